@@ -1,0 +1,463 @@
+/**
+ * The provider port: what the rest of Tracebridge calls to read and write a state system.
+ *
+ * An adapter implements the small, provider-shaped {@link Driver}; {@link make} wraps it with the
+ * behaviour every provider shares (the shape of `@effect/ai`'s `LanguageModel.make`):
+ * - our `page`/`per_page` become a window the driver serves (adapters use `Page.fetchWindow` to
+ *   read it through the provider's own smaller pages);
+ * - capability checks per state (`CapabilityNotEnabled`, `UnsupportedState`);
+ * - Tracebridge ids decoded back to provider ids for gets, and unknown ids answered with
+ *   `ResourceNotFound` without a provider call;
+ * - output validated against the core schemas with exact field sets (`ProviderInvalidResponse`
+ *   naming the field), and checked to belong to the facility asked for;
+ * - writes refused outside the sandbox (`SandboxOnly`) and commands validated (`InvalidInput`);
+ * - a span per call, `<provider>.<resource>.<operation>`;
+ * - chain of custody, assembled from the driver's reads.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Either, Option, ParseResult, Schema } from "effect"
+import type { Capabilities } from "./Capabilities.js"
+import * as ChainOfCustody from "./ChainOfCustody.js"
+import * as Commands from "./Commands.js"
+import { Facility } from "./Facility.js"
+import type { FacilityId } from "./Ids.js"
+import * as Ids from "./Ids.js"
+import type { LabResult } from "./LabResult.js"
+import type { Package } from "./Package.js"
+import * as Page from "./Page.js"
+import * as ProviderDescriptor from "./ProviderDescriptor.js"
+import type { ProviderError } from "./ProviderError.js"
+import { CapabilityNotEnabled, InvalidInput, ProviderInvalidResponse, ResourceNotFound, SandboxOnly } from "./ProviderError.js"
+import * as Resource from "./Resource.js"
+import type { Session } from "./Session.js"
+import type { Transfer } from "./Transfer.js"
+
+/**
+ * The facility a call is about: our id and the provider's (for provider_a and provider_b, the
+ * licence number).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FacilityRef {
+  readonly id: FacilityId
+  readonly provider_facility_id: string
+}
+
+/**
+ * What a driver implements per resource. `list` returns exactly the items of the window and the
+ * total after filters; `get` takes the provider's id and fails with `ResourceNotFound` when absent.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ResourceDriver<A, Q> {
+  readonly list: (
+    session: Session,
+    facility: FacilityRef,
+    query: Q,
+    window: Page.Window
+  ) => Effect.Effect<Page.Slice<A>, ProviderError>
+  readonly get: (session: Session, facility: FacilityRef, providerId: string) => Effect.Effect<A, ProviderError>
+}
+
+/**
+ * A driver per resource. A missing resource is one the provider does not offer anywhere.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ResourceDrivers = {
+  readonly [R in Resource.Name]?: ResourceDriver<Resource.Item<R>, Resource.Filters<R>>
+}
+
+/**
+ * The optional writes (sandbox connections only). Each returns the created object as a later
+ * read returns it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Writes {
+  readonly splitPackage?: (
+    session: Session,
+    facility: FacilityRef,
+    command: Commands.SplitPackage
+  ) => Effect.Effect<Package, ProviderError>
+  readonly recordLabResult?: (
+    session: Session,
+    facility: FacilityRef,
+    command: Commands.RecordLabResult
+  ) => Effect.Effect<LabResult, ProviderError>
+  readonly createTransfer?: (
+    session: Session,
+    facility: FacilityRef,
+    command: Commands.CreateTransfer
+  ) => Effect.Effect<Transfer, ProviderError>
+}
+
+/**
+ * What an adapter implements: small and provider-shaped.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Driver {
+  readonly descriptor: ProviderDescriptor.ProviderDescriptor
+  /** Checks a login (the Connect widget's credential check); fails with `ProviderLoginRequired`. */
+  readonly checkCredentials: (session: Session) => Effect.Effect<void, ProviderError>
+  /** Every facility the login can reach. */
+  readonly listFacilities: (session: Session) => Effect.Effect<ReadonlyArray<Facility>, ProviderError>
+  readonly resources: ResourceDrivers
+  readonly writes?: Writes
+}
+
+/**
+ * What callers get: the driver plus the shared behaviour.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly descriptor: ProviderDescriptor.ProviderDescriptor
+  readonly capabilities: (state: string) => Effect.Effect<Capabilities, ProviderError>
+  readonly checkCredentials: (session: Session) => Effect.Effect<void, ProviderError>
+  readonly listFacilities: (session: Session, page: Page.PageRequest) => Effect.Effect<Page.Page<Facility>, ProviderError>
+  readonly getFacility: (session: Session, facilityId: string) => Effect.Effect<Facility, ProviderError>
+  readonly list: <R extends Resource.Name>(
+    resource: R,
+    session: Session,
+    facilityId: string,
+    query: Resource.Filters<R>,
+    page: Page.PageRequest
+  ) => Effect.Effect<Page.Page<Resource.Item<R>>, ProviderError>
+  /** Every item of a list (read in windows of 500). */
+  readonly listAll: <R extends Resource.Name>(
+    resource: R,
+    session: Session,
+    facilityId: string,
+    query: Resource.Filters<R>
+  ) => Effect.Effect<ReadonlyArray<Resource.Item<R>>, ProviderError>
+  readonly get: <R extends Resource.Name>(
+    resource: R,
+    session: Session,
+    facilityId: string,
+    id: string
+  ) => Effect.Effect<Resource.Item<R>, ProviderError>
+  readonly splitPackage: (
+    session: Session,
+    facilityId: string,
+    command: Commands.SplitPackage
+  ) => Effect.Effect<Package, ProviderError>
+  readonly recordLabResult: (
+    session: Session,
+    facilityId: string,
+    command: Commands.RecordLabResult
+  ) => Effect.Effect<LabResult, ProviderError>
+  readonly createTransfer: (
+    session: Session,
+    facilityId: string,
+    command: Commands.CreateTransfer
+  ) => Effect.Effect<Transfer, ProviderError>
+  readonly chainOfCustody: (
+    session: Session,
+    facilityId: string,
+    packageId: string
+  ) => Effect.Effect<ChainOfCustody.ChainOfCustody, ProviderError>
+}
+
+/**
+ * The port as a service tag, for code that works with one provider at a time (the conformance kit).
+ * Code that serves every provider uses `ProviderRegistry`.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class ProviderPort extends Context.Tag("@tracebridge/core/ProviderPort")<ProviderPort, Service>() {}
+
+/**
+ * Options of {@link make}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /**
+   * Validate driver output against the core schemas (default `true`). Only turn it off for a
+   * driver whose mappers already produce validated objects and whose tests pass the kit.
+   */
+  readonly validateOutput?: boolean
+}
+
+const ALL_WINDOW = 500
+
+/**
+ * Wraps a driver with the shared behaviour.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (driver: Driver, options: Options = {}): Service => {
+  const { descriptor } = driver
+  const provider = descriptor.name
+  const validate = options.validateOutput ?? true
+
+  const checkOutput = <A>(schema: Schema.Schema<A, any>, operation: string) => {
+    const run = Schema.validate(schema, { onExcessProperty: "error", errors: "first" })
+    return (value: A): Effect.Effect<A, ProviderError> =>
+      validate
+        ? Effect.mapError(run(value), (error) => ProviderInvalidResponse.fromParseError({ provider, operation, error }))
+        : Effect.succeed(value)
+  }
+
+  const invalid = (operation: string, path: string, message: string) =>
+    new ProviderInvalidResponse({ provider, operation, path, message })
+
+  const checkOwner = (operation: string, facility: FacilityRef, value: unknown, path: string) => {
+    const v = value as { readonly facility_id?: unknown; readonly provider?: unknown }
+    if (v.provider !== provider) return Effect.fail(invalid(operation, `${path}provider`, `expected ${provider}`))
+    if (v.facility_id !== facility.id) {
+      return Effect.fail(invalid(operation, `${path}facility_id`, `expected the facility asked for (${facility.id})`))
+    }
+    return Effect.void
+  }
+
+  const checkSession = (session: Session, operation: string): Effect.Effect<Capabilities, ProviderError> =>
+    session.provider === provider
+      ? ProviderDescriptor.capabilitiesFor(descriptor, session.state)
+      : Effect.fail(
+        new InvalidInput({
+          operation,
+          path: "session.provider",
+          message: `a ${session.provider} session was given to the ${provider} port`
+        })
+      )
+
+  const facilityRef = (facilityId: string): Effect.Effect<FacilityRef, ResourceNotFound> =>
+    Option.match(Ids.decodeAs("facility", provider, facilityId), {
+      onNone: () => Effect.fail(ResourceNotFound.of("facility", facilityId)),
+      onSome: (provider_facility_id) => Effect.succeed({ id: facilityId as FacilityId, provider_facility_id })
+    })
+
+  const resourceDriver = <R extends Resource.Name>(
+    resource: R,
+    session: Session,
+    operation: string
+  ): Effect.Effect<ResourceDriver<Resource.Item<R>, Resource.Filters<R>>, ProviderError> =>
+    Effect.flatMap(checkSession(session, operation), (capabilities) => {
+      const definition = Resource.resources[resource]
+      const rd = driver.resources[resource] as ResourceDriver<Resource.Item<R>, Resource.Filters<R>> | undefined
+      if (rd === undefined || !definition.enabled(capabilities)) {
+        return Effect.fail(
+          new CapabilityNotEnabled({
+            provider,
+            state: session.state,
+            capability: definition.capability,
+            message: `${resource} is not available for ${descriptor.displayName} in ${session.state}`
+          })
+        )
+      }
+      return Effect.succeed(rd)
+    })
+
+  const span = (operation: string, session: Session, facilityId?: string) =>
+    Effect.withSpan(`${provider}.${operation}`, {
+      attributes: { provider, state: session.state, environment: session.environment, facility_id: facilityId }
+    })
+
+  const listChecked = <R extends Resource.Name>(
+    resource: R,
+    session: Session,
+    facilityId: string,
+    query: Resource.Filters<R>,
+    window: Page.Window
+  ): Effect.Effect<Page.Slice<Resource.Item<R>>, ProviderError> => {
+    const operation = `${resource}.list`
+    return Effect.gen(function*() {
+      const rd = yield* resourceDriver(resource, session, operation)
+      const facility = yield* facilityRef(facilityId)
+      const slice = yield* rd.list(session, facility, query, window)
+      if (!Number.isInteger(slice.total) || slice.total < 0) {
+        return yield* invalid(operation, "total", `the total must be a whole number, got ${slice.total}`)
+      }
+      if (slice.items.length > window.limit) {
+        return yield* invalid(operation, "items", `${slice.items.length} items for a window of ${window.limit}`)
+      }
+      const schema = Resource.resources[resource].schema as unknown as Schema.Schema<Resource.Item<R>, any>
+      const check = checkOutput(schema, operation)
+      yield* Effect.forEach(slice.items, (item, i) =>
+        Effect.zipRight(check(item), checkOwner(operation, facility, item, `${i}.`)), { discard: true })
+      return slice
+    })
+  }
+
+  const service: Service = {
+    descriptor,
+    capabilities: (state) => ProviderDescriptor.capabilitiesFor(descriptor, state),
+    checkCredentials: (session) =>
+      checkSession(session, "credentials.check").pipe(
+        Effect.zipRight(driver.checkCredentials(session)),
+        span("credentials.check", session)
+      ),
+    listFacilities: (session, page) =>
+      Effect.gen(function*() {
+        yield* checkSession(session, "facilities.list")
+        const all = yield* driver.listFacilities(session)
+        const check = checkOutput(Facility, "facilities.list")
+        yield* Effect.forEach(all, check, { discard: true })
+        return Page.paginate(all, page)
+      }).pipe(span("facilities.list", session)),
+    getFacility: (session, facilityId) =>
+      Effect.gen(function*() {
+        yield* checkSession(session, "facilities.get")
+        yield* facilityRef(facilityId)
+        const all = yield* driver.listFacilities(session)
+        const found = all.find((f) => f.id === facilityId)
+        if (found === undefined) return yield* ResourceNotFound.of("facility", facilityId)
+        return yield* checkOutput(Facility, "facilities.get")(found)
+      }).pipe(span("facilities.get", session, facilityId)),
+    list: (resource, session, facilityId, query, page) =>
+      listChecked(resource, session, facilityId, query, Page.toWindow(page)).pipe(
+        Effect.map((slice) => Page.fromSlice(page, slice)),
+        span(`${resource}.list`, session, facilityId)
+      ),
+    listAll: (resource, session, facilityId, query) =>
+      Effect.gen(function*() {
+        const out: Array<Resource.Item<typeof resource>> = []
+        let total = Infinity
+        while (out.length < total) {
+          const slice = yield* listChecked(resource, session, facilityId, query, { offset: out.length, limit: ALL_WINDOW })
+          total = slice.total
+          if (slice.items.length === 0) break
+          out.push(...slice.items)
+        }
+        return out
+      }).pipe(span(`${resource}.listAll`, session, facilityId)),
+    get: (resource, session, facilityId, id) => {
+      const operation = `${resource}.get`
+      return Effect.gen(function*() {
+        const rd = yield* resourceDriver(resource, session, operation)
+        const facility = yield* facilityRef(facilityId)
+        const definition = Resource.resources[resource]
+        const providerId = yield* Option.match(Ids.decodeAs(definition.kind, provider, id), {
+          onNone: () => Effect.fail(ResourceNotFound.of(definition.kind, id)),
+          onSome: Effect.succeed
+        })
+        const item = yield* rd.get(session, facility, providerId)
+        const schema = definition.schema as unknown as Schema.Schema<Resource.Item<typeof resource>, any>
+        yield* checkOutput(schema, operation)(item)
+        yield* checkOwner(operation, facility, item, "")
+        if ((item as { readonly id: unknown }).id !== id) {
+          return yield* invalid(operation, "id", `asked for ${id}, got ${(item as { readonly id: string }).id}`)
+        }
+        return item
+      }).pipe(span(operation, session, facilityId))
+    },
+    splitPackage: (session, facilityId, command) =>
+      write(session, facilityId, "split_package", Commands.SplitPackage, command, driver.writes?.splitPackage, Resource.resources.packages.schema),
+    recordLabResult: (session, facilityId, command) =>
+      write(session, facilityId, "record_lab_result", Commands.RecordLabResult, command, driver.writes?.recordLabResult, Resource.resources.lab_results.schema),
+    createTransfer: (session, facilityId, command) =>
+      write(session, facilityId, "create_transfer", Commands.CreateTransfer, command, driver.writes?.createTransfer, Resource.resources.transfers.schema),
+    chainOfCustody: (session, facilityId, packageId) =>
+      chainOfCustody(service, session, facilityId, packageId).pipe(span("packages.chainOfCustody", session, facilityId))
+  }
+
+  function write<C, A>(
+    session: Session,
+    facilityId: string,
+    operation: ProviderDescriptor.WriteName,
+    commandSchema: Schema.Schema<C, any>,
+    command: C,
+    run: ((session: Session, facility: FacilityRef, command: C) => Effect.Effect<A, ProviderError>) | undefined,
+    output: Schema.Schema<A, any>
+  ): Effect.Effect<A, ProviderError> {
+    return Effect.gen(function*() {
+      yield* checkSession(session, operation)
+      if (session.environment !== "sandbox") {
+        return yield* new SandboxOnly({
+          operation,
+          message: "Writes to packages, lab results and transfers only work against sandbox connections"
+        })
+      }
+      if (run === undefined || !descriptor.writes.includes(operation)) {
+        return yield* new CapabilityNotEnabled({
+          provider,
+          state: session.state,
+          capability: operation,
+          message: `${descriptor.displayName} does not support ${operation}`
+        })
+      }
+      const valid = yield* Schema.validate(commandSchema, { onExcessProperty: "error" })(command).pipe(
+        Effect.mapError((error) => InvalidInput.fromParseError(operation, error))
+      )
+      const facility = yield* facilityRef(facilityId)
+      const created = yield* run(session, facility, valid)
+      yield* checkOutput(output, operation)(created)
+      yield* checkOwner(operation, facility, created, "")
+      return created
+    }).pipe(span(operation, session, facilityId))
+  }
+
+  return service
+}
+
+const MAX_ANCESTORS = 50
+
+/** Reads what the chain needs through the port, skipping what the provider does not have. */
+const chainOfCustody = (
+  port: Service,
+  session: Session,
+  facilityId: string,
+  packageId: string
+): Effect.Effect<ChainOfCustody.ChainOfCustody, ProviderError> =>
+  Effect.gen(function*() {
+    const optional = <A>(effect: Effect.Effect<A, ProviderError>, fallback: A) =>
+      Effect.catchIf(effect, (e) => e._tag === "ResourceNotFound" || e._tag === "CapabilityNotEnabled", () =>
+        Effect.succeed(fallback))
+    const target = yield* port.get("packages", session, facilityId, packageId)
+    const packages: Array<Package> = [target]
+    const queue = [...target.source_package_ids]
+    const seen = new Set<string>([target.id])
+    while (queue.length > 0 && packages.length <= MAX_ANCESTORS) {
+      const id = queue.shift()!
+      if (seen.has(id)) continue
+      seen.add(id)
+      const source = yield* optional(port.get("packages", session, facilityId, id).pipe(Effect.map(Option.some)), Option.none())
+      if (Option.isSome(source)) {
+        packages.push(source.value)
+        queue.push(...source.value.source_package_ids)
+      }
+    }
+    const harvestIds = [...new Set(packages.flatMap((p) => p.source_harvest_ids))]
+    const harvests = (yield* Effect.forEach(harvestIds, (id) =>
+      optional(port.get("harvests", session, facilityId, id).pipe(Effect.map(Option.some)), Option.none()))).flatMap(
+        Option.toArray
+      )
+    const plantIds = [...new Set(harvests.flatMap((h) => h.source_plant_ids))]
+    const plants = (yield* Effect.forEach(plantIds, (id) =>
+      optional(port.get("plants", session, facilityId, id).pipe(Effect.map(Option.some)), Option.none()))).flatMap(
+        Option.toArray
+      )
+    const lab_results = (yield* Effect.forEach(packages, (p) =>
+      optional(port.listAll("lab_results", session, facilityId, { package_id: p.id }), []))).flat()
+    const transfers = yield* optional(port.listAll("transfers", session, facilityId, {}), [])
+    const sales = yield* optional(port.listAll("sales", session, facilityId, {}), [])
+    return yield* Either.match(
+      ChainOfCustody.assemble(target.id, { packages, plants, harvests, lab_results, transfers, sales }),
+      { onLeft: Effect.fail, onRight: Effect.succeed }
+    )
+  })
+
+/**
+ * Decodes unknown input with a schema, failing with `InvalidInput` (for callers that hold raw JSON).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const decodeInput = <A, I>(schema: Schema.Schema<A, I>, operation: string) => (input: unknown) =>
+  Effect.mapError(
+    Schema.decodeUnknown(schema, { onExcessProperty: "error" })(input),
+    (error: ParseResult.ParseError) => InvalidInput.fromParseError(operation, error)
+  )
