@@ -5,7 +5,7 @@
  */
 import { Schema } from "effect"
 import { FacilityId } from "./Ids.js"
-import { ProviderObjectId, nullableString } from "./internal/fields.js"
+import { nullableString, ProviderObjectId } from "./internal/fields.js"
 import { ProviderName, UsState } from "./ProviderName.js"
 import { FreeForm, IsoDate } from "./Schemas.js"
 

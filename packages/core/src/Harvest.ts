@@ -5,7 +5,7 @@
  */
 import { Schema } from "effect"
 import { HarvestId, PlantId } from "./Ids.js"
-import { ProviderObjectId, facilityScoped } from "./internal/fields.js"
+import { facilityScoped, ProviderObjectId } from "./internal/fields.js"
 import { FiniteNumber, IsoDate } from "./Schemas.js"
 
 /**

@@ -204,4 +204,7 @@ export const decode = (id: string): Option.Option<Decoded> => {
  * @category decoding
  */
 export const decodeAs = (kind: Kind, provider: ProviderName, id: string): Option.Option<string> =>
-  Option.filterMap(decode(id), (d) => d.kind === kind && d.provider === provider ? Option.some(d.providerId) : Option.none())
+  Option.filterMap(
+    decode(id),
+    (d) => d.kind === kind && d.provider === provider ? Option.some(d.providerId) : Option.none()
+  )

@@ -7,7 +7,7 @@
  */
 import { Schema } from "effect"
 import { LabResultId, PackageId } from "./Ids.js"
-import { ProviderObjectId, facilityScoped, nullableString } from "./internal/fields.js"
+import { facilityScoped, nullableString, ProviderObjectId } from "./internal/fields.js"
 import { FiniteNumber, IsoDate } from "./Schemas.js"
 
 /**

@@ -5,7 +5,7 @@
  */
 import { Schema } from "effect"
 import { LocationId } from "./Ids.js"
-import { ProviderObjectId, facilityScoped, nullableString } from "./internal/fields.js"
+import { facilityScoped, nullableString, ProviderObjectId } from "./internal/fields.js"
 
 /**
  * @since 0.1.0

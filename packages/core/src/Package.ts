@@ -7,7 +7,7 @@
  */
 import { Schema } from "effect"
 import { HarvestId, PackageId } from "./Ids.js"
-import { ProviderObjectId, facilityScoped, nullableString } from "./internal/fields.js"
+import { facilityScoped, nullableString, ProviderObjectId } from "./internal/fields.js"
 import { LabResult } from "./LabResult.js"
 import { FiniteNumber, FreeForm, IsoDate } from "./Schemas.js"
 

@@ -32,8 +32,8 @@ import type { Package } from "./Package.js"
 import * as Page from "./Page.js"
 import type { ProviderDescriptor, WriteName } from "./ProviderDescriptor.js"
 import type { ProviderError } from "./ProviderError.js"
-import { ProviderPort } from "./ProviderPort.js"
 import type { UsState } from "./ProviderName.js"
+import { ProviderPort } from "./ProviderPort.js"
 import * as Query from "./Query.js"
 import * as Resource from "./Resource.js"
 import type { Session } from "./Session.js"
@@ -112,8 +112,11 @@ const check = (
   run: Effect.gen(function*() {
     const port = yield* ProviderPort
     const fixture = yield* ContractFixture
-    yield* body(port, fixture, (condition, message) =>
-      condition ? Effect.void : Effect.fail(new ContractViolation({ check: name, message })))
+    yield* body(
+      port,
+      fixture,
+      (condition, message) => condition ? Effect.void : Effect.fail(new ContractViolation({ check: name, message }))
+    )
   })
 })
 
@@ -170,10 +173,18 @@ const pagingCheck = (name: Resource.Name) =>
       yield* assert(total_pages === Math.ceil(total / perPage), `total_pages ${total_pages} for ${total} at ${perPage}`)
       const pages = [...new Set([1, 2, 3, total_pages].filter((p) => p >= 1 && p <= total_pages))]
       for (const n of pages) {
-        const page = n === 1 ? first : yield* port.list(name, fx.session, fx.facilityId, {}, { page: n, per_page: perPage })
+        const page = n === 1
+          ? first
+          : yield* port.list(name, fx.session, fx.facilityId, {}, { page: n, per_page: perPage })
         const expected = all.slice((n - 1) * perPage, n * perPage).map(idOf)
-        yield* assert(page.pagination.total === total, `page ${n} says total ${page.pagination.total}, page 1 said ${total}`)
-        yield* assert(page.pagination.page === n && page.pagination.per_page === perPage, `page ${n} echoes the request`)
+        yield* assert(
+          page.pagination.total === total,
+          `page ${n} says total ${page.pagination.total}, page 1 said ${total}`
+        )
+        yield* assert(
+          page.pagination.page === n && page.pagination.per_page === perPage,
+          `page ${n} echoes the request`
+        )
         yield* assert(
           deepEqual(page.items.map(idOf), expected),
           `page ${n} at per_page ${perPage} holds [${page.items.map(idOf)}], expected [${expected}]`
@@ -216,31 +227,36 @@ const notFoundCheck = (name: Resource.Name, descriptor: ProviderDescriptor) =>
       const definition: AnyResource = Resource.resources[name]
       const missing = Ids.make(definition.kind, descriptor.name, "tracebridge-contract-missing-0")
       yield* expectFailure(port.get(name, fx.session, fx.facilityId, missing), "ResourceNotFound", `${name} missing`)
-      yield* expectFailure(port.get(name, fx.session, fx.facilityId, "not-an-id"), "ResourceNotFound", `${name} malformed`)
+      yield* expectFailure(
+        port.get(name, fx.session, fx.facilityId, "not-an-id"),
+        "ResourceNotFound",
+        `${name} malformed`
+      )
     }))
 
-const filterPredicates: Partial<Record<Resource.Name, (item: any) => { query: object; matches: (x: any) => boolean }>> = {
-  packages: (p) => {
-    const query: Query.Packages = { is_on_hold: p.is_on_hold }
-    return { query, matches: Query.matchesPackage(query) }
-  },
-  plants: (p) => {
-    const query: Query.Plants = { growth_phase: p.growth_phase }
-    return { query, matches: Query.matchesPlant(query) }
-  },
-  lab_results: (r) => {
-    const query: Query.LabResults = { package_id: r.package_id }
-    return { query, matches: Query.matchesLabResult(query) }
-  },
-  transfers: (t) => {
-    const query: Query.Transfers = { status: t.status }
-    return { query, matches: Query.matchesTransfer(query) }
-  },
-  sales: (s) => {
-    const query: Query.Sales = { from: s.sale_date, to: s.sale_date }
-    return { query, matches: Query.matchesSale(query) }
+const filterPredicates: Partial<Record<Resource.Name, (item: any) => { query: object; matches: (x: any) => boolean }>> =
+  {
+    packages: (p) => {
+      const query: Query.Packages = { is_on_hold: p.is_on_hold }
+      return { query, matches: Query.matchesPackage(query) }
+    },
+    plants: (p) => {
+      const query: Query.Plants = { growth_phase: p.growth_phase }
+      return { query, matches: Query.matchesPlant(query) }
+    },
+    lab_results: (r) => {
+      const query: Query.LabResults = { package_id: r.package_id }
+      return { query, matches: Query.matchesLabResult(query) }
+    },
+    transfers: (t) => {
+      const query: Query.Transfers = { status: t.status }
+      return { query, matches: Query.matchesTransfer(query) }
+    },
+    sales: (s) => {
+      const query: Query.Sales = { from: s.sale_date, to: s.sale_date }
+      return { query, matches: Query.matchesSale(query) }
+    }
   }
-}
 
 const filterCheck = (name: Resource.Name) =>
   check(`${name}: filters narrow the list`, (port, fx, assert) =>
@@ -271,35 +287,48 @@ const facilityChecks: ReadonlyArray<Check> = [
   check("credentials: the fixture login passes the credential check", (port, fx) => port.checkCredentials(fx.session)),
   check("credentials: a refused login is ProviderLoginRequired", (port, fx) =>
     expectFailure(
-      port.checkCredentials({ ...fx.session, key: `${fx.session.key}:refused`, credentials: Redacted.make(fx.invalidCredentials) }),
+      port.checkCredentials({
+        ...fx.session,
+        key: `${fx.session.key}:refused`,
+        credentials: Redacted.make(fx.invalidCredentials)
+      }),
       "ProviderLoginRequired",
       "refused login"
     )),
-  check("facilities: the list paginates consistently and holds the fixture facility", (port, fx, assert) =>
-    Effect.gen(function*() {
-      const first = yield* port.listFacilities(fx.session, { page: 1, per_page: 1 })
-      const total = first.pagination.total
-      yield* assert(total >= 1, "the login reaches no facility")
-      const ids: Array<string> = []
-      for (let n = 1; n <= total; n++) {
-        const page = n === 1 ? first : yield* port.listFacilities(fx.session, { page: n, per_page: 1 })
-        yield* assert(page.items.length === 1 && page.pagination.total === total, `facility page ${n} is inconsistent`)
-        ids.push(...page.items.map(idOf))
-      }
-      yield* assert(new Set(ids).size === total, "facility ids repeat")
-      yield* assert(ids.includes(fx.facilityId), `the fixture facility ${fx.facilityId} is not listed`)
-      const past = yield* port.listFacilities(fx.session, { page: total + 1, per_page: 1 })
-      yield* assert(past.items.length === 0 && past.pagination.total === total, "the page past the end is not empty")
-    })),
-  check("facilities: a get returns the listed object with exactly the spec's fields", (port, fx, assert) =>
-    Effect.gen(function*() {
-      const page = yield* port.listFacilities(fx.session, { page: 1, per_page: Page.MAX_PER_PAGE })
-      for (const facility of page.items) {
-        yield* exactFields(Facility, facility, assert)
-        const got = yield* port.getFacility(fx.session, facility.id)
-        yield* assert(deepEqual(got, facility), `getFacility differs at ${firstDifference(got, facility)}`)
-      }
-    })),
+  check(
+    "facilities: the list paginates consistently and holds the fixture facility",
+    (port, fx, assert) =>
+      Effect.gen(function*() {
+        const first = yield* port.listFacilities(fx.session, { page: 1, per_page: 1 })
+        const total = first.pagination.total
+        yield* assert(total >= 1, "the login reaches no facility")
+        const ids: Array<string> = []
+        for (let n = 1; n <= total; n++) {
+          const page = n === 1 ? first : yield* port.listFacilities(fx.session, { page: n, per_page: 1 })
+          yield* assert(
+            page.items.length === 1 && page.pagination.total === total,
+            `facility page ${n} is inconsistent`
+          )
+          ids.push(...page.items.map(idOf))
+        }
+        yield* assert(new Set(ids).size === total, "facility ids repeat")
+        yield* assert(ids.includes(fx.facilityId), `the fixture facility ${fx.facilityId} is not listed`)
+        const past = yield* port.listFacilities(fx.session, { page: total + 1, per_page: 1 })
+        yield* assert(past.items.length === 0 && past.pagination.total === total, "the page past the end is not empty")
+      })
+  ),
+  check(
+    "facilities: a get returns the listed object with exactly the spec's fields",
+    (port, fx, assert) =>
+      Effect.gen(function*() {
+        const page = yield* port.listFacilities(fx.session, { page: 1, per_page: Page.MAX_PER_PAGE })
+        for (const facility of page.items) {
+          yield* exactFields(Facility, facility, assert)
+          const got = yield* port.getFacility(fx.session, facility.id)
+          yield* assert(deepEqual(got, facility), `getFacility differs at ${firstDifference(got, facility)}`)
+        }
+      })
+  ),
   check("facilities: an unknown id is ResourceNotFound", (port, fx) =>
     Effect.gen(function*() {
       const missing = Ids.make("facility", port.descriptor.name, "tracebridge-contract-missing-0")
@@ -320,133 +349,164 @@ const pickPackage = (port: ProviderPort["Type"], fx: Fixture) =>
 
 const writeChecks: Record<WriteName, ReadonlyArray<Check>> = {
   split_package: [
-    check("writes: split_package creates a package that later reads return", (port, fx, assert) =>
-      Effect.gen(function*() {
-        const source = yield* pickPackage(port, fx)
-        yield* assert(source !== undefined, "the fixture facility holds no package of quantity 2 or more off hold")
-        const before = yield* port.list("packages", fx.session, fx.facilityId, {}, Page.firstPage)
-        const amount = Math.floor(source!.quantity) / 2
-        const command: Commands.SplitPackage = {
-          item_name: source!.item_name,
-          item_category: source!.item_category,
-          item_strain: source!.item_strain,
-          quantity: amount,
-          unit_of_measure: source!.unit_of_measure,
-          source_package_ids: [source!.id]
-        }
-        const created = yield* port.splitPackage(fx.session, fx.facilityId, command)
-        const got = yield* port.get("packages", fx.session, fx.facilityId, created.id)
-        yield* assert(deepEqual(got, created), `the created package reads back differently at ${firstDifference(got, created)}`)
-        yield* assert(created.source_package_ids.includes(source!.id), "the new package does not name its source")
-        yield* assert(Math.abs(created.quantity - amount) < 1e-6, `the new package holds ${created.quantity}, asked ${amount}`)
-        const after = yield* port.get("packages", fx.session, fx.facilityId, source!.id)
-        yield* assert(
-          Math.abs(after.quantity - (source!.quantity - amount)) < 1e-6,
-          `the source went from ${source!.quantity} to ${after.quantity} after taking ${amount}`
-        )
-        const list = yield* port.list("packages", fx.session, fx.facilityId, {}, Page.firstPage)
-        yield* assert(list.pagination.total === before.pagination.total + 1, "the package list did not grow by one")
-      })),
-    check("writes: split_package beyond the source is InsufficientQuantity and changes nothing", (port, fx, assert) =>
-      Effect.gen(function*() {
-        const source = yield* pickPackage(port, fx)
-        yield* assert(source !== undefined, "the fixture facility holds no package of quantity 2 or more off hold")
-        const before = yield* port.list("packages", fx.session, fx.facilityId, {}, Page.firstPage)
-        yield* expectFailure(
-          port.splitPackage(fx.session, fx.facilityId, {
+    check(
+      "writes: split_package creates a package that later reads return",
+      (port, fx, assert) =>
+        Effect.gen(function*() {
+          const source = yield* pickPackage(port, fx)
+          yield* assert(source !== undefined, "the fixture facility holds no package of quantity 2 or more off hold")
+          const before = yield* port.list("packages", fx.session, fx.facilityId, {}, Page.firstPage)
+          const amount = Math.floor(source!.quantity) / 2
+          const command: Commands.SplitPackage = {
             item_name: source!.item_name,
             item_category: source!.item_category,
             item_strain: source!.item_strain,
-            quantity: source!.quantity + 1000,
+            quantity: amount,
             unit_of_measure: source!.unit_of_measure,
             source_package_ids: [source!.id]
-          }),
-          "InsufficientQuantity",
-          "oversized split"
-        )
-        const after = yield* port.get("packages", fx.session, fx.facilityId, source!.id)
-        yield* assert(after.quantity === source!.quantity, "the source quantity changed after a refused split")
-        const list = yield* port.list("packages", fx.session, fx.facilityId, {}, Page.firstPage)
-        yield* assert(list.pagination.total === before.pagination.total, "a refused split changed the package count")
-      }))
+          }
+          const created = yield* port.splitPackage(fx.session, fx.facilityId, command)
+          const got = yield* port.get("packages", fx.session, fx.facilityId, created.id)
+          yield* assert(
+            deepEqual(got, created),
+            `the created package reads back differently at ${firstDifference(got, created)}`
+          )
+          yield* assert(created.source_package_ids.includes(source!.id), "the new package does not name its source")
+          yield* assert(
+            Math.abs(created.quantity - amount) < 1e-6,
+            `the new package holds ${created.quantity}, asked ${amount}`
+          )
+          const after = yield* port.get("packages", fx.session, fx.facilityId, source!.id)
+          yield* assert(
+            Math.abs(after.quantity - (source!.quantity - amount)) < 1e-6,
+            `the source went from ${source!.quantity} to ${after.quantity} after taking ${amount}`
+          )
+          const list = yield* port.list("packages", fx.session, fx.facilityId, {}, Page.firstPage)
+          yield* assert(list.pagination.total === before.pagination.total + 1, "the package list did not grow by one")
+        })
+    ),
+    check(
+      "writes: split_package beyond the source is InsufficientQuantity and changes nothing",
+      (port, fx, assert) =>
+        Effect.gen(function*() {
+          const source = yield* pickPackage(port, fx)
+          yield* assert(source !== undefined, "the fixture facility holds no package of quantity 2 or more off hold")
+          const before = yield* port.list("packages", fx.session, fx.facilityId, {}, Page.firstPage)
+          yield* expectFailure(
+            port.splitPackage(fx.session, fx.facilityId, {
+              item_name: source!.item_name,
+              item_category: source!.item_category,
+              item_strain: source!.item_strain,
+              quantity: source!.quantity + 1000,
+              unit_of_measure: source!.unit_of_measure,
+              source_package_ids: [source!.id]
+            }),
+            "InsufficientQuantity",
+            "oversized split"
+          )
+          const after = yield* port.get("packages", fx.session, fx.facilityId, source!.id)
+          yield* assert(after.quantity === source!.quantity, "the source quantity changed after a refused split")
+          const list = yield* port.list("packages", fx.session, fx.facilityId, {}, Page.firstPage)
+          yield* assert(list.pagination.total === before.pagination.total, "a refused split changed the package count")
+        })
+    )
   ],
   record_lab_result: [
-    check("writes: record_lab_result creates a result that later reads return", (port, fx, assert) =>
-      Effect.gen(function*() {
-        const target = yield* pickPackage(port, fx)
-        yield* assert(target !== undefined, "the fixture facility holds no package to test")
-        const before = yield* port.listAll("lab_results", fx.session, fx.facilityId, { package_id: target!.id })
-        const created = yield* port.recordLabResult(fx.session, fx.facilityId, {
-          package_id: target!.id,
-          lab_name: "Contract Kit Labs",
-          overall_passed: false,
-          results: [
-            { name: "THC", category: "potency", value: 21.5, unit: "%", passed: true, notes: null },
-            { name: "Pesticides", category: "pesticides", value: null, unit: null, passed: false, notes: "Myclobutanil" }
-          ],
-          lab_license: null,
-          test_type: "ComplianceTesting",
-          test_date: null
+    check(
+      "writes: record_lab_result creates a result that later reads return",
+      (port, fx, assert) =>
+        Effect.gen(function*() {
+          const target = yield* pickPackage(port, fx)
+          yield* assert(target !== undefined, "the fixture facility holds no package to test")
+          const before = yield* port.listAll("lab_results", fx.session, fx.facilityId, { package_id: target!.id })
+          const created = yield* port.recordLabResult(fx.session, fx.facilityId, {
+            package_id: target!.id,
+            lab_name: "Contract Kit Labs",
+            overall_passed: false,
+            results: [
+              { name: "THC", category: "potency", value: 21.5, unit: "%", passed: true, notes: null },
+              {
+                name: "Pesticides",
+                category: "pesticides",
+                value: null,
+                unit: null,
+                passed: false,
+                notes: "Myclobutanil"
+              }
+            ],
+            lab_license: null,
+            test_type: "ComplianceTesting",
+            test_date: null
+          })
+          yield* assert(created.package_id === target!.id, "the result is not on the package asked for")
+          yield* assert(created.overall_passed === false, "overall_passed was not kept")
+          const after = yield* port.listAll("lab_results", fx.session, fx.facilityId, { package_id: target!.id })
+          yield* assert(after.length === before.length + 1, "the lab result list did not grow by one")
+          const listed = after.find((r) => r.id === created.id)
+          yield* assert(listed !== undefined && deepEqual(listed, created), "the created result reads back differently")
         })
-        yield* assert(created.package_id === target!.id, "the result is not on the package asked for")
-        yield* assert(created.overall_passed === false, "overall_passed was not kept")
-        const after = yield* port.listAll("lab_results", fx.session, fx.facilityId, { package_id: target!.id })
-        yield* assert(after.length === before.length + 1, "the lab result list did not grow by one")
-        const listed = after.find((r) => r.id === created.id)
-        yield* assert(listed !== undefined && deepEqual(listed, created), "the created result reads back differently")
-      }))
+    )
   ],
   create_transfer: [
-    check("writes: create_transfer creates a pending transfer that later reads return", (port, fx, assert) =>
-      Effect.gen(function*() {
-        const pkg: Package | undefined = yield* pickPackage(port, fx)
-        yield* assert(pkg !== undefined, "the fixture facility holds no package to ship")
-        const facility = yield* port.getFacility(fx.session, fx.facilityId)
-        const before = yield* port.list("transfers", fx.session, fx.facilityId, {}, Page.firstPage)
-        const created = yield* port.createTransfer(fx.session, fx.facilityId, {
-          transfer_type: "Transfer",
-          shipper_facility: facility.license_number,
-          recipient_facility: "CONTRACT-RECIPIENT-0001",
-          packages: [{
-            package_id: pkg!.id,
-            tag: pkg!.tag,
-            item_name: pkg!.item_name,
-            quantity: pkg!.quantity,
-            unit_of_measure: pkg!.unit_of_measure
-          }],
-          estimated_departure: null,
-          estimated_arrival: null,
-          transporter: null,
-          driver_name: null,
-          vehicle_info: null
+    check(
+      "writes: create_transfer creates a pending transfer that later reads return",
+      (port, fx, assert) =>
+        Effect.gen(function*() {
+          const pkg: Package | undefined = yield* pickPackage(port, fx)
+          yield* assert(pkg !== undefined, "the fixture facility holds no package to ship")
+          const facility = yield* port.getFacility(fx.session, fx.facilityId)
+          const before = yield* port.list("transfers", fx.session, fx.facilityId, {}, Page.firstPage)
+          const created = yield* port.createTransfer(fx.session, fx.facilityId, {
+            transfer_type: "Transfer",
+            shipper_facility: facility.license_number,
+            recipient_facility: "CONTRACT-RECIPIENT-0001",
+            packages: [{
+              package_id: pkg!.id,
+              tag: pkg!.tag,
+              item_name: pkg!.item_name,
+              quantity: pkg!.quantity,
+              unit_of_measure: pkg!.unit_of_measure
+            }],
+            estimated_departure: null,
+            estimated_arrival: null,
+            transporter: null,
+            driver_name: null,
+            vehicle_info: null
+          })
+          yield* assert(created.status === "pending", `a new transfer is ${created.status}, expected pending`)
+          const got = yield* port.get("transfers", fx.session, fx.facilityId, created.id)
+          yield* assert(
+            deepEqual(got, created),
+            `the created transfer reads back differently at ${firstDifference(got, created)}`
+          )
+          const list = yield* port.list("transfers", fx.session, fx.facilityId, {}, Page.firstPage)
+          yield* assert(list.pagination.total === before.pagination.total + 1, "the transfer list did not grow by one")
         })
-        yield* assert(created.status === "pending", `a new transfer is ${created.status}, expected pending`)
-        const got = yield* port.get("transfers", fx.session, fx.facilityId, created.id)
-        yield* assert(deepEqual(got, created), `the created transfer reads back differently at ${firstDifference(got, created)}`)
-        const list = yield* port.list("transfers", fx.session, fx.facilityId, {}, Page.firstPage)
-        yield* assert(list.pagination.total === before.pagination.total + 1, "the transfer list did not grow by one")
-      }))
+    )
   ]
 }
 
-const productionRefusal = check("writes: refused outside the sandbox with SandboxOnly", (port, fx) =>
-  Effect.gen(function*() {
-    const production: Session = { ...fx.session, environment: "production" }
-    const pkg = yield* port.list("packages", fx.session, fx.facilityId, {}, Page.firstPage)
-    const id = pkg.items[0]?.id ?? Ids.make("package", port.descriptor.name, "1")
-    yield* expectFailure(
-      port.splitPackage(production, fx.facilityId, {
-        item_name: "x",
-        item_category: "x",
-        item_strain: null,
-        quantity: 1,
-        unit_of_measure: "Grams",
-        source_package_ids: [id]
-      }),
-      "SandboxOnly",
-      "production write"
-    )
-  }))
+const productionRefusal = check(
+  "writes: refused outside the sandbox with SandboxOnly",
+  (port, fx) =>
+    Effect.gen(function*() {
+      const production: Session = { ...fx.session, environment: "production" }
+      const pkg = yield* port.list("packages", fx.session, fx.facilityId, {}, Page.firstPage)
+      const id = pkg.items[0]?.id ?? Ids.make("package", port.descriptor.name, "1")
+      yield* expectFailure(
+        port.splitPackage(production, fx.facilityId, {
+          item_name: "x",
+          item_category: "x",
+          item_strain: null,
+          quantity: 1,
+          unit_of_measure: "Grams",
+          source_package_ids: [id]
+        }),
+        "SandboxOnly",
+        "production write"
+      )
+    })
+)
 
 const undeclaredWrite = (name: WriteName) =>
   check(`writes: ${name} is not offered, answers CapabilityNotEnabled`, (port, fx) => {
@@ -489,15 +549,18 @@ const undeclaredWrite = (name: WriteName) =>
     return expectFailure(calls[name], "CapabilityNotEnabled", `${name} undeclared`)
   })
 
-const failureChecks = check("failures: provider failures map into the error family", (port, fx, assert) =>
-  Effect.gen(function*() {
-    yield* assert(fx.failures.length > 0, "the fixture names no provider failures to check")
-    for (const failure of fx.failures) {
-      yield* failure.arrange
-      const call = failure.call?.(port, fx) ?? port.list("packages", fx.session, fx.facilityId, {}, Page.firstPage)
-      yield* expectFailure(call, failure.expected, failure.name)
-    }
-  }))
+const failureChecks = check(
+  "failures: provider failures map into the error family",
+  (port, fx, assert) =>
+    Effect.gen(function*() {
+      yield* assert(fx.failures.length > 0, "the fixture names no provider failures to check")
+      for (const failure of fx.failures) {
+        yield* failure.arrange
+        const call = failure.call?.(port, fx) ?? port.list("packages", fx.session, fx.facilityId, {}, Page.firstPage)
+        yield* expectFailure(call, failure.expected, failure.name)
+      }
+    })
+)
 
 /**
  * The checks for one state of a provider, in the order to run them: credentials, facilities,

@@ -125,6 +125,8 @@ export const baseUrl = (
   if (override !== undefined) return Effect.succeed(override)
   const urls = d.baseUrls[state as UsState]
   return urls === undefined
-    ? Effect.fail(new UnsupportedState({ provider: d.name, state, message: `${d.displayName} has no host for ${state}` }))
+    ? Effect.fail(
+      new UnsupportedState({ provider: d.name, state, message: `${d.displayName} has no host for ${state}` })
+    )
     : Effect.succeed(urls[environment])
 }

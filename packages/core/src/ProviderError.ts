@@ -77,7 +77,9 @@ export class ProviderInvalidResponse extends Schema.TaggedError<ProviderInvalidR
       provider: options.provider,
       operation: options.operation,
       path,
-      message: `${options.provider} answered ${options.operation} with an invalid ${path}: ${first?.message ?? "unexpected shape"}`
+      message: `${options.provider} answered ${options.operation} with an invalid ${path}: ${
+        first?.message ?? "unexpected shape"
+      }`
     })
   }
 }

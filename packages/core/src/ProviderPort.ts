@@ -28,7 +28,13 @@ import type { Package } from "./Package.js"
 import * as Page from "./Page.js"
 import * as ProviderDescriptor from "./ProviderDescriptor.js"
 import type { ProviderError } from "./ProviderError.js"
-import { CapabilityNotEnabled, InvalidInput, ProviderInvalidResponse, ResourceNotFound, SandboxOnly } from "./ProviderError.js"
+import {
+  CapabilityNotEnabled,
+  InvalidInput,
+  ProviderInvalidResponse,
+  ResourceNotFound,
+  SandboxOnly
+} from "./ProviderError.js"
 import * as Resource from "./Resource.js"
 import type { Session } from "./Session.js"
 import type { Transfer } from "./Transfer.js"
@@ -123,7 +129,10 @@ export interface Service {
   readonly descriptor: ProviderDescriptor.ProviderDescriptor
   readonly capabilities: (state: string) => Effect.Effect<Capabilities, ProviderError>
   readonly checkCredentials: (session: Session) => Effect.Effect<void, ProviderError>
-  readonly listFacilities: (session: Session, page: Page.PageRequest) => Effect.Effect<Page.Page<Facility>, ProviderError>
+  readonly listFacilities: (
+    session: Session,
+    page: Page.PageRequest
+  ) => Effect.Effect<Page.Page<Facility>, ProviderError>
   readonly getFacility: (session: Session, facilityId: string) => Effect.Effect<Facility, ProviderError>
   readonly list: <R extends Resource.Name>(
     resource: R,
@@ -286,8 +295,11 @@ export const make = (driver: Driver, options: Options = {}): Service => {
       }
       const schema = Resource.resources[resource].schema as unknown as Schema.Schema<Resource.Item<R>, any>
       const check = checkOutput(schema, operation)
-      yield* Effect.forEach(slice.items, (item, i) =>
-        Effect.zipRight(check(item), checkOwner(operation, facility, item, `${i}.`)), { discard: true })
+      yield* Effect.forEach(
+        slice.items,
+        (item, i) => Effect.zipRight(check(item), checkOwner(operation, facility, item, `${i}.`)),
+        { discard: true }
+      )
       return slice
     })
   }
@@ -327,7 +339,10 @@ export const make = (driver: Driver, options: Options = {}): Service => {
         const out: Array<Resource.Item<typeof resource>> = []
         let total = Infinity
         while (out.length < total) {
-          const slice = yield* listChecked(resource, session, facilityId, query, { offset: out.length, limit: ALL_WINDOW })
+          const slice = yield* listChecked(resource, session, facilityId, query, {
+            offset: out.length,
+            limit: ALL_WINDOW
+          })
           total = slice.total
           if (slice.items.length === 0) break
           out.push(...slice.items)
@@ -355,11 +370,35 @@ export const make = (driver: Driver, options: Options = {}): Service => {
       }).pipe(span(operation, session, facilityId))
     },
     splitPackage: (session, facilityId, command) =>
-      write(session, facilityId, "split_package", Commands.SplitPackage, command, driver.writes?.splitPackage, Resource.resources.packages.schema),
+      write(
+        session,
+        facilityId,
+        "split_package",
+        Commands.SplitPackage,
+        command,
+        driver.writes?.splitPackage,
+        Resource.resources.packages.schema
+      ),
     recordLabResult: (session, facilityId, command) =>
-      write(session, facilityId, "record_lab_result", Commands.RecordLabResult, command, driver.writes?.recordLabResult, Resource.resources.lab_results.schema),
+      write(
+        session,
+        facilityId,
+        "record_lab_result",
+        Commands.RecordLabResult,
+        command,
+        driver.writes?.recordLabResult,
+        Resource.resources.lab_results.schema
+      ),
     createTransfer: (session, facilityId, command) =>
-      write(session, facilityId, "create_transfer", Commands.CreateTransfer, command, driver.writes?.createTransfer, Resource.resources.transfers.schema),
+      write(
+        session,
+        facilityId,
+        "create_transfer",
+        Commands.CreateTransfer,
+        command,
+        driver.writes?.createTransfer,
+        Resource.resources.transfers.schema
+      ),
     chainOfCustody: (session, facilityId, packageId) =>
       chainOfCustody(service, session, facilityId, packageId).pipe(span("packages.chainOfCustody", session, facilityId))
   }
@@ -414,7 +453,8 @@ const chainOfCustody = (
 ): Effect.Effect<ChainOfCustody.ChainOfCustody, ProviderError> =>
   Effect.gen(function*() {
     const optional = <A>(effect: Effect.Effect<A, ProviderError>, fallback: A) =>
-      Effect.catchIf(effect, (e) => e._tag === "ResourceNotFound" || e._tag === "CapabilityNotEnabled", () =>
+      Effect.catchIf(effect, (e) =>
+        e._tag === "ResourceNotFound" || e._tag === "CapabilityNotEnabled", () =>
         Effect.succeed(fallback))
     const target = yield* port.get("packages", session, facilityId, packageId)
     const packages: Array<Package> = [target]
@@ -422,20 +462,33 @@ const chainOfCustody = (
     const seen = new Set<string>([target.id])
     while (queue.length > 0 && packages.length <= MAX_ANCESTORS) {
       const id = queue.shift()!
-      if (seen.has(id)) continue
+      if (seen.has(id)) {
+        continue
+      }
       seen.add(id)
-      const source = yield* optional(port.get("packages", session, facilityId, id).pipe(Effect.map(Option.some)), Option.none())
+      const source = yield* optional(
+        port.get("packages", session, facilityId, id).pipe(Effect.map(Option.some)),
+        Option.none()
+      )
       if (Option.isSome(source)) {
         packages.push(source.value)
         queue.push(...source.value.source_package_ids)
       }
     }
-    const harvestIds = [...new Set(packages.flatMap((p) => p.source_harvest_ids))]
+    const harvestIds = [
+      ...new Set(packages.flatMap((p) =>
+        p.source_harvest_ids
+      ))
+    ]
     const harvests = (yield* Effect.forEach(harvestIds, (id) =>
       optional(port.get("harvests", session, facilityId, id).pipe(Effect.map(Option.some)), Option.none()))).flatMap(
         Option.toArray
       )
-    const plantIds = [...new Set(harvests.flatMap((h) => h.source_plant_ids))]
+    const plantIds = [
+      ...new Set(harvests.flatMap((h) =>
+        h.source_plant_ids
+      ))
+    ]
     const plants = (yield* Effect.forEach(plantIds, (id) =>
       optional(port.get("plants", session, facilityId, id).pipe(Effect.map(Option.some)), Option.none()))).flatMap(
         Option.toArray

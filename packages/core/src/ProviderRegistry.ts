@@ -82,5 +82,4 @@ export const layer = (ports: ReadonlyArray<Service>): Layer.Layer<ProviderRegist
  */
 export const layerEffect = <E, R>(
   ports: ReadonlyArray<Effect.Effect<Service, E, R>>
-): Layer.Layer<ProviderRegistry, E, R> =>
-  Layer.effect(ProviderRegistry, Effect.map(Effect.all(ports), make))
+): Layer.Layer<ProviderRegistry, E, R> => Layer.effect(ProviderRegistry, Effect.map(Effect.all(ports), make))

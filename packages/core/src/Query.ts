@@ -181,5 +181,4 @@ export const matchesSale = (q: Sales) => (s: Sale): boolean => inRange(s.sale_da
  * @since 0.1.0
  * @category predicates
  */
-export const matchesSalesDelivery = (q: SalesDeliveries) => (d: SalesDelivery): boolean =>
-  inRange(d.delivery_date, q)
+export const matchesSalesDelivery = (q: SalesDeliveries) => (d: SalesDelivery): boolean => inRange(d.delivery_date, q)

@@ -5,7 +5,7 @@
  */
 import { Schema } from "effect"
 import { PackageId, SaleId } from "./Ids.js"
-import { ProviderObjectId, facilityScoped, nullableString } from "./internal/fields.js"
+import { facilityScoped, nullableString, ProviderObjectId } from "./internal/fields.js"
 import { FiniteNumber, IsoDateTime } from "./Schemas.js"
 
 /**

@@ -33,7 +33,8 @@ export const IsoDate = Schema.String.pipe(
  */
 export const IsoDateTime = Schema.String.pipe(
   Schema.filter((s) =>
-    isIsoDateTime(s) || `expected an ISO 8601 date-time with an offset (e.g. 2026-03-14T09:30:00Z), got ${JSON.stringify(s)}`
+    isIsoDateTime(s) ||
+    `expected an ISO 8601 date-time with an offset (e.g. 2026-03-14T09:30:00Z), got ${JSON.stringify(s)}`
   ),
   Schema.annotations({
     identifier: "IsoDateTime",

@@ -20,7 +20,9 @@ export const deepEqual = (a: unknown, b: unknown): boolean => {
 /** The first path at which two values differ, for messages. */
 export const firstDifference = (a: unknown, b: unknown, path = ""): string | undefined => {
   if (deepEqual(a, b)) return undefined
-  if (typeof a === "object" && typeof b === "object" && a !== null && b !== null && !Array.isArray(a) && !Array.isArray(b)) {
+  if (
+    typeof a === "object" && typeof b === "object" && a !== null && b !== null && !Array.isArray(a) && !Array.isArray(b)
+  ) {
     const ao = a as Record<string, unknown>
     const bo = b as Record<string, unknown>
     for (const k of new Set([...Object.keys(ao), ...Object.keys(bo)])) {

@@ -1,0 +1,182 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Ids, ProviderError, ProviderPort, Session } from "@tracebridge/core"
+import { Effect } from "effect"
+import * as Memory from "./support/MemoryDriver.js"
+
+const session = Session.make({
+  key: "conn_1",
+  provider: "provider_a",
+  state: "CO",
+  environment: "sandbox",
+  credentials: { user_key: Memory.GOOD_KEY }
+})
+const facilityId = Ids.make("facility", "provider_a", Memory.LICENSE)
+const first = { page: 1, per_page: 25 }
+
+const fail = <A>(effect: Effect.Effect<A, ProviderError.ProviderError>) => Effect.flip(effect)
+
+describe("ProviderPort", () => {
+  it.effect("lists through the provider's smaller pages with exact totals", () =>
+    Effect.gen(function*() {
+      const port = ProviderPort.make(Memory.make())
+      const page2 = yield* port.list("packages", session, facilityId, {}, { page: 2, per_page: 5 })
+      assert.deepStrictEqual(page2.pagination, { page: 2, per_page: 5, total: 12, total_pages: 3 })
+      assert.deepStrictEqual(page2.items.map((p) => p.provider_package_id), ["P5", "P6", "P7", "P8", "P9"])
+      const past = yield* port.list("packages", session, facilityId, {}, { page: 4, per_page: 5 })
+      assert.deepStrictEqual(past.items, [])
+      assert.strictEqual(past.pagination.total, 12)
+      const all = yield* port.listAll("packages", session, facilityId, {})
+      assert.strictEqual(all.length, 12)
+    }))
+
+  it.effect("applies filters before paging", () =>
+    Effect.gen(function*() {
+      const port = ProviderPort.make(Memory.make())
+      const held = yield* port.list("packages", session, facilityId, { is_on_hold: true }, first)
+      assert.deepStrictEqual(held.items.map((p) => p.provider_package_id), ["P4", "P9"])
+      assert.strictEqual(held.pagination.total, 2)
+    }))
+
+  it.effect("gets by Tracebridge id, and answers unknown, malformed or foreign ids with ResourceNotFound", () =>
+    Effect.gen(function*() {
+      const driver = Memory.make()
+      const port = ProviderPort.make(driver)
+      const id = Ids.make("package", "provider_a", "P3")
+      assert.deepStrictEqual(yield* port.get("packages", session, facilityId, id), driver.world.packages[3]!)
+      for (const bad of [Ids.make("package", "provider_a", "nope"), "garbage", Ids.make("plant", "provider_a", "P3"), Ids.make("package", "provider_b", "P3")]) {
+        const error = yield* fail(port.get("packages", session, facilityId, bad))
+        assert.strictEqual(error._tag, "ResourceNotFound", bad)
+      }
+      const error = yield* fail(port.list("packages", session, "fac_bogus", {}, first))
+      assert.strictEqual(error._tag, "ResourceNotFound")
+    }))
+
+  it.effect("gates resources by the state's capabilities and refuses unserved states", () =>
+    Effect.gen(function*() {
+      const port = ProviderPort.make(Memory.make())
+      const gated = yield* fail(port.list("sales_deliveries", session, facilityId, {}, first))
+      assert.strictEqual(gated._tag, "CapabilityNotEnabled")
+      if (gated._tag === "CapabilityNotEnabled") assert.strictEqual(gated.capability, "sales_deliveries")
+      const ma = { ...session, state: "MA" as const }
+      const open = yield* port.list("sales_deliveries", ma, facilityId, {}, first)
+      assert.strictEqual(open.pagination.total, 3)
+      const unserved = yield* fail(port.list("packages", { ...session, state: "TX" as const }, facilityId, {}, first))
+      assert.strictEqual(unserved._tag, "UnsupportedState")
+      assert.include(unserved.message, "serves CO, MA")
+    }))
+
+  it.effect("refuses a session of another provider", () =>
+    Effect.gen(function*() {
+      const port = ProviderPort.make(Memory.make())
+      const error = yield* fail(port.listFacilities({ ...session, provider: "provider_b" }, first))
+      assert.strictEqual(error._tag, "InvalidInput")
+    }))
+
+  it.effect("names the field when a driver's output leaves the schema", () =>
+    Effect.gen(function*() {
+      const extra = ProviderPort.make(Memory.make({ tamper: (_, item, i) => i === 2 ? { ...item, Quantity: 5 } : item }))
+      const e1 = yield* fail(extra.list("packages", session, facilityId, {}, first))
+      assert.strictEqual(e1._tag, "ProviderInvalidResponse")
+      if (e1._tag === "ProviderInvalidResponse") assert.strictEqual(e1.path, "Quantity")
+
+      const wrongType = ProviderPort.make(Memory.make({ tamper: (_, item) => ({ ...item, quantity: "12" }) }))
+      const e2 = yield* fail(wrongType.list("packages", session, facilityId, {}, first))
+      if (e2._tag === "ProviderInvalidResponse") assert.strictEqual(e2.path, "quantity")
+      else assert.fail(e2._tag)
+
+      const otherFacility = ProviderPort.make(Memory.make({ tamper: (_, item) => ({ ...item, facility_id: "fac_other" }) }))
+      const e3 = yield* fail(otherFacility.list("plants", session, facilityId, {}, first))
+      if (e3._tag === "ProviderInvalidResponse") assert.strictEqual(e3.path, "0.facility_id")
+      else assert.fail(e3._tag)
+
+      const unchecked = ProviderPort.make(Memory.make({ tamper: (_, item) => ({ ...item, Quantity: 5 }) }), {
+        validateOutput: false
+      })
+      const page = yield* unchecked.list("packages", session, facilityId, {}, first)
+      assert.strictEqual((page.items[0] as any).Quantity, 5)
+    }))
+
+  it.effect("refuses a driver that returns more than the window or a nonsense total", () =>
+    Effect.gen(function*() {
+      const port = ProviderPort.make(Memory.make({ tamperTotal: () => -1 }))
+      const error = yield* fail(port.list("items", session, facilityId, {}, first))
+      if (error._tag === "ProviderInvalidResponse") assert.strictEqual(error.path, "total")
+      else assert.fail(error._tag)
+    }))
+
+  it.effect("passes provider failures through unchanged", () =>
+    Effect.gen(function*() {
+      const outage = new ProviderError.ProviderUnavailable({ provider: "provider_a", operation: "packages.list", message: "down", status: 503 })
+      const port = ProviderPort.make(Memory.make({ failures: [outage] }))
+      const error = yield* fail(port.list("packages", session, facilityId, {}, first))
+      assert.strictEqual(error._tag, "ProviderUnavailable")
+      assert.strictEqual(error.message, "down")
+      if (error._tag === "ProviderUnavailable") assert.strictEqual(error.status, 503)
+      const refused = yield* fail(port.checkCredentials(Session.make({ ...session, credentials: { user_key: "bad" } })))
+      assert.strictEqual(refused._tag, "ProviderLoginRequired")
+    }))
+
+  it.effect("writes only in the sandbox, validates commands, and checks what the driver returns", () =>
+    Effect.gen(function*() {
+      const driver = Memory.make()
+      const port = ProviderPort.make(driver)
+      const source = driver.world.packages[2]!
+      const command = {
+        item_name: "Split",
+        item_category: "Flower",
+        item_strain: null,
+        quantity: 5,
+        unit_of_measure: "Grams",
+        source_package_ids: [source.id]
+      }
+      const production = yield* fail(port.splitPackage({ ...session, environment: "production" }, facilityId, command))
+      assert.strictEqual(production._tag, "SandboxOnly")
+      const invalid = yield* fail(port.splitPackage(session, facilityId, { ...command, quantity: -5 }))
+      assert.strictEqual(invalid._tag, "InvalidInput")
+      if (invalid._tag === "InvalidInput") assert.strictEqual(invalid.path, "quantity")
+      const created = yield* port.splitPackage(session, facilityId, command)
+      assert.strictEqual(created.quantity, 5)
+      assert.strictEqual((yield* port.get("packages", session, facilityId, source.id)).quantity, source.quantity - 5)
+      const tooMuch = yield* fail(port.splitPackage(session, facilityId, { ...command, quantity: 10_000 }))
+      assert.strictEqual(tooMuch._tag, "InsufficientQuantity")
+    }))
+
+  it.effect("refuses writes the descriptor does not declare", () =>
+    Effect.gen(function*() {
+      const driver = Memory.make()
+      const port = ProviderPort.make({ ...driver, descriptor: { ...driver.descriptor, writes: [] } })
+      const error = yield* fail(port.recordLabResult(session, facilityId, {
+        package_id: driver.world.packages[0]!.id,
+        lab_name: "x",
+        overall_passed: true,
+        results: [{ name: "THC", category: "potency", value: 1, unit: "%", passed: true, notes: null }],
+        lab_license: null,
+        test_type: "ComplianceTesting",
+        test_date: null
+      }))
+      assert.strictEqual(error._tag, "CapabilityNotEnabled")
+    }))
+
+  it.effect("assembles a chain of custody through the driver's reads", () =>
+    Effect.gen(function*() {
+      const port = ProviderPort.make(Memory.make())
+      const chain = yield* port.chainOfCustody(session, facilityId, Ids.make("package", "provider_a", "P1"))
+      assert.deepStrictEqual(chain.plants.map((p) => p.provider_plant_id), ["PL0", "PL1", "PL2"])
+      assert.deepStrictEqual(chain.harvests.map((h) => h.provider_harvest_id), ["H0"])
+      assert.deepStrictEqual(chain.source_packages.map((p) => p.provider_package_id), ["P0"])
+      assert.strictEqual(chain.package.provider_package_id, "P1")
+      assert.deepStrictEqual(chain.lab_results.map((r) => r.provider_result_id), ["L0", "L1", "L3", "L4"])
+      assert.deepStrictEqual(chain.transfers.map((t) => t.provider_transfer_id), ["T0"])
+      assert.deepStrictEqual(chain.sales.map((s) => s.provider_sale_id), ["S0"])
+    }))
+
+  it.effect("serves facilities with paging and gets", () =>
+    Effect.gen(function*() {
+      const port = ProviderPort.make(Memory.make())
+      const page = yield* port.listFacilities(session, { page: 2, per_page: 1 })
+      assert.deepStrictEqual(page.pagination, { page: 2, per_page: 1, total: 2, total_pages: 2 })
+      assert.strictEqual((yield* port.getFacility(session, facilityId)).license_number, Memory.LICENSE)
+      const missing = yield* fail(port.getFacility(session, Ids.make("facility", "provider_a", "NOPE")))
+      assert.strictEqual(missing._tag, "ResourceNotFound")
+    }))
+})

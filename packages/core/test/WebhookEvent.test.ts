@@ -1,0 +1,49 @@
+import { assert, describe, it } from "@effect/vitest"
+import { LabResult, WebhookEvent } from "@tracebridge/core"
+import { Either, Schema } from "effect"
+import * as samples from "./support/samples.js"
+
+const decode = Schema.decodeUnknownEither(WebhookEvent.WebhookEvent, { onExcessProperty: "error" })
+const failing = {
+  ...samples.labResult,
+  overall_passed: false,
+  results: [...samples.labResult.results, { name: "Pesticides", category: "pesticides", value: null, unit: null, passed: false, notes: null }]
+}
+const labEvent = {
+  id: "evt_abc123",
+  type: "lab_result.received",
+  created: "2026-02-03T10:00:00Z",
+  api_version: "0.1.0",
+  data: {
+    id: failing.id,
+    connection_id: "conn_1",
+    facility_id: samples.facilityId,
+    package_id: samples.pkg.id,
+    package_tag: samples.pkg.tag,
+    passed: false,
+    failed_panel: LabResult.failedPanel(failing),
+    lab_result: failing
+  }
+}
+
+describe("WebhookEvent", () => {
+  it("decodes the three delivery bodies of DECISIONS", () => {
+    assert.isTrue(Either.isRight(decode(labEvent)))
+    assert.deepStrictEqual(labEvent.data.failed_panel, ["Pesticides"])
+    const transferData = { id: samples.transfer.id, connection_id: "conn_1", facility_id: samples.facilityId, transfer: samples.transfer }
+    for (const type of ["transfer.arrived", "transfer.completed"]) {
+      assert.isTrue(Either.isRight(decode({ ...labEvent, type, data: transferData })), type)
+    }
+  })
+
+  it("refuses unknown event types, other api versions and mismatched data", () => {
+    assert.isTrue(Either.isLeft(decode({ ...labEvent, type: "package.created" })))
+    assert.isTrue(Either.isLeft(decode({ ...labEvent, api_version: "0.2.0" })))
+    assert.isTrue(Either.isLeft(decode({ ...labEvent, type: "transfer.arrived" })))
+    assert.isTrue(Either.isLeft(decode({ ...labEvent, id: "abc" })))
+  })
+
+  it("lists exactly the spec's event names", () => {
+    assert.deepStrictEqual(WebhookEvent.EventType.literals, ["transfer.arrived", "transfer.completed", "lab_result.received"])
+  })
+})
