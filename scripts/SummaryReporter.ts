@@ -1,10 +1,12 @@
 import type { Reporter, TestModule } from "vitest/node"
 
 /**
- * Prints one closing line, `tests: N passed, N failed, N skipped`, after vitest's own
- * summary, so that CI can read the outcome of the whole run from its last line.
+ * Prints one closing line, `tests: N passed, N failed, N skipped`, after vitest's own summary,
+ * so that CI can read the outcome of the whole run from the last line of output.
  */
 export class SummaryReporter implements Reporter {
+  private line = "tests: 0 passed, 1 failed, 0 skipped"
+
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
     let passed = 0
     let failed = 0
@@ -16,9 +18,15 @@ export class SummaryReporter implements Reporter {
         else if (state === "failed") failed++
         else skipped++
       }
+      // A file that failed to load has no tests but must still count as a failure.
       if (module.state() === "failed" && module.children.size === 0) failed++
     }
     failed += unhandledErrors.length
-    process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`)
+    this.line = `tests: ${passed} passed, ${failed} failed, ${skipped} skipped`
+  }
+
+  // The default reporter prints its summary here; this reporter is listed after it.
+  onFinished(): void {
+    process.stdout.write(`\n${this.line}\n`)
   }
 }

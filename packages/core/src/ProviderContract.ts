@@ -31,6 +31,7 @@ import { deepEqual, firstDifference } from "./internal/equal.js"
 import type { Package } from "./Package.js"
 import * as Page from "./Page.js"
 import type { ProviderDescriptor, WriteName } from "./ProviderDescriptor.js"
+import { problems } from "./ProviderDescriptor.js"
 import type { ProviderError } from "./ProviderError.js"
 import type { UsState } from "./ProviderName.js"
 import { ProviderPort } from "./ProviderPort.js"
@@ -284,6 +285,10 @@ const disabledCheck = (name: Resource.Name, state: string) =>
     }))
 
 const facilityChecks: ReadonlyArray<Check> = [
+  check("descriptor: is complete and consistent", (port, _fx, assert) => {
+    const found = problems(port.descriptor)
+    return assert(found.length === 0, found.join("; "))
+  }),
   check("credentials: the fixture login passes the credential check", (port, fx) => port.checkCredentials(fx.session)),
   check("credentials: a refused login is ProviderLoginRequired", (port, fx) =>
     expectFailure(

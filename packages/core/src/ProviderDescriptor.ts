@@ -5,7 +5,8 @@
  *
  * @since 0.1.0
  */
-import { Effect, Option, Schema } from "effect"
+import type { Schema } from "effect"
+import { Effect, Option } from "effect"
 import type { Capabilities } from "./Capabilities.js"
 import { UnsupportedState } from "./ProviderError.js"
 import type { Environment, ProviderName, UsState } from "./ProviderName.js"
@@ -70,7 +71,7 @@ export interface ProviderDescriptor {
   /** The login fields a user enters, in form order. */
   readonly credentialFields: ReadonlyArray<CredentialField>
   /** Decodes the entered login; failures are shown to the user. */
-  readonly credentials: Schema.Schema<any, Readonly<Record<string, string>>>
+  readonly credentials: Schema.Schema<any, any>
   /** Base URLs per served state. */
   readonly baseUrls: Partial<Record<UsState, BaseUrls>>
   /** The provider's own page size limit, or `null` when it hands over whole tables. */
@@ -129,4 +130,42 @@ export const baseUrl = (
       new UnsupportedState({ provider: d.name, state, message: `${d.displayName} has no host for ${state}` })
     )
     : Effect.succeed(urls[environment])
+}
+
+/**
+ * What is wrong with a descriptor, if anything: every served state needs base URLs, the
+ * credential schema must read exactly the declared fields, and the limits must make sense.
+ * The conformance kit runs this first.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const problems = (d: ProviderDescriptor): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  const served = states(d)
+  if (served.length === 0) out.push("serves no state")
+  for (const state of served) {
+    const urls = d.baseUrls[state]
+    if (urls === undefined) out.push(`${state} has capabilities but no base URLs`)
+    else {
+      for (const env of ["sandbox", "production"] as const) {
+        if (!/^https?:\/\/[^\s]+$/.test(urls[env])) out.push(`${state} ${env} base URL is not an http(s) URL`)
+      }
+    }
+  }
+  for (const state of Object.keys(d.baseUrls)) {
+    if (d.capabilities[state as UsState] === undefined) out.push(`${state} has base URLs but no capabilities`)
+  }
+  if (d.credentialFields.length === 0) out.push("declares no credential field")
+  const ast = d.credentials.ast
+  const schemaFields = ast._tag === "TypeLiteral" ? ast.propertySignatures.map((p) => String(p.name)).sort() : undefined
+  const declared = d.credentialFields.map((f) => f.name).sort()
+  if (schemaFields !== undefined && schemaFields.join(",") !== declared.join(",")) {
+    out.push(`credential schema reads [${schemaFields}] but the form declares [${declared}]`)
+  }
+  if (d.providerPageSize !== null && !(Number.isInteger(d.providerPageSize) && d.providerPageSize > 0)) {
+    out.push("providerPageSize must be a positive whole number or null")
+  }
+  if (!(d.rateLimit.requestsPerSecond > 0) || !(d.rateLimit.concurrency >= 1)) out.push("rate limit must be positive")
+  return out
 }

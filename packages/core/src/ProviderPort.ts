@@ -16,7 +16,8 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Either, Option, ParseResult, Schema } from "effect"
+import type { ParseResult } from "effect"
+import { Context, Effect, Either, Option, Schema } from "effect"
 import type { Capabilities } from "./Capabilities.js"
 import * as ChainOfCustody from "./ChainOfCustody.js"
 import * as Commands from "./Commands.js"

@@ -11,7 +11,11 @@ const plants = [
   { ...samples.plant, id: id("plant", "p1"), provider_plant_id: "p1", planted_date: "2025-10-01" },
   { ...samples.plant, id: id("plant", "p9"), provider_plant_id: "p9" }
 ]
-const harvest = { ...samples.harvest, id: id("harvest", "h1"), source_plant_ids: [id("plant", "p1"), id("plant", "p2")] }
+const harvest = {
+  ...samples.harvest,
+  id: id("harvest", "h1"),
+  source_plant_ids: [id("plant", "p1"), id("plant", "p2")]
+}
 const otherHarvest = { ...samples.harvest, id: id("harvest", "h9"), source_plant_ids: [id("plant", "p9")] }
 const root = {
   ...samples.pkg,
@@ -23,7 +27,12 @@ const root = {
 const child = { ...root, id: id("package", "child"), source_harvest_ids: [], source_package_ids: [root.id] }
 const grandchild = { ...root, id: id("package", "grandchild"), source_harvest_ids: [], source_package_ids: [child.id] }
 const unrelated = { ...root, id: id("package", "other"), source_harvest_ids: [otherHarvest.id] }
-const lab = (n: string, pkg: string, date: string) => ({ ...samples.labResult, id: id("lab_result", n), package_id: id("package", pkg), test_date: date })
+const lab = (n: string, pkg: string, date: string) => ({
+  ...samples.labResult,
+  id: id("lab_result", n),
+  package_id: id("package", pkg),
+  test_date: date
+})
 const transferOf = (n: string, pkg: string, date: string) => ({
   ...samples.transfer,
   id: id("transfer", n),
@@ -42,14 +51,26 @@ const pool: ChainOfCustody.Pool = {
   plants,
   harvests: [otherHarvest, harvest],
   lab_results: [lab("l2", "child", "2026-02-02"), lab("l1", "root", "2026-02-01"), lab("l9", "other", "2026-01-01")],
-  transfers: [transferOf("t2", "grandchild", "2026-02-20T00:00:00Z"), transferOf("t1", "child", "2026-02-10T00:00:00Z"), transferOf("t9", "other", "2026-02-01T00:00:00Z")],
+  transfers: [
+    transferOf("t2", "grandchild", "2026-02-20T00:00:00Z"),
+    transferOf("t1", "child", "2026-02-10T00:00:00Z"),
+    transferOf("t9", "other", "2026-02-01T00:00:00Z")
+  ],
   sales: [saleOf("s1", "grandchild", "2026-03-01T00:00:00Z"), saleOf("s2", "child", "2026-03-02T00:00:00Z")]
 }
 
 describe("ChainOfCustody", () => {
   it("assembles plants, harvests, sources, the package, lab results, transfers and sales in reading order", () => {
     const chain = Either.getOrThrow(ChainOfCustody.assemble(grandchild.id, pool))
-    assert.deepStrictEqual(Object.keys(chain), ["plants", "harvests", "source_packages", "package", "lab_results", "transfers", "sales"])
+    assert.deepStrictEqual(Object.keys(chain), [
+      "plants",
+      "harvests",
+      "source_packages",
+      "package",
+      "lab_results",
+      "transfers",
+      "sales"
+    ])
     assert.deepStrictEqual(chain.plants.map((p) => p.provider_plant_id), ["p1", "p2"])
     assert.deepStrictEqual(chain.harvests.map((h) => h.id), [harvest.id])
     assert.deepStrictEqual(chain.source_packages.map((p) => p.id), [root.id, child.id])

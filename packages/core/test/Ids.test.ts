@@ -10,7 +10,7 @@ describe("Ids", () => {
     assert.strictEqual(a, Ids.make("package", "provider_a", "56789"))
     assert.match(a, /^pkg_[A-Za-z0-9_-]+$/)
     assert.notStrictEqual(a, Ids.make("package", "provider_b", "56789"))
-    assert.notStrictEqual(a, Ids.make("plant", "provider_a", "56789"))
+    assert.notStrictEqual<string>(a, Ids.make("plant", "provider_a", "56789"))
     assert.notStrictEqual(a, Ids.make("package", "provider_a", "56788"))
   })
 

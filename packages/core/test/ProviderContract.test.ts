@@ -17,14 +17,18 @@ const fixtureFor = (state: "CO" | "MA", failures: Array<ProviderError.ProviderEr
     {
       name: "a 503 becomes ProviderUnavailable",
       arrange: Effect.sync(() => {
-        failures.push(new ProviderError.ProviderUnavailable({ provider: "provider_a", operation: "x", message: "down" }))
+        failures.push(
+          new ProviderError.ProviderUnavailable({ provider: "provider_a", operation: "x", message: "down" })
+        )
       }),
       expected: "ProviderUnavailable"
     },
     {
       name: "a 429 becomes ProviderRateLimited",
       arrange: Effect.sync(() => {
-        failures.push(new ProviderError.ProviderRateLimited({ provider: "provider_a", operation: "x", message: "slow down" }))
+        failures.push(
+          new ProviderError.ProviderRateLimited({ provider: "provider_a", operation: "x", message: "slow down" })
+        )
       }),
       expected: "ProviderRateLimited",
       call: (port, fx) => port.get("plants", fx.session, fx.facilityId, Ids.make("plant", "provider_a", "PL0"))
@@ -97,7 +101,16 @@ describe("ProviderContract", () => {
   it.effect("catches a filter the driver ignores", () =>
     Effect.gen(function*() {
       const driver = Memory.make()
-      const ignoring = { ...driver, resources: { ...driver.resources, plants: { ...driver.resources.plants!, list: (s: any, f: any, _q: any, w: any) => driver.resources.plants!.list(s, f, {}, w) } } }
+      const ignoring = {
+        ...driver,
+        resources: {
+          ...driver.resources,
+          plants: {
+            ...driver.resources.plants!,
+            list: (s: any, f: any, _q: any, w: any) => driver.resources.plants!.list(s, f, {}, w)
+          }
+        }
+      }
       const layer = Layer.mergeAll(
         Layer.succeed(ProviderPort.ProviderPort, ProviderPort.make(ignoring)),
         Layer.succeed(ProviderContract.ContractFixture, fixtureFor("CO", []))

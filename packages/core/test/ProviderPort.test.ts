@@ -43,7 +43,14 @@ describe("ProviderPort", () => {
       const port = ProviderPort.make(driver)
       const id = Ids.make("package", "provider_a", "P3")
       assert.deepStrictEqual(yield* port.get("packages", session, facilityId, id), driver.world.packages[3]!)
-      for (const bad of [Ids.make("package", "provider_a", "nope"), "garbage", Ids.make("plant", "provider_a", "P3"), Ids.make("package", "provider_b", "P3")]) {
+      for (
+        const bad of [
+          Ids.make("package", "provider_a", "nope"),
+          "garbage",
+          Ids.make("plant", "provider_a", "P3"),
+          Ids.make("package", "provider_b", "P3")
+        ]
+      ) {
         const error = yield* fail(port.get("packages", session, facilityId, bad))
         assert.strictEqual(error._tag, "ResourceNotFound", bad)
       }
@@ -74,7 +81,9 @@ describe("ProviderPort", () => {
 
   it.effect("names the field when a driver's output leaves the schema", () =>
     Effect.gen(function*() {
-      const extra = ProviderPort.make(Memory.make({ tamper: (_, item, i) => i === 2 ? { ...item, Quantity: 5 } : item }))
+      const extra = ProviderPort.make(
+        Memory.make({ tamper: (_, item, i) => i === 2 ? { ...item, Quantity: 5 } : item })
+      )
       const e1 = yield* fail(extra.list("packages", session, facilityId, {}, first))
       assert.strictEqual(e1._tag, "ProviderInvalidResponse")
       if (e1._tag === "ProviderInvalidResponse") assert.strictEqual(e1.path, "Quantity")
@@ -84,7 +93,9 @@ describe("ProviderPort", () => {
       if (e2._tag === "ProviderInvalidResponse") assert.strictEqual(e2.path, "quantity")
       else assert.fail(e2._tag)
 
-      const otherFacility = ProviderPort.make(Memory.make({ tamper: (_, item) => ({ ...item, facility_id: "fac_other" }) }))
+      const otherFacility = ProviderPort.make(
+        Memory.make({ tamper: (_, item) => ({ ...item, facility_id: "fac_other" }) })
+      )
       const e3 = yield* fail(otherFacility.list("plants", session, facilityId, {}, first))
       if (e3._tag === "ProviderInvalidResponse") assert.strictEqual(e3.path, "0.facility_id")
       else assert.fail(e3._tag)
@@ -106,7 +117,12 @@ describe("ProviderPort", () => {
 
   it.effect("passes provider failures through unchanged", () =>
     Effect.gen(function*() {
-      const outage = new ProviderError.ProviderUnavailable({ provider: "provider_a", operation: "packages.list", message: "down", status: 503 })
+      const outage = new ProviderError.ProviderUnavailable({
+        provider: "provider_a",
+        operation: "packages.list",
+        message: "down",
+        status: 503
+      })
       const port = ProviderPort.make(Memory.make({ failures: [outage] }))
       const error = yield* fail(port.list("packages", session, facilityId, {}, first))
       assert.strictEqual(error._tag, "ProviderUnavailable")

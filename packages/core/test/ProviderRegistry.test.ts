@@ -26,9 +26,35 @@ describe("ProviderDescriptor", () => {
       assert.deepStrictEqual(ProviderDescriptor.states(Memory.descriptor), ["CO", "MA"])
       const co = yield* ProviderDescriptor.capabilitiesFor(Memory.descriptor, "CO")
       assert.isFalse(co.sales_deliveries)
-      assert.strictEqual(yield* ProviderDescriptor.baseUrl(Memory.descriptor, "CO", "sandbox"), "http://memory.invalid/sandbox")
-      assert.strictEqual(yield* ProviderDescriptor.baseUrl(Memory.descriptor, "CO", "production", "http://127.0.0.1:4010"), "http://127.0.0.1:4010")
+      assert.strictEqual(
+        yield* ProviderDescriptor.baseUrl(Memory.descriptor, "CO", "sandbox"),
+        "http://memory.invalid/sandbox"
+      )
+      assert.strictEqual(
+        yield* ProviderDescriptor.baseUrl(Memory.descriptor, "CO", "production", "http://127.0.0.1:4010"),
+        "http://127.0.0.1:4010"
+      )
       const error = yield* Effect.flip(ProviderDescriptor.baseUrl(Memory.descriptor, "TX", "production"))
       assert.strictEqual(error._tag, "UnsupportedState")
     }))
+})
+
+describe("ProviderDescriptor.problems", () => {
+  it("finds nothing wrong with a complete descriptor and names each flaw of a broken one", () => {
+    assert.deepStrictEqual(ProviderDescriptor.problems(Memory.descriptor), [])
+    const broken = ProviderDescriptor.problems({
+      ...Memory.descriptor,
+      baseUrls: {
+        CO: { sandbox: "not a url", production: "https://ok.example" },
+        TX: { sandbox: "https://a", production: "https://b" }
+      },
+      credentialFields: [{ name: "api_key", label: "API key", secret: true }],
+      providerPageSize: 0
+    })
+    assert.include(broken, "CO sandbox base URL is not an http(s) URL")
+    assert.include(broken, "MA has capabilities but no base URLs")
+    assert.include(broken, "TX has base URLs but no capabilities")
+    assert.include(broken, "credential schema reads [user_key] but the form declares [api_key]")
+    assert.include(broken, "providerPageSize must be a positive whole number or null")
+  })
 })

@@ -33,7 +33,14 @@ const scoped = (providerId: string): Table => ({
   [providerId]: "string"
 })
 
-const spec: ReadonlyArray<{ name: string; schema: Schema.Struct<any>; sample: object; table: Table }> = [
+const spec: ReadonlyArray<
+  {
+    name: string
+    schema: Schema.Schema<any, any, never> & { readonly fields: Schema.Struct.Fields }
+    sample: object
+    table: Table
+  }
+> = [
   {
     name: "Connection",
     schema: Connection.Connection,

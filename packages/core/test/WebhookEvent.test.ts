@@ -7,7 +7,14 @@ const decode = Schema.decodeUnknownEither(WebhookEvent.WebhookEvent, { onExcessP
 const failing = {
   ...samples.labResult,
   overall_passed: false,
-  results: [...samples.labResult.results, { name: "Pesticides", category: "pesticides", value: null, unit: null, passed: false, notes: null }]
+  results: [...samples.labResult.results, {
+    name: "Pesticides",
+    category: "pesticides",
+    value: null,
+    unit: null,
+    passed: false,
+    notes: null
+  }]
 }
 const labEvent = {
   id: "evt_abc123",
@@ -30,7 +37,12 @@ describe("WebhookEvent", () => {
   it("decodes the three delivery bodies of DECISIONS", () => {
     assert.isTrue(Either.isRight(decode(labEvent)))
     assert.deepStrictEqual(labEvent.data.failed_panel, ["Pesticides"])
-    const transferData = { id: samples.transfer.id, connection_id: "conn_1", facility_id: samples.facilityId, transfer: samples.transfer }
+    const transferData = {
+      id: samples.transfer.id,
+      connection_id: "conn_1",
+      facility_id: samples.facilityId,
+      transfer: samples.transfer
+    }
     for (const type of ["transfer.arrived", "transfer.completed"]) {
       assert.isTrue(Either.isRight(decode({ ...labEvent, type, data: transferData })), type)
     }
@@ -44,6 +56,10 @@ describe("WebhookEvent", () => {
   })
 
   it("lists exactly the spec's event names", () => {
-    assert.deepStrictEqual(WebhookEvent.EventType.literals, ["transfer.arrived", "transfer.completed", "lab_result.received"])
+    assert.deepStrictEqual(WebhookEvent.EventType.literals, [
+      "transfer.arrived",
+      "transfer.completed",
+      "lab_result.received"
+    ])
   })
 })

@@ -3,3 +3,18 @@
  *
  * @since 0.1.0
  */
+
+/**
+ * @since 0.1.0
+ */
+export * as Api from "./Api.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as AppConfig from "./AppConfig.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Http from "./Http.js"

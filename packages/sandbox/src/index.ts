@@ -3,3 +3,8 @@
  *
  * @since 0.1.0
  */
+
+/**
+ * @since 0.1.0
+ */
+export * as Seed from "./Seed.js"

@@ -158,7 +158,13 @@ export const makeWorld = (): World => {
     transfer_type: "Transfer",
     shipper_facility: LICENSE,
     recipient_facility: OTHER_LICENSE,
-    packages: [{ package_id: packages[i === 0 ? 1 : 5]!.id, tag: packages[i === 0 ? 1 : 5]!.tag, item_name: "Test Kush Pre-Roll", quantity: 1, unit_of_measure: "Grams" }],
+    packages: [{
+      package_id: packages[i === 0 ? 1 : 5]!.id,
+      tag: packages[i === 0 ? 1 : 5]!.tag,
+      item_name: "Test Kush Pre-Roll",
+      quantity: 1,
+      unit_of_measure: "Grams"
+    }],
     status: (["pending", "in_transit", "received", "rejected"] as const)[i]!,
     estimated_departure: `2026-02-${pad(10 + i)}T09:00:00Z`,
     estimated_arrival: null,
@@ -308,7 +314,11 @@ export const make = (options: Options = {}): ProviderPort.Driver & { readonly wo
           const slice = yield* Page.fetchWindow(window, descriptor.providerPageSize!, (page, size) =>
             Effect.succeed({ items: all.slice((page - 1) * size, page * size), total: all.length }))
           return {
-            items: options.tamper ? slice.items.map((x, i) => options.tamper!(name, x, i)) : slice.items,
+            items: options.tamper
+              ? slice.items.map((x, i) =>
+                options.tamper!(name, x, i)
+              )
+              : slice.items,
             total: options.tamperTotal ? options.tamperTotal(slice.total) : slice.total
           }
         }),
@@ -327,11 +337,12 @@ export const make = (options: Options = {}): ProviderPort.Driver & { readonly wo
     world,
     descriptor,
     checkCredentials: (session) => Effect.zipRight(gate, login(session)),
-    listFacilities: (session) => Effect.gen(function*() {
-      yield* gate
-      yield* login(session)
-      return world.facilities
-    }),
+    listFacilities: (session) =>
+      Effect.gen(function*() {
+        yield* gate
+        yield* login(session)
+        return world.facilities
+      }),
     resources: {
       packages: resource("packages"),
       plants: resource("plants"),
@@ -352,7 +363,9 @@ export const make = (options: Options = {}): ProviderPort.Driver & { readonly wo
           const sources = command.source_package_ids.map((id) => world.packages.find((p) => p.id === id))
           const missing = command.source_package_ids.find((_, i) => sources[i] === undefined)
           if (missing !== undefined) return yield* ProviderError.ResourceNotFound.of("package", missing)
-          const usable = sources.filter((p) => p !== undefined && !p.is_on_hold && p.unit_of_measure === command.unit_of_measure)
+          const usable = sources.filter((p) =>
+            p !== undefined && !p.is_on_hold && p.unit_of_measure === command.unit_of_measure
+          )
           const available = usable.reduce((sum, p) => sum + p!.quantity, 0)
           if (usable.length !== sources.length || available < command.quantity) {
             return yield* new ProviderError.InsufficientQuantity({

@@ -1,0 +1,31 @@
+/**
+ * The Tracebridge HTTP contract: one `HttpApi` value from which the OpenAPI document, the docs page
+ * and the typed client all come. It imports no server code, so an SDK can build a client from it
+ * with `HttpApiClient.make(Api)`.
+ *
+ * @since 0.1.0
+ */
+import { HttpApi, OpenApi } from "@effect/platform"
+import { SystemApi } from "./groups/SystemApi.js"
+
+/**
+ * The version printed in the OpenAPI document (`info.version`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const VERSION = "0.1.0"
+
+/**
+ * @since 0.1.0
+ * @category api
+ */
+export class Api extends HttpApi.make("tracebridge")
+  .add(SystemApi)
+  .annotate(OpenApi.Title, "Tracebridge API")
+  .annotate(OpenApi.Version, VERSION)
+  .annotate(
+    OpenApi.Description,
+    "One JSON-over-HTTPS API in front of US state cannabis track-and-trace systems."
+  )
+{}

@@ -1,0 +1,25 @@
+/**
+ * The system group: liveness for operators and load balancers (outside `/v1`, unversioned).
+ *
+ * @since 0.1.0
+ */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Health = Schema.Struct({ status: Schema.Literal("ok") }).annotations({ identifier: "Health" })
+
+/**
+ * @since 0.1.0
+ * @category groups
+ */
+export class SystemApi extends HttpApiGroup.make("system")
+  .add(
+    HttpApiEndpoint.get("health", "/healthz")
+      .addSuccess(Health)
+      .annotate(OpenApi.Description, "Answers 200 while the process serves requests")
+  )
+{}

@@ -1,0 +1,160 @@
+#!/usr/bin/env node
+// Import-cycle and layering check.
+//
+//   node scripts/circular.mjs            all of packages/*/src, plus the package dependency graph
+//   node scripts/circular.mjs DIR...     only the import-cycle check, over the given folders
+//
+// The layers, innermost first: core ← adapter-* ← sandbox ← http. A package may depend only on
+// packages of an inner layer (never on its own layer, never outwards). This is checked twice: on
+// the `@tracebridge/*` dependencies of each packages/*/package.json, and on the file-level import
+// graph (an import of `@tracebridge/x` is resolved to packages/x/src, as vitest does).
+//
+// Value imports only: `import type` / `export type` are erased at run time, so they cannot form a
+// run-time cycle and are skipped.
+import madge from "madge"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { isAbsolute, join, relative, resolve } from "node:path"
+
+const root = resolve(new URL("..", import.meta.url).pathname)
+const args = process.argv.slice(2)
+const failures = []
+
+/** Layer of a workspace folder name, or undefined if it fits none. */
+const layerOf = (dir) =>
+  dir === "core" ? 0 : dir.startsWith("adapter-") ? 1 : dir === "sandbox" ? 2 : dir === "http" ? 3 : undefined
+const layerNames = ["core", "adapter-*", "sandbox", "http"]
+const mayDependOn = (from, to) => layerOf(to) < layerOf(from)
+
+const packageDirs = readdirSync(join(root, "packages"), { withFileTypes: true })
+  .filter((d) => d.isDirectory() && existsSync(join(root, "packages", d.name, "package.json")))
+  .map((d) => d.name)
+  .sort()
+
+// --- 1. File import graph -----------------------------------------------------------------------
+
+const custom = args.length > 0
+const targets = custom
+  ? args.map((a) => resolve(a))
+  : packageDirs.map((d) => join(root, "packages", d, "src")).filter((d) => existsSync(d))
+for (const t of targets) if (!existsSync(t)) failures.push(`no such folder: ${t}`)
+
+// Raw tsconfig JSON (madge would pre-parse a path into enum values that filing-cabinet then
+// re-parses and drops). NodeNext resolves `./Foo.js` to Foo.ts; `paths` sends workspace imports
+// to the sibling's src/ rather than its (possibly unbuilt) dist/.
+const base = JSON.parse(readFileSync(join(root, "tsconfig.base.json"), "utf8")).compilerOptions
+const paths = {}
+for (const d of packageDirs) {
+  const name = JSON.parse(readFileSync(join(root, "packages", d, "package.json"), "utf8")).name
+  paths[name] = [`packages/${d}/src/index.ts`]
+  paths[`${name}/*`] = [`packages/${d}/src/*.ts`]
+}
+const tsConfig = {
+  compilerOptions: { module: base.module, moduleResolution: base.moduleResolution, baseUrl: root, paths }
+}
+
+let files = 0
+let edges = 0
+if (failures.length === 0) {
+  const result = await madge(targets, {
+    baseDir: custom ? undefined : root,
+    fileExtensions: ["ts"],
+    excludeRegExp: [/\.d\.ts$/],
+    tsConfig,
+    tsConfigPath: join(root, "tsconfig.base.json"),
+    detectiveOptions: {
+      ts: { skipTypeImports: true },
+      tsx: { skipTypeImports: true },
+      es6: { skipTypeImports: true }
+    }
+  })
+  const graph = result.obj()
+  files = Object.keys(graph).length
+  edges = Object.values(graph).reduce((n, deps) => n + deps.length, 0)
+
+  // Resolution sanity: a relative or workspace import that did not resolve means the resolver is
+  // misconfigured (e.g. `.js` not mapped to `.ts`), and the cycle check would silently see nothing.
+  const unresolved = result.warnings().skipped.filter((s) => s.startsWith(".") || s.startsWith("@tracebridge/"))
+  for (const s of [...new Set(unresolved)]) failures.push(`unresolved import ${JSON.stringify(s)}`)
+  if (files === 0) failures.push(`no .ts files found under ${targets.join(", ")}`)
+  const relativeImports = countRelativeValueImports(targets)
+  if (relativeImports > 0 && edges === 0) {
+    failures.push(`found ${relativeImports} relative imports in the sources but madge resolved 0 edges`)
+  }
+
+  for (const cycle of result.circular()) failures.push(`import cycle: ${[...cycle, cycle[0]].join(" → ")}`)
+
+  // Layering on the file graph (default mode only: ids are root-relative there).
+  if (!custom) {
+    for (const [from, deps] of Object.entries(graph)) {
+      const a = from.match(/^packages\/([^/]+)\//)?.[1]
+      for (const to of deps) {
+        const b = to.match(/^packages\/([^/]+)\//)?.[1]
+        if (a && b && a !== b && !mayDependOn(a, b)) {
+          failures.push(`wrong-way import: ${from} → ${to} (${a} may not import ${b})`)
+        }
+      }
+    }
+  }
+}
+
+// --- 2. Package dependency graph ----------------------------------------------------------------
+
+let internalDeps = 0
+if (!custom) {
+  const byName = new Map()
+  for (const d of packageDirs) {
+    const pkg = JSON.parse(readFileSync(join(root, "packages", d, "package.json"), "utf8"))
+    byName.set(pkg.name, { dir: d, pkg })
+    if (layerOf(d) === undefined) {
+      failures.push(`packages/${d}: fits no layer (${layerNames.join(" ← ")}); teach scripts/circular.mjs about it`)
+    }
+  }
+  for (const { dir, pkg } of byName.values()) {
+    for (const field of ["dependencies", "devDependencies", "peerDependencies", "optionalDependencies"]) {
+      for (const dep of Object.keys(pkg[field] ?? {})) {
+        if (!dep.startsWith("@tracebridge/")) continue
+        internalDeps++
+        const target = byName.get(dep)
+        if (!target) {
+          failures.push(`packages/${dir}/package.json: ${field} names ${dep}, which is no workspace package`)
+        } else if (!mayDependOn(dir, target.dir)) {
+          failures.push(
+            `packages/${dir}/package.json: ${field} → ${dep} points the wrong way ` +
+              `(allowed: core → nothing; adapter-* → core; sandbox → core, adapter-*; http → core, adapter-*, sandbox)`
+          )
+        }
+      }
+    }
+  }
+}
+
+// --- Report -------------------------------------------------------------------------------------
+
+if (failures.length > 0) {
+  for (const f of failures) console.error(`circular: ${f}`)
+  console.error(`circular: FAILED (${failures.length} problem(s); ${files} files, ${edges} import edges)`)
+  process.exit(1)
+}
+const where = custom ? targets.map((t) => relative(root, t) || ".").join(", ") : "packages/*/src"
+console.log(
+  `circular: OK — ${where}: ${files} files, ${edges} value-import edges, no cycles` +
+    (custom ? "" : `; ${packageDirs.length} packages, ${internalDeps} workspace deps, all pointing inward`)
+)
+
+/** Counts `import … from "./…"` / `export … from "./…"` that are not type-only (a cross-check on madge). */
+function countRelativeValueImports(dirs) {
+  let n = 0
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name)
+      if (e.isDirectory() && e.name !== "node_modules") walk(p)
+      else if (e.isFile() && e.name.endsWith(".ts") && !e.name.endsWith(".d.ts")) {
+        const text = readFileSync(p, "utf8")
+        const re = /^\s*(?:import|export)\s+(?!type\s)[^;]*?from\s+["'](\.{1,2}\/[^"']+)["']/gm
+        while (re.exec(text)) n++
+      }
+    }
+  }
+  for (const d of dirs) if (existsSync(d) && isAbsolute(d)) walk(d)
+  return n
+}
