@@ -44,6 +44,16 @@ const dateRange = <A extends { readonly from?: string | undefined; readonly to?:
   q.from === undefined || q.to === undefined || toEpochMillis(q.from) <= toEpochMillis(q.to) ||
   { path: ["from"], message: "from must not be after to" }
 
+const dated = {
+  ...updatedSince,
+  from: Schema.optional(IsoDateTime).annotations({
+    description: "Only objects dated at or after this ISO 8601 date-time"
+  }),
+  to: Schema.optional(IsoDateTime).annotations({
+    description: "Only objects dated at or before this ISO 8601 date-time"
+  })
+}
+
 /** @since 0.1.0 @category schemas */
 export const Facilities = Schema.Struct({})
 /** @since 0.1.0 @category schemas */
@@ -66,17 +76,9 @@ export const Transfers = Schema.Struct({
   direction: Schema.optional(TransferDirection)
 })
 /** @since 0.1.0 @category schemas */
-export const Sales = Schema.Struct({
-  ...updatedSince,
-  from: Schema.optional(IsoDateTime),
-  to: Schema.optional(IsoDateTime)
-}).pipe(Schema.filter(dateRange))
+export const Sales = Schema.Struct(dated).pipe(Schema.filter(dateRange))
 /** @since 0.1.0 @category schemas */
-export const SalesDeliveries = Schema.Struct({
-  ...updatedSince,
-  from: Schema.optional(IsoDateTime),
-  to: Schema.optional(IsoDateTime)
-}).pipe(Schema.filter(dateRange))
+export const SalesDeliveries = Schema.Struct(dated).pipe(Schema.filter(dateRange))
 /** @since 0.1.0 @category schemas */
 export const Items = Schema.Struct(updatedSince)
 /** @since 0.1.0 @category schemas */
