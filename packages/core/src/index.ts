@@ -157,4 +157,9 @@ export * as Transitions from "./Transitions.js"
 /**
  * @since 0.1.0
  */
+export * as Units from "./Units.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as WebhookEvent from "./WebhookEvent.js"
