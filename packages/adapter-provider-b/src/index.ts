@@ -7,4 +7,19 @@
 /**
  * @since 0.1.0
  */
+export * as Normalize from "./Normalize.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as ProviderB from "./ProviderB.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as ProviderBClient from "./ProviderBClient.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Wire from "./Wire.js"

@@ -1,0 +1,348 @@
+/**
+ * The session client of the BioTrack classic API: one `POST …/serverjson.asp` endpoint with an
+ * `action` and `"API":"4.0"` in every body.
+ *
+ * - It logs in lazily (`login` with the company UBI as `license_number`) and keeps the session id
+ *   per connection, `Redacted`.
+ * - On errorcode 63 (session expired) it logs in again once and retries the call.
+ * - Every answer is HTTP 200, so it never takes the status as success: `success` decides. A
+ *   `success: 0` answer becomes one of the core errors: a refused login `ProviderLoginRequired`
+ *   (with BioTrack's text), 62 `ProviderPermissionDenied`, 602 `ResourceNotFound` or
+ *   `ProviderRejected` (by its message), anything else `ProviderRejected` with the text and code.
+ * - Transport failures become `ProviderUnavailable`/`ProviderTimeout`/`ProviderRateLimited`;
+ *   a body off the wire schema becomes `ProviderInvalidResponse` naming the field.
+ *
+ * Passwords and session ids never appear in errors or logs.
+ *
+ * @since 0.1.0
+ */
+import type { HttpClientError } from "@effect/platform"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import type { ProviderName, Session } from "@tracebridge/core"
+import { ProviderDescriptor, ProviderError } from "@tracebridge/core"
+import type { ParseResult } from "effect"
+import { Context, Duration, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
+import { API_VERSION, Failure, LoginResult } from "./internal/wire/Envelope.js"
+
+const PROVIDER: ProviderName.ProviderName = "provider_b"
+
+/**
+ * The login the end user enters (the descriptor's credential schema).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Credentials = Schema.Struct({
+  ubi: Schema.String.pipe(Schema.pattern(/^\d{9}$/, { message: () => "the UBI is 9 digits" })),
+  username: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)),
+  password: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))
+})
+
+/**
+ * The errorcodes the client understands.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const ErrorCodes = {
+  missingPrivilege: 62,
+  sessionExpired: 63,
+  validation: 602
+} as const
+
+/**
+ * How long one call may take.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const TIMEOUT = Duration.seconds(30)
+
+/**
+ * What a call is about, for error context: the operation (e.g. `packages.list`) and, for 602
+ * "not found" answers, the object asked for.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CallOptions {
+  readonly operation: string
+  readonly notFound?: { readonly resource: string; readonly id: string }
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Client {
+  /** Calls an action for a session, logging in first when needed, and decodes the answer. */
+  readonly call: <A, I>(
+    session: Session.Session,
+    action: string,
+    fields: Readonly<Record<string, unknown>>,
+    answer: Schema.Schema<A, I>,
+    options: CallOptions
+  ) => Effect.Effect<A, ProviderError.ProviderError>
+  /** Logs in now (the credential check), replacing any kept session id. */
+  readonly login: (session: Session.Session) => Effect.Effect<void, ProviderError.ProviderError>
+  /** Drops the kept session id of a connection. */
+  readonly forget: (session: Session.Session) => Effect.Effect<void>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class ProviderBClient extends Context.Tag("@tracebridge/adapter-provider-b/ProviderBClient")<
+  ProviderBClient,
+  Client
+>() {}
+
+/** Maps a `success: 0` answer to the core error family. */
+const fromFailure = (failure: Failure, options: CallOptions): ProviderError.ProviderError => {
+  const code = failure.errorcode === undefined ? undefined : Number(failure.errorcode)
+  const text = failure.error
+  const context = { provider: PROVIDER, operation: options.operation }
+  if (code === ErrorCodes.sessionExpired) {
+    return new ProviderError.ProviderLoginRequired({ ...context, reason: "session_expired", message: text })
+  }
+  if (code === ErrorCodes.missingPrivilege) {
+    return new ProviderError.ProviderPermissionDenied({ ...context, message: text })
+  }
+  if (code === ErrorCodes.validation && /not (be )?found|does not exist|no such|unknown|invalid barcode/i.test(text)) {
+    const target = options.notFound ?? { resource: "object", id: "" }
+    return new ProviderError.ResourceNotFound({ resource: target.resource, id: target.id, message: text })
+  }
+  return new ProviderError.ProviderRejected({
+    ...context,
+    ...(code === undefined || Number.isNaN(code) ? {} : { code: String(code) }),
+    message: code === undefined ?
+      `BioTrack refused ${options.operation}: ${text}` :
+      `BioTrack refused ${options.operation} (errorcode ${code}): ${text}`,
+    messages: [text]
+  })
+}
+
+/** BioTrack sometimes leaks a header line into the body; clients strip it. */
+const stripHeaderLeak = (text: string): string => text.replace(/^\s*Content-Type:[^\n]*\n\s*/i, "")
+
+const isFailure = Schema.is(Schema.Struct({ success: Schema.Union(Schema.Literal(0), Schema.Literal("0")) }))
+const isSuccess = Schema.is(Schema.Struct({ success: Schema.Union(Schema.Literal(1), Schema.Literal("1")) }))
+
+/**
+ * Builds the client over `HttpClient.HttpClient`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: Effect.Effect<Client, never, HttpClient.HttpClient> = Effect.gen(function*() {
+  const http = yield* HttpClient.HttpClient
+  const sessions = new Map<string, Redacted.Redacted<string>>()
+
+  const urlOf = (session: Session.Session, operation: string) =>
+    ProviderDescriptor.baseUrl(descriptorStub, session.state, session.environment, session.baseUrl).pipe(
+      Effect.mapError((e): ProviderError.ProviderError => e),
+      Effect.withSpan("ProviderBClient.url", { attributes: { operation } })
+    )
+
+  const keyOf = (session: Session.Session) => `${session.key}|${session.baseUrl ?? ""}|${session.state}`
+
+  const unreachable = (operation: string) => (e: HttpClientError.HttpClientError): ProviderError.ProviderError =>
+    new ProviderError.ProviderUnavailable({
+      provider: PROVIDER,
+      operation,
+      message: `BioTrack could not be reached or its answer could not be read (${e._tag}: ${e.reason})`
+    })
+
+  /** One POST; answers the parsed JSON, or a transport-level error. */
+  const post = (
+    url: string,
+    body: Readonly<Record<string, unknown>>,
+    operation: string
+  ): Effect.Effect<unknown, ProviderError.ProviderError> =>
+    HttpClientRequest.post(url).pipe(
+      HttpClientRequest.bodyText(JSON.stringify(body), "text/JSON"),
+      http.execute,
+      Effect.mapError(unreachable(operation)),
+      Effect.flatMap((response): Effect.Effect<string, ProviderError.ProviderError> => {
+        if (response.status === 429) {
+          return Effect.fail(
+            new ProviderError.ProviderRateLimited({
+              provider: PROVIDER,
+              operation,
+              message: "BioTrack is refusing calls for rate (HTTP 429)"
+            })
+          )
+        }
+        if (response.status < 200 || response.status >= 300) {
+          return Effect.fail(
+            new ProviderError.ProviderUnavailable({
+              provider: PROVIDER,
+              operation,
+              status: response.status,
+              message: `BioTrack answered HTTP ${response.status}`
+            })
+          )
+        }
+        return Effect.mapError(response.text, unreachable(operation))
+      }),
+      Effect.timeoutFail({
+        duration: TIMEOUT,
+        onTimeout: () =>
+          new ProviderError.ProviderTimeout({
+            provider: PROVIDER,
+            operation,
+            timeout: TIMEOUT,
+            message: `BioTrack did not answer ${operation} within ${Duration.format(TIMEOUT)}`
+          })
+      }),
+      Effect.flatMap((text) =>
+        Either.match(
+          Either.try(() => JSON.parse(stripHeaderLeak(text)) as unknown),
+          {
+            onLeft: () =>
+              Effect.fail(
+                new ProviderError.ProviderInvalidResponse({
+                  provider: PROVIDER,
+                  operation,
+                  path: "(root)",
+                  message: `BioTrack answered ${operation} with a body that is not JSON`
+                })
+              ),
+            onRight: (json) => Effect.succeed(json)
+          }
+        )
+      )
+    )
+
+  const invalid = (operation: string) => (error: ParseResult.ParseError) =>
+    ProviderError.ProviderInvalidResponse.fromParseError({ provider: PROVIDER, operation, error })
+
+  const credentialsOf = (session: Session.Session, operation: string) =>
+    Schema.decodeUnknown(Credentials)(Redacted.value(session.credentials)).pipe(
+      Effect.mapError(() =>
+        new ProviderError.ProviderLoginRequired({
+          provider: PROVIDER,
+          operation,
+          reason: "missing_credentials",
+          message: "The BioTrack login needs the company UBI (9 digits), a username and a password"
+        })
+      )
+    )
+
+  const training = (session: Session.Session) => (session.environment === "sandbox" ? { training: "1" } : {})
+
+  const login = (
+    session: Session.Session,
+    operation: string
+  ): Effect.Effect<Redacted.Redacted<string>, ProviderError.ProviderError> =>
+    Effect.gen(function*() {
+      const url = yield* urlOf(session, operation)
+      const credentials = yield* credentialsOf(session, operation)
+      const json = yield* post(url, {
+        API: API_VERSION,
+        action: "login",
+        license_number: credentials.ubi,
+        username: credentials.username,
+        password: credentials.password,
+        ...training(session)
+      }, operation)
+      if (isFailure(json)) {
+        const failure = yield* Schema.decodeUnknown(Failure)(json).pipe(Effect.mapError(invalid(operation)))
+        const code = failure.errorcode === undefined ? undefined : Number(failure.errorcode)
+        if (code === ErrorCodes.missingPrivilege) return yield* fromFailure(failure, { operation })
+        return yield* new ProviderError.ProviderLoginRequired({
+          provider: PROVIDER,
+          operation,
+          reason: /lock/i.test(failure.error) ? "account_locked" : "invalid_credentials",
+          message: `BioTrack refused the login: ${failure.error}`
+        })
+      }
+      const ok = yield* Schema.decodeUnknown(LoginResult)(json).pipe(Effect.mapError(invalid(operation)))
+      const sid = Redacted.make(ok.sessionid)
+      sessions.set(keyOf(session), sid)
+      return sid
+    }).pipe(Effect.withSpan("ProviderBClient.login", { attributes: { state: session.state } }))
+
+  const sessionId = (session: Session.Session, operation: string) =>
+    Option.match(Option.fromNullable(sessions.get(keyOf(session))), {
+      onNone: () => login(session, operation),
+      onSome: Effect.succeed
+    })
+
+  const call = <A, I>(
+    session: Session.Session,
+    action: string,
+    fields: Readonly<Record<string, unknown>>,
+    answer: Schema.Schema<A, I>,
+    options: CallOptions
+  ): Effect.Effect<A, ProviderError.ProviderError> =>
+    Effect.gen(function*() {
+      const { operation } = options
+      const url = yield* urlOf(session, operation)
+      const once = (sid: Redacted.Redacted<string>) =>
+        post(
+          url,
+          { API: API_VERSION, action, sessionid: Redacted.value(sid), ...training(session), ...fields },
+          operation
+        )
+      let json = yield* once(yield* sessionId(session, operation))
+      if (isFailure(json)) {
+        const failure = yield* Schema.decodeUnknown(Failure)(json).pipe(Effect.mapError(invalid(operation)))
+        if (Number(failure.errorcode) === ErrorCodes.sessionExpired) {
+          sessions.delete(keyOf(session))
+          json = yield* once(yield* login(session, operation))
+        }
+      }
+      if (isFailure(json)) {
+        const failure = yield* Schema.decodeUnknown(Failure)(json).pipe(Effect.mapError(invalid(operation)))
+        if (Number(failure.errorcode) === ErrorCodes.sessionExpired) sessions.delete(keyOf(session))
+        return yield* fromFailure(failure, options)
+      }
+      if (!isSuccess(json)) {
+        return yield* new ProviderError.ProviderInvalidResponse({
+          provider: PROVIDER,
+          operation,
+          path: "success",
+          message: `BioTrack answered ${operation} without success 1 or 0`
+        })
+      }
+      return yield* Schema.decodeUnknown(answer)(json).pipe(Effect.mapError(invalid(operation)))
+    }).pipe(Effect.withSpan(`ProviderBClient.${action}`, { attributes: { state: session.state } }))
+
+  return {
+    call,
+    login: (session) =>
+      Effect.suspend(() => {
+        sessions.delete(keyOf(session))
+        return Effect.asVoid(login(session, "credentials.check"))
+      }),
+    forget: (session) => Effect.sync(() => void sessions.delete(keyOf(session)))
+  }
+})
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<ProviderBClient, never, HttpClient.HttpClient> = Layer.effect(ProviderBClient, make)
+
+/**
+ * The state hosts of the classic `serverjson.asp` API. BioTrack's training mode runs on the same
+ * host (a `training` flag in the body), so sandbox and production share it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const hosts: Readonly<Partial<Record<ProviderName.UsState, string>>> = {
+  AR: "https://arstems.arkansas.gov/serverjson.asp",
+  CT: "https://trace.ct.biotr.ac/serverjson.asp",
+  HI: "https://hicsts.hawaii.gov/serverjson.asp",
+  IL: "https://mcmonitoring.agr.illinois.gov/serverjson.asp"
+}
+
+const descriptorStub = {
+  name: PROVIDER,
+  displayName: "BioTrack",
+  baseUrls: Object.fromEntries(Object.entries(hosts).map(([s, url]) => [s, { sandbox: url, production: url }]))
+} as ProviderDescriptor.ProviderDescriptor
