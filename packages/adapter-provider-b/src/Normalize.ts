@@ -28,12 +28,11 @@ import type {
   Location,
   Package,
   Plant,
-  ProviderName,
   Sale,
   Strain,
   Transfer
 } from "@tracebridge/core"
-import { Ids, ProviderError } from "@tracebridge/core"
+import { Ids, ProviderError, ProviderName } from "@tracebridge/core"
 import type { ParseResult } from "effect"
 import { Effect, Either, Schema } from "effect"
 import { toFacility } from "./internal/mappers/toFacility.js"
@@ -131,6 +130,8 @@ export interface Output {
   readonly location: Location.Location
 }
 
+const isUsState = Schema.is(ProviderName.UsState)
+
 const nonEmpty = (kind: string, n: number) =>
   n > 0 ? Either.right(undefined) : Either.left(`${kind} needs at least one row`)
 
@@ -139,9 +140,8 @@ const build: {
 } = {
   facility: (v, o) => {
     const state = (v.state ?? "").trim().toUpperCase()
-    const known = /^[A-Z]{2}$/.test(state)
-    return known
-      ? Either.right(toFacility(v, state as ProviderName.UsState, () => true))
+    return isUsState(state)
+      ? Either.right(toFacility(v, state, isUsState))
       : Either.left(
         `state: expected a two-letter US state code, got ${JSON.stringify(v.state)} (facility ${o.facility_id})`
       )

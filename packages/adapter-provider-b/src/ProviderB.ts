@@ -11,8 +11,8 @@
  */
 import type { HttpClient } from "@effect/platform"
 import type { Commands, Package, ProviderDescriptor, Resource, Session } from "@tracebridge/core"
-import { Capabilities, Ids, Page, ProviderError, ProviderPort, Query } from "@tracebridge/core"
-import { Clock, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Capabilities, Ids, Page, ProviderError, ProviderName, ProviderPort, Query } from "@tracebridge/core"
+import { Clock, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import type { Context as MapperContext } from "./internal/mappers/context.js"
 import { toFacility } from "./internal/mappers/toFacility.js"
 import { itemName } from "./internal/mappers/toPackage.js"
@@ -92,7 +92,7 @@ export const descriptor: ProviderDescriptor.ProviderDescriptor = {
   writes: ["split_package", "record_lab_result", "create_transfer"]
 }
 
-const isUsState = (s: string) => (Object.keys(hosts) as Array<string>).includes(s) || /^[A-Z]{2}$/.test(s)
+const isUsState = Schema.is(ProviderName.UsState)
 
 type Tables = { readonly [S in SyncAction]: SyncTables<S> }
 
