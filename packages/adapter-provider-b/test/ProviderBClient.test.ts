@@ -1,0 +1,170 @@
+import { FetchHttpClient } from "@effect/platform"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { ProviderBClient, Wire } from "@tracebridge/adapter-provider-b"
+import { Effect, Schema } from "effect"
+import { HttpResponse } from "msw"
+import { setupServer } from "msw/node"
+import { handlers, makeStore, PASSWORD } from "./support/BioTrackServer.js"
+import { good, sessionFor } from "./support/setup.js"
+
+const server = setupServer(...handlers)
+beforeAll(() => server.listen({ onUnhandledRequest: "error" }))
+afterAll(() => server.close())
+
+const Vendors = Wire.syncAnswer("sync_vendor")
+const setup = (name: string, credentials: Record<string, string> = good) =>
+  Effect.gen(function*() {
+    const { baseUrl, store } = makeStore(name)
+    const client = yield* ProviderBClient.make.pipe(Effect.provide(FetchHttpClient.layer))
+    return { client, store, session: sessionFor(baseUrl, name, credentials) }
+  })
+const op = { operation: "test.call" }
+const fault = (body: unknown) => ({ action: "sync_vendor", respond: () => HttpResponse.json(body) })
+
+describe("ProviderBClient", () => {
+  it.effect("logs in lazily, once, and sends API 4.0 with the session id in every body", () =>
+    Effect.gen(function*() {
+      const { client, session, store } = yield* setup("lazy")
+      assert.deepStrictEqual(store.calls, [])
+      const first = yield* client.call(session, "sync_vendor", { download: 1 }, Vendors, op)
+      yield* client.call(session, "sync_vendor", { download: 1 }, Vendors, op)
+      assert.strictEqual(first.vendor.length, 4)
+      assert.deepStrictEqual(store.calls, ["login", "sync_vendor", "sync_vendor"])
+      assert.isTrue(store.bodies.every((b) => b["API"] === "4.0"))
+      assert.strictEqual(store.bodies[0]!["license_number"], good.ubi)
+      assert.strictEqual(store.bodies[1]!["sessionid"], store.bodies[2]!["sessionid"])
+    }))
+
+  it.effect("on errorcode 63 logs in again once and retries", () =>
+    Effect.gen(function*() {
+      const { client, session, store } = yield* setup("expiry")
+      yield* client.call(session, "sync_vendor", {}, Vendors, op)
+      store.sessions.clear()
+      const again = yield* client.call(session, "sync_vendor", {}, Vendors, op)
+      assert.strictEqual(again.vendor.length, 4)
+      assert.deepStrictEqual(store.calls, ["login", "sync_vendor", "sync_vendor", "login", "sync_vendor"])
+    }))
+
+  it.effect("a second errorcode 63 is ProviderLoginRequired (session_expired)", () =>
+    Effect.gen(function*() {
+      const { client, session, store } = yield* setup("expiry-twice")
+      const expired = { success: 0, error: "Your session has expired.", errorcode: 63 }
+      store.faults.push(fault(expired), fault(expired))
+      const error = yield* Effect.flip(client.call(session, "sync_vendor", {}, Vendors, op))
+      assert.strictEqual(error._tag, "ProviderLoginRequired")
+      assert.strictEqual(error._tag === "ProviderLoginRequired" && error.reason, "session_expired")
+      assert.strictEqual(store.calls.filter((c) => c === "login").length, 2)
+    }))
+
+  it.effect("a refused login is ProviderLoginRequired with BioTrack's text and no secret", () =>
+    Effect.gen(function*() {
+      const { client, session } = yield* setup("bad-login", { ...good, password: "not-the-password" })
+      const error = yield* Effect.flip(client.call(session, "sync_vendor", {}, Vendors, op))
+      assert.strictEqual(error._tag, "ProviderLoginRequired")
+      assert.include(error.message, "Invalid username or password.")
+      assert.notInclude(JSON.stringify(error), "not-the-password")
+      assert.notInclude(JSON.stringify(error), PASSWORD)
+    }))
+
+  it.effect("missing credentials are ProviderLoginRequired without a call", () =>
+    Effect.gen(function*() {
+      const { client, session, store } = yield* setup("no-creds", { ubi: "1", username: "u" })
+      const error = yield* Effect.flip(client.login(session))
+      assert.strictEqual(error._tag === "ProviderLoginRequired" && error.reason, "missing_credentials")
+      assert.deepStrictEqual(store.calls, [])
+    }))
+
+  it.effect("errorcode 62 is ProviderPermissionDenied", () =>
+    Effect.gen(function*() {
+      const { client, session, store } = yield* setup("e62")
+      store.faults.push(fault({ success: 0, error: "The current session does not possess access.", errorcode: 62 }))
+      const error = yield* Effect.flip(client.call(session, "sync_vendor", {}, Vendors, op))
+      assert.strictEqual(error._tag, "ProviderPermissionDenied")
+      assert.include(error.message, "does not possess access")
+    }))
+
+  it.effect("errorcode 602 is ResourceNotFound or ProviderRejected by its message", () =>
+    Effect.gen(function*() {
+      const { client, session, store } = yield* setup("e602")
+      store.faults.push(fault({ success: 0, error: "Barcode not found.", errorcode: 602 }))
+      const missing = yield* Effect.flip(
+        client.call(session, "sync_vendor", {}, Vendors, { ...op, notFound: { resource: "package", id: "pkg_x" } })
+      )
+      assert.strictEqual(missing._tag, "ResourceNotFound")
+      assert.strictEqual(missing._tag === "ResourceNotFound" && missing.id, "pkg_x")
+      store.faults.push(fault({ success: 0, error: "Please specify at least one identifier.", errorcode: "602" }))
+      const invalid = yield* Effect.flip(client.call(session, "sync_vendor", {}, Vendors, op))
+      assert.strictEqual(invalid._tag, "ProviderRejected")
+      assert.strictEqual(invalid._tag === "ProviderRejected" && invalid.code, "602")
+    }))
+
+  it.effect("other success:0 answers are ProviderRejected with the text and code, even on HTTP 200", () =>
+    Effect.gen(function*() {
+      const { client, session, store } = yield* setup("e200")
+      store.faults.push(fault({ success: 0, errorcode: 200, error: "Only QA Labs may enter results." }))
+      const error = yield* Effect.flip(client.call(session, "sync_vendor", {}, Vendors, op))
+      assert.strictEqual(error._tag, "ProviderRejected")
+      if (error._tag === "ProviderRejected") {
+        assert.strictEqual(error.code, "200")
+        assert.deepStrictEqual(error.messages, ["Only QA Labs may enter results."])
+      }
+      store.faults.push(fault({ success: 0, error: "Something went wrong." }))
+      const bare = yield* Effect.flip(client.call(session, "sync_vendor", {}, Vendors, op))
+      assert.strictEqual(bare._tag, "ProviderRejected")
+      assert.isUndefined(bare._tag === "ProviderRejected" ? bare.code : "x")
+    }))
+
+  it.effect("HTTP errors, non-JSON and envelope-less bodies map into the family", () =>
+    Effect.gen(function*() {
+      const { client, session, store } = yield* setup("transport")
+      store.faults.push({ respond: () => HttpResponse.text("down", { status: 503 }) })
+      assert.strictEqual(
+        (yield* Effect.flip(client.call(session, "sync_vendor", {}, Vendors, op)))._tag,
+        "ProviderUnavailable"
+      )
+      store.faults.push({ action: "sync_vendor", respond: () => HttpResponse.text("slow", { status: 429 }) })
+      assert.strictEqual(
+        (yield* Effect.flip(client.call(session, "sync_vendor", {}, Vendors, op)))._tag,
+        "ProviderRateLimited"
+      )
+      store.faults.push({ action: "sync_vendor", respond: () => HttpResponse.text("<html>oops</html>") })
+      const html = yield* Effect.flip(client.call(session, "sync_vendor", {}, Vendors, op))
+      assert.strictEqual(html._tag, "ProviderInvalidResponse")
+      store.faults.push(fault({ vendor: [] }))
+      const bare = yield* Effect.flip(client.call(session, "sync_vendor", {}, Vendors, op))
+      assert.strictEqual(bare._tag === "ProviderInvalidResponse" && bare.path, "success")
+    }))
+
+  it.effect("strips a leaked Content-Type line before parsing", () =>
+    Effect.gen(function*() {
+      const { client, session, store } = yield* setup("leak")
+      store.faults.push({
+        action: "sync_vendor",
+        respond: () => HttpResponse.text("Content-Type: text/plain\r\n\r\n{\"success\":1,\"vendor\":[]}")
+      })
+      const answer = yield* client.call(session, "sync_vendor", {}, Vendors, op)
+      assert.deepStrictEqual(answer.vendor, [])
+    }))
+
+  it.effect("a malformed row is ProviderInvalidResponse naming the field", () =>
+    Effect.gen(function*() {
+      const { client, session, store } = yield* setup("malformed")
+      store.faults.push({
+        action: "sync_sale",
+        respond: () =>
+          HttpResponse.json({
+            success: 1,
+            sale: [{
+              inventoryid: "9000000000000002",
+              price: "8.00",
+              quantity: "1 unit",
+              location: "1",
+              transactionid: 1
+            }]
+          })
+      })
+      const error = yield* Effect.flip(client.call(session, "sync_sale", {}, Wire.syncAnswer("sync_sale"), op))
+      assert.strictEqual(error._tag === "ProviderInvalidResponse" && error.path, "sale.0.quantity")
+      assert.isTrue(Schema.is(Schema.String)(error.message))
+    }))
+})
