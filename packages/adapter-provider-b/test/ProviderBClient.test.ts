@@ -2,6 +2,7 @@ import { FetchHttpClient } from "@effect/platform"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { ProviderBClient, Wire } from "@tracebridge/adapter-provider-b"
 import { Effect, Schema } from "effect"
+import type { JsonBodyType } from "msw"
 import { HttpResponse } from "msw"
 import { setupServer } from "msw/node"
 import { handlers, makeStore, PASSWORD } from "./support/BioTrackServer.js"
@@ -19,7 +20,7 @@ const setup = (name: string, credentials: Record<string, string> = good) =>
     return { client, store, session: sessionFor(baseUrl, name, credentials) }
   })
 const op = { operation: "test.call" }
-const fault = (body: unknown) => ({ action: "sync_vendor", respond: () => HttpResponse.json(body) })
+const fault = (body: JsonBodyType) => ({ action: "sync_vendor", respond: () => HttpResponse.json(body) })
 
 describe("ProviderBClient", () => {
   it.effect("logs in lazily, once, and sends API 4.0 with the session id in every body", () =>
