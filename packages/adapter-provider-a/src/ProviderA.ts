@@ -1,111 +1,88 @@
 /**
- * provider_a, the state system modelled on the Metrc REST API: its descriptor as data.
- * The client, wire schemas and mappers arrive with the adapter's own issue.
+ * provider_a, the state system modelled on the Metrc REST API: its descriptor, and the provider
+ * port built over the client (`ProviderAClient`) and the driver.
+ *
+ * ```ts
+ * import { ProviderA, ProviderAConfig } from "@tracebridge/adapter-provider-a"
+ * import { FetchHttpClient } from "@effect/platform"
+ * const PortLive = ProviderA.layer.pipe(Layer.provide(ProviderAConfig.layerConfig), Layer.provide(FetchHttpClient.layer))
+ * ```
  *
  * @since 0.1.0
  */
-import type { ProviderDescriptor, ProviderName } from "@tracebridge/core"
-import { Capabilities } from "@tracebridge/core"
-import { Schema } from "effect"
+import type { HttpClient } from "@effect/platform"
+import { ProviderPort } from "@tracebridge/core"
+import type { Scope } from "effect"
+import { Effect, Layer } from "effect"
+import * as Descriptor from "./internal/descriptor.js"
+import { makeDriver as driverOf } from "./internal/driver.js"
+import * as ProviderAClient from "./ProviderAClient.js"
+import { ProviderAConfig } from "./ProviderAConfig.js"
 
 /**
- * The states a Metrc-style system serves (lower-case host prefixes per state).
+ * The states a Metrc-style system serves.
  *
  * @since 0.1.0
  * @category constants
  */
-export const states = [
-  "AL",
-  "CA",
-  "CO",
-  "DC",
-  "GU",
-  "IL",
-  "KY",
-  "LA",
-  "MA",
-  "MD",
-  "ME",
-  "MI",
-  "MN",
-  "MO",
-  "MS",
-  "MT",
-  "NJ",
-  "NV",
-  "NY",
-  "OH",
-  "OK",
-  "OR",
-  "RI",
-  "SD",
-  "VA",
-  "VI",
-  "WV"
-] as const satisfies ReadonlyArray<ProviderName.UsState>
+export const states = Descriptor.states
 
 /**
- * States where licensed sales deliveries to consumers exist, so `/sales/v2/deliveries` is served.
+ * States where licensed sales deliveries exist, so `/sales/v2/deliveries` is served.
  *
  * @since 0.1.0
  * @category constants
  */
-export const salesDeliveryStates: ReadonlyArray<ProviderName.UsState> = [
-  "CA",
-  "CO",
-  "DC",
-  "MA",
-  "MI",
-  "MN",
-  "MO",
-  "NJ",
-  "NV",
-  "NY",
-  "OR"
-]
+export const salesDeliveryStates = Descriptor.salesDeliveryStates
 
 /**
  * The login the end user enters: their personal user API key. The vendor (integrator) key is
- * Tracebridge's own and comes from configuration, never from the user.
+ * Tracebridge's own and comes from `ProviderAConfig`, never from the user.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const Credentials = Schema.Struct({
-  user_key: Schema.String.pipe(Schema.minLength(8), Schema.maxLength(200))
-})
-
-const hosts = (state: string) => ({
-  production: `https://api-${state.toLowerCase()}.metrc.com`,
-  sandbox: `https://sandbox-api-${state.toLowerCase()}.metrc.com`
-})
+export const Credentials = Descriptor.Credentials
 
 /**
  * @since 0.1.0
  * @category descriptors
  */
-export const descriptor: ProviderDescriptor.ProviderDescriptor = {
-  name: "provider_a",
-  displayName: "Metrc",
-  credentialFields: [
-    {
-      name: "user_key",
-      label: "User API key",
-      secret: true,
-      description: "Your personal API key from the state system's profile page"
-    }
-  ],
-  credentials: Credentials,
-  baseUrls: Object.fromEntries(states.map((s) => [s, hosts(s)])),
-  providerPageSize: 20,
-  rateLimit: {
-    requestsPerSecond: 50,
-    concurrency: 10,
-    retryAfterHeader: true,
-    notes: "GET only; per facility (and 150/s, 30 concurrent per vendor key), after ThunkMetrc's client defaults"
-  },
-  capabilities: Object.fromEntries(
-    states.map((s) => [s, Capabilities.make(true, { sales_deliveries: salesDeliveryStates.includes(s) })])
-  ),
-  writes: []
-}
+export const descriptor = Descriptor.descriptor
+
+/**
+ * The driver (for tests and for wrapping); most callers want {@link make}.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeDriver: Effect.Effect<
+  ProviderPort.Driver,
+  never,
+  HttpClient.HttpClient | ProviderAConfig | Scope.Scope
+> = Effect.gen(function*() {
+  const client = yield* ProviderAClient.make
+  const settings = yield* ProviderAConfig
+  return driverOf(client, settings)
+})
+
+/**
+ * The provider_a port: the driver wrapped by `ProviderPort.make`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: Effect.Effect<ProviderPort.Service, never, HttpClient.HttpClient | ProviderAConfig | Scope.Scope> =
+  Effect.map(makeDriver, (driver) => ProviderPort.make(driver))
+
+/**
+ * The port as a layer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<ProviderPort.ProviderPort, never, HttpClient.HttpClient | ProviderAConfig> = Layer
+  .scoped(
+    ProviderPort.ProviderPort,
+    make
+  )

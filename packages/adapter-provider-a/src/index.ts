@@ -7,4 +7,19 @@
 /**
  * @since 0.1.0
  */
+export * as Normalize from "./Normalize.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as ProviderA from "./ProviderA.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as ProviderAClient from "./ProviderAClient.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as ProviderAConfig from "./ProviderAConfig.js"

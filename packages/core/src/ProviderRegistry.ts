@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Schema } from "effect"
+import type * as Scope from "effect/Scope"
 import type { ProviderDescriptor } from "./ProviderDescriptor.js"
 import { ProviderName } from "./ProviderName.js"
 import type { Service } from "./ProviderPort.js"
@@ -82,4 +83,5 @@ export const layer = (ports: ReadonlyArray<Service>): Layer.Layer<ProviderRegist
  */
 export const layerEffect = <E, R>(
   ports: ReadonlyArray<Effect.Effect<Service, E, R>>
-): Layer.Layer<ProviderRegistry, E, R> => Layer.effect(ProviderRegistry, Effect.map(Effect.all(ports), make))
+): Layer.Layer<ProviderRegistry, E, Exclude<R, Scope.Scope>> =>
+  Layer.scoped(ProviderRegistry, Effect.map(Effect.all(ports), make))

@@ -1,0 +1,173 @@
+/**
+ * The embedding API: provider_a JSON in, core objects out, with no HTTP. Each function takes the
+ * provider's JSON for one object (any key casing) and a context, and either returns the core
+ * object (`normalizeSync`, throwing `ProviderInvalidResponse`) or an Effect (`normalize`).
+ *
+ * @example
+ * ```ts
+ * import { normalizeSync } from "@tracebridge/adapter-provider-a"
+ * const pkg = normalizeSync.package(metrcPackageJson, { facility_id: "fac_…", state: "CO" })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type {
+  Facility,
+  Harvest,
+  Item,
+  LabResult,
+  Location,
+  Package,
+  Patient,
+  Plant,
+  Sale,
+  SalesDelivery,
+  Strain,
+  Transfer
+} from "@tracebridge/core"
+import * as Core from "@tracebridge/core"
+import type { Effect } from "effect"
+import { Either, Schema } from "effect"
+import { checkCore, decodeWire, mapWire } from "./internal/decode.js"
+import type { MapContext } from "./internal/mappers/context.js"
+import { toItem, toLocation, toPatient, toStrain } from "./internal/mappers/toCatalog.js"
+import { toFacility } from "./internal/mappers/toFacility.js"
+import { toHarvest } from "./internal/mappers/toHarvest.js"
+import { toLabResults } from "./internal/mappers/toLabResults.js"
+import { toPackage } from "./internal/mappers/toPackage.js"
+import { toPlant } from "./internal/mappers/toPlant.js"
+import { toSale, toSalesDelivery } from "./internal/mappers/toSale.js"
+import type { TransferSource } from "./internal/mappers/toTransfer.js"
+import { toTransfer } from "./internal/mappers/toTransfer.js"
+import { ItemV2, LocationV2, PatientV2, StrainV2 } from "./internal/wire/Catalog.js"
+import { FacilityV2 } from "./internal/wire/Facility.js"
+import { HarvestV2 } from "./internal/wire/Harvest.js"
+import { LabTestResultRow } from "./internal/wire/LabTest.js"
+import { PackageV2 } from "./internal/wire/Package.js"
+import { PlantV2 } from "./internal/wire/Plant.js"
+import { SalesDeliveryV2, SalesReceipt } from "./internal/wire/Sale.js"
+import { DeliveryPackage, TransferRow } from "./internal/wire/Transfer.js"
+
+/**
+ * The context of a mapping: the facility the object belongs to, and the state (for local times
+ * without an offset; UTC when absent).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Context = MapContext
+
+/**
+ * A transfer as the embedding API takes it: a row of `/transfers/v2/incoming|outgoing|rejected`
+ * (or several rows of one transfer, one per delivery), each optionally carrying the packages of its
+ * delivery under `Packages` (as `/transfers/v2/deliveries/{id}/packages` returns them).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type TransferContext = MapContext & { readonly source?: TransferSource }
+
+const TransferInput = Schema.Union(
+  Schema.Struct({
+    ...TransferRow.fields,
+    Packages: Schema.optionalWith(Schema.Array(DeliveryPackage), { default: () => [] })
+  }),
+  Schema.Array(
+    Schema.Struct({
+      ...TransferRow.fields,
+      Packages: Schema.optionalWith(Schema.Array(DeliveryPackage), { default: () => [] })
+    })
+  )
+)
+
+const pipeline = <W, WI, C, A>(
+  operation: string,
+  wire: Schema.Schema<W, WI>,
+  map: (w: W, ctx: C) => A,
+  core: Schema.Schema<any, any>
+) => {
+  const decode = decodeWire(wire, operation)
+  const check = checkCore(core, operation)
+  return (raw: unknown, ctx: C): Either.Either<A, Core.ProviderError.ProviderInvalidResponse> =>
+    Either.flatMap(decode(raw), (w) => Either.flatMap(mapWire(operation, (x: W) => map(x, ctx))(w), check))
+}
+
+const pipelines = {
+  facility: pipeline(
+    "facilities.normalize",
+    FacilityV2,
+    (w, ctx: { readonly state: string; readonly today?: string }) => toFacility(w, ctx),
+    Core.Facility.Facility
+  ),
+  package: pipeline("packages.normalize", PackageV2, (w, ctx: Context) => toPackage(w, ctx), Core.Package.Package),
+  plant: pipeline("plants.normalize", PlantV2, (w, ctx: Context) => toPlant(w, ctx), Core.Plant.Plant),
+  harvest: pipeline("harvests.normalize", HarvestV2, (w, ctx: Context) => toHarvest(w, ctx), Core.Harvest.Harvest),
+  labResults: pipeline(
+    "lab_results.normalize",
+    Schema.Array(LabTestResultRow),
+    (rows, ctx: Context) => toLabResults(rows, ctx),
+    Schema.Array(Core.LabResult.LabResult)
+  ),
+  transfer: pipeline("transfers.normalize", TransferInput, (input, ctx: TransferContext) => {
+    const rows = Array.isArray(input) ? input : [input]
+    return toTransfer(rows, rows.flatMap((r) => r.Packages), { ...ctx, source: ctx.source ?? "incoming" })
+  }, Core.Transfer.Transfer),
+  sale: pipeline("sales.normalize", SalesReceipt, (w, ctx: Context) => toSale(w, ctx), Core.Sale.Sale),
+  salesDelivery: pipeline(
+    "sales_deliveries.normalize",
+    SalesDeliveryV2,
+    (w, ctx: Context) => toSalesDelivery(w, ctx),
+    Core.SalesDelivery.SalesDelivery
+  ),
+  item: pipeline("items.normalize", ItemV2, (w, ctx: Context) => toItem(w, ctx), Core.Item.Item),
+  strain: pipeline("strains.normalize", StrainV2, (w, ctx: Context) => toStrain(w, ctx), Core.Strain.Strain),
+  location: pipeline(
+    "locations.normalize",
+    LocationV2,
+    (w, ctx: Context) => toLocation(w, ctx),
+    Core.Location.Location
+  ),
+  patient: pipeline("patients.normalize", PatientV2, (w, ctx: Context) => toPatient(w, ctx), Core.Patient.Patient)
+}
+
+type Invalid = Core.ProviderError.ProviderInvalidResponse
+
+/**
+ * The synchronous form: returns the core object or throws `ProviderInvalidResponse`.
+ *
+ * @since 0.1.0
+ * @category normalizing
+ */
+export const normalizeSync: {
+  readonly facility: (raw: unknown, ctx: { readonly state: string; readonly today?: string }) => Facility.Facility
+  readonly package: (raw: unknown, ctx: Context) => Package.Package
+  readonly plant: (raw: unknown, ctx: Context) => Plant.Plant
+  readonly harvest: (raw: unknown, ctx: Context) => Harvest.Harvest
+  readonly labResults: (rows: unknown, ctx: Context) => ReadonlyArray<LabResult.LabResult>
+  readonly transfer: (raw: unknown, ctx: TransferContext) => Transfer.Transfer
+  readonly sale: (raw: unknown, ctx: Context) => Sale.Sale
+  readonly salesDelivery: (raw: unknown, ctx: Context) => SalesDelivery.SalesDelivery
+  readonly item: (raw: unknown, ctx: Context) => Item.Item
+  readonly strain: (raw: unknown, ctx: Context) => Strain.Strain
+  readonly location: (raw: unknown, ctx: Context) => Location.Location
+  readonly patient: (raw: unknown, ctx: Context) => Patient.Patient
+} = Object.fromEntries(
+  Object.entries(pipelines).map(([key, run]) => [
+    key,
+    (raw: unknown, ctx: any) => Either.getOrThrowWith((run as any)(raw, ctx), (e) => e)
+  ])
+) as any
+
+/**
+ * The Effect form: succeeds with the core object or fails with `ProviderInvalidResponse`.
+ *
+ * @since 0.1.0
+ * @category normalizing
+ */
+export const normalize: {
+  readonly [K in keyof typeof normalizeSync]: (
+    ...args: Parameters<(typeof normalizeSync)[K]>
+  ) => Effect.Effect<ReturnType<(typeof normalizeSync)[K]>, Invalid>
+} = Object.fromEntries(
+  Object.entries(pipelines).map(([key, run]) => [key, (raw: unknown, ctx: any) => (run as any)(raw, ctx)])
+) as any

@@ -1,0 +1,313 @@
+/**
+ * The HTTP client of provider_a: one place that knows how to call a Metrc-style API.
+ *
+ * - Base URL per state and environment (a session's `baseUrl` wins), `licenseNumber` on facility
+ *   calls, HTTP Basic with Tracebridge's vendor key and the user's key (both `Redacted`).
+ * - Pacing: a token bucket and a concurrency cap per facility and per vendor key, so that
+ *   Tracebridge does not cause the provider's 429s.
+ * - Retries: a 429 is retried after its `Retry-After` (or backoff); a GET that meets a 5xx, a
+ *   timeout or a network error is retried with exponential backoff; writes are never retried
+ *   after a 5xx, since the provider may have applied them.
+ * - Answers: bodies are read with case-insensitive keys and decoded with the wire schemas;
+ *   failures become the core error family (`ProviderError`) and nothing else.
+ *
+ * @since 0.1.0
+ */
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import type { Session } from "@tracebridge/core"
+import { ProviderDescriptor, ProviderError } from "@tracebridge/core"
+import { Clock, Context, Duration, Effect, Either, Layer, Option, RateLimiter, Redacted, Schema, Scope } from "effect"
+import { decodeWire } from "./internal/decode.js"
+import { Credentials, descriptor } from "./internal/descriptor.js"
+import { ErrorMessage, ErrorRow } from "./internal/wire/common.js"
+import { ProviderAConfig } from "./ProviderAConfig.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface RequestOptions {
+  /** e.g. `packages.list`, named in errors. */
+  readonly operation: string
+  /** The facility licence, sent as `licenseNumber` and used for pacing. */
+  readonly license?: string | undefined
+  readonly query?: Readonly<Record<string, string | number | undefined>>
+  /** What a 404 means. */
+  readonly notFound?: { readonly resource: string; readonly id: string }
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Client {
+  readonly get: <A, I>(
+    session: Session.Session,
+    path: string,
+    schema: Schema.Schema<A, I>,
+    options: RequestOptions
+  ) => Effect.Effect<A, ProviderError.ProviderError>
+  readonly post: <A, I>(
+    session: Session.Session,
+    path: string,
+    body: unknown,
+    schema: Schema.Schema<A, I>,
+    options: RequestOptions
+  ) => Effect.Effect<A, ProviderError.ProviderError>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class ProviderAClient extends Context.Tag("@tracebridge/adapter-provider-a/ProviderAClient")<
+  ProviderAClient,
+  Client
+>() {}
+
+type Failure =
+  | {
+    readonly _tag: "Status"
+    readonly status: number
+    readonly body: string
+    readonly retryAfter: Option.Option<number>
+  }
+  | { readonly _tag: "Transport"; readonly message: string }
+  | { readonly _tag: "Timeout" }
+
+const PROVIDER = "provider_a" as const
+
+const decodeCredentials = Schema.decodeUnknownEither(Credentials)
+
+/** `Retry-After` as milliseconds: delta-seconds or an HTTP date. */
+const parseRetryAfter = (value: string | undefined, now: number): Option.Option<number> => {
+  if (value === undefined || value.trim() === "") return Option.none()
+  if (/^\d+$/.test(value.trim())) return Option.some(Number(value.trim()) * 1000)
+  const at = Date.parse(value)
+  return Number.isNaN(at) ? Option.none() : Option.some(Math.max(0, at - now))
+}
+
+const messagesOf = (body: string): ReadonlyArray<string> => {
+  try {
+    const json: unknown = JSON.parse(body)
+    const rows = Schema.decodeUnknownEither(Schema.Array(ErrorRow))(json)
+    if (Either.isRight(rows)) {
+      return rows.right.map((r) => (r.row === undefined ? r.message : `row ${r.row}: ${r.message}`))
+    }
+    const message = decodeWire(ErrorMessage, "error")(json)
+    if (Either.isRight(message)) return [message.right.Message]
+  } catch {
+    // not JSON: fall through
+  }
+  const text = body.trim()
+  return text === "" ? [] : [text.slice(0, 500)]
+}
+
+const toProviderError = (failure: Failure, options: RequestOptions): ProviderError.ProviderError => {
+  const operation = options.operation
+  if (failure._tag === "Timeout") {
+    return new ProviderError.ProviderTimeout({
+      provider: PROVIDER,
+      operation,
+      message: `provider_a did not answer ${operation} in time`
+    })
+  }
+  if (failure._tag === "Transport") {
+    return new ProviderError.ProviderUnavailable({
+      provider: PROVIDER,
+      operation,
+      message: `provider_a could not be reached: ${failure.message}`
+    })
+  }
+  const messages = messagesOf(failure.body)
+  const said = messages.length > 0 ? `: ${messages.join("; ")}` : ""
+  switch (failure.status) {
+    case 400:
+    case 413:
+    case 422:
+      return new ProviderError.ProviderRejected({
+        provider: PROVIDER,
+        operation,
+        code: String(failure.status),
+        messages,
+        message: `provider_a refused ${operation}${said}`
+      })
+    case 401:
+      return new ProviderError.ProviderLoginRequired({
+        provider: PROVIDER,
+        operation,
+        reason: "invalid_credentials",
+        message: `provider_a refused the login${said || ": Invalid or no authentication provided."}`
+      })
+    case 403:
+      return new ProviderError.ProviderPermissionDenied({
+        provider: PROVIDER,
+        operation,
+        message: `The login may not ${operation}${options.license ? ` at ${options.license}` : ""}${said}`
+      })
+    case 404:
+      return options.notFound
+        ? ProviderError.ResourceNotFound.of(options.notFound.resource, options.notFound.id)
+        : new ProviderError.ProviderUnavailable({
+          provider: PROVIDER,
+          operation,
+          status: 404,
+          message: `provider_a has no endpoint for ${operation}${said}`
+        })
+    case 429:
+      return new ProviderError.ProviderRateLimited({
+        provider: PROVIDER,
+        operation,
+        ...(Option.isSome(failure.retryAfter) ? { retryAfter: Duration.millis(failure.retryAfter.value) } : {}),
+        message: `provider_a kept rate limiting ${operation}${said}`
+      })
+    default:
+      return new ProviderError.ProviderUnavailable({
+        provider: PROVIDER,
+        operation,
+        status: failure.status,
+        message: `provider_a answered ${operation} with ${failure.status}${said}`
+      })
+  }
+}
+
+interface Limiter {
+  readonly limit: <A, E, R>(task: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+}
+
+/**
+ * Builds the client from an `HttpClient` and the settings. Pacing state lives in the layer's scope.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: Effect.Effect<Client, never, HttpClient.HttpClient | ProviderAConfig | Scope.Scope> = Effect.gen(
+  function*() {
+    const http = yield* HttpClient.HttpClient
+    const settings = yield* ProviderAConfig
+    const scope = yield* Effect.scope
+    const limiters = new Map<string, Limiter>()
+
+    const limiterFor = (key: string, pace: { readonly requestsPerSecond: number; readonly concurrency: number }) =>
+      Effect.suspend(() => {
+        const existing = limiters.get(key)
+        if (existing !== undefined) return Effect.succeed(existing)
+        return Effect.gen(function*() {
+          const rate = yield* Scope.extend(
+            RateLimiter.make({ limit: Math.max(1, Math.round(pace.requestsPerSecond)), interval: "1 seconds" }),
+            scope
+          )
+          const semaphore = yield* Effect.makeSemaphore(Math.max(1, pace.concurrency))
+          const limiter: Limiter = { limit: (task) => semaphore.withPermits(1)(rate(task)) }
+          const raced = limiters.get(key)
+          if (raced !== undefined) return raced
+          limiters.set(key, limiter)
+          return limiter
+        })
+      })
+
+    const vendorKey = Redacted.value(settings.vendorKey)
+
+    const execute = <A, I>(
+      method: "GET" | "POST",
+      session: Session.Session,
+      path: string,
+      body: unknown,
+      schema: Schema.Schema<A, I>,
+      options: RequestOptions
+    ): Effect.Effect<A, ProviderError.ProviderError> =>
+      Effect.gen(function*() {
+        const credentials = decodeCredentials(Redacted.value(session.credentials))
+        if (Either.isLeft(credentials)) {
+          return yield* new ProviderError.ProviderLoginRequired({
+            provider: PROVIDER,
+            operation: options.operation,
+            reason: "missing_credentials",
+            message: "The provider_a login needs a user API key"
+          })
+        }
+        const base = yield* ProviderDescriptor.baseUrl(descriptor, session.state, session.environment, session.baseUrl)
+        const params: Record<string, string> = {}
+        if (options.license !== undefined) params.licenseNumber = options.license
+        for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) params[k] = String(v)
+        let request = (method === "GET" ? HttpClientRequest.get : HttpClientRequest.post)(
+          `${base.replace(/\/+$/, "")}${path}`
+        ).pipe(
+          HttpClientRequest.setUrlParams(params),
+          HttpClientRequest.basicAuth(vendorKey, credentials.right.user_key),
+          HttpClientRequest.acceptJson
+        )
+        if (method === "POST") request = HttpClientRequest.bodyUnsafeJson(request, body)
+
+        const once: Effect.Effect<string, Failure> = Effect.gen(function*() {
+          const response = yield* http.execute(request).pipe(
+            Effect.mapError((e): Failure => ({ _tag: "Transport", message: e.message }))
+          )
+          const text = yield* response.text.pipe(
+            Effect.mapError((e): Failure => ({ _tag: "Transport", message: e.message }))
+          )
+          if (response.status >= 200 && response.status < 300) return text
+          const now = yield* Clock.currentTimeMillis
+          return yield* Effect.fail<Failure>({
+            _tag: "Status",
+            status: response.status,
+            body: text,
+            retryAfter: parseRetryAfter(response.headers["retry-after"], now)
+          })
+        }).pipe(
+          Effect.scoped,
+          Effect.timeoutFail({ duration: settings.requestTimeout, onTimeout: (): Failure => ({ _tag: "Timeout" }) })
+        )
+
+        const vendor = yield* limiterFor(`vendor`, settings.perVendorKey)
+        const facility = options.license === undefined
+          ? undefined
+          : yield* limiterFor(`${session.key}|${options.license}`, settings.perFacility)
+        const paced = facility === undefined ? vendor.limit(once) : vendor.limit(facility.limit(once))
+
+        const maxRetryAfter = Duration.toMillis(settings.maxRetryAfter)
+        const attempt = (n: number): Effect.Effect<string, Failure> =>
+          Effect.catchAll(paced, (failure) => {
+            const retriable = (failure._tag === "Status" && failure.status === 429) ||
+              (method === "GET" && (failure._tag !== "Status" || failure.status >= 500))
+            if (!retriable || n >= settings.maxRetries) return Effect.fail(failure)
+            const backoff = Duration.toMillis(settings.retryBaseDelay) * 2 ** n
+            const wait = failure._tag === "Status" && Option.isSome(failure.retryAfter)
+              ? failure.retryAfter.value
+              : backoff
+            if (wait > maxRetryAfter) return Effect.fail(failure)
+            return wait > 0 ? Effect.zipRight(Effect.sleep(Duration.millis(wait)), attempt(n + 1)) : attempt(n + 1)
+          })
+
+        const text = yield* attempt(0).pipe(Effect.mapError((f) => toProviderError(f, options)))
+        let json: unknown = null
+        if (text.trim() !== "") {
+          try {
+            json = JSON.parse(text)
+          } catch {
+            return yield* new ProviderError.ProviderInvalidResponse({
+              provider: PROVIDER,
+              operation: options.operation,
+              path: "(body)",
+              message: `provider_a answered ${options.operation} with a body that is not JSON`
+            })
+          }
+        }
+        return yield* decodeWire(schema, options.operation)(json)
+      }).pipe(Effect.withSpan(`ProviderAClient.${method}`, { attributes: { path, operation: options.operation } }))
+
+    return {
+      get: (session, path, schema, options) => execute("GET", session, path, undefined, schema, options),
+      post: (session, path, body, schema, options) => execute("POST", session, path, body, schema, options)
+    }
+  }
+)
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<ProviderAClient, never, HttpClient.HttpClient | ProviderAConfig> = Layer.scoped(
+  ProviderAClient,
+  make
+)

@@ -1,0 +1,116 @@
+/**
+ * The adapter's settings: Tracebridge's vendor (integrator) key and the client's timing, retry,
+ * pacing and look-back defaults.
+ *
+ * @since 0.1.0
+ */
+import { Config, Context, Duration, Layer, Redacted } from "effect"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Settings {
+  /** Tracebridge's vendor API key: the Basic-auth user name of every call. */
+  readonly vendorKey: Redacted.Redacted<string>
+  /** Per request; a GET that times out is retried, then `ProviderTimeout`. */
+  readonly requestTimeout: Duration.DurationInput
+  /** Retries of a GET after a 5xx, a timeout or a network error, and of any call after a 429. */
+  readonly maxRetries: number
+  /** The first retry delay; each retry doubles it. */
+  readonly retryBaseDelay: Duration.DurationInput
+  /** The longest `Retry-After` honoured before giving up with `ProviderRateLimited`. */
+  readonly maxRetryAfter: Duration.DurationInput
+  /** Pacing per facility (licence): requests started per second, and at once. */
+  readonly perFacility: { readonly requestsPerSecond: number; readonly concurrency: number }
+  /** Pacing per vendor key, across all facilities. */
+  readonly perVendorKey: { readonly requestsPerSecond: number; readonly concurrency: number }
+  /** How far back sales and sales deliveries are read when no `from` is given. */
+  readonly salesLookbackDays: number
+  /** The largest lastModified window of one request (Metrc caps windows at 24 h). */
+  readonly windowHours: number
+  /** How long the harvest → plants index of a facility is reused. */
+  readonly harvestIndexTtl: Duration.DurationInput
+}
+
+/**
+ * The defaults (a vendor key must still be given).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaults: Omit<Settings, "vendorKey"> = {
+  requestTimeout: "30 seconds",
+  maxRetries: 3,
+  retryBaseDelay: "250 millis",
+  maxRetryAfter: "30 seconds",
+  perFacility: { requestsPerSecond: 50, concurrency: 10 },
+  perVendorKey: { requestsPerSecond: 150, concurrency: 30 },
+  salesLookbackDays: 30,
+  windowHours: 24,
+  harvestIndexTtl: "60 seconds"
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class ProviderAConfig extends Context.Tag("@tracebridge/adapter-provider-a/ProviderAConfig")<
+  ProviderAConfig,
+  Settings
+>() {}
+
+/**
+ * The settings from values (defaults for what is left out).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (settings: Partial<Settings> & { readonly vendorKey: Redacted.Redacted<string> }) =>
+  Layer.succeed(ProviderAConfig, { ...defaults, ...settings })
+
+/**
+ * The settings from the environment: `PROVIDER_A_VENDOR_KEY` (required, secret),
+ * `PROVIDER_A_TIMEOUT_MS`, `PROVIDER_A_MAX_RETRIES`, `PROVIDER_A_FACILITY_RPS`,
+ * `PROVIDER_A_VENDOR_RPS`, `PROVIDER_A_SALES_LOOKBACK_DAYS`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerConfig = Layer.effect(
+  ProviderAConfig,
+  Config.all({
+    vendorKey: Config.redacted("PROVIDER_A_VENDOR_KEY"),
+    timeoutMs: Config.integer("PROVIDER_A_TIMEOUT_MS").pipe(Config.withDefault(30_000)),
+    maxRetries: Config.integer("PROVIDER_A_MAX_RETRIES").pipe(Config.withDefault(defaults.maxRetries)),
+    facilityRps: Config.number("PROVIDER_A_FACILITY_RPS").pipe(
+      Config.withDefault(defaults.perFacility.requestsPerSecond)
+    ),
+    vendorRps: Config.number("PROVIDER_A_VENDOR_RPS").pipe(Config.withDefault(defaults.perVendorKey.requestsPerSecond)),
+    lookback: Config.integer("PROVIDER_A_SALES_LOOKBACK_DAYS").pipe(Config.withDefault(defaults.salesLookbackDays))
+  }).pipe(Config.map((c): Settings => ({
+    ...defaults,
+    vendorKey: c.vendorKey,
+    requestTimeout: Duration.millis(c.timeoutMs),
+    maxRetries: c.maxRetries,
+    perFacility: { ...defaults.perFacility, requestsPerSecond: c.facilityRps },
+    perVendorKey: { ...defaults.perVendorKey, requestsPerSecond: c.vendorRps },
+    salesLookbackDays: c.lookback
+  })))
+)
+
+/**
+ * Settings for tests: a fixed vendor key, no pacing worth noticing and instant retries (so that
+ * tests can run under `TestClock`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerTest = (overrides: Partial<Settings> = {}) =>
+  layer({
+    vendorKey: Redacted.make("test-vendor-key"),
+    retryBaseDelay: "0 millis",
+    perFacility: { requestsPerSecond: 100_000, concurrency: 16 },
+    perVendorKey: { requestsPerSecond: 100_000, concurrency: 64 },
+    ...overrides
+  })

@@ -1,0 +1,101 @@
+import type { ProviderDescriptor, ProviderName } from "@tracebridge/core"
+import { Capabilities } from "@tracebridge/core"
+import { Schema } from "effect"
+
+/**
+ * The states a Metrc-style system serves (lower-case host prefixes per state).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const states = [
+  "AL",
+  "CA",
+  "CO",
+  "DC",
+  "GU",
+  "IL",
+  "KY",
+  "LA",
+  "MA",
+  "MD",
+  "ME",
+  "MI",
+  "MN",
+  "MO",
+  "MS",
+  "MT",
+  "NJ",
+  "NV",
+  "NY",
+  "OH",
+  "OK",
+  "OR",
+  "RI",
+  "SD",
+  "VA",
+  "VI",
+  "WV"
+] as const satisfies ReadonlyArray<ProviderName.UsState>
+
+/**
+ * States where licensed sales deliveries to consumers exist, so `/sales/v2/deliveries` is served.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const salesDeliveryStates: ReadonlyArray<ProviderName.UsState> = [
+  "CA",
+  "CO",
+  "DC",
+  "MA",
+  "MI",
+  "MN",
+  "MO",
+  "NJ",
+  "NV",
+  "NY",
+  "OR"
+]
+
+/**
+ * The login the end user enters: their personal user API key. The vendor (integrator) key is
+ * Tracebridge's own and comes from configuration, never from the user.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Credentials = Schema.Struct({
+  user_key: Schema.String.pipe(Schema.minLength(8), Schema.maxLength(200))
+})
+
+const hosts = (state: string) => ({
+  production: `https://api-${state.toLowerCase()}.metrc.com`,
+  sandbox: `https://sandbox-api-${state.toLowerCase()}.metrc.com`
+})
+
+export const descriptor: ProviderDescriptor.ProviderDescriptor = {
+  name: "provider_a",
+  displayName: "Metrc",
+  credentialFields: [
+    {
+      name: "user_key",
+      label: "User API key",
+      secret: true,
+      description: "Your personal API key from the state system's profile page"
+    }
+  ],
+  credentials: Credentials,
+  baseUrls: Object.fromEntries(states.map((s) => [s, hosts(s)])),
+  providerPageSize: 20,
+  rateLimit: {
+    requestsPerSecond: 50,
+    concurrency: 10,
+    retryAfterHeader: true,
+    notes: "GET only; per facility (and 150/s, 30 concurrent per vendor key), after ThunkMetrc's client defaults"
+  },
+  capabilities: Object.fromEntries(
+    states.map((s) => [s, Capabilities.make(true, { sales_deliveries: salesDeliveryStates.includes(s) })])
+  ),
+  writes: ["split_package", "record_lab_result", "create_transfer"]
+}

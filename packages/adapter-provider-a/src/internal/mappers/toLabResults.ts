@@ -1,0 +1,85 @@
+import type { LabResult } from "@tracebridge/core"
+import { Ids } from "@tracebridge/core"
+import { toDate } from "../time.js"
+import type { LabTestResultRow } from "../wire/LabTest.js"
+import type { MapContext } from "./context.js"
+import { facilityIdOf, PROVIDER, required, text } from "./context.js"
+import { packageId } from "./toPackage.js"
+
+const categories: ReadonlyArray<readonly [RegExp, string, string | null]> = [
+  [/terpene|myrcene|limonene|pinene|linalool|caryophyllene/i, "terpenes", "%"],
+  [/\b(thc|thca|thcv|cbd|cbda|cbn|cbg|cbga|cbc|delta|potency|cannabinoid)/i, "potency", "%"],
+  [/moisture|water activity/i, "moisture", "%"],
+  [/foreign|filth|stems|seeds|insect/i, "foreign_matter", "%"],
+  [/aflatoxin|ochratoxin|mycotoxin/i, "mycotoxins", "ppb"],
+  [
+    /microb|coli|salmonella|yeast|mold|mould|aerobic|coliform|aspergillus|listeria|enterobacteria|bile/i,
+    "microbials",
+    "CFU/g"
+  ],
+  [/pesticide|abamectin|bifenazate|myclobutanil|imidacloprid|spinosad|pyrethrin/i, "pesticides", "ppm"],
+  [/heavy metal|arsenic|cadmium|lead|mercury|chromium/i, "heavy_metals", "ppm"],
+  [
+    /solvent|butane|propane|ethanol|hexane|acetone|benzene|toluene|xylene|heptane|chloroform/i,
+    "residual_solvents",
+    "ppm"
+  ]
+]
+
+/** The category and unit of a Metrc lab test type, from its name (Metrc rows carry no unit). */
+export const classify = (testName: string): { readonly category: string; readonly unit: string | null } => {
+  const explicit = /\(([^)]+)\)\s*$/.exec(testName)?.[1] ?? null
+  for (const [pattern, category, unit] of categories) {
+    if (pattern.test(testName)) return { category, unit: explicit ?? unit }
+  }
+  return { category: "other", unit: explicit }
+}
+
+/** The provider id of a Metrc lab result: the package it was read through and the result id. */
+export const labResultProviderId = (row: Pick<LabTestResultRow, "PackageId" | "LabTestResultId">) =>
+  `${row.PackageId}-${row.LabTestResultId}`
+
+/**
+ * The rows of `GET /labtests/v2/results?packageId=` (one per test) grouped into lab results,
+ * one per `LabTestResultId`, in the order first seen. `package_id` is the package the rows are
+ * about (`SourcePackageLabel`, else `packageLabel`).
+ */
+export const toLabResults = (
+  rows: ReadonlyArray<LabTestResultRow>,
+  ctx: MapContext & { readonly packageLabel?: string | undefined }
+): Array<LabResult.LabResult> => {
+  const groups = new Map<number, Array<LabTestResultRow>>()
+  for (const row of rows) {
+    const group = groups.get(row.LabTestResultId)
+    if (group === undefined) groups.set(row.LabTestResultId, [row])
+    else group.push(row)
+  }
+  return [...groups.values()].map((group) => {
+    const first = group[0]!
+    const label = required(text(first.SourcePackageLabel) ?? ctx.packageLabel, "SourcePackageLabel")
+    return {
+      id: Ids.make("lab_result", PROVIDER, labResultProviderId(first)),
+      package_id: packageId(label),
+      lab_name: first.LabFacilityName,
+      lab_license: text(first.LabFacilityLicenseNumber),
+      test_date: toDate(first.TestPerformedDate),
+      result_date: toDate(first.ResultReleaseDateTime),
+      overall_passed: first.OverallPassed,
+      test_type: "ComplianceTesting",
+      results: group.map((row) => {
+        const { category, unit } = classify(row.TestTypeName)
+        return {
+          name: row.TestTypeName,
+          category,
+          value: row.TestResultLevel,
+          unit,
+          passed: row.TestPassed,
+          notes: text(row.TestComment)
+        }
+      }),
+      facility_id: facilityIdOf(ctx),
+      provider: PROVIDER,
+      provider_result_id: String(first.LabTestResultId)
+    }
+  })
+}

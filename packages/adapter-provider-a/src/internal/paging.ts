@@ -1,0 +1,70 @@
+import type { ProviderError } from "@tracebridge/core"
+import { Page } from "@tracebridge/core"
+import { Effect } from "effect"
+
+/** One paged provider list: fetches provider page `n` of `size` items. */
+export type Source<W> = (
+  pageNumber: number,
+  pageSize: number
+) => Effect.Effect<Page.Slice<W>, ProviderError.ProviderError>
+
+/**
+ * Reads a window of the concatenation of several paged lists (e.g. the vegetative then the
+ * flowering plants, or one list per 24 h lastModified window). The first page of every source is
+ * read first (it carries the totals); then only the pages that hold the window.
+ */
+export const readAcross = <W>(
+  sources: ReadonlyArray<Source<W>>,
+  window: Page.Window,
+  pageSize: number
+): Effect.Effect<Page.Slice<W>, ProviderError.ProviderError> =>
+  Effect.gen(function*() {
+    const firsts = yield* Effect.forEach(sources, (source) => source(1, pageSize), { concurrency: 4 })
+    const items: Array<W> = []
+    let wanted = window.offset
+    let remaining = window.limit
+    let base = 0
+    for (let i = 0; i < sources.length; i++) {
+      const first = firsts[i]!
+      const total = first.total
+      if (remaining > 0 && wanted < base + total) {
+        const local = { offset: wanted - base, limit: Math.min(remaining, total - (wanted - base)) }
+        const slice = yield* Page.fetchWindow(
+          local,
+          pageSize,
+          (page, size) => (page === 1 ? Effect.succeed(first) : sources[i]!(page, size))
+        )
+        items.push(...slice.items)
+        remaining -= slice.items.length
+        wanted = base + total
+      }
+      base += total
+    }
+    return { items, total: base }
+  })
+
+/** Every item of several paged lists, in order. */
+export const readAll = <W>(
+  sources: ReadonlyArray<Source<W>>,
+  pageSize: number
+): Effect.Effect<ReadonlyArray<W>, ProviderError.ProviderError> =>
+  Effect.map(readAcross(sources, { offset: 0, limit: Number.POSITIVE_INFINITY }, pageSize), (slice) => slice.items)
+
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
+
+/**
+ * The lastModified windows that cover `[from, to)`, each at most `hours` long, oldest first
+ * (Metrc refuses longer windows, so callers never meet the limit).
+ */
+export const windows = (
+  fromMs: number,
+  toMs: number,
+  hours: number
+): ReadonlyArray<{ readonly lastModifiedStart: string; readonly lastModifiedEnd: string }> => {
+  const out: Array<{ lastModifiedStart: string; lastModifiedEnd: string }> = []
+  const step = hours * 3_600_000
+  for (let start = fromMs; start < toMs; start += step) {
+    out.push({ lastModifiedStart: iso(start), lastModifiedEnd: iso(Math.min(start + step, toMs)) })
+  }
+  return out
+}

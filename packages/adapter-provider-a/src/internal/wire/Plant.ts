@@ -1,0 +1,28 @@
+import { Schema } from "effect"
+import { MetrcTime, opt, struct } from "./common.js"
+
+/** A plant of `GET /plants/v2/vegetative|flowering|inactive|{id}|{label}`. */
+export const PlantV2 = struct({
+  Id: Schema.Number,
+  Label: Schema.String,
+  State: opt(Schema.String),
+  GrowthPhase: Schema.String,
+  PlantBatchId: opt(Schema.Number),
+  PlantBatchName: opt(Schema.String),
+  PlantBatchTypeName: opt(Schema.String),
+  StrainId: opt(Schema.Number),
+  StrainName: Schema.String,
+  LocationId: opt(Schema.Number),
+  LocationName: opt(Schema.String),
+  PatientLicenseNumber: opt(Schema.String),
+  HarvestId: opt(Schema.Number),
+  HarvestCount: opt(Schema.Number),
+  IsOnHold: opt(Schema.Boolean),
+  PlantedDate: opt(MetrcTime),
+  VegetativeDate: opt(MetrcTime),
+  FloweringDate: opt(MetrcTime),
+  HarvestedDate: opt(MetrcTime),
+  DestroyedDate: opt(MetrcTime),
+  LastModified: opt(MetrcTime)
+})
+export type PlantV2 = typeof PlantV2.Type
