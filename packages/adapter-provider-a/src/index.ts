@@ -23,3 +23,13 @@ export * as ProviderAClient from "./ProviderAClient.js"
  * @since 0.1.0
  */
 export * as ProviderAConfig from "./ProviderAConfig.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Wire from "./Wire.js"
+
+/**
+ * @since 0.1.0
+ */
+export * from "./Normalize.js"
