@@ -6,7 +6,6 @@ import { assert, describe, it } from "@effect/vitest"
 import { normalize, normalizeSync } from "@tracebridge/adapter-provider-a"
 import { Ids, Package } from "@tracebridge/core"
 import { Effect, Schema } from "effect"
-import { readFileSync } from "node:fs"
 import { fixture } from "./support/FakeMetrc.js"
 
 const facility_id = Ids.make("facility", "provider_a", "CO-TEST-0001")
@@ -14,19 +13,19 @@ const ctx = { facility_id, state: "CO" }
 const id = <K extends Ids.Kind>(kind: K, providerId: string) => Ids.make(kind, "provider_a", providerId)
 const scoped = { facility_id, provider: "provider_a" as const }
 
-const research = (file: string) =>
-  JSON.parse(readFileSync(`${process.cwd()}/../../../shared/research/provider-payloads/${file}`, "utf8"))
 
 describe("Normalize", () => {
+  // fixtures/package.json and package-v1.json are the research's v2 and v1 package examples
+  // (shared/research/provider-payloads/metrc-packages.json), with placeholder licences replaced.
   it("maps the v2 package example of the research to exactly the spec's fields", () => {
-    const raw = research("metrc-packages.json").examples[1].exampleResponse.Data[0]
+    const raw = fixture("package")
     const pkg = normalizeSync.package(raw, { facility_id })
     assert.deepStrictEqual(Object.keys(pkg).sort(), Object.keys(Package.Package.fields).sort())
     assert.isTrue(Schema.is(Package.Package)(pkg))
   })
 
   it("maps the v1 package example (flat product fields) as well", () => {
-    const raw = research("metrc-packages.json").examples[0].exampleResponse[0]
+    const raw = fixture("package-v1")
     const pkg = normalizeSync.package(raw, { facility_id })
     assert.strictEqual(pkg.item_name, "Buds")
     assert.strictEqual(pkg.item_category, "Buds")
