@@ -13,7 +13,6 @@ const ctx = { facility_id, state: "CO" }
 const id = <K extends Ids.Kind>(kind: K, providerId: string) => Ids.make(kind, "provider_a", providerId)
 const scoped = { facility_id, provider: "provider_a" as const }
 
-
 describe("Normalize", () => {
   // fixtures/package.json and package-v1.json are the research's v2 and v1 package examples
   // (shared/research/provider-payloads/metrc-packages.json), with placeholder licences replaced.
