@@ -61,6 +61,8 @@ export {
 } from "./internal/wire/Package.js"
 export {
   /** @since 0.1.0 */
+  PlantBatchV2,
+  /** @since 0.1.0 */
   PlantV2
 } from "./internal/wire/Plant.js"
 export {

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ProviderA } from "@tracebridge/adapter-provider-a"
 import { Ids, ProviderContract, ProviderDescriptor, ProviderPort } from "@tracebridge/core"
-import { Effect, Layer, TestClock } from "effect"
+import { Effect, Fiber, Layer, TestClock } from "effect"
 import { HttpResponse } from "msw"
 import { makeServer, NOW } from "./support/FakeMetrc.js"
 import { facilityId, portLayer, sessionFor, withPort } from "./support/layers.js"
@@ -325,6 +325,34 @@ describe("ProviderA", () => {
         assert.isTrue(server.log.every((l) => l.startsWith("GET /facilities/v2/") || l.includes("licenseNumber=")))
       })
     )
+  })
+})
+
+describe("ProviderA pacing", () => {
+  it.effect("starts no more requests per facility than its rate allows", () => {
+    const server = makeServer()
+    const item = Ids.make("item", "provider_a", "10")
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const port = yield* ProviderPort.ProviderPort
+      const fiber = yield* Effect.fork(
+        Effect.forEach(
+          Array.from({ length: 6 }, () => item),
+          (id) => port.get("items", sessionFor(server), facilityId, id),
+          {
+            concurrency: "unbounded"
+          }
+        )
+      )
+      const sent = () => server.log.filter((l) => l.startsWith("GET /items/v2/10")).length
+      yield* TestClock.adjust("10 millis")
+      yield* Effect.yieldNow()
+      assert.strictEqual(sent(), 2, "a bucket of 2 lets 2 requests start at once")
+      yield* TestClock.adjust("3 seconds")
+      const items = yield* Fiber.join(fiber)
+      assert.strictEqual(items.length, 6)
+      assert.strictEqual(sent(), 6)
+    }).pipe(Effect.provide(portLayer({ perFacility: { requestsPerSecond: 2, concurrency: 10 } })))
   })
 })
 

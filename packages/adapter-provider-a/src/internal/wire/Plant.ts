@@ -26,3 +26,27 @@ export const PlantV2 = struct({
   LastModified: opt(MetrcTime)
 })
 export type PlantV2 = typeof PlantV2.Type
+
+/**
+ * A plant batch of `GET /plantbatches/v2/active|inactive|{id}`: immature plants (clones and
+ * seedlings) counted together. Tracebridge has no plant-batch resource; plants name their batch.
+ */
+export const PlantBatchV2 = struct({
+  Id: Schema.Number,
+  Name: Schema.String,
+  PlantBatchTypeName: opt(Schema.String),
+  LocationName: opt(Schema.String),
+  StrainId: opt(Schema.Number),
+  StrainName: opt(Schema.String),
+  PatientLicenseNumber: opt(Schema.String),
+  UntrackedCount: opt(Schema.Number),
+  TrackedCount: opt(Schema.Number),
+  PackagedCount: opt(Schema.Number),
+  DestroyedCount: opt(Schema.Number),
+  SourcePackageLabel: opt(Schema.String),
+  SourcePlantLabel: opt(Schema.String),
+  PlantedDate: opt(MetrcTime),
+  IsOnHold: opt(Schema.Boolean),
+  LastModified: opt(MetrcTime)
+})
+export type PlantBatchV2 = typeof PlantBatchV2.Type
