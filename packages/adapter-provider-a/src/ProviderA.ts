@@ -16,6 +16,7 @@ import type { Scope } from "effect"
 import { Effect, Layer } from "effect"
 import * as Descriptor from "./internal/descriptor.js"
 import { makeDriver as driverOf } from "./internal/driver.js"
+import { classify } from "./internal/mappers/toLabResults.js"
 import * as ProviderAClient from "./ProviderAClient.js"
 import { ProviderAConfig } from "./ProviderAConfig.js"
 
@@ -86,3 +87,13 @@ export const layer: Layer.Layer<ProviderPort.ProviderPort, never, HttpClient.Htt
     ProviderPort.ProviderPort,
     make
   )
+
+/**
+ * The category and unit provider_a results get from a lab test name (Metrc rows carry neither):
+ * `THC` → potency, `%`; `Pesticides` → pesticides, `ppm`; a unit in parentheses wins.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const classifyLabTest: (testName: string) => { readonly category: string; readonly unit: string | null } =
+  classify

@@ -32,3 +32,21 @@ export const integer = (seed: string | number, kind: string, index: number): num
   }
   return hash
 }
+
+/**
+ * A fast uniform generator in [0, 1) for one entity (mulberry32 over {@link integer}): for values
+ * drawn by the thousand, where faker would be too slow.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const prng = (seed: string | number, kind: string, index: number): () => number => {
+  let state = integer(seed, kind, index)
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
+  }
+}

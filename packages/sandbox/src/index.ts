@@ -7,4 +7,49 @@
 /**
  * @since 0.1.0
  */
+export * as ControlApi from "./ControlApi.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Generate from "./Generate.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Logins from "./Logins.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as ProviderAEmulator from "./ProviderAEmulator.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as ProviderBEmulator from "./ProviderBEmulator.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Sandbox from "./Sandbox.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as SandboxServer from "./SandboxServer.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Seed from "./Seed.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as World from "./World.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Writes from "./Writes.js"

@@ -1,0 +1,190 @@
+/**
+ * The sandbox state: one world per (provider, state, login), generated on first use from the seed
+ * and reference date and never stored; what changes it (writes, scenarios) is an ordered change
+ * log per world, so that replaying the log on the seeded world gives the same state every time.
+ * Every accepted change is announced to subscribers.
+ *
+ * @since 0.1.0
+ */
+import type { ProviderName } from "@tracebridge/core"
+import { Either } from "effect"
+import type { Size } from "./Generate.js"
+import { generate } from "./Generate.js"
+import type { World } from "./World.js"
+import type { Refusal } from "./Writes.js"
+import * as Writes from "./Writes.js"
+
+/**
+ * A change to a world, as logged (inputs only, so that it can be replayed).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Change =
+  | { readonly _tag: "SplitPackage"; readonly input: Writes.Split }
+  | { readonly _tag: "RecordLabResult"; readonly input: Writes.RecordLabResult }
+  | { readonly _tag: "CreateTransfer"; readonly input: Writes.CreateTransfer }
+  | {
+    readonly _tag: "Scenario"
+    readonly apply: (world: World) => Either.Either<unknown, Refusal>
+    readonly name: string
+  }
+
+/**
+ * What subscribers hear after each accepted change.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ChangeEvent {
+  readonly key: string
+  readonly change: Change["_tag"]
+  readonly name?: string
+  readonly result: unknown
+  readonly at: number
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly seed: string
+  /** ISO 8601: the instant worlds are generated at. */
+  readonly referenceDate: string
+  readonly size?: Size
+  /** The clock writes are stamped with (Effect's `Clock` in services, so tests control it). */
+  readonly now: () => number
+}
+
+/**
+ * The key of a world.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const keyOf = (provider: ProviderName.ProviderName, state: string, login: string) =>
+  `${provider}|${state}|${login}`
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export class Sandbox {
+  private readonly worlds = new Map<string, World>()
+  private readonly logs = new Map<string, Array<Change>>()
+  private readonly listeners = new Set<(event: ChangeEvent) => void>()
+  options: Options
+
+  constructor(options: Options) {
+    this.options = options
+  }
+
+  /** The world of a login, generated on first use. */
+  world(provider: ProviderName.ProviderName, state: ProviderName.UsState, login: string): World {
+    const key = keyOf(provider, state, login)
+    let world = this.worlds.get(key)
+    if (world === undefined) {
+      world = generate({
+        provider,
+        state,
+        login,
+        seed: this.options.seed,
+        referenceDate: this.options.referenceDate,
+        ...(this.options.size ? { size: this.options.size } : {})
+      })
+      this.worlds.set(key, world)
+    }
+    return world
+  }
+
+  /** The worlds generated so far. */
+  keys(): ReadonlyArray<string> {
+    return [...this.worlds.keys()]
+  }
+
+  /** The change log of a world. */
+  log(key: string): ReadonlyArray<Change> {
+    return this.logs.get(key) ?? []
+  }
+
+  now(): number {
+    return this.options.now()
+  }
+
+  /** Applies a change; a refused change changes nothing and is not logged. */
+  apply<A>(world: World, change: Change): Either.Either<A, Refusal> {
+    const result = run(world, change) as Either.Either<A, Refusal>
+    if (Either.isRight(result)) {
+      const key = keyOf(world.provider, world.state, world.login)
+      const log = this.logs.get(key) ?? []
+      log.push(change)
+      this.logs.set(key, log)
+      const event: ChangeEvent = {
+        key,
+        change: change._tag,
+        ...(change._tag === "Scenario" ? { name: change.name } : {}),
+        result: result.right,
+        at: this.now()
+      }
+      for (const listener of this.listeners) listener(event)
+    }
+    return result
+  }
+
+  /** Hears every accepted change; returns the unsubscribe function. */
+  subscribe(listener: (event: ChangeEvent) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  /** Forgets every world (or one), with its log: the next use regenerates it from the seed. */
+  reset(key?: string): void {
+    if (key === undefined) {
+      this.worlds.clear()
+      this.logs.clear()
+    } else {
+      this.worlds.delete(key)
+      this.logs.delete(key)
+    }
+  }
+
+  /** Changes the seed (and optionally the reference date), forgetting every world. */
+  reseed(seed: string, referenceDate?: string): void {
+    this.options = { ...this.options, seed, ...(referenceDate ? { referenceDate } : {}) }
+    this.reset()
+  }
+}
+
+const run = (world: World, change: Change): Either.Either<unknown, Refusal> => {
+  switch (change._tag) {
+    case "SplitPackage":
+      return Writes.splitPackage(world, change.input)
+    case "RecordLabResult":
+      return Writes.recordLabResult(world, change.input)
+    case "CreateTransfer":
+      return Writes.createTransfer(world, change.input)
+    case "Scenario":
+      return change.apply(world)
+  }
+}
+
+/**
+ * Regenerates a world and replays a change log on it (what a restarted service does with the log
+ * it stored).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const replay = (
+  options: Omit<Options, "now"> & {
+    readonly provider: ProviderName.ProviderName
+    readonly state: ProviderName.UsState
+    readonly login: string
+  },
+  log: ReadonlyArray<Change>
+): World => {
+  const world = generate({ ...options })
+  for (const change of log) run(world, change)
+  return world
+}

@@ -1,0 +1,108 @@
+/**
+ * The sandbox as one web handler: both emulated providers and the control API, mounted at
+ *
+ * - `/provider_a/{STATE}/…`: the Metrc-style REST API (so a session's base URL is
+ *   `<origin>/provider_a/CO`);
+ * - `/provider_b/{STATE}/serverjson.asp`: the BioTrack-style action API;
+ * - `/_sandbox/…`: the control API (state, reset, seed, scenarios).
+ *
+ * The same handler serves in process (`layerHttpClient`, no sockets: the /v1 service sends sandbox
+ * traffic through the real adapters this way) and standalone (`bin.ts`, over `node:http`).
+ *
+ * @since 0.1.0
+ */
+import { HttpClient, HttpClientError, HttpClientResponse } from "@effect/platform"
+import type { ProviderName } from "@tracebridge/core"
+import { ProviderName as Names } from "@tracebridge/core"
+import { Effect, Layer, Schema } from "effect"
+import * as ControlApi from "./ControlApi.js"
+import * as ProviderAEmulator from "./ProviderAEmulator.js"
+import * as ProviderBEmulator from "./ProviderBEmulator.js"
+import type { Sandbox } from "./Sandbox.js"
+
+/**
+ * A web-standard request handler.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Handler = (request: Request) => Promise<Response>
+
+const isState = Schema.is(Names.UsState)
+
+/**
+ * The handler of a sandbox.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeHandler = (sandbox: Sandbox): Handler => async (request) => {
+  const url = new URL(request.url)
+  const mount = /^\/(provider_a|provider_b)\/([A-Za-z]{2})(\/.*)?$/.exec(url.pathname)
+  if (mount !== null) {
+    const state = mount[2]!.toUpperCase()
+    if (!isState(state)) return new Response(JSON.stringify({ Message: `Unknown state ${mount[2]}` }), { status: 404 })
+    const path = mount[3] ?? "/"
+    return mount[1] === "provider_a"
+      ? ProviderAEmulator.handle(sandbox, state as ProviderName.UsState, path, request)
+      : ProviderBEmulator.handle(sandbox, state as ProviderName.UsState, path, request)
+  }
+  if (url.pathname.startsWith("/_sandbox/") || url.pathname === "/_sandbox") return ControlApi.handle(sandbox, request)
+  return new Response(JSON.stringify({ error: "not_found", message: `No sandbox route ${url.pathname}` }), {
+    status: 404,
+    headers: { "content-type": "application/json" }
+  })
+}
+
+/**
+ * The base URL a session uses to reach a provider through a sandbox at `origin`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const baseUrl = (origin: string, provider: ProviderName.ProviderName, state: string) =>
+  `${origin.replace(/\/+$/, "")}/${provider}/${state}`
+
+/**
+ * The origin of the in-process sandbox (requests to it never leave the process).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const IN_PROCESS_ORIGIN = "http://sandbox.tracebridge.internal"
+
+/**
+ * An `HttpClient` that answers every request with the handler, with no sockets.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const httpClient = (handler: Handler): HttpClient.HttpClient =>
+  HttpClient.make((request, url, signal) =>
+    Effect.tryPromise({
+      try: async () => {
+        const body: BodyInit | undefined = request.body._tag === "Uint8Array"
+          ? (request.body.body as unknown as BodyInit)
+          : request.body._tag === "Raw"
+          ? (request.body.body as BodyInit)
+          : undefined
+        const web = new Request(url.toString(), {
+          method: request.method,
+          headers: request.headers as Record<string, string>,
+          signal,
+          ...(body !== undefined ? { body } : {})
+        })
+        return HttpClientResponse.fromWeb(request, await handler(web))
+      },
+      catch: (cause) => new HttpClientError.RequestError({ request, reason: "Transport", cause })
+    })
+  )
+
+/**
+ * The in-process `HttpClient` as a layer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerHttpClient = (handler: Handler): Layer.Layer<HttpClient.HttpClient> =>
+  Layer.succeed(HttpClient.HttpClient, httpClient(handler))

@@ -1,0 +1,141 @@
+/**
+ * A sandbox world: one login's licensed operation, as core objects. Emulators serve it in each
+ * provider's own wire format; writes and scenarios change it.
+ *
+ * A world is per login and provider: its ids follow that provider's conventions (so that what the
+ * real adapter derives from the wire equals the world's records), and `metadata` carries the
+ * provider fields the adapter keeps.
+ *
+ * @since 0.1.0
+ */
+import type {
+  Facility,
+  Harvest,
+  Item,
+  LabResult,
+  Location,
+  Package,
+  Patient,
+  Plant,
+  ProviderName,
+  Sale,
+  SalesDelivery,
+  Strain,
+  Transfer
+} from "@tracebridge/core"
+
+/**
+ * What a facility is for.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Role = "cultivation" | "manufacturing" | "testing" | "retail" | "medical"
+
+/**
+ * One facility and everything it holds. Packages are stored without `lab_results` (they live in
+ * `labResults`); {@link packageView} joins them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FacilityData {
+  readonly facility: Facility.Facility
+  readonly role: Role
+  packages: Array<Package.Package>
+  plants: Array<Plant.Plant>
+  harvests: Array<Harvest.Harvest>
+  labResults: Array<LabResult.LabResult>
+  sales: Array<Sale.Sale>
+  salesDeliveries: Array<SalesDelivery.SalesDelivery>
+  items: Array<Item.Item>
+  strains: Array<Strain.Strain>
+  locations: Array<Location.Location>
+  patients: Array<Patient.Patient>
+}
+
+/**
+ * A transfer between two facilities of the world (or from an outside licence). It is stored once
+ * and seen from both ends: `facility_id` in {@link transfersOf} is the facility asking.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TransferData {
+  transfer: Omit<Transfer.Transfer, "facility_id">
+  /** Created through the provider_a template API (read back as a pending template). */
+  readonly template: boolean
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface World {
+  readonly provider: ProviderName.ProviderName
+  readonly state: ProviderName.UsState
+  readonly seed: string
+  readonly login: string
+  /** The instant the world is generated at (ISO 8601); nothing in it is later. */
+  readonly referenceDate: string
+  readonly facilities: Array<FacilityData>
+  readonly transfers: Array<TransferData>
+  /** When each object (by id) last changed, in epoch ms: the providers' lastModified/sessiontime. */
+  readonly modified: Map<string, number>
+  /** Counters for new provider ids, so that writes mint ids that never collide. */
+  readonly counters: { next: number }
+  /** Each package's quantity when it was made (by id). */
+  readonly original: Map<string, number>
+  /** What was drawn from a package into another (splits), in the source's unit. */
+  readonly draws: Array<{ readonly source: string; readonly target: string; readonly quantity: number }>
+}
+
+/**
+ * The facility data of a licence, if the world has it.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const facilityByLicense = (world: World, license: string): FacilityData | undefined =>
+  world.facilities.find((f) => f.facility.license_number === license)
+
+/**
+ * A package with its lab results joined, as the adapters return it.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const packageView = (data: FacilityData, pkg: Package.Package): Package.Package => ({
+  ...pkg,
+  lab_results: data.labResults.filter((r) => r.package_id === pkg.id)
+})
+
+/**
+ * The transfers a facility sees (as shipper or recipient), with its own `facility_id`.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const transfersOf = (
+  world: World,
+  data: FacilityData
+): Array<
+  { readonly transfer: Transfer.Transfer; readonly direction: "incoming" | "outgoing"; readonly data: TransferData }
+> =>
+  world.transfers.flatMap(
+    (
+      stored
+    ): Array<
+      { readonly transfer: Transfer.Transfer; readonly direction: "incoming" | "outgoing"; readonly data: TransferData }
+    > => {
+      const license = data.facility.license_number
+      const transfer = { ...stored.transfer, facility_id: data.facility.id } as Transfer.Transfer
+      if (stored.transfer.shipper_facility === license) {
+        return [{ transfer, direction: "outgoing" as const, data: stored }]
+      }
+      if (stored.transfer.recipient_facility === license) {
+        return [{ transfer, direction: "incoming" as const, data: stored }]
+      }
+      return []
+    }
+  )

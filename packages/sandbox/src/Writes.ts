@@ -1,0 +1,324 @@
+/**
+ * Writes to a world, in provider-neutral terms (what both emulators' write endpoints need):
+ * split a package, record a lab result, create a transfer. Each validates everything first and
+ * changes nothing when it refuses; an accepted write returns what later reads return.
+ *
+ * @since 0.1.0
+ */
+import { ProviderA } from "@tracebridge/adapter-provider-a"
+import type { LabResult, Package, Transfer } from "@tracebridge/core"
+import { Ids, Units } from "@tracebridge/core"
+import { Either, Option } from "effect"
+import { profiles } from "./internal/profile.js"
+import type { FacilityData, World } from "./World.js"
+import { facilityByLicense, packageView } from "./World.js"
+
+/**
+ * Why a write was refused, for the emulators to word in their provider's format.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Refusal {
+  readonly reason:
+    | "facility_not_found"
+    | "package_not_found"
+    | "on_hold"
+    | "insufficient_quantity"
+    | "units"
+    | "invalid"
+    | "tag_unavailable"
+  readonly message: string
+}
+
+const refuse = (reason: Refusal["reason"], message: string): Either.Either<never, Refusal> =>
+  Either.left({ reason, message })
+
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+const metrcTime = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "+00:00")
+const round = (n: number) => Math.round(n * 10_000) / 10_000
+
+const facilityOf = (world: World, license: string): Either.Either<FacilityData, Refusal> => {
+  const data = facilityByLicense(world, license)
+  return data === undefined ? refuse("facility_not_found", `No facility ${license}`) : Either.right(data)
+}
+
+/** Unused package tags of a facility (provider_a hands them out before a create). */
+export const availableTags = (world: World, license: string, count = 10): ReadonlyArray<string> => {
+  const f = world.facilities.findIndex((d) => d.facility.license_number === license)
+  if (f < 0) return []
+  const used = new Set(world.facilities.flatMap((d) => d.packages.map((p) => p.tag)))
+  const out: Array<string> = []
+  for (let n = world.counters.next; out.length < count; n++) {
+    const tag = profiles[world.provider].tag("package", f, n)
+    if (!used.has(tag)) out.push(tag)
+  }
+  return out
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Split {
+  readonly license: string
+  /** The new package's tag; minted when absent. */
+  readonly tag?: string | undefined
+  readonly itemName: string
+  readonly quantity: number
+  readonly unit: string
+  /** What to draw from each source, in the source's unit or any unit that converts to it. */
+  readonly ingredients: ReadonlyArray<{ readonly tag: string; readonly quantity: number; readonly unit: string }>
+  readonly at: number
+}
+
+/**
+ * Creates a package from others, drawing the ingredients. Refuses unknown sources, sources on
+ * hold, draws beyond what a source holds, and units that do not convert.
+ *
+ * @since 0.1.0
+ * @category writes
+ */
+export const splitPackage = (world: World, split: Split): Either.Either<Package.Package, Refusal> =>
+  Either.gen(function*() {
+    const data = yield* facilityOf(world, split.license)
+    if (!(split.quantity > 0)) return yield* refuse("invalid", "The quantity must be more than zero")
+    if (split.ingredients.length === 0) {
+      return yield* refuse("invalid", "A new package needs at least one source package")
+    }
+    const item = data.items.find((i) => i.name === split.itemName)
+    if (item === undefined) return yield* refuse("invalid", `Item ${split.itemName} does not exist`)
+    const plan: Array<[Package.Package, number]> = []
+    for (const ing of split.ingredients) {
+      const source = data.packages.find((p) => p.tag === ing.tag)
+      if (source === undefined) return yield* refuse("package_not_found", `Package ${ing.tag} was not found`)
+      if (source.is_on_hold) return yield* refuse("on_hold", `Package ${ing.tag} is on hold`)
+      const take = Units.convert(ing.quantity, ing.unit, source.unit_of_measure)
+      if (Option.isNone(take)) {
+        return yield* refuse(
+          "units",
+          `Package ${ing.tag} is measured in ${source.unit_of_measure}, which ${ing.unit} cannot convert to`
+        )
+      }
+      const already = plan.filter(([p]) => p.id === source.id).reduce((sum, [, q]) => sum + q, 0)
+      if (take.value + already > source.quantity + 1e-9) {
+        return yield* refuse(
+          "insufficient_quantity",
+          `Package ${ing.tag} holds ${source.quantity} ${source.unit_of_measure}; ${take.value} were asked for`
+        )
+      }
+      plan.push([source, take.value])
+    }
+    const tag = split.tag ?? availableTags(world, split.license, 1)[0]!
+    if (world.facilities.some((d) => d.packages.some((p) => p.tag === tag))) {
+      return yield* refuse("tag_unavailable", `Tag ${tag} is in use`)
+    }
+    const n = world.counters.next++
+    const f = world.facilities.indexOf(data)
+    const providerId = world.provider === "provider_a" ? String(profiles.provider_a.numeric("package", f, n)) : tag
+    const sources = plan.map(([p]) => p)
+    const harvestIds = [...new Set(sources.flatMap((p) => p.source_harvest_ids))]
+    const harvestNames = harvestIds.map((id) =>
+      world.facilities.flatMap((d) => d.harvests).find((h) => h.id === id)?.harvest_name
+    ).filter((x): x is string => x !== undefined)
+    const created: Package.Package = {
+      id: Ids.make("package", world.provider, tag),
+      tag,
+      source_tag: sources[0]!.tag,
+      item_name: item.name,
+      item_category: item.category,
+      item_strain: item.strain,
+      quantity: split.quantity,
+      unit_of_measure: split.unit,
+      lab_testing_state: "NotSubmitted",
+      is_on_hold: false,
+      packaged_date: isoDay(split.at),
+      expiration_date: null,
+      facility_id: data.facility.id,
+      provider: world.provider,
+      provider_package_id: providerId,
+      source_harvest_ids: harvestIds,
+      source_package_ids: [...new Set(sources.map((p) => p.id))],
+      lab_results: [],
+      metadata: world.provider === "provider_a"
+        ? {
+          PackageType: "Product",
+          LocationName: "Vault",
+          LocationTypeName: "Default",
+          OriginalPackageQuantity: split.quantity,
+          UnitOfMeasureAbbreviation: Option.getOrElse(Units.canonical(split.unit), () => split.unit) === "Each"
+            ? "ea"
+            : "g",
+          InitialLabTestingState: "NotSubmitted",
+          IsProductionBatch: false,
+          IsTradeSample: false,
+          IsDonation: false,
+          IsTestingSample: false,
+          ProductRequiresRemediation: false,
+          ...(harvestNames.length > 0 ? { SourceHarvestNames: harvestNames.join(",") } : {}),
+          IsFinished: false,
+          LastModified: metrcTime(split.at),
+          ItemId: Number(item.provider_item_id)
+        }
+        : {}
+    }
+    for (const [source, take] of plan) {
+      data.packages = data.packages.map((p) =>
+        p.id === source.id
+          ? {
+            ...p,
+            quantity: round(p.quantity - take),
+            metadata: world.provider === "provider_a"
+              ? { ...p.metadata, LastModified: metrcTime(split.at) }
+              : p.metadata
+          }
+          : p
+      )
+      world.modified.set(source.id, Math.floor(split.at / 1000) * 1000)
+      world.draws.push({ source: source.id, target: created.id, quantity: take })
+    }
+    data.packages.push(created)
+    world.original.set(created.id, created.quantity)
+    world.modified.set(created.id, Math.floor(split.at / 1000) * 1000)
+    return packageView(data, created)
+  })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface RecordLabResult {
+  readonly license: string
+  /** The tested package (the source, not a sample). */
+  readonly tag: string
+  readonly labName?: string | undefined
+  readonly labLicense?: string | undefined
+  readonly results: ReadonlyArray<
+    { readonly name: string; readonly value: number | null; readonly passed: boolean; readonly notes: string | null }
+  >
+  readonly testDate: string
+  readonly at: number
+}
+
+/**
+ * Records a lab result on a package and moves its lab-testing state to TestPassed or TestFailed.
+ *
+ * @since 0.1.0
+ * @category writes
+ */
+export const recordLabResult = (world: World, input: RecordLabResult): Either.Either<LabResult.LabResult, Refusal> =>
+  Either.gen(function*() {
+    const data = yield* facilityOf(world, input.license)
+    const pkg = data.packages.find((p) => p.tag === input.tag)
+    if (pkg === undefined) return yield* refuse("package_not_found", `Package ${input.tag} was not found`)
+    if (input.results.length === 0) return yield* refuse("invalid", "A lab result needs at least one test")
+    const n = world.counters.next++
+    const resultNo = profiles[world.provider].numeric("lab", world.facilities.indexOf(data), n)
+    const providerId = world.provider === "provider_a"
+      ? `${pkg.provider_package_id}-${resultNo}`
+      : profiles.provider_b.tag("package", 9, n)
+    const passed = input.results.every((r) => r.passed)
+    const result: LabResult.LabResult = {
+      id: Ids.make("lab_result", world.provider, providerId),
+      package_id: pkg.id,
+      lab_name: input.labName ?? data.facility.name,
+      lab_license: input.labLicense ?? data.facility.license_number,
+      test_date: input.testDate,
+      result_date: input.testDate,
+      overall_passed: passed,
+      test_type: "ComplianceTesting",
+      results: input.results.map((r) => {
+        const { category, unit } = ProviderA.classifyLabTest(r.name)
+        return { name: r.name, category, value: r.value, unit, passed: r.passed, notes: r.notes }
+      }),
+      facility_id: data.facility.id,
+      provider: world.provider,
+      provider_result_id: world.provider === "provider_a" ? String(resultNo) : providerId
+    }
+    data.labResults.push(result)
+    data.packages = data.packages.map((p) =>
+      p.id === pkg.id
+        ? {
+          ...p,
+          lab_testing_state: passed ? "TestPassed" : "TestFailed",
+          metadata: world.provider === "provider_a" ? { ...p.metadata, LastModified: metrcTime(input.at) } : p.metadata
+        }
+        : p
+    )
+    world.modified.set(pkg.id, Math.floor(input.at / 1000) * 1000)
+    world.modified.set(result.id, Math.floor(input.at / 1000) * 1000)
+    return result
+  })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface CreateTransfer {
+  readonly license: string
+  readonly recipient: string
+  readonly transferType: string
+  readonly tags: ReadonlyArray<string>
+  readonly estimatedDeparture: string | null
+  readonly estimatedArrival: string | null
+  readonly driverName: string | null
+  readonly vehicleInfo: string | null
+  readonly transporter: string | null
+  /** provider_a creates templates (no manifest number until registered). */
+  readonly template: boolean
+  readonly at: number
+}
+
+/**
+ * Creates a pending outgoing transfer of packages of the facility.
+ *
+ * @since 0.1.0
+ * @category writes
+ */
+export const createTransfer = (world: World, input: CreateTransfer): Either.Either<Transfer.Transfer, Refusal> =>
+  Either.gen(function*() {
+    const data = yield* facilityOf(world, input.license)
+    if (input.tags.length === 0) return yield* refuse("invalid", "A transfer needs at least one package")
+    const lines: Array<Transfer.TransferPackage> = []
+    for (const tag of input.tags) {
+      const pkg = data.packages.find((p) => p.tag === tag)
+      if (pkg === undefined) return yield* refuse("package_not_found", `Package ${tag} was not found`)
+      lines.push({
+        package_id: pkg.id,
+        tag: pkg.tag,
+        item_name: pkg.item_name,
+        quantity: pkg.quantity,
+        unit_of_measure: pkg.unit_of_measure
+      })
+    }
+    const n = world.counters.next++
+    const numeric = profiles[world.provider].numeric("transfer", 0, n)
+    const providerId = world.provider === "provider_a"
+      ? (input.template ? `template-${numeric}` : String(numeric))
+      : `${profiles.provider_b.tag("package", 8, n)}/1`
+    const transfer: Omit<Transfer.Transfer, "facility_id"> = {
+      id: Ids.make("transfer", world.provider, providerId),
+      manifest_number: input.template
+        ? ""
+        : world.provider === "provider_a"
+        ? String(numeric).padStart(10, "0")
+        : providerId.split("/")[0]!,
+      transfer_type: input.transferType,
+      shipper_facility: data.facility.license_number,
+      recipient_facility: input.recipient,
+      packages: lines,
+      status: "pending",
+      estimated_departure: input.estimatedDeparture,
+      estimated_arrival: input.estimatedArrival,
+      actual_departure: null,
+      actual_arrival: null,
+      transporter: input.transporter,
+      driver_name: input.driverName,
+      vehicle_info: input.vehicleInfo,
+      provider: world.provider,
+      provider_transfer_id: providerId
+    }
+    world.transfers.push({ transfer, template: input.template })
+    world.modified.set(transfer.id, Math.floor(input.at / 1000) * 1000)
+    return { ...transfer, facility_id: data.facility.id } as Transfer.Transfer
+  })
