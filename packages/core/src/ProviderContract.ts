@@ -68,6 +68,11 @@ export interface Fixture {
   readonly invalidCredentials: Readonly<Record<string, string>>
   /** A facility of the session that holds at least two objects of every enabled resource. */
   readonly facilityId: string
+  /**
+   * Another facility per resource, where the main one cannot hold it (a cultivator has no sales;
+   * a dispensary no harvests). Writes always use `facilityId`.
+   */
+  readonly facilityFor?: Partial<Record<Resource.Name, string>>
   readonly failures: ReadonlyArray<FailureCase>
 }
 
@@ -159,16 +164,18 @@ const exactFields = (
 
 type AnyResource = Resource.Definition<any, any>
 
+const facilityOf = (fx: Fixture, name: Resource.Name): string => fx.facilityFor?.[name] ?? fx.facilityId
+
 const idOf = (item: unknown): string => (item as { readonly id: string }).id
 
 const pagingCheck = (name: Resource.Name) =>
   check(`${name}: lists paginate consistently`, (port, fx, assert) =>
     Effect.gen(function*() {
-      const all = yield* port.listAll(name, fx.session, fx.facilityId, {})
+      const all = yield* port.listAll(name, fx.session, facilityOf(fx, name), {})
       yield* assert(all.length >= 2, `the fixture facility must hold at least 2 ${name} (it has ${all.length})`)
       yield* assert(new Set(all.map(idOf)).size === all.length, "ids repeat across the list")
       const perPage = Math.min(Page.MAX_PER_PAGE, Math.max(1, Math.ceil(Math.min(all.length, 300) / 3)))
-      const first = yield* port.list(name, fx.session, fx.facilityId, {}, { page: 1, per_page: perPage })
+      const first = yield* port.list(name, fx.session, facilityOf(fx, name), {}, { page: 1, per_page: perPage })
       const { total, total_pages } = first.pagination
       yield* assert(total === all.length, `page 1 says total ${total}, the whole list has ${all.length}`)
       yield* assert(total_pages === Math.ceil(total / perPage), `total_pages ${total_pages} for ${total} at ${perPage}`)
@@ -176,7 +183,7 @@ const pagingCheck = (name: Resource.Name) =>
       for (const n of pages) {
         const page = n === 1
           ? first
-          : yield* port.list(name, fx.session, fx.facilityId, {}, { page: n, per_page: perPage })
+          : yield* port.list(name, fx.session, facilityOf(fx, name), {}, { page: n, per_page: perPage })
         const expected = all.slice((n - 1) * perPage, n * perPage).map(idOf)
         yield* assert(
           page.pagination.total === total,
@@ -191,7 +198,10 @@ const pagingCheck = (name: Resource.Name) =>
           `page ${n} at per_page ${perPage} holds [${page.items.map(idOf)}], expected [${expected}]`
         )
       }
-      const past = yield* port.list(name, fx.session, fx.facilityId, {}, { page: total_pages + 1, per_page: perPage })
+      const past = yield* port.list(name, fx.session, facilityOf(fx, name), {}, {
+        page: total_pages + 1,
+        per_page: perPage
+      })
       yield* assert(past.items.length === 0, `the page past the end holds ${past.items.length} items`)
       yield* assert(past.pagination.total === total, `the page past the end says total ${past.pagination.total}`)
     }))
@@ -199,11 +209,14 @@ const pagingCheck = (name: Resource.Name) =>
 const getCheck = (name: Resource.Name) =>
   check(`${name}: a get returns the same object as the list`, (port, fx, assert) =>
     Effect.gen(function*() {
-      const page = yield* port.list(name, fx.session, fx.facilityId, {}, { page: 1, per_page: Page.MAX_PER_PAGE })
+      const page = yield* port.list(name, fx.session, facilityOf(fx, name), {}, {
+        page: 1,
+        per_page: Page.MAX_PER_PAGE
+      })
       const picks = [page.items[0], page.items[page.items.length - 1]].filter((x) => x !== undefined)
       yield* assert(picks.length > 0, `the fixture facility holds no ${name}`)
       for (const item of picks) {
-        const got = yield* port.get(name, fx.session, fx.facilityId, idOf(item))
+        const got = yield* port.get(name, fx.session, facilityOf(fx, name), idOf(item))
         yield* assert(deepEqual(got, item), `get(${idOf(item)}) differs from the list at ${firstDifference(got, item)}`)
       }
     }))
@@ -212,7 +225,10 @@ const fieldsCheck = (name: Resource.Name) =>
   check(`${name}: objects carry exactly the spec's fields`, (port, fx, assert) =>
     Effect.gen(function*() {
       const definition: AnyResource = Resource.resources[name]
-      const page = yield* port.list(name, fx.session, fx.facilityId, {}, { page: 1, per_page: Page.MAX_PER_PAGE })
+      const page = yield* port.list(name, fx.session, facilityOf(fx, name), {}, {
+        page: 1,
+        per_page: Page.MAX_PER_PAGE
+      })
       for (const item of page.items) {
         yield* exactFields(definition.schema, item, assert)
         yield* assert(
@@ -227,9 +243,13 @@ const notFoundCheck = (name: Resource.Name, descriptor: ProviderDescriptor) =>
     Effect.gen(function*() {
       const definition: AnyResource = Resource.resources[name]
       const missing = Ids.make(definition.kind, descriptor.name, "tracebridge-contract-missing-0")
-      yield* expectFailure(port.get(name, fx.session, fx.facilityId, missing), "ResourceNotFound", `${name} missing`)
       yield* expectFailure(
-        port.get(name, fx.session, fx.facilityId, "not-an-id"),
+        port.get(name, fx.session, facilityOf(fx, name), missing),
+        "ResourceNotFound",
+        `${name} missing`
+      )
+      yield* expectFailure(
+        port.get(name, fx.session, facilityOf(fx, name), "not-an-id"),
         "ResourceNotFound",
         `${name} malformed`
       )
@@ -262,11 +282,11 @@ const filterPredicates: Partial<Record<Resource.Name, (item: any) => { query: ob
 const filterCheck = (name: Resource.Name) =>
   check(`${name}: filters narrow the list`, (port, fx, assert) =>
     Effect.gen(function*() {
-      const all = yield* port.listAll(name, fx.session, fx.facilityId, {})
+      const all = yield* port.listAll(name, fx.session, facilityOf(fx, name), {})
       const sample = all[0]
       yield* assert(sample !== undefined, `the fixture facility holds no ${name}`)
       const { matches, query } = filterPredicates[name]!(sample)
-      const filtered = yield* port.listAll(name, fx.session, fx.facilityId, query as never)
+      const filtered = yield* port.listAll(name, fx.session, facilityOf(fx, name), query as never)
       const expected = all.filter(matches).map(idOf).sort()
       yield* assert(
         deepEqual(filtered.map(idOf).sort(), expected),
@@ -278,7 +298,7 @@ const disabledCheck = (name: Resource.Name, state: string) =>
   check(`${name}: not offered in ${state}, answers CapabilityNotEnabled`, (port, fx) =>
     Effect.gen(function*() {
       yield* expectFailure(
-        port.list(name, fx.session, fx.facilityId, {}, Page.firstPage),
+        port.list(name, fx.session, facilityOf(fx, name), {}, Page.firstPage),
         "CapabilityNotEnabled",
         `${name} disabled`
       )

@@ -296,6 +296,9 @@ export const createTransfer = (world: World, input: CreateTransfer): Either.Eith
     const providerId = world.provider === "provider_a"
       ? (input.template ? `template-${numeric}` : String(numeric))
       : `${profiles.provider_b.tag("package", 8, n)}/1`
+    const canonical = (
+      t: string | null
+    ) => (t === null || Number.isNaN(Date.parse(t)) ? null : new Date(Date.parse(t)).toISOString())
     const transfer: Omit<Transfer.Transfer, "facility_id"> = {
       id: Ids.make("transfer", world.provider, providerId),
       manifest_number: input.template
@@ -308,8 +311,8 @@ export const createTransfer = (world: World, input: CreateTransfer): Either.Eith
       recipient_facility: input.recipient,
       packages: lines,
       status: "pending",
-      estimated_departure: input.estimatedDeparture,
-      estimated_arrival: input.estimatedArrival,
+      estimated_departure: canonical(input.estimatedDeparture),
+      estimated_arrival: canonical(input.estimatedArrival),
       actual_departure: null,
       actual_arrival: null,
       transporter: input.transporter,

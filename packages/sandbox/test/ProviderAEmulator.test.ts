@@ -1,0 +1,110 @@
+/**
+ * The real provider_a adapter against the emulator, in process: the conformance kit, and the
+ * world's own records read back through the adapter.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { ProviderA, ProviderAConfig } from "@tracebridge/adapter-provider-a"
+import { Ids, ProviderContract, ProviderPort, Session } from "@tracebridge/core"
+import { Sandbox, SandboxServer, World } from "@tracebridge/sandbox"
+import { Effect, Layer, TestClock } from "effect"
+
+const REFERENCE = "2026-03-15T12:00:00.000Z"
+const NOW = Date.parse(REFERENCE) + 60_000
+
+const makeSandbox = () => new Sandbox.Sandbox({ seed: "42", referenceDate: REFERENCE, now: () => NOW })
+
+const portFor = (sandbox: Sandbox.Sandbox) =>
+  ProviderA.layer.pipe(
+    Layer.provide(ProviderAConfig.layerTest()),
+    Layer.provide(SandboxServer.layerHttpClient(SandboxServer.makeHandler(sandbox)))
+  )
+
+const sessionFor = (userKey = "user_good") =>
+  Session.make({
+    key: `sandbox:${userKey}`,
+    provider: "provider_a",
+    state: "CO",
+    environment: "sandbox",
+    credentials: { user_key: userKey },
+    baseUrl: SandboxServer.baseUrl(SandboxServer.IN_PROCESS_ORIGIN, "provider_a", "CO")
+  })
+
+describe.sequential("provider_a adapter against the emulator: conformance (CO)", () => {
+  const sandbox = makeSandbox()
+  const world = sandbox.world("provider_a", "CO", "user_good")
+  const cultivator = world.facilities.find((d) => d.role === "cultivation")!
+  const retail = world.facilities.find((d) => d.role === "retail")!
+  const medical = world.facilities.find((d) => d.role === "medical")!
+  const layer = Layer.mergeAll(
+    portFor(sandbox),
+    Layer.succeed(ProviderContract.ContractFixture, {
+      session: sessionFor(),
+      invalidCredentials: { user_key: "user_bad" },
+      facilityId: cultivator.facility.id,
+      facilityFor: { sales: retail.facility.id, sales_deliveries: retail.facility.id, patients: medical.facility.id },
+      failures: [
+        {
+          name: "another login's licence is ProviderPermissionDenied",
+          arrange: Effect.void,
+          expected: "ProviderPermissionDenied",
+          call: (port, fx) =>
+            port.list("items", fx.session, Ids.make("facility", "provider_a", "SBX-00000-9"), {}, {
+              page: 1,
+              per_page: 5
+            })
+        },
+        {
+          name: "a locked account is ProviderLoginRequired",
+          arrange: Effect.void,
+          expected: "ProviderLoginRequired",
+          call: (port) => port.checkCredentials(sessionFor("user_locked"))
+        }
+      ]
+    })
+  )
+  for (const check of ProviderContract.checksFor(ProviderA.descriptor, "CO")) {
+    it.effect(check.name, () => Effect.provide(Effect.zipRight(TestClock.setTime(NOW), check.run), layer))
+  }
+})
+
+describe("ProviderAEmulator", () => {
+  it.effect("serves every facility's records exactly as the world holds them, through the real adapter", () => {
+    const sandbox = makeSandbox()
+    const world = sandbox.world("provider_a", "CO", "user_good")
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const port = yield* ProviderPort.ProviderPort
+      const session = sessionFor()
+      for (const data of world.facilities) {
+        const id = data.facility.id
+        const packages = yield* port.listAll("packages", session, id, {})
+        assert.deepStrictEqual(
+          packages,
+          data.packages.map((p) => World.packageView(data, p)),
+          `packages of ${data.role}`
+        )
+        assert.deepStrictEqual(yield* port.listAll("items", session, id, {}), data.items)
+        assert.deepStrictEqual(yield* port.listAll("strains", session, id, {}), data.strains)
+        assert.deepStrictEqual(yield* port.listAll("locations", session, id, {}), data.locations)
+        assert.deepStrictEqual(yield* port.listAll("harvests", session, id, {}), data.harvests)
+        const byId = <A extends { readonly id: string }>(xs: ReadonlyArray<A>) =>
+          [...xs].sort((a, b) => a.id.localeCompare(b.id))
+        // sales are read in lastModified windows, oldest first
+        assert.deepStrictEqual(byId(yield* port.listAll("sales", session, id, {})), byId(data.sales))
+        assert.deepStrictEqual(
+          byId(yield* port.listAll("sales_deliveries", session, id, {})),
+          byId(data.salesDeliveries)
+        )
+        assert.deepStrictEqual(yield* port.listAll("patients", session, id, {}), data.patients)
+        const transfers = yield* port.listAll("transfers", session, id, {})
+        assert.deepStrictEqual(
+          [...transfers].sort((a, b) => a.id.localeCompare(b.id)),
+          World.transfersOf(world, data).map((t) => t.transfer).sort((a, b) => a.id.localeCompare(b.id)),
+          `transfers of ${data.role}`
+        )
+      }
+      const facilities = yield* port.listFacilities(session, { page: 1, per_page: 100 })
+      assert.deepStrictEqual(facilities.items, world.facilities.map((d) => d.facility))
+    }).pipe(Effect.provide(portFor(sandbox)))
+  })
+})
