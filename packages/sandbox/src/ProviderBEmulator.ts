@@ -1,22 +1,267 @@
 /**
- * The provider_b (BioTrack-style) emulator. Placeholder until it is built.
+ * The provider_b emulator: BioTrack's classic action API over the sandbox world.
+ *
+ * - One endpoint, `POST /provider_b/{STATE}` (also `…/{STATE}/serverjson.asp`, the real hosts'
+ *   path), with a JSON body carrying an `action` and `"API":"4.0"`.
+ * - `login` checks the sandbox logins (`Logins.checkBioTrack`) and answers a session id. Sessions
+ *   are kept here, per sandbox, and expire after an idle time (`configure`; default 30 minutes of
+ *   `sandbox.now()`), after which every call answers errorcode 63.
+ * - Every answer is HTTP 200 with `success` 1 or 0; failures carry `error` and usually `errorcode`
+ *   (62 missing privilege, 63 session expired, 602 validation or not found, 200 lab-only results).
+ * - `sync_*` answers serve the login's world in BioTrack's rows, encoded with the adapter's own wire
+ *   schemas (`Wire`), so that emulator and adapter cannot drift: string numbers, epoch seconds,
+ *   "0"/"1" flags. `transaction_start` keeps the rows with a higher `transactionid`.
+ * - Writes (`inventory_split`, `inventory_convert`, `inventory_qa_sample`,
+ *   `inventory_qa_sample_results`, `inventory_manifest`, `inventory_transfer_outbound`) change the
+ *   world only through `sandbox.apply`.
+ * - Faults for tests: `failNext` makes the next call of an action answer what it is told.
+ *
+ * Everything is deterministic: session ids come from a counter and the sandbox seed, times from
+ * `sandbox.now()`.
  *
  * @since 0.1.0
  */
+import { Wire } from "@tracebridge/adapter-provider-b"
 import type { ProviderName } from "@tracebridge/core"
+import { Either, Schema } from "effect"
+import type { PendingSample } from "./internal/biotrackRows.js"
+import * as Rows from "./internal/biotrackRows.js"
+import * as Writes from "./internal/biotrackWrites.js"
+import * as Logins from "./Logins.js"
 import type { Sandbox } from "./Sandbox.js"
+import * as Seed from "./Seed.js"
+import type { World } from "./World.js"
 
 /**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** How long a session lives without calls, in ms of `sandbox.now()`. */
+  readonly sessionIdleMs: number
+}
+
+/**
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaults: Options = { sessionIdleMs: 30 * 60_000 }
+
+/**
+ * What the next call of an action answers instead of the world: a BioTrack failure, or any body
+ * (and HTTP status), e.g. a malformed row.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Fault =
+  | { readonly _tag: "Failure"; readonly action: string; readonly error: string; readonly errorcode?: number }
+  | { readonly _tag: "Body"; readonly action: string; readonly body: unknown; readonly status?: number }
+
+/**
+ * The errorcodes the emulator answers.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const ErrorCodes = {
+  labOnly: Writes.LAB_ONLY,
+  missingPrivilege: 62,
+  sessionExpired: 63,
+  validation: Writes.VALIDATION
+} as const
+
+interface SessionEntry {
+  readonly state: ProviderName.UsState
+  readonly login: string
+  readonly ubi: string
+  lastSeen: number
+}
+
+interface EmulatorState {
+  options: Options
+  readonly sessions: Map<string, SessionEntry>
+  readonly faults: Array<Fault>
+  logins: number
+}
+
+const emulators = new WeakMap<Sandbox, EmulatorState>()
+const memories = new WeakMap<World, Writes.Memory>()
+
+const stateOf = (sandbox: Sandbox): EmulatorState => {
+  let state = emulators.get(sandbox)
+  if (state === undefined) {
+    state = { options: defaults, sessions: new Map(), faults: [], logins: 0 }
+    emulators.set(sandbox, state)
+  }
+  return state
+}
+
+const memoryOf = (world: World): Writes.Memory => {
+  let memory = memories.get(world)
+  if (memory === undefined) {
+    memory = { pending: new Map(), aliases: new Map() }
+    memories.set(world, memory)
+  }
+  return memory
+}
+
+/**
+ * Sets the emulator's options for a sandbox.
+ *
+ * @since 0.1.0
+ * @category configuration
+ */
+export const configure = (sandbox: Sandbox, options: Partial<Options>): void => {
+  const state = stateOf(sandbox)
+  state.options = { ...state.options, ...options }
+}
+
+/**
+ * Makes the next call of `fault.action` (after the session check) answer the fault.
+ *
+ * @since 0.1.0
+ * @category faults
+ */
+export const failNext = (sandbox: Sandbox, fault: Fault): void => {
+  stateOf(sandbox).faults.push(fault)
+}
+
+/**
+ * Forgets every session of a sandbox (the next call of each answers errorcode 63).
+ *
+ * @since 0.1.0
+ * @category sessions
+ */
+export const expireSessions = (sandbox: Sandbox): void => {
+  stateOf(sandbox).sessions.clear()
+}
+
+const json = (body: unknown, status = 200): Response =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } })
+
+const failure = (error: string, errorcode?: number): Response =>
+  json(Schema.encodeSync(Wire.Failure)({ success: 0, error, ...(errorcode === undefined ? {} : { errorcode }) }))
+
+const isSync = (action: string): action is Wire.SyncAction => Object.hasOwn(Wire.syncActions, action)
+
+const text = (u: unknown): string => (typeof u === "string" ? u : typeof u === "number" ? String(u) : "")
+
+const login = (
+  sandbox: Sandbox,
+  emulator: EmulatorState,
+  state: ProviderName.UsState,
+  body: Record<string, unknown>
+) => {
+  const ubi = text(body["license_number"])
+  const outcome = Logins.checkBioTrack(ubi, text(body["username"]), text(body["password"]))
+  switch (outcome._tag) {
+    case "Invalid":
+      return failure("Invalid username or password.")
+    case "Locked":
+      return failure("This account has been locked after too many failed login attempts. Contact your administrator.")
+    case "Ok": {
+      emulator.logins += 1
+      const n = emulator.logins
+      const sessionid = [Seed.integer(sandbox.options.seed, "biotrack-session", n), n]
+        .map((x) => x.toString(16).padStart(8, "0"))
+        .join("")
+      const now = sandbox.now()
+      emulator.sessions.set(sessionid, { state, login: outcome.login, ubi, lastSeen: now })
+      return json(Schema.encodeSync(Wire.LoginResult)({ success: 1, sessionid, admin: 1, time: Rows.seconds(now) }))
+    }
+  }
+}
+
+const sync = (
+  world: World,
+  session: SessionEntry,
+  action: Wire.SyncAction,
+  body: Record<string, unknown>,
+  pending: ReadonlyArray<PendingSample>,
+  aliases: ReadonlyMap<string, string>
+): Response => {
+  const start = Number(text(body["transaction_start"]) || "0")
+  const tables = Rows.tablesOf(world, session.ubi, pending, aliases)[action]()
+  const kept = Object.fromEntries(
+    Object.entries(tables).map(([table, rows]) => [
+      table,
+      Number.isFinite(start) && start > 0 ? rows.filter((r) => Number(r.transactionid) > start) : rows
+    ])
+  )
+  return json({ success: 1, ...(Schema.encodeSync(Wire.syncAnswer(action))(kept as never) as object) })
+}
+
+const qaCheck = (world: World, memory: Writes.Memory, body: Record<string, unknown>): Response => {
+  const id = text(body["sample_id"])
+  const found = Rows.samples(world, [...memory.pending.values()], memory.aliases).find((s) =>
+    s.sample.inventoryid === id
+  )
+  if (found === undefined) return failure("Sample not found.", ErrorCodes.validation)
+  return json(Schema.encodeSync(Wire.QaCheckResult)({ success: 1, data: Rows.check(found) }))
+}
+
+const writes: Record<string, (ctx: Writes.Context) => Either.Either<Writes.Written, Writes.Failure>> = {
+  inventory_split: Writes.split,
+  inventory_convert: Writes.convert,
+  inventory_qa_sample: Writes.sample,
+  inventory_qa_sample_results: Writes.results,
+  inventory_manifest: Writes.manifest,
+  inventory_transfer_outbound: Writes.outbound
+}
+
+const act = (sandbox: Sandbox, session: SessionEntry, action: string, body: Record<string, unknown>): Response => {
+  const world = sandbox.world("provider_b", session.state, session.login)
+  const memory = memoryOf(world)
+  if (isSync(action)) return sync(world, session, action, body, [...memory.pending.values()], memory.aliases)
+  if (action === "inventory_qa_check") return qaCheck(world, memory, body)
+  const write = writes[action]
+  if (write === undefined) return failure(`Invalid action: ${action}.`)
+  const training = text(body["training"]) === "1"
+  return Either.match(write({ sandbox, world, memory, body, training }), {
+    onLeft: (f) => failure(f.error, f.errorcode),
+    onRight: (answer) => json(Schema.encodeSync(Wire.WriteResult)(answer))
+  })
+}
+
+/**
+ * Answers one request for `/provider_b/{state}{path}`.
+ *
  * @since 0.1.0
  * @category handlers
  */
 export const handle = async (
-  _sandbox: Sandbox,
-  _state: ProviderName.UsState,
-  _path: string,
-  _request: Request
-): Promise<Response> =>
-  new Response(JSON.stringify({ success: 0, error: "provider_b emulator not built yet" }), {
-    status: 200,
-    headers: { "content-type": "application/json" }
-  })
+  sandbox: Sandbox,
+  state: ProviderName.UsState,
+  path: string,
+  request: Request
+): Promise<Response> => {
+  if (!/^\/?(serverjson\.asp)?$/i.test(path)) return new Response("Not Found", { status: 404 })
+  if (request.method !== "POST") return new Response("Method Not Allowed", { status: 405, headers: { allow: "POST" } })
+  const raw = await request.text()
+  const parsed = Either.try(() => JSON.parse(raw) as unknown)
+  if (Either.isLeft(parsed) || typeof parsed.right !== "object" || parsed.right === null) {
+    return failure("Invalid JSON request.")
+  }
+  const body = parsed.right as Record<string, unknown>
+  const action = text(body["action"])
+  if (text(body["API"]) !== Wire.API_VERSION) {
+    return failure(`Invalid API version; this server speaks API ${Wire.API_VERSION}.`)
+  }
+  const emulator = stateOf(sandbox)
+  if (action === "login") return login(sandbox, emulator, state, body)
+  const sessionid = text(body["sessionid"])
+  const session = emulator.sessions.get(sessionid)
+  const now = sandbox.now()
+  if (session === undefined || session.state !== state || now - session.lastSeen > emulator.options.sessionIdleMs) {
+    emulator.sessions.delete(sessionid)
+    return failure("Your session has expired.", ErrorCodes.sessionExpired)
+  }
+  session.lastSeen = now
+  const faultAt = emulator.faults.findIndex((f) => f.action === action)
+  if (faultAt >= 0) {
+    const fault = emulator.faults.splice(faultAt, 1)[0]!
+    return fault._tag === "Failure" ? failure(fault.error, fault.errorcode) : json(fault.body, fault.status)
+  }
+  return act(sandbox, session, action, body)
+}

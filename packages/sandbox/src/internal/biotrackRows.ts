@@ -1,0 +1,553 @@
+/**
+ * From a sandbox world to the rows of BioTrack's `sync_*` tables (the decoded side of the
+ * adapter's wire schemas; the emulator encodes them with those schemas). Where the world lacks
+ * something BioTrack has, it is derived deterministically:
+ *
+ * - `inventorytype` from the item's category and unit ({@link inventoryTypeOf});
+ * - rooms from the facility's locations (a plant room when plants stand in it, quarantine by
+ *   name), a lot's room from its hold;
+ * - harvests as `plant_derivative` rows: the yield spread over the lots made straight from the
+ *   harvest, the waste over its plants, in hundredths of a gram so that the sums hold;
+ * - `sessiontime` from `world.modified` (objects) or the object's own date (samples, sales);
+ *   `transactionid` from the same second (so that later changes have higher ids), except where
+ *   BioTrack groups rows by it (a harvest, a sale): there it is the object's provider id.
+ */
+import type { Wire } from "@tracebridge/adapter-provider-b"
+import type { LabResult, Package, Transfer } from "@tracebridge/core"
+import { Ids } from "@tracebridge/core"
+import { Option } from "effect"
+import type { FacilityData, Role, World } from "../World.js"
+
+type Inventory = typeof Wire.Inventory.Type
+type Vendor = typeof Wire.Vendor.Type
+type Plant = typeof Wire.Plant.Type
+type PlantDerivative = typeof Wire.PlantDerivative.Type
+type Room = typeof Wire.Room.Type
+type Manifest = typeof Wire.Manifest.Type
+type ManifestStop = typeof Wire.ManifestStop.Type
+type ManifestStopItem = typeof Wire.ManifestStopItem.Type
+type TransferLine = typeof Wire.TransferLine.Type
+type QaSample = typeof Wire.QaSample.Type
+type QaCheck = typeof Wire.QaCheck.Type
+type Panel = typeof Wire.Panel.Type
+type SaleRow = typeof Wire.Sale.Type
+
+// ---- vocabulary ------------------------------------------------------------------------------------
+
+/** The `inventorytype` the emulator gives each category, by unit (BioTrack's classic codes). */
+const typesByCategory: Readonly<Record<string, { readonly Grams?: number; readonly Each?: number }>> = {
+  Flower: { Grams: 13, Each: 28 },
+  "Shake/Trim": { Grams: 14 },
+  Concentrate: { Grams: 17 },
+  "Pre-Roll": { Each: 31 },
+  Clone: { Each: 7 },
+  Seeds: { Each: 10 },
+  Plant: { Each: 12 },
+  Infused: { Grams: 21 },
+  Edible: { Each: 22 },
+  Vape: { Each: 24 },
+  Topical: { Each: 25 },
+  Sample: { Each: 26 },
+  Waste: { Grams: 27 }
+}
+
+/** A state-specific code the adapter reads as "Other", in grams. */
+export const OTHER_TYPE = 99
+
+/**
+ * The `inventorytype` of a category and unit: the code of that category in that unit, else the
+ * category's code in its own unit (BioTrack counts pre-rolls, for instance), else "Other".
+ */
+export const inventoryTypeOf = (category: string, unit: string): number => {
+  const codes = typesByCategory[category]
+  if (codes === undefined) return OTHER_TYPE
+  return (unit === "Each" ? codes.Each : codes.Grams) ?? codes.Grams ?? codes.Each ?? OTHER_TYPE
+}
+
+/** How BioTrack measures lots of a type: bulk types in grams, unit types counted. */
+export const unitOfType = (code: number): "Grams" | "Each" => {
+  for (const codes of Object.values(typesByCategory)) {
+    if (codes.Each === code) return "Each"
+    if (codes.Grams === code) return "Grams"
+  }
+  return "Grams"
+}
+
+/** BioTrack's unit abbreviation. */
+export const uomOf = (unit: "Grams" | "Each"): string => (unit === "Grams" ? "g" : "each")
+
+const locationTypes: Record<Role, number | null> = {
+  cultivation: 6, // T3P: a tier 3 producer/processor
+  manufacturing: 7, // P
+  testing: null, // labs have no producer/retail tier
+  retail: 8, // R
+  medical: 10 // R+MMJ
+}
+
+/** QA panel types by core category (research: ADP Lab_Metric). */
+export const panelTypes: Readonly<Record<string, number>> = {
+  moisture: 1,
+  potency: 2,
+  foreign_matter: 3,
+  microbials: 4,
+  residual_solvents: 5,
+  mycotoxins: 6,
+  pesticides: 7,
+  heavy_metals: 8
+}
+
+/** The core category of a panel type. */
+export const categoryOfPanel = (type: number): string =>
+  Object.entries(panelTypes).find(([, t]) => t === type)?.[0] ?? "other"
+
+// ---- time and ids ----------------------------------------------------------------------------------
+
+/** Epoch seconds of epoch milliseconds. */
+export const seconds = (ms: number): number => Math.floor(ms / 1000)
+
+/** Epoch seconds of an ISO date or date-time, or null. */
+export const epochOf = (iso: string | null): number | null => {
+  if (iso === null) return null
+  const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(iso) ? `${iso}T00:00:00Z` : iso)
+  return Number.isNaN(ms) ? null : seconds(ms)
+}
+
+/** ISO 8601 of epoch seconds. */
+export const isoOf = (epoch: number): string => new Date(epoch * 1000).toISOString()
+
+const changedAt = (world: World, id: string): number | null => {
+  const ms = world.modified.get(id)
+  return ms === undefined ? null : seconds(ms)
+}
+
+/** A row's transaction id: the second of its last change (1 for rows that never changed). */
+const txAt = (epoch: number | null): string => String(epoch ?? 1)
+
+const providerIdOf = (kind: Ids.Kind, id: string): string =>
+  Option.getOrElse(Ids.decodeAs(kind, "provider_b", id), () => id)
+
+const syncColumns = (epoch: number | null, tx?: string) => ({
+  deleted: false,
+  sessiontime: epoch,
+  transactionid: tx ?? txAt(epoch)
+})
+
+// ---- lookups ---------------------------------------------------------------------------------------
+
+/** A package anywhere in the world, with the facility that holds it. */
+export const findLot = (
+  world: World,
+  barcode: string
+): { readonly data: FacilityData; readonly pkg: Package.Package } | undefined => {
+  for (const data of world.facilities) {
+    const pkg = data.packages.find((p) => p.tag === barcode)
+    if (pkg !== undefined) return { data, pkg }
+  }
+  return undefined
+}
+
+const packageById = (world: World, id: string): Package.Package | undefined => {
+  for (const data of world.facilities) {
+    const pkg = data.packages.find((p) => p.id === id)
+    if (pkg !== undefined) return pkg
+  }
+  return undefined
+}
+
+/** The inventory type of a package. */
+export const typeOfPackage = (pkg: Package.Package): number => inventoryTypeOf(pkg.item_category, pkg.unit_of_measure)
+
+/** The rooms of a facility: its locations, as plant rooms (where plants stand) or inventory rooms. */
+const roomsOf = (data: FacilityData) => {
+  const plantRooms = new Set(data.plants.map((p) => p.location).filter((l): l is string => l !== null))
+  return data.locations.map((location) => ({
+    kind: plantRooms.has(location.name) ? ("plant" as const) : ("inventory" as const),
+    row: {
+      roomid: location.provider_location_id,
+      name: location.name,
+      location: data.facility.license_number,
+      quarantine: /quarantine/i.test(location.name),
+      ...syncColumns(null)
+    } satisfies Room
+  }))
+}
+
+const lotRoom = (data: FacilityData, pkg: Package.Package): string | null => {
+  const rooms = roomsOf(data).filter((r) => r.kind === "inventory").map((r) => r.row)
+  const room = pkg.is_on_hold ? rooms.find((r) => r.quarantine) ?? rooms[0] : rooms.find((r) => !r.quarantine)
+  return room?.roomid ?? null
+}
+
+// ---- tables ----------------------------------------------------------------------------------------
+
+/** `vendor`: the login's facilities, all under its UBI. */
+export const vendors = (world: World, ubi: string): Array<Vendor> =>
+  world.facilities.map((data) => {
+    const f = data.facility
+    return {
+      ubi,
+      location: f.license_number,
+      name: f.name,
+      locationtype: locationTypes[data.role],
+      address1: f.address,
+      address2: null,
+      city: f.city,
+      state: f.state,
+      zip: f.zip,
+      producer: data.role === "cultivation",
+      processor: f.capabilities.includes("manufacturing"),
+      retail: data.role === "retail" || data.role === "medical" || data.sales.length > 0,
+      medical: data.role === "medical",
+      ...syncColumns(changedAt(world, f.id)),
+      deleted: f.status !== "active"
+    }
+  })
+
+/** `inventory`: every lot of every facility. */
+export const inventory = (world: World): Array<Inventory> =>
+  world.facilities.flatMap((data) =>
+    data.packages.map((pkg): Inventory => {
+      const type = typeOfPackage(pkg)
+      const item = data.items.find((i) => i.name === pkg.item_name)
+      const epoch = changedAt(world, pkg.id)
+      return {
+        id: pkg.tag,
+        inventorytype: type,
+        strain: pkg.item_strain,
+        productname: pkg.item_name,
+        remaining_quantity: pkg.quantity,
+        usable_weight: unitOfType(type) === "Each" ? item?.unit_weight ?? null : null,
+        rec_usableweight: null,
+        net_package: null,
+        currentroom: lotRoom(data, pkg),
+        location: data.facility.license_number,
+        plantid: [],
+        parentid: pkg.source_package_ids.map((id) => providerIdOf("package", id)),
+        inventoryparentid: [],
+        source_id: null,
+        is_sample: false,
+        seized: false,
+        wet: false,
+        inventorystatus: pkg.is_on_hold ? "1" : null,
+        inventorystatustime: pkg.is_on_hold ? epoch : null,
+        ...syncColumns(epoch)
+      }
+    })
+  )
+
+const PLANT_GROWING = 0
+const PLANT_HARVESTED = 2
+
+/** `plant`: a growing plant is state 0 (flowering once its harvest is scheduled); a cut one 2. */
+export const plants = (world: World): Array<Plant> =>
+  world.facilities.flatMap((data) => {
+    const rooms = roomsOf(data)
+    return data.plants.map((plant): Plant => {
+      const flowering = plant.growth_phase === "flowering" || plant.harvest_date !== null
+      return {
+        id: plant.tag,
+        strain: plant.strain_name,
+        room: rooms.find((r) => r.row.name === plant.location)?.row.roomid ?? null,
+        location: data.facility.license_number,
+        state: plant.harvest_date === null ? PLANT_GROWING : PLANT_HARVESTED,
+        mother: false,
+        parentid: null,
+        converted: false,
+        harvestscheduled: flowering,
+        harvestscheduletime: flowering ? epochOf(plant.flowering_date) : null,
+        removescheduled: false,
+        removescheduletime: null,
+        removereason: null,
+        seized: false,
+        ...syncColumns(changedAt(world, plant.id))
+      }
+    })
+  })
+
+/** Splits a weight into `n` shares in hundredths that add up exactly. */
+const shares = (total: number, n: number): Array<number> => {
+  const cents = Math.round(total * 100)
+  const each = Math.floor(cents / n)
+  return Array.from({ length: n }, (_, i) => (i === n - 1 ? cents - each * (n - 1) : each) / 100)
+}
+
+const FLOWER = 6
+const OTHER_MATERIAL = 9
+const WASTE = 27
+
+/** `plant_derivative`: each harvest's yield over the lots made from it, its waste over its plants. */
+export const derivatives = (world: World): Array<PlantDerivative> =>
+  world.facilities.flatMap((data) =>
+    data.harvests.flatMap((harvest): Array<PlantDerivative> => {
+      const plantTags = harvest.source_plant_ids.map((id) => providerIdOf("plant", id))
+      const lots = world.facilities.flatMap((d) =>
+        d.packages.filter((p) => p.source_package_ids.length === 0 && p.source_harvest_ids.includes(harvest.id))
+      )
+      const manicure = harvest.harvest_type === "Manicure"
+      const row = (plantid: string, inventoryid: string | null, type: number, weight: number): PlantDerivative => ({
+        plantid,
+        inventoryid,
+        inventorytype: type,
+        weight,
+        wholeweight: null,
+        harvestcollect: !manicure,
+        curecollect: false,
+        collectadditional: manicure,
+        room: null,
+        location: data.facility.license_number,
+        ...syncColumns(epochOf(harvest.harvested_date), harvest.provider_harvest_id)
+      })
+      const yieldRows = lots.length > 0
+        ? shares(harvest.current_weight, lots.length).map((w, i) =>
+          row(
+            plantTags[i % Math.max(1, plantTags.length)] ?? "",
+            lots[i]!.tag,
+            lots[i]!.item_category === "Flower" ? FLOWER : OTHER_MATERIAL,
+            w
+          )
+        )
+        : shares(harvest.current_weight, plantTags.length).map((w, i) => row(plantTags[i]!, null, FLOWER, w))
+      const wasteRows = harvest.total_waste_weight > 0
+        ? shares(harvest.total_waste_weight, plantTags.length).map((w, i) => row(plantTags[i]!, null, WASTE, w))
+        : []
+      return [...yieldRows, ...wasteRows].filter((r) => r.plantid.length > 0)
+    })
+  )
+
+/** `inventory_room` and `plant_room`. */
+export const rooms = (world: World): { readonly inventory: Array<Room>; readonly plant: Array<Room> } => {
+  const all = world.facilities.flatMap(roomsOf)
+  return {
+    inventory: all.filter((r) => r.kind === "inventory").map((r) => r.row),
+    plant: all.filter((r) => r.kind === "plant").map((r) => r.row)
+  }
+}
+
+/** The manifest of a transfer and its stop: `<manifestid>/<stopnumber>`. */
+export const manifestOf = (transfer: Pick<Transfer.Transfer, "provider_transfer_id" | "manifest_number">) => ({
+  manifestid: transfer.manifest_number,
+  stop: transfer.provider_transfer_id.split("/")[1] ?? "1"
+})
+
+/** `manifest`, `manifest_stop_data`, `manifest_stop_items` and the transfer lines. */
+export const manifests = (world: World) => {
+  const name = (license: string) => world.facilities.find((d) => d.facility.license_number === license)?.facility
+  const out = {
+    manifest: [] as Array<Manifest>,
+    manifest_stop_data: [] as Array<ManifestStop>,
+    manifest_stop_items: [] as Array<ManifestStopItem>,
+    inventory_transfer: [] as Array<TransferLine>,
+    inventory_transfer_inbound: [] as Array<TransferLine>
+  }
+  for (const { template, transfer } of world.transfers) {
+    if (template || !/^\d{16}$/.test(transfer.manifest_number)) continue
+    const { manifestid, stop } = manifestOf(transfer)
+    const epoch = changedAt(world, transfer.id)
+    const columns = syncColumns(epoch)
+    const shipper = name(transfer.shipper_facility)
+    const recipient = name(transfer.recipient_facility)
+    out.manifest.push({
+      manifestid,
+      location: transfer.shipper_facility,
+      origination_license_number: transfer.shipper_facility,
+      origination_name: shipper?.name ?? null,
+      origination_street: shipper?.address ?? null,
+      origination_city: shipper?.city ?? null,
+      origination_state: shipper?.state ?? null,
+      origination_zip: shipper?.zip ?? null,
+      origination_phone: null,
+      transporter_id: null,
+      transporter_name: transfer.driver_name,
+      transporter_dob: null,
+      transporter_vehicle_details: transfer.vehicle_info,
+      transporter_vehicle_identification: null,
+      stopcount: 1,
+      total_item_count: transfer.packages.length,
+      completion_date: transfer.status === "pending" ? null : epochOf(transfer.actual_departure),
+      fulfilled: transfer.status === "received",
+      ...columns
+    })
+    out.manifest_stop_data.push({
+      manifestid,
+      stopnumber: stop,
+      license_number: transfer.recipient_facility,
+      name: recipient?.name ?? null,
+      street: recipient?.address ?? null,
+      city: recipient?.city ?? null,
+      state: recipient?.state ?? null,
+      zip: recipient?.zip ?? null,
+      phone: null,
+      travel_route: null,
+      depart_time: epochOf(transfer.estimated_departure),
+      arrive_time: epochOf(transfer.estimated_arrival),
+      item_count: transfer.packages.length,
+      ...columns
+    })
+    const arrived = transfer.status === "received" || transfer.status === "rejected"
+    for (const line of transfer.packages) {
+      const pkg = packageById(world, line.package_id)
+      const type = pkg === undefined ? inventoryTypeOf("Other", line.unit_of_measure) : typeOfPackage(pkg)
+      out.manifest_stop_items.push({
+        manifestid,
+        stopnumber: stop,
+        inventoryid: line.tag,
+        description: line.item_name,
+        quantity: line.quantity,
+        requiresweighing: false,
+        ...columns
+      })
+      const transferLine = {
+        inventoryid: line.tag,
+        inventorytype: type,
+        strain: pkg?.item_strain ?? null,
+        quantity: line.quantity,
+        price: 0,
+        manifestid,
+        manifest_stop: stop,
+        outbound_license: transfer.shipper_facility,
+        is_refund: false,
+        refund_amount: null
+      }
+      out.inventory_transfer.push({ ...transferLine, location: transfer.shipper_facility, ...columns })
+      if (arrived) {
+        out.inventory_transfer_inbound.push({
+          ...transferLine,
+          location: transfer.recipient_facility,
+          is_refund: transfer.status === "rejected",
+          refund_amount: transfer.status === "rejected" ? 0 : null,
+          ...syncColumns(epochOf(transfer.actual_arrival) ?? epoch)
+        })
+      }
+    }
+  }
+  return out
+}
+
+/** A QA sample not judged yet (kept by the emulator between `inventory_qa_sample` and its results). */
+export interface PendingSample {
+  readonly barcode: string
+  readonly license: string
+  readonly tag: string
+  readonly labId: string
+  readonly use: number
+  readonly at: number
+}
+
+/** A lab result with the sample barcode the wire knows it by. */
+export interface SampleOf {
+  readonly sample: QaSample
+  readonly result: LabResult.LabResult | undefined
+}
+
+/** `inventory_qa_sample`: every judged result as a sample of its lot, then the pending ones. */
+export const samples = (
+  world: World,
+  pending: ReadonlyArray<PendingSample>,
+  aliases: ReadonlyMap<string, string>
+): Array<SampleOf> => [
+  ...world.facilities.flatMap((data) =>
+    data.labResults.map((result): SampleOf => {
+      const pkg = packageById(world, result.package_id)
+      const epoch = epochOf(result.test_date) ?? changedAt(world, result.id)
+      return {
+        result,
+        sample: {
+          inventoryid: aliases.get(result.id) ?? result.provider_result_id,
+          parentid: providerIdOf("package", result.package_id),
+          inventorytype: pkg === undefined ? null : typeOfPackage(pkg),
+          lab_license: result.lab_license ?? result.lab_name,
+          location: data.facility.license_number,
+          quantity: null,
+          result: result.overall_passed ? 1 : -1,
+          sample_use: result.test_type === "ResearchTesting" ? 2 : 1,
+          strain: pkg?.item_strain ?? null,
+          ...syncColumns(epoch, txAt(changedAt(world, result.id)))
+        }
+      }
+    })
+  ),
+  ...pending.map((p): SampleOf => {
+    const lot = findLot(world, p.tag)
+    return {
+      result: undefined,
+      sample: {
+        inventoryid: p.barcode,
+        parentid: p.tag,
+        inventorytype: lot === undefined ? null : typeOfPackage(lot.pkg),
+        lab_license: p.labId,
+        location: p.license,
+        quantity: 0,
+        result: 0,
+        sample_use: p.use,
+        strain: lot?.pkg.item_strain ?? null,
+        ...syncColumns(seconds(p.at))
+      }
+    }
+  })
+]
+
+/** The `inventory_qa_check` of a sample: its panels, one per category with a panel type. */
+export const check = (found: SampleOf): QaCheck => {
+  const panels = new Map<number, Record<string, number | null>>()
+  for (const test of found.result?.results ?? []) {
+    const type = panelTypes[test.category]
+    if (type === undefined || test.name === "type") continue
+    const panel = panels.get(type) ?? {}
+    panel[test.name] = test.value
+    panels.set(type, panel)
+  }
+  return {
+    sample_id: found.sample.inventoryid,
+    parent_id: found.sample.parentid,
+    lab_license: found.sample.lab_license,
+    inventorytype: found.sample.inventorytype,
+    result: found.sample.result,
+    use: found.sample.sample_use,
+    transactionid: found.sample.transactionid,
+    test: [...panels.entries()].sort(([a], [b]) => a - b).map(([type, values]) => ({ ...values, type }) as Panel)
+  }
+}
+
+/** `sale`: one row per sold line; the sale is the `transactionid`. */
+export const sales = (world: World): Array<SaleRow> =>
+  world.facilities.flatMap((data) =>
+    data.sales.flatMap((sale) =>
+      sale.items.map((line, i): SaleRow => ({
+        inventoryid: line.tag,
+        itemnumber: String(i),
+        price: line.total,
+        quantity: line.quantity,
+        terminal_id: "1",
+        location: data.facility.license_number,
+        card_id: sale.patient_license,
+        ...syncColumns(epochOf(sale.sale_date), sale.provider_sale_id)
+      }))
+    )
+  )
+
+/** Every table of a sync action, as decoded rows. */
+export const tablesOf = (
+  world: World,
+  ubi: string,
+  pending: ReadonlyArray<PendingSample>,
+  aliases: ReadonlyMap<string, string>
+): Record<Wire.SyncAction, () => Record<string, ReadonlyArray<{ readonly transactionid: string }>>> => ({
+  sync_vendor: () => ({ vendor: vendors(world, ubi) }),
+  sync_inventory: () => ({ inventory: inventory(world) }),
+  sync_plant: () => ({ plant: plants(world) }),
+  sync_plant_derivative: () => ({ plant_derivative: derivatives(world) }),
+  sync_inventory_room: () => ({ inventory_room: rooms(world).inventory }),
+  sync_plant_room: () => ({ plant_room: rooms(world).plant }),
+  sync_manifest: () => {
+    const m = manifests(world)
+    return {
+      manifest: m.manifest,
+      manifest_stop_data: m.manifest_stop_data,
+      manifest_stop_items: m.manifest_stop_items
+    }
+  },
+  sync_inventory_transfer: () => ({ inventory_transfer: manifests(world).inventory_transfer }),
+  sync_inventory_transfer_inbound: () => ({ inventory_transfer_inbound: manifests(world).inventory_transfer_inbound }),
+  sync_inventory_qa_sample: () => ({ inventory_qa_sample: samples(world, pending, aliases).map((s) => s.sample) }),
+  sync_sale: () => ({ sale: sales(world) })
+})
