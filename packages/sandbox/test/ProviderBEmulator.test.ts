@@ -1,0 +1,405 @@
+/**
+ * The real provider_b adapter against the emulator, in process: the conformance kit, sessions
+ * (expiry and transparent re-login, refused logins), refused writes, and the world's records read
+ * back through the adapter.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { ProviderB } from "@tracebridge/adapter-provider-b"
+import type { ProviderError } from "@tracebridge/core"
+import { Ids, Page, ProviderContract, ProviderPort, Session } from "@tracebridge/core"
+import { Logins, ProviderBEmulator, Sandbox, SandboxServer } from "@tracebridge/sandbox"
+import { Effect, Layer, TestClock } from "effect"
+
+const REFERENCE = "2026-03-15T12:00:00.000Z"
+const NOW = Date.parse(REFERENCE) + 60_000
+const STATE = "HI"
+const LOGIN = "000000000:user_good"
+const URL_B = SandboxServer.baseUrl(SandboxServer.IN_PROCESS_ORIGIN, "provider_b", STATE)
+const { bad, good, locked } = Logins.documented.provider_b
+
+/** A sandbox whose clock the test moves, and a handler that records every action it receives. */
+const makeSandbox = () => {
+  const clock = { now: NOW }
+  const sandbox = new Sandbox.Sandbox({ seed: "42", referenceDate: REFERENCE, now: () => clock.now })
+  const inner = SandboxServer.makeHandler(sandbox)
+  const actions: Array<string> = []
+  const handler: SandboxServer.Handler = async (request) => {
+    const text = await request.clone().text()
+    actions.push(String((JSON.parse(text) as { readonly action?: unknown }).action))
+    return inner(request)
+  }
+  return { sandbox, clock, handler, actions }
+}
+
+const portFor = (handler: SandboxServer.Handler) =>
+  ProviderB.layer.pipe(Layer.provide(SandboxServer.layerHttpClient(handler)))
+
+const sessionFor = (credentials: Record<string, string> = good, key = "sandbox:b") =>
+  Session.make({ key, provider: "provider_b", state: STATE, environment: "sandbox", credentials, baseUrl: URL_B })
+
+/** One raw call to the emulator, as BioTrack's clients send it. */
+const post = (handler: SandboxServer.Handler, body: Record<string, unknown>, path = "") =>
+  Effect.promise(async () => {
+    const response = await handler(new Request(`${URL_B}${path}`, { method: "POST", body: JSON.stringify(body) }))
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> }
+  })
+
+const loginRaw = (handler: SandboxServer.Handler) =>
+  Effect.map(
+    post(handler, {
+      API: "4.0",
+      action: "login",
+      license_number: good.ubi,
+      username: good.username,
+      password: good.password
+    }),
+    (r) => String(r.body["sessionid"])
+  )
+
+const dump = (value: unknown) => JSON.stringify(value, (_, v) => (v instanceof Map ? [...v.entries()] : v))
+
+describe.sequential("provider_b adapter against the emulator: conformance (HI)", () => {
+  const { handler, sandbox } = makeSandbox()
+  const world = sandbox.world("provider_b", STATE, LOGIN)
+  const cultivator = world.facilities.find((d) => d.role === "cultivation")!
+  const retail = world.facilities.find((d) => d.role === "retail")!
+  const fresh = (name: string) => sessionFor(good, `sandbox:b:${name}`)
+  const layer = Layer.mergeAll(
+    portFor(handler),
+    Layer.succeed(ProviderContract.ContractFixture, {
+      session: sessionFor(),
+      invalidCredentials: bad,
+      facilityId: cultivator.facility.id,
+      // a cultivator sells nothing; the adult-use dispensary does
+      facilityFor: { sales: retail.facility.id },
+      failures: [
+        {
+          name: "errorcode 62 is ProviderPermissionDenied",
+          arrange: Effect.sync(() =>
+            ProviderBEmulator.failNext(sandbox, {
+              _tag: "Failure",
+              action: "sync_plant",
+              error: "The current session does not possess access to the sync_plant privilege.",
+              errorcode: 62
+            })
+          ),
+          expected: "ProviderPermissionDenied",
+          call: (port, fx) => port.list("plants", fresh("62"), fx.facilityId, {}, Page.firstPage)
+        },
+        {
+          name: "a malformed row is ProviderInvalidResponse",
+          arrange: Effect.sync(() =>
+            ProviderBEmulator.failNext(sandbox, {
+              _tag: "Body",
+              action: "sync_sale",
+              body: {
+                success: 1,
+                sale: [{
+                  inventoryid: retail.packages[0]!.tag,
+                  price: "ten",
+                  quantity: "1",
+                  location: retail.facility.license_number,
+                  transactionid: "1"
+                }]
+              }
+            })
+          ),
+          expected: "ProviderInvalidResponse",
+          call: (port) => port.list("sales", fresh("malformed"), retail.facility.id, {}, Page.firstPage)
+        },
+        {
+          name: "an HTTP 500 is ProviderUnavailable",
+          arrange: Effect.sync(() =>
+            ProviderBEmulator.failNext(sandbox, { _tag: "Body", action: "sync_inventory", body: "oops", status: 500 })
+          ),
+          expected: "ProviderUnavailable",
+          call: (port, fx) => port.list("packages", fresh("500"), fx.facilityId, {}, Page.firstPage)
+        },
+        {
+          name: "a locked account is ProviderLoginRequired",
+          arrange: Effect.void,
+          expected: "ProviderLoginRequired",
+          call: (port) => port.checkCredentials(sessionFor(locked, "sandbox:b:locked"))
+        }
+      ]
+    })
+  )
+  for (const check of ProviderContract.checksFor(ProviderB.descriptor, STATE)) {
+    it.effect(check.name, () => Effect.provide(Effect.zipRight(TestClock.setTime(NOW), check.run), layer))
+  }
+})
+
+describe("ProviderBEmulator sessions", () => {
+  it.effect("an idle session expires with errorcode 63, and the adapter logs in again transparently", () => {
+    const { actions, clock, handler, sandbox } = makeSandbox()
+    ProviderBEmulator.configure(sandbox, { sessionIdleMs: 60_000 })
+    const world = sandbox.world("provider_b", STATE, LOGIN)
+    const cultivator = world.facilities.find((d) => d.role === "cultivation")!
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const port = yield* ProviderPort.ProviderPort
+      const session = sessionFor()
+      const packages = yield* port.listAll("packages", session, cultivator.facility.id, {})
+      assert.strictEqual(packages.length, cultivator.packages.length)
+      assert.strictEqual(actions.filter((a) => a === "login").length, 1)
+
+      const stale = yield* loginRaw(handler)
+      clock.now += 61_000
+      const expired = yield* post(handler, { API: "4.0", action: "sync_vendor", sessionid: stale })
+      assert.deepStrictEqual(expired, {
+        status: 200,
+        body: { success: 0, error: "Your session has expired.", errorcode: 63 }
+      })
+
+      const before = actions.length
+      const plants = yield* port.listAll("plants", session, cultivator.facility.id, {})
+      assert.strictEqual(plants.length, cultivator.plants.length)
+      assert.deepStrictEqual(actions.slice(before), ["sync_plant", "login", "sync_plant", "sync_plant_room"])
+    }).pipe(Effect.provide(portFor(handler)))
+  })
+
+  it.effect("a session stays alive while it is used", () => {
+    const { clock, handler, sandbox } = makeSandbox()
+    ProviderBEmulator.configure(sandbox, { sessionIdleMs: 60_000 })
+    return Effect.gen(function*() {
+      const sid = yield* loginRaw(handler)
+      for (let i = 0; i < 3; i++) {
+        clock.now += 50_000
+        const answer = yield* post(handler, { API: "4.0", action: "sync_inventory_room", sessionid: sid })
+        assert.strictEqual(answer.body["success"], 1)
+      }
+    })
+  })
+
+  it.effect("the bad login is invalid_credentials and the locked one account_locked, worded as BioTrack", () => {
+    const { handler } = makeSandbox()
+    return Effect.gen(function*() {
+      const port = yield* ProviderPort.ProviderPort
+      const wrong = yield* Effect.flip(port.checkCredentials(sessionFor(bad, "bad")))
+      const lockedOut = yield* Effect.flip(port.checkCredentials(sessionFor(locked, "locked")))
+      const reasonOf = (e: ProviderError.ProviderError) => (e._tag === "ProviderLoginRequired" ? e.reason : e._tag)
+      assert.strictEqual(reasonOf(wrong), "invalid_credentials")
+      assert.strictEqual(reasonOf(lockedOut), "account_locked")
+      const raw = yield* post(handler, { API: "4.0", action: "login", ...{ license_number: bad.ubi }, ...bad })
+      assert.deepStrictEqual(raw.body, { success: 0, error: "Invalid username or password." })
+      yield* port.checkCredentials(sessionFor(good, "good"))
+    }).pipe(Effect.provide(portFor(handler)))
+  })
+
+  it.effect("answers every failure under HTTP 200, and serves the real hosts' path too", () => {
+    const { handler } = makeSandbox()
+    return Effect.gen(function*() {
+      const version = yield* post(handler, { API: "3.0", action: "login" })
+      assert.strictEqual(version.status, 200)
+      assert.strictEqual(version.body["success"], 0)
+      assert.match(String(version.body["error"]), /API version/)
+      const noSession = yield* post(handler, { API: "4.0", action: "sync_inventory", sessionid: "nope" })
+      assert.strictEqual(noSession.body["errorcode"], 63)
+      const sid = yield* loginRaw(handler)
+      const unknown = yield* post(handler, { API: "4.0", action: "make_coffee", sessionid: sid })
+      assert.strictEqual(unknown.body["success"], 0)
+      const vendors = yield* post(handler, { API: "4.0", action: "sync_vendor", sessionid: sid }, "/serverjson.asp")
+      assert.strictEqual((vendors.body["vendor"] as ReadonlyArray<unknown>).length, 4)
+    })
+  })
+
+  it.effect("session ids are deterministic", () => {
+    const a = makeSandbox()
+    const b = makeSandbox()
+    return Effect.gen(function*() {
+      const first = yield* loginRaw(a.handler)
+      assert.strictEqual(first, yield* loginRaw(b.handler))
+      assert.notStrictEqual(first, yield* loginRaw(a.handler))
+    })
+  })
+})
+
+describe("ProviderBEmulator writes", () => {
+  it.effect("a split beyond the lot is refused with errorcode 602 and leaves the world unchanged", () => {
+    const { handler, sandbox } = makeSandbox()
+    const world = sandbox.world("provider_b", STATE, LOGIN)
+    const cultivator = world.facilities.find((d) => d.role === "cultivation")!
+    const lot = cultivator.packages.find((p) => !p.is_on_hold && p.quantity >= 2)!
+    const held = cultivator.packages.find((p) => p.is_on_hold)!
+    return Effect.gen(function*() {
+      const sid = yield* loginRaw(handler)
+      const before = dump(world)
+      const split = (tag: string, quantity: number) =>
+        post(handler, {
+          API: "4.0",
+          action: "inventory_split",
+          sessionid: sid,
+          training: "1",
+          data: [{ barcodeid: tag, remove_quantity: String(quantity), remove_quantity_uom: "g" }]
+        })
+      const over = yield* split(lot.tag, lot.quantity + 1)
+      assert.strictEqual(over.body["success"], 0)
+      assert.strictEqual(over.body["errorcode"], 602)
+      assert.match(String(over.body["error"]), /Insufficient quantity/)
+      const onHold = yield* split(held.tag, 1)
+      assert.strictEqual(onHold.body["errorcode"], 602)
+      assert.match(String(onHold.body["error"]), /on hold/)
+      const unknown = yield* split("6999999999999999", 1)
+      assert.match(String(unknown.body["error"]), /not found/)
+      assert.strictEqual(dump(world), before)
+      assert.deepStrictEqual(sandbox.log(Sandbox.keyOf("provider_b", STATE, LOGIN)), [])
+
+      const port = yield* ProviderPort.ProviderPort
+      const refused = yield* Effect.flip(port.splitPackage(sessionFor(), cultivator.facility.id, {
+        item_name: lot.item_name,
+        item_category: lot.item_category,
+        item_strain: lot.item_strain,
+        quantity: lot.quantity + 1000,
+        unit_of_measure: lot.unit_of_measure,
+        source_package_ids: [lot.id]
+      }))
+      assert.strictEqual(refused._tag, "InsufficientQuantity")
+      assert.strictEqual(dump(world), before)
+    }).pipe(Effect.provide(portFor(handler)))
+  })
+
+  it.effect("an accepted split is logged and announced, and the adapter reads it back", () => {
+    const { handler, sandbox } = makeSandbox()
+    const world = sandbox.world("provider_b", STATE, LOGIN)
+    const cultivator = world.facilities.find((d) => d.role === "cultivation")!
+    const lot = cultivator.packages.find((p) => !p.is_on_hold && p.quantity >= 2)!
+    const events: Array<Sandbox.ChangeEvent> = []
+    sandbox.subscribe((e) => events.push(e))
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const port = yield* ProviderPort.ProviderPort
+      const created = yield* port.splitPackage(sessionFor(), cultivator.facility.id, {
+        item_name: lot.item_name,
+        item_category: lot.item_category,
+        item_strain: lot.item_strain,
+        quantity: 1,
+        unit_of_measure: lot.unit_of_measure,
+        source_package_ids: [lot.id]
+      })
+      assert.deepStrictEqual(created.source_package_ids, [lot.id])
+      assert.deepStrictEqual(events.map((e) => e.change), ["SplitPackage"])
+      assert.strictEqual(sandbox.log(Sandbox.keyOf("provider_b", STATE, LOGIN)).length, 1)
+      const source = cultivator.packages.find((p) => p.id === lot.id)!
+      assert.strictEqual(source.quantity, Math.round((lot.quantity - 1) * 10_000) / 10_000)
+      assert.isTrue(cultivator.packages.some((p) => p.id === created.id))
+    }).pipe(Effect.provide(portFor(handler)))
+  })
+
+  it.effect("lab results are refused outside training mode, as BioTrack refuses non-labs", () => {
+    const { handler, sandbox } = makeSandbox()
+    const world = sandbox.world("provider_b", STATE, LOGIN)
+    const lot = world.facilities.find((d) => d.role === "cultivation")!.packages[0]!
+    return Effect.gen(function*() {
+      const sid = yield* loginRaw(handler)
+      const sample = yield* post(handler, {
+        API: "4.0",
+        action: "inventory_qa_sample",
+        sessionid: sid,
+        barcodeid: lot.tag,
+        lab_id: "Some Lab",
+        quantity: "0",
+        use: 1
+      })
+      const [barcode] = sample.body["barcode_id"] as ReadonlyArray<string>
+      const before = dump(world)
+      const refused = yield* post(handler, {
+        API: "4.0",
+        action: "inventory_qa_sample_results",
+        sessionid: sid,
+        sample_id: barcode,
+        result: 1,
+        test: [{ type: 2, THC: "20" }]
+      })
+      assert.deepStrictEqual(refused.body, { success: 0, error: "Only QA Labs may enter results.", errorcode: 200 })
+      assert.strictEqual(dump(world), before)
+    })
+  })
+})
+
+describe("ProviderBEmulator serves the world", () => {
+  it.effect("the adapter reads each facility's lots, plants, harvests, transfers and sales as the world holds them", () => {
+    const { handler, sandbox } = makeSandbox()
+    const world = sandbox.world("provider_b", STATE, LOGIN)
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const port = yield* ProviderPort.ProviderPort
+      const session = sessionFor()
+      const facilities = yield* port.listFacilities(session, { page: 1, per_page: 100 })
+      assert.deepStrictEqual(
+        facilities.items.map((f) => [f.id, f.name, f.license_number]),
+        world.facilities.map((d) => [d.facility.id, d.facility.name, d.facility.license_number])
+      )
+      for (const data of world.facilities) {
+        const id = data.facility.id
+        const packages = yield* port.listAll("packages", session, id, {})
+        assert.deepStrictEqual(
+          packages.map((p) => [p.id, p.quantity, p.item_name, p.item_strain, p.is_on_hold, p.lab_testing_state]),
+          data.packages.map((p) => [p.id, p.quantity, p.item_name, p.item_strain, p.is_on_hold, p.lab_testing_state])
+        )
+        assert.deepStrictEqual(
+          packages.map((p) => p.source_package_ids),
+          data.packages.map((p) => p.source_package_ids)
+        )
+        const plants = yield* port.listAll("plants", session, id, {})
+        assert.deepStrictEqual(
+          plants.map((p) => [p.id, p.strain_name, p.growth_phase, p.location, p.harvest_date]),
+          data.plants.map((p) => [p.id, p.strain_name, p.growth_phase, p.location, p.harvest_date])
+        )
+        const harvests = yield* port.listAll("harvests", session, id, {})
+        assert.deepStrictEqual(
+          harvests.map((h) => [
+            h.id,
+            h.current_weight,
+            h.total_waste_weight,
+            h.harvest_type,
+            h.harvested_date,
+            h.source_plant_ids
+          ]),
+          data.harvests.map((h) => [
+            h.id,
+            h.current_weight,
+            h.total_waste_weight,
+            h.harvest_type,
+            h.harvested_date,
+            h.source_plant_ids
+          ])
+        )
+        const results = yield* port.listAll("lab_results", session, id, {})
+        assert.deepStrictEqual(
+          results.map((r) => [r.id, r.package_id, r.overall_passed, r.lab_name, r.lab_license, r.test_date]),
+          data.labResults.map((r) => [r.id, r.package_id, r.overall_passed, r.lab_name, r.lab_license, r.test_date])
+        )
+        const sales = yield* port.listAll("sales", session, id, {})
+        assert.deepStrictEqual(
+          sales.map((s) => [s.id, s.sale_date, s.items.map((i) => [i.package_id, i.quantity, i.total])]),
+          data.sales.map((s) => [
+            s.id,
+            s.sale_date.replace(".000Z", "Z"),
+            s.items.map((i) => [i.package_id, i.quantity, i.total])
+          ])
+        )
+        const transfers = yield* port.listAll("transfers", session, id, {})
+        const seen = world.transfers.filter((t) =>
+          t.transfer.shipper_facility === data.facility.license_number ||
+          t.transfer.recipient_facility === data.facility.license_number
+        )
+        assert.deepStrictEqual(
+          transfers.map((
+            t
+          ) => [t.id, t.status, t.shipper_facility, t.recipient_facility, t.packages.map((p) => p.tag)]),
+          seen.map(({ transfer: t }) => [
+            t.id,
+            t.status,
+            t.shipper_facility,
+            t.recipient_facility,
+            t.packages.map((p) => p.tag)
+          ])
+        )
+      }
+      const missing = yield* Effect.flip(
+        port.get("lab_results", session, world.facilities[0]!.facility.id, Ids.make("lab_result", "provider_b", "1"))
+      )
+      assert.strictEqual(missing._tag, "ResourceNotFound")
+    }).pipe(Effect.provide(portFor(handler)))
+  })
+})
