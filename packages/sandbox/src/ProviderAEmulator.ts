@@ -814,6 +814,11 @@ export const handle = async (
   }
 
   const world = sandbox.world("provider_a", state, outcome.login)
+  if (world.loginRequired === true) {
+    // The connection_login_required scenario: the next call finds the login refused, once.
+    world.loginRequired = false
+    return new Response(null, { status: 401 })
+  }
   const url = new URL(request.url)
   if (request.method === "GET" && (path === "/facilities/v2/" || path === "/facilities/v2")) {
     return json(world.facilities.map(facilityWire))

@@ -10,6 +10,7 @@ import type { ProviderName } from "@tracebridge/core"
 import { Either } from "effect"
 import type { Size } from "./Generate.js"
 import { generate } from "./Generate.js"
+import * as Scenario from "./Scenario.js"
 import type { World } from "./World.js"
 import type { Refusal } from "./Writes.js"
 import * as Writes from "./Writes.js"
@@ -24,11 +25,7 @@ export type Change =
   | { readonly _tag: "SplitPackage"; readonly input: Writes.Split }
   | { readonly _tag: "RecordLabResult"; readonly input: Writes.RecordLabResult }
   | { readonly _tag: "CreateTransfer"; readonly input: Writes.CreateTransfer }
-  | {
-    readonly _tag: "Scenario"
-    readonly apply: (world: World) => Either.Either<unknown, Refusal>
-    readonly name: string
-  }
+  | { readonly _tag: "Scenario"; readonly input: Scenario.Input }
 
 /**
  * What subscribers hear after each accepted change.
@@ -113,8 +110,8 @@ export class Sandbox {
   }
 
   /** Applies a change; a refused change changes nothing and is not logged. */
-  apply<A>(world: World, change: Change): Either.Either<A, Refusal> {
-    const result = run(world, change) as Either.Either<A, Refusal>
+  apply<A, E = Refusal>(world: World, change: Change): Either.Either<A, E> {
+    const result = run(world, change) as Either.Either<A, E>
     if (Either.isRight(result)) {
       const key = keyOf(world.provider, world.state, world.login)
       const log = this.logs.get(key) ?? []
@@ -123,7 +120,7 @@ export class Sandbox {
       const event: ChangeEvent = {
         key,
         change: change._tag,
-        ...(change._tag === "Scenario" ? { name: change.name } : {}),
+        ...(change._tag === "Scenario" ? { name: change.input.name } : {}),
         result: result.right,
         at: this.now()
       }
@@ -156,7 +153,7 @@ export class Sandbox {
   }
 }
 
-const run = (world: World, change: Change): Either.Either<unknown, Refusal> => {
+const run = (world: World, change: Change): Either.Either<unknown, Refusal | Scenario.Failure> => {
   switch (change._tag) {
     case "SplitPackage":
       return Writes.splitPackage(world, change.input)
@@ -165,7 +162,7 @@ const run = (world: World, change: Change): Either.Either<unknown, Refusal> => {
     case "CreateTransfer":
       return Writes.createTransfer(world, change.input)
     case "Scenario":
-      return change.apply(world)
+      return Scenario.run(world, change.input)
   }
 }
 

@@ -86,6 +86,8 @@ export interface World {
   readonly counters: { next: number }
   /** Each package's quantity when it was made (by id). */
   readonly original: Map<string, number>
+  /** Set by the `connection_login_required` scenario: the next provider call refuses the login. */
+  loginRequired?: boolean
   /** What was drawn from a package into another (splits), in the source's unit. */
   readonly draws: Array<{ readonly source: string; readonly target: string; readonly quantity: number }>
 }

@@ -42,7 +42,17 @@ export * as SandboxServer from "./SandboxServer.js"
 /**
  * @since 0.1.0
  */
+export * as Scenario from "./Scenario.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Seed from "./Seed.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Standalone from "./Standalone.js"
 
 /**
  * @since 0.1.0

@@ -5,7 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ProviderA, ProviderAConfig } from "@tracebridge/adapter-provider-a"
 import { Ids, ProviderContract, ProviderPort, Session } from "@tracebridge/core"
-import { Sandbox, SandboxServer, World } from "@tracebridge/sandbox"
+import { ProviderAEmulator, Sandbox, SandboxServer, World } from "@tracebridge/sandbox"
 import { Effect, Layer, TestClock } from "effect"
 
 const REFERENCE = "2026-03-15T12:00:00.000Z"
@@ -107,4 +107,54 @@ describe("ProviderAEmulator", () => {
       assert.deepStrictEqual(facilities.items, world.facilities.map((d) => d.facility))
     }).pipe(Effect.provide(portFor(sandbox)))
   })
+})
+
+describe("ProviderAEmulator rules", () => {
+  const sandbox = makeSandbox()
+  const handler = SandboxServer.makeHandler(sandbox)
+  const base = SandboxServer.baseUrl(SandboxServer.IN_PROCESS_ORIGIN, "provider_a", "CO")
+  const get = (path: string, userKey = "user_good") =>
+    handler(new Request(`${base}${path}`, { headers: { authorization: `Basic ${btoa(`vendor:${userKey}`)}` } }))
+  const license = sandbox.world("provider_a", "CO", "user_good").facilities[3]!.facility.license_number
+
+  it.effect("answers Metrc's rules: licence required, windows of 24 h at most, receipts only in a window", () =>
+    Effect.promise(async () => {
+      assert.strictEqual((await get("/packages/v2/active")).status, 400)
+      const wide = await get(
+        `/packages/v2/active?licenseNumber=${license}&lastModifiedStart=2026-03-01T00:00:00Z&lastModifiedEnd=2026-03-03T00:00:00Z`
+      )
+      assert.strictEqual(wide.status, 400)
+      assert.include((await wide.json()).Message, "24 hours")
+      assert.strictEqual((await get(`/sales/v2/receipts/active?licenseNumber=${license}`)).status, 400)
+      const day = await get(
+        `/sales/v2/receipts/active?licenseNumber=${license}&lastModifiedStart=2026-03-14T00:00:00Z&lastModifiedEnd=2026-03-15T00:00:00Z`
+      )
+      assert.strictEqual(day.status, 200)
+      assert.strictEqual((await get("/facilities/v2/", "user_locked")).status, 401)
+    }))
+
+  it.effect("answers 429 with Retry-After past the configured rate", () =>
+    Effect.promise(async () => {
+      const limited = makeSandbox()
+      ProviderAEmulator.configure(limited, { requestsPerSecond: 2 })
+      const h = SandboxServer.makeHandler(limited)
+      const call = () =>
+        h(new Request(`${base}/facilities/v2/`, { headers: { authorization: `Basic ${btoa("vendor:user_good")}` } }))
+      const statuses = [(await call()).status, (await call()).status]
+      const third = await call()
+      assert.deepStrictEqual(statuses, [200, 200])
+      assert.strictEqual(third.status, 429)
+      assert.strictEqual(third.headers.get("retry-after"), "1")
+    }))
+
+  it.effect("refuses the login once after the connection_login_required scenario", () =>
+    Effect.promise(async () => {
+      const world = sandbox.world("provider_a", "CO", "user_good")
+      sandbox.apply(world, {
+        _tag: "Scenario",
+        input: { name: "connection_login_required", params: {}, connection_id: "c", at: NOW }
+      })
+      assert.strictEqual((await get("/facilities/v2/")).status, 401)
+      assert.strictEqual((await get("/facilities/v2/")).status, 200)
+    }))
 })

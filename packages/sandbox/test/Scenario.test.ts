@@ -1,0 +1,133 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Transfer, WebhookEvent } from "@tracebridge/core"
+import type { Scenario } from "@tracebridge/sandbox"
+import { Sandbox } from "@tracebridge/sandbox"
+import { Either, Schema } from "effect"
+
+const REFERENCE = "2026-03-15T12:00:00.000Z"
+const NOW = Date.parse(REFERENCE) + 3_600_000
+
+const setup = () => {
+  const sandbox = new Sandbox.Sandbox({ seed: "42", referenceDate: REFERENCE, now: () => NOW })
+  const world = sandbox.world("provider_a", "CO", "user_good")
+  const events: Array<Sandbox.ChangeEvent> = []
+  sandbox.subscribe((e) => events.push(e))
+  const run = (name: string, params: unknown = {}) =>
+    sandbox.apply<Scenario.Outcome, Scenario.Failure>(world, {
+      _tag: "Scenario",
+      input: { name, params, connection_id: "conn_test", at: NOW }
+    })
+  return { sandbox, world, events, run }
+}
+
+const isEvent = Schema.is(WebhookEvent.WebhookEvent)
+
+describe("Scenario", () => {
+  it("transfer_arrived sets the arrival of an incoming transfer and answers transfer.arrived", () => {
+    const { events, run, world } = setup()
+    const pending = world.transfers.find((t) => t.transfer.status === "pending" && t.transfer.packages.length > 0)!
+    const outcome = Either.getOrThrow(run("transfer_arrived", { transfer_id: pending.transfer.id }))
+    const after = world.transfers.find((t) => t.transfer.id === pending.transfer.id)!.transfer
+    assert.strictEqual(after.status, "in_transit")
+    assert.strictEqual(after.actual_arrival, new Date(NOW).toISOString())
+    assert.isNotNull(after.actual_departure)
+    assert.isTrue(isEvent(outcome.event))
+    assert.strictEqual(outcome.event!.type, "transfer.arrived")
+    assert.strictEqual(outcome.event!.data.id, pending.transfer.id)
+    assert.strictEqual((outcome.event!.data as { connection_id: string }).connection_id, "conn_test")
+    assert.strictEqual(events.length, 1)
+  })
+
+  it("transfer_arrived with no transfer named picks one, or creates one from outside", () => {
+    const { run, world } = setup()
+    const before = world.transfers.length
+    for (let i = 0; i < 5; i++) Either.getOrThrow(run("transfer_arrived"))
+    assert.isAbove(world.transfers.length, before)
+  })
+
+  it("transfer_completed receives an in-transit transfer and moves its packages to the recipient", () => {
+    const { run, world } = setup()
+    const moving = world.transfers.find((t) => t.transfer.status === "in_transit")!
+    const outcome = Either.getOrThrow(
+      run("transfer_completed", { transfer_id: moving.transfer.id, outcome: "received" })
+    )
+    assert.strictEqual(outcome.event!.type, "transfer.completed")
+    assert.strictEqual(world.transfers.find((t) => t.transfer.id === moving.transfer.id)!.transfer.status, "received")
+    const recipient = world.facilities.find((d) => d.facility.license_number === moving.transfer.recipient_facility)!
+    for (const line of moving.transfer.packages) assert.isTrue(recipient.packages.some((p) => p.id === line.package_id))
+  })
+
+  it("refuses an impossible move with InvalidStateTransition and changes nothing", () => {
+    const { events, run, world } = setup()
+    const received = world.transfers.find((t) => t.transfer.status === "received")!
+    const before = JSON.stringify(world.transfers)
+    const failure = run("transfer_completed", { transfer_id: received.transfer.id, outcome: "rejected" })
+    assert.isTrue(Either.isLeft(failure))
+    if (Either.isLeft(failure)) assert.strictEqual(failure.left._tag, "InvalidStateTransition")
+    const arrived = run("transfer_arrived", { transfer_id: received.transfer.id })
+    if (Either.isLeft(arrived)) assert.strictEqual(arrived.left._tag, "InvalidStateTransition")
+    else assert.fail("a received transfer cannot arrive again")
+    assert.strictEqual(JSON.stringify(world.transfers), before)
+    assert.strictEqual(events.length, 0)
+    assert.strictEqual(Transfer.TransferStatus.literals.length, 4)
+  })
+
+  it("lab_result_received attaches a result, moves the lab state and reports the failed panel", () => {
+    const { run, world } = setup()
+    const fail = Either.getOrThrow(run("lab_result_received", { result: "fail" }))
+    assert.strictEqual(fail.event!.type, "lab_result.received")
+    const data = fail.event!.data as WebhookEvent.WebhookEvent["data"] & {
+      passed: boolean
+      failed_panel: Array<string>
+      package_id: string
+    }
+    assert.isFalse(data.passed)
+    assert.deepStrictEqual(data.failed_panel, ["Microbiologicals", "Pesticides"])
+    const pkg = world.facilities.flatMap((d) => d.packages).find((p) => p.id === data.package_id)!
+    assert.strictEqual(pkg.lab_testing_state, "TestFailed")
+    const pass = Either.getOrThrow(run("lab_result_received"))
+    assert.isTrue((pass.event!.data as { passed: boolean }).passed)
+    assert.isTrue(isEvent(pass.event))
+  })
+
+  it("plant_phase_advanced and package_hold move state through the transition tables, with no event", () => {
+    const { run, world } = setup()
+    const cultivator = world.facilities[0]!
+    const plant = cultivator.plants.find((p) => p.growth_phase === "vegetative")!
+    assert.isNull(Either.getOrThrow(run("plant_phase_advanced", { plant_id: plant.id })).event)
+    assert.strictEqual(cultivator.plants.find((p) => p.id === plant.id)!.growth_phase, "flowering")
+    const again = run("plant_phase_advanced", { plant_id: plant.id })
+    assert.isTrue(Either.isLeft(again))
+    const pkg = cultivator.packages.find((p) => !p.is_on_hold)!
+    Either.getOrThrow(run("package_hold", { package_id: pkg.id, on_hold: true }))
+    assert.isTrue(cultivator.packages.find((p) => p.id === pkg.id)!.is_on_hold)
+    const same = run("package_hold", { package_id: pkg.id, on_hold: true })
+    if (Either.isLeft(same)) assert.strictEqual(same.left._tag, "InvalidStateTransition")
+    else assert.fail("holding a held package is not a transition")
+  })
+
+  it("connection_login_required flags the login, and unknown scenarios or params are refused", () => {
+    const { run, world } = setup()
+    const outcome = Either.getOrThrow(run("connection_login_required"))
+    assert.isTrue(outcome.loginRequired)
+    assert.isTrue(world.loginRequired)
+    const unknown = run("meteor_strike")
+    if (Either.isLeft(unknown)) assert.strictEqual(unknown.left._tag, "UnknownScenario")
+    else assert.fail("unknown scenario ran")
+    const bad = run("lab_result_received", { result: "maybe" })
+    if (Either.isLeft(bad)) assert.strictEqual(bad.left._tag, "InvalidInput")
+    else assert.fail("bad params accepted")
+  })
+
+  it("replays a change log onto the seeded world to the same state", () => {
+    const { sandbox, run, world } = setup()
+    Either.getOrThrow(run("lab_result_received", { result: "fail" }))
+    Either.getOrThrow(run("transfer_arrived"))
+    const replayed = Sandbox.replay(
+      { seed: "42", referenceDate: REFERENCE, provider: "provider_a", state: "CO", login: "user_good" },
+      sandbox.log(Sandbox.keyOf("provider_a", "CO", "user_good"))
+    )
+    const json = (w: typeof world) => JSON.stringify(w, (_, v) => (v instanceof Map ? [...v.entries()] : v))
+    assert.strictEqual(json(replayed), json(world))
+  })
+})

@@ -1,0 +1,52 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Standalone } from "@tracebridge/sandbox"
+import { Effect } from "effect"
+
+const auth = { authorization: `Basic ${btoa("any-vendor-key:user_good")}` }
+
+describe("Standalone", () => {
+  it.live("starts on a port, serves both providers' logins and the control API, and resets", () =>
+    Effect.acquireUseRelease(
+      Effect.promise(() =>
+        Standalone.start({ port: 0, host: "127.0.0.1", seed: "42", referenceDate: "2026-03-15T00:00:00.000Z" })
+      ),
+      (running) =>
+        Effect.promise(async () => {
+          assert.include(Standalone.banner(running), "user_good")
+          const facilities = await (await fetch(`${running.origin}/provider_a/CO/facilities/v2/`, { headers: auth }))
+            .json()
+          assert.strictEqual(facilities.length, 5)
+          const refused = await fetch(`${running.origin}/provider_a/CO/facilities/v2/`, {
+            headers: { authorization: `Basic ${btoa("v:user_bad")}` }
+          })
+          assert.strictEqual(refused.status, 401)
+          const license = facilities[0].License.Number
+          const page = await (await fetch(
+            `${running.origin}/provider_a/CO/packages/v2/active?licenseNumber=${license}&pageSize=20&pageNumber=1`,
+            { headers: auth }
+          )).json()
+          assert.strictEqual(page.Data.length, 20)
+          const tooBig = await fetch(
+            `${running.origin}/provider_a/CO/packages/v2/active?licenseNumber=${license}&pageSize=21`,
+            { headers: auth }
+          )
+          assert.strictEqual(tooBig.status, 400)
+          const state = await (await fetch(`${running.origin}/_sandbox/state`)).json()
+          assert.deepStrictEqual(state.worlds, ["provider_a|CO|user_good"])
+          const scenario = await fetch(`${running.origin}/_sandbox/scenarios/package_hold`, {
+            method: "POST",
+            body: JSON.stringify({ provider: "provider_a", state: "CO", login: "user_good", params: {} })
+          })
+          assert.strictEqual(scenario.status, 200)
+          const unknown = await fetch(`${running.origin}/_sandbox/scenarios/meteor`, {
+            method: "POST",
+            body: JSON.stringify({ provider: "provider_a", state: "CO", login: "user_good" })
+          })
+          assert.strictEqual(unknown.status, 400)
+          await fetch(`${running.origin}/_sandbox/reset`, { method: "POST" })
+          const after = await (await fetch(`${running.origin}/_sandbox/state`)).json()
+          assert.deepStrictEqual(after.worlds, [])
+        }),
+      (running) => Effect.promise(() => running.close())
+    ))
+})
