@@ -15,6 +15,8 @@
  *   `inventory_qa_sample_results`, `inventory_manifest`, `inventory_transfer_outbound`) change the
  *   world only through `sandbox.apply`.
  * - Faults for tests: `failNext` makes the next call of an action answer what it is told.
+ * - The `connection_login_required` scenario (`world.loginRequired`): the login's sessions expire
+ *   (errorcode 63) and its next login is refused once, so the adapter reports the login required.
  *
  * Everything is deterministic: session ids come from a counter and the sandbox seed, times from
  * `sandbox.now()`.
@@ -137,6 +139,9 @@ export const expireSessions = (sandbox: Sandbox): void => {
   stateOf(sandbox).sessions.clear()
 }
 
+/** The scenario flag on a world (`connection_login_required`). */
+const flags = (world: World) => world as { loginRequired?: boolean }
+
 const json = (body: unknown, status = 200): Response =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } })
 
@@ -161,6 +166,12 @@ const login = (
     case "Locked":
       return failure("This account has been locked after too many failed login attempts. Contact your administrator.")
     case "Ok": {
+      const world = sandbox.world("provider_b", state, outcome.login)
+      if (flags(world).loginRequired === true) {
+        // The connection_login_required scenario: the login is refused once, as after a password change.
+        flags(world).loginRequired = false
+        return failure("Invalid username or password.")
+      }
       emulator.logins += 1
       const n = emulator.logins
       const sessionid = [Seed.integer(sandbox.options.seed, "biotrack-session", n), n]
@@ -258,6 +269,12 @@ export const handle = async (
     return failure("Your session has expired.", ErrorCodes.sessionExpired)
   }
   session.lastSeen = now
+  if (flags(sandbox.world("provider_b", session.state, session.login)).loginRequired === true) {
+    for (const [id, s] of emulator.sessions) {
+      if (s.state === session.state && s.login === session.login) emulator.sessions.delete(id)
+    }
+    return failure("Your session has expired.", ErrorCodes.sessionExpired)
+  }
   const faultAt = emulator.faults.findIndex((f) => f.action === action)
   if (faultAt >= 0) {
     const fault = emulator.faults.splice(faultAt, 1)[0]!

@@ -158,6 +158,24 @@ describe("ProviderBEmulator sessions", () => {
     }).pipe(Effect.provide(portFor(handler)))
   })
 
+  it.effect("a world flagged login-required expires its sessions and refuses the next login once", () => {
+    const { actions, handler, sandbox } = makeSandbox()
+    const world = sandbox.world("provider_b", STATE, LOGIN)
+    const cultivator = world.facilities.find((d) => d.role === "cultivation")!
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const port = yield* ProviderPort.ProviderPort
+      const session = sessionFor()
+      yield* port.listAll("strains", session, cultivator.facility.id, {})
+      ;(world as { loginRequired?: boolean }).loginRequired = true
+      const error = yield* Effect.flip(port.listAll("locations", session, cultivator.facility.id, {}))
+      assert.strictEqual(error._tag === "ProviderLoginRequired" ? error.reason : error._tag, "invalid_credentials")
+      assert.deepStrictEqual(actions.slice(-2), ["sync_inventory_room", "login"])
+      const locations = yield* port.listAll("locations", session, cultivator.facility.id, {})
+      assert.strictEqual(locations.length, cultivator.locations.length)
+    }).pipe(Effect.provide(portFor(handler)))
+  })
+
   it.effect("a session stays alive while it is used", () => {
     const { clock, handler, sandbox } = makeSandbox()
     ProviderBEmulator.configure(sandbox, { sessionIdleMs: 60_000 })
@@ -282,6 +300,41 @@ describe("ProviderBEmulator writes", () => {
       const source = cultivator.packages.find((p) => p.id === lot.id)!
       assert.strictEqual(source.quantity, Math.round((lot.quantity - 1) * 10_000) / 10_000)
       assert.isTrue(cultivator.packages.some((p) => p.id === created.id))
+    }).pipe(Effect.provide(portFor(handler)))
+  })
+
+  it.effect("a lab result recorded through the adapter sets the lot's lab-testing state in the world", () => {
+    const { handler, sandbox } = makeSandbox()
+    const world = sandbox.world("provider_b", STATE, LOGIN)
+    const cultivator = world.facilities.find((d) => d.role === "cultivation")!
+    const lab = world.facilities.find((d) => d.role === "testing")!
+    const lot = cultivator.packages.find((p) => p.lab_testing_state === "NotSubmitted" && !p.is_on_hold)!
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      const port = yield* ProviderPort.ProviderPort
+      const created = yield* port.recordLabResult(sessionFor(), cultivator.facility.id, {
+        package_id: lot.id,
+        lab_name: lab.facility.name,
+        lab_license: lab.facility.license_number,
+        overall_passed: false,
+        results: [
+          { name: "THC", category: "potency", value: 19.5, unit: "%", passed: true, notes: null },
+          { name: "Pesticides", category: "pesticides", value: 0.8, unit: "ppm", passed: false, notes: null }
+        ],
+        test_type: "ComplianceTesting",
+        test_date: null
+      })
+      assert.strictEqual(created.lab_name, lab.facility.name)
+      assert.deepStrictEqual(created.results.map((r) => [r.name, r.value, r.passed]), [
+        ["THC", 19.5, true],
+        ["Pesticides", 0.8, false]
+      ])
+      const stored = cultivator.labResults.find((r) => r.id === created.id)
+      assert.strictEqual(stored?.overall_passed, false)
+      assert.strictEqual(cultivator.packages.find((p) => p.id === lot.id)!.lab_testing_state, "TestFailed")
+      const read = yield* port.get("packages", sessionFor(), cultivator.facility.id, lot.id)
+      assert.strictEqual(read.lab_testing_state, "TestFailed")
+      assert.deepStrictEqual(read.lab_results.map((r) => r.id), [created.id])
     }).pipe(Effect.provide(portFor(handler)))
   })
 
