@@ -172,7 +172,8 @@ const packagesPerFacility = (size: Size | undefined) =>
  */
 export const generate = (options: Options): World => {
   const { provider, state, seed: seedText, login } = options
-  const seed = `${seedText}|${provider}|${state}|${login}`
+  // A login may carry "~<key>" (a connection id behind /v1): same world, kept apart.
+  const seed = `${seedText}|${provider}|${state}|${login.split("~")[0]}`
   const profile = profiles[provider]
   const ref = Date.parse(options.referenceDate)
   const numericSeed = Seed.integer(seed, "world", 0)

@@ -129,6 +129,24 @@ export class Sandbox {
     return result
   }
 
+  /**
+   * Re-applies changes stored elsewhere (a service's database) to a freshly generated world,
+   * without announcing them again.
+   */
+  restore(world: World, changes: ReadonlyArray<Change>): void {
+    const key = keyOf(world.provider, world.state, world.login)
+    const log = this.logs.get(key) ?? []
+    for (const change of changes) {
+      if (Either.isRight(run(world, change))) log.push(change)
+    }
+    this.logs.set(key, log)
+  }
+
+  /** Whether a world has been generated in this process. */
+  has(provider: ProviderName.ProviderName, state: string, login: string): boolean {
+    return this.worlds.has(keyOf(provider, state, login))
+  }
+
   /** Hears every accepted change; returns the unsubscribe function. */
   subscribe(listener: (event: ChangeEvent) => void): () => void {
     this.listeners.add(listener)
