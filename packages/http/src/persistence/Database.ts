@@ -1,0 +1,150 @@
+/**
+ * Where the repository lives, chosen from Config:
+ *
+ * - `DATABASE_URL` set (`postgres://…` / `postgresql://…`): Postgres through `@effect/sql-pg`;
+ * - otherwise the embedded default: SQLite through libsql, in `tracebridge.db` under
+ *   `TRACEBRIDGE_DATA_DIR` (default `./.tracebridge`, created when missing).
+ *
+ * Every layer here runs the migrations (`migrations.ts`) before it provides `Repo`. The URL is
+ * read as a `Redacted` and never logged: it may hold a password.
+ *
+ * @since 0.1.0
+ */
+import { NodeContext } from "@effect/platform-node"
+import type { Migrator } from "@effect/sql"
+import { SqlClient, SqlError } from "@effect/sql"
+import { LibsqlClient, LibsqlMigrator } from "@effect/sql-libsql"
+import { PgClient, PgMigrator } from "@effect/sql-pg"
+import { Config, ConfigError, Effect, Either, Layer, Redacted } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { pathToFileURL } from "node:url"
+import { loader } from "./migrations.js"
+import type { Repo } from "./Repo.js"
+import * as RepoSql from "./RepoSql.js"
+
+/**
+ * What building a database layer can fail with: a bad configuration, an unreachable database,
+ * or a migration that did not apply.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type DatabaseError = ConfigError.ConfigError | SqlError.SqlError | Migrator.MigrationError
+
+/** The file name of the embedded database inside the data folder. @since 0.1.0 @category constants */
+export const sqliteFileName = "tracebridge.db"
+
+const sqliteFile = (file: string) =>
+  Effect.try({
+    try: () => {
+      const absolute = path.resolve(file)
+      fs.mkdirSync(path.dirname(absolute), { recursive: true })
+      return pathToFileURL(absolute).href
+    },
+    catch: (cause) => new SqlError.SqlError({ cause, message: "Could not create the folder of the SQLite database" })
+  })
+
+/** A fresh temporary database file, deleted with the layer's scope. */
+const temporaryFile = Effect.acquireRelease(
+  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "tracebridge-db-"))),
+  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+).pipe(Effect.map((dir) => path.join(dir, sqliteFileName)))
+
+/**
+ * `Repo` on SQLite (libsql) in the file `file` (its folder is created), migrated.
+ *
+ * `":memory:"` gives a private database in a temporary file removed when the layer is released:
+ * libsql's own `:memory:` mode opens a fresh, empty database after every transaction, so it
+ * cannot hold a migrated schema.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerSqlite = (file: string): Layer.Layer<Repo, DatabaseError> =>
+  Layer.unwrapScoped(
+    Effect.gen(function*() {
+      const url = yield* sqliteFile(file === ":memory:" ? yield* temporaryFile : file)
+      return RepoSql.layer.pipe(
+        Layer.provide(LibsqlMigrator.layer({ loader })),
+        Layer.provide(LibsqlClient.layer({ url }))
+      )
+    })
+  )
+
+/** An arbitrary, fixed key for the advisory lock that serialises migrations across processes. */
+const migrationLock = 7_401_726_311
+
+/**
+ * The Postgres migrations, one process at a time. On a fresh database the Migrator's own check
+ * for its table races (two processes starting together: one fails creating it), so the run is
+ * held under a session advisory lock taken on a connection reserved for it, released after.
+ */
+const pgMigrations = Layer.effectDiscard(
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const connection = yield* sql.reserve
+    yield* Effect.acquireRelease(
+      connection.executeRaw(`SELECT pg_advisory_lock(${migrationLock})`, []),
+      () => Effect.ignore(connection.executeRaw(`SELECT pg_advisory_unlock(${migrationLock})`, []))
+    )
+    yield* PgMigrator.run({ loader })
+  }).pipe(Effect.scoped)
+).pipe(Layer.provide(NodeContext.layer))
+
+/**
+ * `Repo` on Postgres at `url` (`postgres://user:password@host:port/database`), migrated.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerPg = (url: Redacted.Redacted | string): Layer.Layer<Repo, DatabaseError> =>
+  RepoSql.layer.pipe(
+    Layer.provide(pgMigrations),
+    Layer.provide(PgClient.layer({ url: Redacted.isRedacted(url) ? url : Redacted.make(url) }))
+  )
+
+/**
+ * Which backend the configuration selects.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Backend =
+  | { readonly _tag: "Pg"; readonly url: Redacted.Redacted }
+  | { readonly _tag: "Sqlite"; readonly file: string }
+
+/**
+ * Reads `DATABASE_URL` (optional; empty counts as unset) and `TRACEBRIDGE_DATA_DIR` (default
+ * `./.tracebridge`).
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const backend: Config.Config<Backend> = Config.all({
+  url: Config.option(Config.redacted("DATABASE_URL")),
+  dataDir: Config.string("TRACEBRIDGE_DATA_DIR").pipe(Config.withDefault("./.tracebridge"))
+}).pipe(
+  Config.mapOrFail(({ dataDir, url }): Either.Either<Backend, ConfigError.ConfigError> => {
+    const value = url._tag === "Some" ? Redacted.value(url.value).trim() : ""
+    if (url._tag === "None" || value === "") {
+      return Either.right({ _tag: "Sqlite", file: path.join(dataDir, sqliteFileName) })
+    }
+    if (!/^postgres(ql)?:\/\//i.test(value)) {
+      // The message names the expected form only: the value may hold a password.
+      return Either.left(ConfigError.InvalidData(["DATABASE_URL"], "must be a postgres:// or postgresql:// URL"))
+    }
+    return Either.right({ _tag: "Pg", url: url.value })
+  })
+)
+
+/**
+ * `Repo` as the configuration selects (see `backend`), migrated at start.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<Repo, DatabaseError> = Layer.unwrapEffect(
+  Effect.map(backend, (b) => b._tag === "Pg" ? layerPg(b.url) : layerSqlite(b.file))
+)

@@ -1,0 +1,227 @@
+/**
+ * The repository over `@effect/sql`: the same `Service` as `RepoMemory`, on SQLite (libsql) or
+ * Postgres. The SQL is portable; times are integers (epoch ms; BIGINT, which Postgres returns as
+ * strings, so every number is converted on the way out) and flags are 0/1 integers, converted at
+ * the edge. A `SqlError` is a defect here: the service's error channel stays `never`.
+ *
+ * The schema comes from `migrations.ts`; `Database.ts` picks the backend and runs them.
+ *
+ * @since 0.1.0
+ */
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql"
+import { Effect, Layer, Option } from "effect"
+import type {
+  ApiClient,
+  Connection,
+  LinkToken,
+  Organisation,
+  Plan,
+  PublicToken,
+  SandboxChange,
+  Service,
+  Token,
+  TokenKind
+} from "./Repo.js"
+import { Repo } from "./Repo.js"
+
+type Row = Record<string, unknown>
+
+const num = (u: unknown): number => typeof u === "number" ? u : Number(u)
+const numOrNull = (u: unknown): number | null => u === null || u === undefined ? null : num(u)
+const str = (u: unknown): string => String(u)
+const strOrNull = (u: unknown): string | null => u === null || u === undefined ? null : String(u)
+const bool = (u: unknown): boolean => u === true || num(u) === 1
+const flag = (b: boolean): number => b ? 1 : 0
+
+const toOrganisation = (r: Row): Organisation => ({
+  id: str(r.id),
+  name: str(r.name),
+  plan: str(r.plan) as Plan,
+  created_at: num(r.created_at)
+})
+
+const toClient = (r: Row): ApiClient => ({
+  id: str(r.id),
+  organisation_id: str(r.organisation_id),
+  secret_hash: str(r.secret_hash),
+  created_at: num(r.created_at),
+  revoked_at: numOrNull(r.revoked_at)
+})
+
+const toToken = (r: Row): Token => ({
+  hash: str(r.hash),
+  kind: str(r.kind) as TokenKind,
+  organisation_id: str(r.organisation_id),
+  client_id: strOrNull(r.client_id),
+  connection_id: strOrNull(r.connection_id),
+  family: strOrNull(r.family),
+  scope: str(r.scope),
+  expires_at: numOrNull(r.expires_at),
+  created_at: num(r.created_at),
+  used_at: numOrNull(r.used_at),
+  revoked_at: numOrNull(r.revoked_at)
+})
+
+const toLinkToken = (r: Row): LinkToken => ({
+  hash: str(r.hash),
+  organisation_id: str(r.organisation_id),
+  environment: str(r.environment) as LinkToken["environment"],
+  metadata: str(r.metadata),
+  redirect_uri: strOrNull(r.redirect_uri),
+  state: strOrNull(r.state),
+  external_id: strOrNull(r.external_id),
+  connection_id: strOrNull(r.connection_id),
+  expires_at: num(r.expires_at),
+  created_at: num(r.created_at)
+})
+
+const toPublicToken = (r: Row): PublicToken => ({
+  hash: str(r.hash),
+  organisation_id: str(r.organisation_id),
+  connection_id: str(r.connection_id),
+  client_state: strOrNull(r.client_state),
+  expires_at: num(r.expires_at),
+  created_at: num(r.created_at),
+  used_at: numOrNull(r.used_at)
+})
+
+const toConnection = (r: Row): Connection => ({
+  id: str(r.id),
+  organisation_id: str(r.organisation_id),
+  provider: str(r.provider),
+  state: str(r.state),
+  status: str(r.status) as Connection["status"],
+  is_sandbox: bool(r.is_sandbox),
+  external_id: strOrNull(r.external_id),
+  credentials: strOrNull(r.credentials),
+  key_id: strOrNull(r.key_id),
+  token_issued: bool(r.token_issued),
+  created_at: num(r.created_at),
+  updated_at: num(r.updated_at)
+})
+
+const toSandboxChange = (r: Row): SandboxChange => ({
+  connection_id: str(r.connection_id),
+  seq: num(r.seq),
+  change: str(r.change),
+  created_at: num(r.created_at)
+})
+
+/** Carries the caller's own failure through `withTransaction`, apart from the driver's `SqlError`. */
+class TransactionFailure<E> {
+  constructor(readonly error: E) {}
+}
+
+/**
+ * The repository over the `SqlClient` in context. The schema must already be migrated.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  const rows = (statement: Effect.Effect<ReadonlyArray<Row>, SqlError.SqlError>) => Effect.orDie(statement)
+  const one = <A>(statement: Effect.Effect<ReadonlyArray<Row>, SqlError.SqlError>, to: (r: Row) => A) =>
+    Effect.map(rows(statement), (rs) => Option.map(Option.fromNullable(rs[0]), to))
+  const exec = (statement: Effect.Effect<unknown, SqlError.SqlError>) => Effect.asVoid(Effect.orDie(statement))
+
+  const service: Service = {
+    insertOrganisation: (o) => exec(sql`INSERT INTO organisations ${sql.insert({ ...o })}`),
+    getOrganisation: (id) => one(sql`SELECT * FROM organisations WHERE id = ${id}`, toOrganisation),
+    listOrganisations: () =>
+      Effect.map(rows(sql`SELECT * FROM organisations ORDER BY created_at, id`), (rs) => rs.map(toOrganisation)),
+    setPlan: (id, plan) =>
+      Effect.map(
+        rows(sql`UPDATE organisations SET plan = ${plan} WHERE id = ${id} RETURNING id`),
+        (rs) => rs.length > 0
+      ),
+
+    insertClient: (c) => exec(sql`INSERT INTO api_clients ${sql.insert({ ...c })}`),
+    getClient: (id) => one(sql`SELECT * FROM api_clients WHERE id = ${id}`, toClient),
+
+    insertToken: (t) => exec(sql`INSERT INTO tokens ${sql.insert({ ...t })}`),
+    getToken: (hash) => one(sql`SELECT * FROM tokens WHERE hash = ${hash}`, toToken),
+    // Compare-and-set in one statement: of two concurrent uses, only one sees `used_at IS NULL`.
+    useToken: (hash, at) =>
+      Effect.map(
+        rows(sql`UPDATE tokens SET used_at = ${at} WHERE hash = ${hash} AND used_at IS NULL RETURNING hash`),
+        (rs) => rs.length === 1
+      ),
+    revokeFamily: (family, at) =>
+      exec(sql`UPDATE tokens SET revoked_at = ${at} WHERE family = ${family} AND revoked_at IS NULL`),
+    revokeConnectionTokens: (connectionId, at) =>
+      exec(sql`UPDATE tokens SET revoked_at = ${at} WHERE connection_id = ${connectionId} AND revoked_at IS NULL`),
+
+    insertLinkToken: (t) => exec(sql`INSERT INTO link_tokens ${sql.insert({ ...t })}`),
+    getLinkToken: (hash) => one(sql`SELECT * FROM link_tokens WHERE hash = ${hash}`, toLinkToken),
+
+    insertPublicToken: (t) => exec(sql`INSERT INTO public_tokens ${sql.insert({ ...t })}`),
+    getPublicToken: (hash) => one(sql`SELECT * FROM public_tokens WHERE hash = ${hash}`, toPublicToken),
+    usePublicToken: (hash, at) =>
+      Effect.map(
+        rows(
+          sql`UPDATE public_tokens SET used_at = ${at}
+              WHERE hash = ${hash} AND used_at IS NULL AND expires_at > ${at}
+              RETURNING hash`
+        ),
+        (rs) => rs.length === 1
+      ),
+
+    insertConnection: (c) =>
+      exec(
+        sql`INSERT INTO connections ${
+          sql.insert({ ...c, is_sandbox: flag(c.is_sandbox), token_issued: flag(c.token_issued) })
+        }`
+      ),
+    getConnection: (id) => one(sql`SELECT * FROM connections WHERE id = ${id}`, toConnection),
+    listConnections: (organisationId, offset, limit) =>
+      Effect.all({
+        items: Effect.map(
+          rows(
+            sql`SELECT * FROM connections WHERE organisation_id = ${organisationId}
+                ORDER BY created_at, id LIMIT ${Math.max(0, limit)} OFFSET ${Math.max(0, offset)}`
+          ),
+          (rs) => rs.map(toConnection)
+        ),
+        total: Effect.map(
+          rows(sql`SELECT COUNT(*) AS n FROM connections WHERE organisation_id = ${organisationId}`),
+          (rs) => num(rs[0]?.n ?? 0)
+        )
+      }),
+    updateConnection: (id, patch) => {
+      const set: Record<string, unknown> = {}
+      if (patch.status !== undefined) set.status = patch.status
+      if (patch.credentials !== undefined) set.credentials = patch.credentials
+      if (patch.key_id !== undefined) set.key_id = patch.key_id
+      if (patch.token_issued !== undefined) set.token_issued = flag(patch.token_issued)
+      if (patch.updated_at !== undefined) set.updated_at = patch.updated_at
+      return Object.keys(set).length === 0
+        ? Effect.void
+        : exec(sql`UPDATE connections SET ${sql.update(set)} WHERE id = ${id}`)
+    },
+
+    appendSandboxChange: (c) => exec(sql`INSERT INTO sandbox_changes ${sql.insert({ ...c })}`),
+    listSandboxChanges: (connectionId) =>
+      Effect.map(
+        rows(sql`SELECT * FROM sandbox_changes WHERE connection_id = ${connectionId} ORDER BY seq`),
+        (rs) => rs.map(toSandboxChange)
+      ),
+
+    // The caller's failures roll back and come out as they were; the driver's become defects.
+    transaction: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      sql.withTransaction(Effect.mapError(effect, (e) => new TransactionFailure(e))).pipe(
+        Effect.catchAll((e) => e instanceof TransactionFailure ? Effect.fail(e.error as E) : Effect.die(e))
+      )
+  }
+  return service
+})
+
+/**
+ * `Repo` over the `SqlClient` in context (run the migrations first: `Database.ts` does).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<Repo, never, SqlClient.SqlClient> = Layer.effect(Repo, make)

@@ -1,0 +1,78 @@
+/**
+ * The repository suite (`RepoSuite.ts`) against the in-memory repository and against SQLite
+ * (libsql, in a temporary file), and how `Database` picks its backend from Config. The Postgres
+ * run is `Repo.pg.test.ts` (`npm run test:pg`).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Database from "@tracebridge/http/persistence/Database"
+import { Repo } from "@tracebridge/http/persistence/Repo"
+import * as RepoMemory from "@tracebridge/http/persistence/RepoMemory"
+import { ConfigProvider, Effect, Either, Option, Redacted } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll } from "vitest"
+import { repoSuite } from "./RepoSuite.js"
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tracebridge-repo-test-"))
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+repoSuite("Repo (memory)", RepoMemory.layer, { rollback: false })
+
+repoSuite("Repo (SQLite)", Database.layerSqlite(path.join(dir, "suite", "tracebridge.db")), { rollback: true })
+
+const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromJson(env))
+
+describe("Database", () => {
+  it.effect("uses SQLite in ./.tracebridge/tracebridge.db when nothing is configured", () =>
+    Effect.gen(function*() {
+      const backend = yield* Database.backend.pipe(withEnv({}))
+      assert.deepStrictEqual(backend, { _tag: "Sqlite", file: path.join(".tracebridge", "tracebridge.db") })
+      const empty = yield* Database.backend.pipe(withEnv({ DATABASE_URL: "", TRACEBRIDGE_DATA_DIR: "/var/tb" }))
+      assert.deepStrictEqual(empty, { _tag: "Sqlite", file: "/var/tb/tracebridge.db" })
+    }))
+
+  it.effect("uses Postgres when DATABASE_URL is a postgres URL, keeping it redacted", () =>
+    Effect.gen(function*() {
+      for (const url of ["postgres://u:s3cret@db:5432/tb", "postgresql://u:s3cret@db/tb"]) {
+        const backend = yield* Database.backend.pipe(withEnv({ DATABASE_URL: url }))
+        assert.strictEqual(backend._tag, "Pg")
+        assert.isTrue(backend._tag === "Pg" && Redacted.value(backend.url) === url)
+        assert.notInclude(String(backend._tag === "Pg" ? backend.url : ""), "s3cret")
+      }
+    }))
+
+  it.effect("refuses another kind of DATABASE_URL without echoing it", () =>
+    Effect.gen(function*() {
+      const result = yield* Effect.either(Database.backend.pipe(withEnv({ DATABASE_URL: "mysql://u:s3cret@db/tb" })))
+      assert.isTrue(Either.isLeft(result))
+      assert.include(String(Either.getLeft(result).pipe(Option.getOrThrow)), "DATABASE_URL")
+      assert.notInclude(String(Either.getLeft(result).pipe(Option.getOrThrow)), "s3cret")
+    }))
+
+  it.effect("layer creates the data folder, migrates once and keeps the data across restarts", () =>
+    Effect.gen(function*() {
+      const dataDir = path.join(dir, "data", "deeper")
+      const env = withEnv({ TRACEBRIDGE_DATA_DIR: dataDir })
+      const o = { id: "org-restart", name: "Restart", plan: "sandbox" as const, created_at: 1_767_225_600_000 }
+      yield* Effect.flatMap(Repo, (repo) => repo.insertOrganisation(o)).pipe(Effect.provide(Database.layer), env)
+      assert.isTrue(fs.existsSync(path.join(dataDir, "tracebridge.db")))
+      const again = yield* Effect.flatMap(Repo, (repo) => repo.getOrganisation(o.id)).pipe(
+        Effect.provide(Database.layer),
+        env
+      )
+      assert.deepStrictEqual(again, Option.some(o))
+    }))
+
+  it.effect("layerSqlite(\":memory:\") is a private, migrated database that survives transactions", () =>
+    Effect.gen(function*() {
+      const o = { id: "org-mem", name: "Mem", plan: "production" as const, created_at: 1 }
+      const got = yield* Effect.gen(function*() {
+        const repo = yield* Repo
+        yield* repo.transaction(repo.insertOrganisation(o))
+        yield* repo.transaction(repo.setPlan(o.id, "sandbox"))
+        return yield* repo.getOrganisation(o.id)
+      }).pipe(Effect.provide(Database.layerSqlite(":memory:")))
+      assert.deepStrictEqual(got, Option.some({ ...o, plan: "sandbox" as const }))
+    }))
+})

@@ -1,0 +1,405 @@
+/**
+ * The repository behaviours every `Repo` implementation must have: one suite, run against
+ * `RepoMemory` and SQLite (`Repo.test.ts`) and Postgres (`Repo.pg.test.ts`).
+ *
+ * The suite shares one repository (one database) between its tests, which run concurrently: every
+ * key is prefixed with a per-run id, so that tests cannot see each other's rows, nor the rows of an
+ * earlier run against the same Postgres database.
+ */
+import { assert, layer } from "@effect/vitest"
+import type { Connection, Organisation, PublicToken, Token } from "@tracebridge/http/persistence/Repo"
+import { Repo } from "@tracebridge/http/persistence/Repo"
+import type { Layer } from "effect"
+import { Effect, Either, Option } from "effect"
+import { randomUUID } from "node:crypto"
+
+/** Epoch ms beyond 2^31 (2026-01-01), so a BIGINT that came back as a string would show. */
+const T0 = 1_767_225_600_000
+
+export interface SuiteOptions {
+  /** Whether `transaction` rolls back on failure (the SQL backends; not the memory one). */
+  readonly rollback: boolean
+}
+
+export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, options: SuiteOptions) =>
+  layer(repoLayer, { timeout: "60 seconds", excludeTestServices: true })(name, (it) => {
+    const run = randomUUID().slice(0, 8)
+    const id = (s: string) => `${run}-${s}`
+
+    const organisation = (s: string, overrides: Partial<Organisation> = {}): Organisation => ({
+      id: id(s),
+      name: `Org ${s}`,
+      plan: "sandbox",
+      created_at: T0,
+      ...overrides
+    })
+
+    const token = (s: string, overrides: Partial<Token> = {}): Token => ({
+      hash: id(s),
+      kind: "refresh",
+      organisation_id: id("org"),
+      client_id: id("client"),
+      connection_id: null,
+      family: null,
+      scope: "all",
+      expires_at: T0 + 3_600_000,
+      created_at: T0,
+      used_at: null,
+      revoked_at: null,
+      ...overrides
+    })
+
+    const publicToken = (s: string, overrides: Partial<PublicToken> = {}): PublicToken => ({
+      hash: id(s),
+      organisation_id: id("org"),
+      connection_id: id("conn"),
+      client_state: null,
+      expires_at: T0 + 1_800_000,
+      created_at: T0,
+      used_at: null,
+      ...overrides
+    })
+
+    const connection = (s: string, overrides: Partial<Connection> = {}): Connection => ({
+      id: id(s),
+      organisation_id: id("org"),
+      provider: "provider_a",
+      state: "CA",
+      status: "active",
+      is_sandbox: true,
+      external_id: null,
+      credentials: "Y2lwaGVydGV4dA==",
+      key_id: "k1",
+      token_issued: false,
+      created_at: T0,
+      updated_at: T0,
+      ...overrides
+    })
+
+    it.effect("stores and reads organisations, and lists them", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const a = organisation("org-list-a", { plan: "production", created_at: T0 + 1 })
+        const b = organisation("org-list-b")
+        yield* repo.insertOrganisation(a)
+        yield* repo.insertOrganisation(b)
+        assert.deepStrictEqual(yield* repo.getOrganisation(a.id), Option.some(a))
+        assert.deepStrictEqual(yield* repo.getOrganisation(id("nobody")), Option.none())
+        const mine = (yield* repo.listOrganisations()).filter((o) => o.id === a.id || o.id === b.id)
+        assert.deepStrictEqual([...mine].sort((x, y) => x.id.localeCompare(y.id)), [a, b])
+      }))
+
+    it.effect("sets an organisation's plan, and answers false for an unknown one", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const o = organisation("org-plan")
+        yield* repo.insertOrganisation(o)
+        assert.isTrue(yield* repo.setPlan(o.id, "production"))
+        assert.deepStrictEqual(yield* repo.getOrganisation(o.id), Option.some({ ...o, plan: "production" as const }))
+        assert.isTrue(yield* repo.setPlan(o.id, "sandbox"))
+        assert.deepStrictEqual(yield* repo.getOrganisation(o.id), Option.some(o))
+        assert.isFalse(yield* repo.setPlan(id("org-missing"), "production"))
+        assert.deepStrictEqual(yield* repo.getOrganisation(id("org-missing")), Option.none())
+      }))
+
+    it.effect("stores and reads API clients", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const live = {
+          id: id("client-a"),
+          organisation_id: id("org"),
+          secret_hash: "h1",
+          created_at: T0,
+          revoked_at: null
+        }
+        const revoked = { ...live, id: id("client-b"), secret_hash: "h2", revoked_at: T0 + 5 }
+        yield* repo.insertClient(live)
+        yield* repo.insertClient(revoked)
+        assert.deepStrictEqual(yield* repo.getClient(live.id), Option.some(live))
+        assert.deepStrictEqual(yield* repo.getClient(revoked.id), Option.some(revoked))
+        assert.deepStrictEqual(yield* repo.getClient(id("client-missing")), Option.none())
+      }))
+
+    it.effect("stores and reads tokens of every kind, nulls and times intact", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const access = token("tok-access", { kind: "access", family: null })
+        const refresh = token("tok-refresh", { family: id("fam"), used_at: T0 + 7, revoked_at: T0 + 8 })
+        const conn = token("tok-conn", {
+          kind: "connection",
+          client_id: null,
+          connection_id: id("c"),
+          expires_at: null
+        })
+        for (const t of [access, refresh, conn]) yield* repo.insertToken(t)
+        assert.deepStrictEqual(yield* repo.getToken(access.hash), Option.some(access))
+        assert.deepStrictEqual(yield* repo.getToken(refresh.hash), Option.some(refresh))
+        assert.deepStrictEqual(yield* repo.getToken(conn.hash), Option.some(conn))
+        assert.deepStrictEqual(yield* repo.getToken(id("tok-missing")), Option.none())
+      }))
+
+    it.effect("useToken marks a token used once; a second use answers false", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const t = token("tok-use")
+        yield* repo.insertToken(t)
+        assert.isTrue(yield* repo.useToken(t.hash, T0 + 10))
+        assert.deepStrictEqual(yield* repo.getToken(t.hash), Option.some({ ...t, used_at: T0 + 10 }))
+        assert.isFalse(yield* repo.useToken(t.hash, T0 + 20))
+        assert.deepStrictEqual(yield* repo.getToken(t.hash), Option.some({ ...t, used_at: T0 + 10 }))
+        assert.isFalse(yield* repo.useToken(id("tok-use-missing"), T0))
+      }))
+
+    it.effect("useToken is single-use under concurrency: of two parallel uses exactly one wins", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        for (let i = 0; i < 10; i++) {
+          const t = token(`tok-race-${i}`)
+          yield* repo.insertToken(t)
+          const results = yield* Effect.all([repo.useToken(t.hash, T0 + 1), repo.useToken(t.hash, T0 + 2)], {
+            concurrency: 2
+          })
+          assert.strictEqual(results.filter((won) => won).length, 1, `race ${i}: ${results}`)
+          const stored = yield* repo.getToken(t.hash)
+          assert.isTrue(Option.isSome(stored) && stored.value.used_at === (results[0] ? T0 + 1 : T0 + 2))
+        }
+      }))
+
+    it.effect("revokeFamily revokes the live tokens of that family only", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const a = token("fam-a", { family: id("family-1") })
+        const b = token("fam-b", { family: id("family-1"), used_at: T0 + 1 })
+        const earlier = token("fam-c", { family: id("family-1"), revoked_at: T0 + 2 })
+        const other = token("fam-d", { family: id("family-2") })
+        const none = token("fam-e", { family: null })
+        for (const t of [a, b, earlier, other, none]) yield* repo.insertToken(t)
+        yield* repo.revokeFamily(id("family-1"), T0 + 100)
+        assert.deepStrictEqual(yield* repo.getToken(a.hash), Option.some({ ...a, revoked_at: T0 + 100 }))
+        assert.deepStrictEqual(yield* repo.getToken(b.hash), Option.some({ ...b, revoked_at: T0 + 100 }))
+        assert.deepStrictEqual(yield* repo.getToken(earlier.hash), Option.some(earlier))
+        assert.deepStrictEqual(yield* repo.getToken(other.hash), Option.some(other))
+        assert.deepStrictEqual(yield* repo.getToken(none.hash), Option.some(none))
+      }))
+
+    it.effect("revokeConnectionTokens revokes that connection's live tokens only", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const a = token("ct-a", { kind: "connection", connection_id: id("ct-conn-1"), expires_at: null })
+        const earlier = token("ct-b", { kind: "connection", connection_id: id("ct-conn-1"), revoked_at: T0 + 3 })
+        const other = token("ct-c", { kind: "connection", connection_id: id("ct-conn-2") })
+        const access = token("ct-d", { kind: "access", connection_id: null })
+        for (const t of [a, earlier, other, access]) yield* repo.insertToken(t)
+        yield* repo.revokeConnectionTokens(id("ct-conn-1"), T0 + 50)
+        assert.deepStrictEqual(yield* repo.getToken(a.hash), Option.some({ ...a, revoked_at: T0 + 50 }))
+        assert.deepStrictEqual(yield* repo.getToken(earlier.hash), Option.some(earlier))
+        assert.deepStrictEqual(yield* repo.getToken(other.hash), Option.some(other))
+        assert.deepStrictEqual(yield* repo.getToken(access.hash), Option.some(access))
+      }))
+
+    it.effect("stores and reads link tokens", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const full = {
+          hash: id("link-a"),
+          organisation_id: id("org"),
+          environment: "sandbox" as const,
+          metadata: JSON.stringify({ client_name: "Acme", nested: { a: [1, 2] } }),
+          redirect_uri: "https://example.com/cb",
+          state: "st",
+          external_id: "ext-1",
+          connection_id: id("conn"),
+          expires_at: T0 + 4 * 3_600_000,
+          created_at: T0
+        }
+        const bare = {
+          ...full,
+          hash: id("link-b"),
+          environment: "production" as const,
+          metadata: "{}",
+          redirect_uri: null,
+          state: null,
+          external_id: null,
+          connection_id: null
+        }
+        yield* repo.insertLinkToken(full)
+        yield* repo.insertLinkToken(bare)
+        assert.deepStrictEqual(yield* repo.getLinkToken(full.hash), Option.some(full))
+        assert.deepStrictEqual(yield* repo.getLinkToken(bare.hash), Option.some(bare))
+        assert.deepStrictEqual(yield* repo.getLinkToken(id("link-missing")), Option.none())
+      }))
+
+    it.effect("stores and reads public tokens", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const a = publicToken("pub-read-a", { client_state: "cs" })
+        const b = publicToken("pub-read-b", { used_at: T0 + 1 })
+        yield* repo.insertPublicToken(a)
+        yield* repo.insertPublicToken(b)
+        assert.deepStrictEqual(yield* repo.getPublicToken(a.hash), Option.some(a))
+        assert.deepStrictEqual(yield* repo.getPublicToken(b.hash), Option.some(b))
+        assert.deepStrictEqual(yield* repo.getPublicToken(id("pub-missing")), Option.none())
+      }))
+
+    it.effect("usePublicToken is single-use, also under concurrency", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const t = publicToken("pub-use")
+        yield* repo.insertPublicToken(t)
+        assert.isTrue(yield* repo.usePublicToken(t.hash, T0 + 1))
+        assert.isFalse(yield* repo.usePublicToken(t.hash, T0 + 2))
+        assert.deepStrictEqual(yield* repo.getPublicToken(t.hash), Option.some({ ...t, used_at: T0 + 1 }))
+        assert.isFalse(yield* repo.usePublicToken(id("pub-use-missing"), T0))
+        for (let i = 0; i < 10; i++) {
+          const r = publicToken(`pub-race-${i}`)
+          yield* repo.insertPublicToken(r)
+          const results = yield* Effect.all([repo.usePublicToken(r.hash, T0), repo.usePublicToken(r.hash, T0)], {
+            concurrency: 2
+          })
+          assert.strictEqual(results.filter((won) => won).length, 1, `race ${i}: ${results}`)
+        }
+      }))
+
+    it.effect("usePublicToken refuses an expired token (expiry at `at` counts as expired) and leaves it unused", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const t = publicToken("pub-exp", { expires_at: T0 + 1_000 })
+        yield* repo.insertPublicToken(t)
+        assert.isFalse(yield* repo.usePublicToken(t.hash, T0 + 1_000))
+        assert.isFalse(yield* repo.usePublicToken(t.hash, T0 + 5_000))
+        assert.deepStrictEqual(yield* repo.getPublicToken(t.hash), Option.some(t))
+        assert.isTrue(yield* repo.usePublicToken(t.hash, T0 + 999))
+      }))
+
+    it.effect("stores and reads connections, flags as booleans", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const a = connection("conn-read-a")
+        const b = connection("conn-read-b", {
+          is_sandbox: false,
+          token_issued: true,
+          status: "pending",
+          external_id: "user-7",
+          credentials: null,
+          key_id: null
+        })
+        yield* repo.insertConnection(a)
+        yield* repo.insertConnection(b)
+        assert.deepStrictEqual(yield* repo.getConnection(a.id), Option.some(a))
+        assert.deepStrictEqual(yield* repo.getConnection(b.id), Option.some(b))
+        assert.deepStrictEqual(yield* repo.getConnection(id("conn-missing")), Option.none())
+      }))
+
+    it.effect("listConnections pages one organisation's connections by created_at, then id, with the total", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const org = id("org-page")
+        // Inserted out of order; c2 and c3 share created_at and are ordered by id.
+        const c3 = connection("page-c3", { organisation_id: org, created_at: T0 + 20 })
+        const c1 = connection("page-c1", { organisation_id: org, created_at: T0 })
+        const c5 = connection("page-c5", { organisation_id: org, created_at: T0 + 40 })
+        const c2 = connection("page-c2", { organisation_id: org, created_at: T0 + 20 })
+        const c4 = connection("page-c4", { organisation_id: org, created_at: T0 + 30 })
+        const foreign = connection("page-x", { organisation_id: id("org-page-other"), created_at: T0 + 10 })
+        for (const c of [c3, c1, foreign, c5, c2, c4]) yield* repo.insertConnection(c)
+
+        assert.deepStrictEqual(yield* repo.listConnections(org, 0, 100), { items: [c1, c2, c3, c4, c5], total: 5 })
+        assert.deepStrictEqual(yield* repo.listConnections(org, 0, 2), { items: [c1, c2], total: 5 })
+        assert.deepStrictEqual(yield* repo.listConnections(org, 2, 2), { items: [c3, c4], total: 5 })
+        assert.deepStrictEqual(yield* repo.listConnections(org, 4, 2), { items: [c5], total: 5 })
+        assert.deepStrictEqual(yield* repo.listConnections(org, 10, 2), { items: [], total: 5 })
+        assert.deepStrictEqual(yield* repo.listConnections(id("org-page-other"), 0, 10), { items: [foreign], total: 1 })
+        assert.deepStrictEqual(yield* repo.listConnections(id("org-page-none"), 0, 10), { items: [], total: 0 })
+      }))
+
+    it.effect("updateConnection changes the patched fields only", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const c = connection("conn-upd")
+        const untouched = connection("conn-upd-other")
+        yield* repo.insertConnection(c)
+        yield* repo.insertConnection(untouched)
+
+        yield* repo.updateConnection(c.id, { token_issued: true, updated_at: T0 + 1 })
+        const issued = { ...c, token_issued: true, updated_at: T0 + 1 }
+        assert.deepStrictEqual(yield* repo.getConnection(c.id), Option.some(issued))
+
+        yield* repo.updateConnection(c.id, { status: "inactive", credentials: null, key_id: null, updated_at: T0 + 2 })
+        const erased = { ...issued, status: "inactive" as const, credentials: null, key_id: null, updated_at: T0 + 2 }
+        assert.deepStrictEqual(yield* repo.getConnection(c.id), Option.some(erased))
+
+        yield* repo.updateConnection(c.id, { credentials: "bmV3", key_id: "k2", token_issued: false })
+        assert.deepStrictEqual(
+          yield* repo.getConnection(c.id),
+          Option.some({ ...erased, credentials: "bmV3", key_id: "k2", token_issued: false })
+        )
+
+        yield* repo.updateConnection(c.id, {})
+        yield* repo.updateConnection(id("conn-upd-missing"), { status: "error" })
+        assert.deepStrictEqual(yield* repo.getConnection(id("conn-upd-missing")), Option.none())
+        assert.deepStrictEqual(yield* repo.getConnection(untouched.id), Option.some(untouched))
+      }))
+
+    it.effect("lists a connection's sandbox changes in seq order", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const conn = id("sbx-conn")
+        const change = (seq: number, c = conn) => ({
+          connection_id: c,
+          seq,
+          change: JSON.stringify({ kind: "package.created", seq }),
+          created_at: T0 + (10 - seq)
+        })
+        for (const seq of [3, 1, 10, 2]) yield* repo.appendSandboxChange(change(seq))
+        yield* repo.appendSandboxChange(change(1, id("sbx-other")))
+        assert.deepStrictEqual(yield* repo.listSandboxChanges(conn), [change(1), change(2), change(3), change(10)])
+        assert.deepStrictEqual(yield* repo.listSandboxChanges(id("sbx-other")), [change(1, id("sbx-other"))])
+        assert.deepStrictEqual(yield* repo.listSandboxChanges(id("sbx-none")), [])
+      }))
+
+    it.effect("transaction commits its writes and returns the result", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const o = organisation("tx-commit")
+        const c = connection("tx-commit-conn", { organisation_id: o.id })
+        const result = yield* repo.transaction(
+          Effect.gen(function*() {
+            yield* repo.insertOrganisation(o)
+            yield* repo.insertConnection(c)
+            return yield* repo.getConnection(c.id)
+          })
+        )
+        assert.deepStrictEqual(result, Option.some(c))
+        assert.deepStrictEqual(yield* repo.getOrganisation(o.id), Option.some(o))
+        assert.deepStrictEqual(yield* repo.getConnection(c.id), Option.some(c))
+      }))
+
+    it.effect("transaction passes the caller's failure through unchanged", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const result = yield* Effect.either(repo.transaction(Effect.fail({ _tag: "Refused" as const, why: "nope" })))
+        assert.deepStrictEqual(result, Either.left({ _tag: "Refused" as const, why: "nope" }))
+      }))
+
+    // RepoMemory's transaction does not roll back: only the SQL backends register this case.
+    if (options.rollback) {
+      it.effect("transaction rolls back every write when it fails", () =>
+        Effect.gen(function*() {
+          const repo = yield* Repo
+          const o = organisation("tx-rollback")
+          const t = token("tx-rollback-tok")
+          yield* repo.insertToken(t)
+          const result = yield* Effect.either(repo.transaction(
+            Effect.gen(function*() {
+              yield* repo.insertOrganisation(o)
+              assert.isTrue(yield* repo.useToken(t.hash, T0 + 1))
+              assert.deepStrictEqual(yield* repo.getOrganisation(o.id), Option.some(o))
+              return yield* Effect.fail("refused" as const)
+            })
+          ))
+          assert.deepStrictEqual(result, Either.left("refused" as const))
+          assert.deepStrictEqual(yield* repo.getOrganisation(o.id), Option.none())
+          assert.deepStrictEqual(yield* repo.getToken(t.hash), Option.some(t))
+        }))
+    }
+  })
