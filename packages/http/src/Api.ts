@@ -6,6 +6,25 @@
  * @since 0.1.0
  */
 import { HttpApi, OpenApi } from "@effect/platform"
+import {
+  AuthenticationError,
+  ConflictError,
+  InternalError,
+  NotFoundError,
+  PayloadTooLarge,
+  PermissionError,
+  ProviderBadGateway,
+  ProviderTimeoutError,
+  ProviderUnavailableError,
+  RateLimitError,
+  UnprocessableError,
+  UnsupportedMediaType,
+  ValidationError
+} from "./Errors.js"
+import { ConnectionsApi } from "./groups/ConnectionsApi.js"
+import { LinkApi } from "./groups/LinkApi.js"
+import { OAuthApi } from "./groups/OAuthApi.js"
+import { ResourcesApi } from "./groups/ResourcesApi.js"
 import { SystemApi } from "./groups/SystemApi.js"
 
 /**
@@ -22,6 +41,23 @@ export const VERSION = "0.1.0"
  */
 export class Api extends HttpApi.make("tracebridge")
   .add(SystemApi)
+  .add(OAuthApi)
+  .add(LinkApi)
+  .add(ConnectionsApi)
+  .add(ResourcesApi)
+  .addError(ValidationError)
+  .addError(AuthenticationError)
+  .addError(PermissionError)
+  .addError(NotFoundError)
+  .addError(ConflictError)
+  .addError(PayloadTooLarge)
+  .addError(UnsupportedMediaType)
+  .addError(UnprocessableError)
+  .addError(RateLimitError)
+  .addError(InternalError)
+  .addError(ProviderBadGateway)
+  .addError(ProviderUnavailableError)
+  .addError(ProviderTimeoutError)
   .annotate(OpenApi.Title, "Tracebridge API")
   .annotate(OpenApi.Version, VERSION)
   .annotate(

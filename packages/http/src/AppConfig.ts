@@ -1,17 +1,59 @@
 /**
  * Every configuration value the service reads, in one place, from the environment.
  *
+ * | variable | default | what |
+ * |---|---|---|
+ * | `PORT` | 4000 | the port |
+ * | `HOST` | 127.0.0.1 | the interface (0.0.0.0 in a container) |
+ * | `DATABASE_URL` | none | Postgres; without it, SQLite in the data folder |
+ * | `TRACEBRIDGE_DATA_DIR` | `./.tracebridge` | the embedded database and the dev encryption key |
+ * | `TRACEBRIDGE_ENCRYPTION_KEY` | a dev key kept in the data folder | base64 of 32 bytes; required in production |
+ * | `TRACEBRIDGE_CLIENT_ID`, `TRACEBRIDGE_CLIENT_SECRET` | generated | fix the first sandbox client's credentials |
+ * | `TRACEBRIDGE_SANDBOX_SEED` | 42 | the sandbox worlds' seed |
+ * | `PROVIDER_A_VENDOR_KEY` | none | Tracebridge's Metrc vendor key, for production provider_a connections |
+ *
  * @since 0.1.0
  */
 import { Config } from "effect"
 
 /**
- * `PORT` (default 8080) and `HOST` (default 127.0.0.1; set 0.0.0.0 in a container).
- *
  * @since 0.1.0
  * @category config
  */
 export const server = Config.all({
-  port: Config.port("PORT").pipe(Config.withDefault(8080)),
+  port: Config.port("PORT").pipe(Config.withDefault(4000)),
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1"))
 })
+
+/**
+ * @since 0.1.0
+ * @category config
+ */
+export const dataDir = Config.string("TRACEBRIDGE_DATA_DIR").pipe(Config.withDefault("./.tracebridge"))
+
+/**
+ * @since 0.1.0
+ * @category config
+ */
+export const encryptionKey = Config.option(Config.redacted("TRACEBRIDGE_ENCRYPTION_KEY"))
+
+/**
+ * @since 0.1.0
+ * @category config
+ */
+export const bootstrapClient = Config.all({
+  id: Config.option(Config.string("TRACEBRIDGE_CLIENT_ID")),
+  secret: Config.option(Config.redacted("TRACEBRIDGE_CLIENT_SECRET"))
+})
+
+/**
+ * @since 0.1.0
+ * @category config
+ */
+export const sandboxSeed = Config.string("TRACEBRIDGE_SANDBOX_SEED").pipe(Config.withDefault("42"))
+
+/**
+ * @since 0.1.0
+ * @category config
+ */
+export const providerAVendorKey = Config.option(Config.redacted("PROVIDER_A_VENDOR_KEY"))

@@ -1,21 +1,96 @@
 /**
- * The served API: the contract's handlers, the OpenAPI document at `/v1/openapi.json` and the
- * offline docs page at `/docs`. The HTTP server itself is provided by `main.ts` (or by tests).
+ * The served API: the contract's handlers, the request-id and error middleware, the OpenAPI
+ * document at `/v1/openapi.json` and the offline docs page at `/docs`. The HTTP server is provided
+ * by `main.ts` (or by tests); the repository and the encryption key by the caller.
  *
  * @since 0.1.0
  */
-import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware } from "@effect/platform"
-import { Layer } from "effect"
+import type { HttpApiError, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpApiSwagger, HttpApp, HttpMiddleware, HttpServerResponse } from "@effect/platform"
+import { Effect, Layer, Redacted } from "effect"
 import { Api } from "./Api.js"
+import * as Errors from "./Errors.js"
+import { HttpConnectionsLive } from "./handlers/ConnectionsHttp.js"
+import { HttpLinkLive } from "./handlers/LinkHttp.js"
+import { HttpOAuthLive } from "./handlers/OAuthHttp.js"
+import { HttpResourcesLive } from "./handlers/ResourcesHttp.js"
 import { HttpSystemLive } from "./handlers/SystemHttp.js"
+import type { Repo } from "./persistence/Repo.js"
+import * as RequestId from "./RequestId.js"
+import { Authentication } from "./Security.js"
+import * as Auth from "./services/Auth.js"
+import * as Connections from "./services/Connections.js"
+import type { Crypto } from "./services/Crypto.js"
+import * as Providers from "./services/Providers.js"
+
+const AuthenticationLive = Layer.effect(
+  Authentication,
+  Effect.map(Auth.Auth, (auth) => Authentication.of({ bearer: (token) => auth.authenticate(Redacted.value(token)) }))
+)
 
 /**
- * The API implementation, without a server.
+ * Every request gets an id (in `X-Request-Id`, `meta` and errors); a request that fails its schema
+ * is a 400 `validation_error` naming the parameter, never the framework's default body; a defect is
+ * a 500 `api_error` with no stack.
+ */
+const RequestMiddleware = HttpApiBuilder.middleware(Api, (app) =>
+  Effect.gen(function*() {
+    const id = RequestId.make()
+    yield* HttpApp.appendPreResponseHandler((_request, response) =>
+      Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", id))
+    )
+    // Route failures reach this middleware before they are encoded (the types say never).
+    const routed = app as unknown as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
+    return yield* routed.pipe(
+      Effect.catchIf(
+        (e): e is HttpApiError.HttpApiDecodeError =>
+          typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "HttpApiDecodeError",
+        (e) => {
+          const issue = e.issues[0]
+          const path = issue?.path.filter((p) => p !== "payload" && p !== "urlParams" && p !== "path").map(String).join(
+            "."
+          )
+          return Effect.flatMap(
+            Errors.make(
+              "validation_error",
+              "invalid_parameter",
+              issue?.message ?? e.message,
+              path === "" || path === undefined ? undefined : path
+            ),
+            Effect.fail
+          )
+        }
+      ),
+      Effect.catchAllDefect((defect) =>
+        Effect.zipRight(
+          Effect.logError("unexpected failure", defect),
+          Effect.flatMap(
+            Errors.make("api_error", "internal_error", "Something went wrong on our side; quote the request id"),
+            Effect.fail
+          )
+        )
+      ),
+      Effect.locally(RequestId.current, id)
+    ) as unknown as HttpServerResponse.HttpServerResponse
+  }))
+
+const ServicesLive = Connections.layer.pipe(
+  Layer.provideMerge(Auth.layer),
+  Layer.provideMerge(Providers.layer)
+)
+
+/**
+ * The API implementation, without a server (needs the repository and the encryption key).
  *
  * @since 0.1.0
  * @category layers
  */
-export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HttpSystemLive))
+export const ApiLive = HttpApiBuilder.api(Api).pipe(
+  Layer.provide([HttpSystemLive, HttpOAuthLive, HttpLinkLive, HttpConnectionsLive, HttpResourcesLive]),
+  Layer.provide(RequestMiddleware),
+  Layer.provide(AuthenticationLive),
+  Layer.provideMerge(ServicesLive)
+)
 
 /**
  * Everything served, without a server: handlers, OpenAPI and docs.
@@ -23,8 +98,10 @@ export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(HttpSystemLive
  * @since 0.1.0
  * @category layers
  */
-export const HttpLive = HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
+export const HttpLive: Layer.Layer<never, never, Repo | Crypto | HttpServer.HttpServer> = HttpApiBuilder.serve(
+  HttpMiddleware.logger
+).pipe(
   Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v1/openapi.json" })),
   Layer.provide(ApiLive)
-)
+) as never

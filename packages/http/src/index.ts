@@ -17,4 +17,24 @@ export * as AppConfig from "./AppConfig.js"
 /**
  * @since 0.1.0
  */
+export * as Bootstrap from "./Bootstrap.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Errors from "./Errors.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Http from "./Http.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as RequestId from "./RequestId.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Security from "./Security.js"

@@ -1,10 +1,8 @@
 import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Api, Http } from "@tracebridge/http"
-import { Effect, Layer } from "effect"
-
-const TestServer = Http.HttpLive.pipe(Layer.provideMerge(NodeHttpServer.layerTest))
+import { Api } from "@tracebridge/http"
+import { Effect } from "effect"
+import { TestApp as TestServer } from "./support/TestApp.js"
 
 describe("Http", () => {
   it.effect("answers the health check through the typed client built from the contract", () =>

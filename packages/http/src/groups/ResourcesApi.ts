@@ -1,0 +1,101 @@
+/**
+ * Every facility-level resource: a list (paged, with the filters of DECISIONS) and a get, chain of
+ * custody, and the three sandbox writes.
+ *
+ * @since 0.1.0
+ */
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import {
+  ChainOfCustody,
+  Commands,
+  Envelope,
+  Harvest,
+  Item,
+  LabResult,
+  Location,
+  Package,
+  Patient,
+  Plant,
+  Query,
+  Sale,
+  SalesDelivery,
+  Strain,
+  Transfer
+} from "@tracebridge/core"
+import { Schema } from "effect"
+import { Authentication } from "../Security.js"
+
+const P = "/v1/connections/:connection_id/facilities/:facility_id"
+const FacilityPath = Schema.Struct({ connection_id: Schema.String, facility_id: Schema.String })
+const ObjectPath = Schema.Struct({ connection_id: Schema.String, facility_id: Schema.String, id: Schema.String })
+
+const list = <const Name extends string, A, I, QF extends Schema.Struct.Fields>(
+  name: Name,
+  path: string,
+  item: Schema.Schema<A, I>,
+  query: Schema.Struct<QF>
+) =>
+  HttpApiEndpoint.get(name, `${P}/${path}` as `/${string}`)
+    .setPath(FacilityPath)
+    .setUrlParams(Query.withPage(query) as any as Schema.Struct<{ page: typeof Schema.String }>)
+    .addSuccess(Envelope.Paginated(item))
+
+const get = <const Name extends string, A, I>(name: Name, path: string, item: Schema.Schema<A, I>) =>
+  HttpApiEndpoint.get(name, `${P}/${path}/:id` as `/${string}`).setPath(ObjectPath).addSuccess(Envelope.Envelope(item))
+
+// Sales and deliveries' filter schemas carry a from ≤ to refinement; the URL params need the struct.
+const SalesQuery = Schema.Struct(Query.Sales.from.fields)
+const SalesDeliveriesQuery = Schema.Struct(Query.SalesDeliveries.from.fields)
+
+/**
+ * @since 0.1.0
+ * @category groups
+ */
+export class ResourcesApi extends HttpApiGroup.make("resources")
+  .add(list("listPackages", "packages", Package.Package, Query.Packages))
+  .add(get("getPackage", "packages", Package.Package))
+  .add(
+    HttpApiEndpoint.get("getChainOfCustody", `${P}/packages/:id/chain_of_custody`)
+      .setPath(ObjectPath)
+      .addSuccess(Envelope.Envelope(ChainOfCustody.ChainOfCustody))
+  )
+  .add(
+    HttpApiEndpoint.post("createPackage", `${P}/packages`)
+      .setPath(FacilityPath)
+      .setPayload(Commands.SplitPackage)
+      .addSuccess(Envelope.Envelope(Package.Package), { status: 201 })
+  )
+  .add(list("listPlants", "plants", Plant.Plant, Query.Plants))
+  .add(get("getPlant", "plants", Plant.Plant))
+  .add(list("listHarvests", "harvests", Harvest.Harvest, Query.Harvests))
+  .add(get("getHarvest", "harvests", Harvest.Harvest))
+  .add(list("listLabResults", "lab_results", LabResult.LabResult, Query.LabResults))
+  .add(get("getLabResult", "lab_results", LabResult.LabResult))
+  .add(
+    HttpApiEndpoint.post("createLabResult", `${P}/lab_results`)
+      .setPath(FacilityPath)
+      .setPayload(Commands.RecordLabResult)
+      .addSuccess(Envelope.Envelope(LabResult.LabResult), { status: 201 })
+  )
+  .add(list("listTransfers", "transfers", Transfer.Transfer, Query.Transfers))
+  .add(get("getTransfer", "transfers", Transfer.Transfer))
+  .add(
+    HttpApiEndpoint.post("createTransfer", `${P}/transfers`)
+      .setPath(FacilityPath)
+      .setPayload(Commands.CreateTransfer)
+      .addSuccess(Envelope.Envelope(Transfer.Transfer), { status: 201 })
+  )
+  .add(list("listSales", "sales", Sale.Sale, SalesQuery))
+  .add(get("getSale", "sales", Sale.Sale))
+  .add(list("listSalesDeliveries", "sales_deliveries", SalesDelivery.SalesDelivery, SalesDeliveriesQuery))
+  .add(get("getSalesDelivery", "sales_deliveries", SalesDelivery.SalesDelivery))
+  .add(list("listItems", "items", Item.Item, Query.Items))
+  .add(get("getItem", "items", Item.Item))
+  .add(list("listStrains", "strains", Strain.Strain, Query.Strains))
+  .add(get("getStrain", "strains", Strain.Strain))
+  .add(list("listLocations", "locations", Location.Location, Query.Locations))
+  .add(get("getLocation", "locations", Location.Location))
+  .add(list("listPatients", "patients", Patient.Patient, Query.Patients))
+  .add(get("getPatient", "patients", Patient.Patient))
+  .middleware(Authentication)
+{}

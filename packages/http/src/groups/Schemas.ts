@@ -1,0 +1,67 @@
+/**
+ * Request and response bodies of the `/v1` contract that are not core resources.
+ *
+ * @since 0.1.0
+ */
+import { Connection, Envelope, ProviderName } from "@tracebridge/core"
+import { Schema } from "effect"
+
+const Text = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2000))
+
+/** @since 0.1.0 @category schemas */
+export const TokenResponse = Schema.Struct({
+  access_token: Schema.String,
+  token_type: Schema.Literal("Bearer"),
+  expires_in: Schema.Int,
+  refresh_token: Schema.optional(Schema.String),
+  scope: Schema.optional(Schema.String)
+}).annotations({ identifier: "TokenResponse" })
+
+/** @since 0.1.0 @category schemas */
+export const LinkTokenCreate = Schema.Struct({
+  metadata: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  redirect_uri: Schema.optional(
+    Text.pipe(Schema.pattern(/^https?:\/\/\S+$/, { message: () => "redirect_uri must be an http(s) URL" }))
+  ),
+  state: Schema.optional(Text),
+  external_id: Schema.optional(Text),
+  connection_id: Schema.optional(Text).annotations({
+    description: "Update mode: re-enter the login of this connection"
+  })
+}).annotations({ identifier: "LinkTokenCreate" })
+
+/** @since 0.1.0 @category schemas */
+export const LinkToken = Schema.Struct({ link_token: Schema.String, expires_at: Schema.String }).annotations({
+  identifier: "LinkToken"
+})
+
+/** @since 0.1.0 @category schemas */
+export const Exchange = Schema.Struct({ public_token: Text }).annotations({ identifier: "PublicTokenExchange" })
+
+/** @since 0.1.0 @category schemas */
+export const Exchanged = Schema.Struct({
+  connection_id: Schema.String,
+  connection_token: Schema.optional(Schema.String).annotations({
+    description: "Only on the connection's first exchange; shown once"
+  }),
+  provider: Schema.String,
+  state: Schema.String,
+  status: Schema.String,
+  client_state: Schema.optional(Schema.String)
+}).annotations({ identifier: "PublicTokenExchanged" })
+
+/** @since 0.1.0 @category schemas */
+export const SandboxPublicTokenCreate = Schema.Struct({
+  provider: ProviderName.ProviderName,
+  state: ProviderName.UsState,
+  credentials: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })).annotations({
+    description: "The provider login; defaults to the sandbox's good login"
+  }),
+  external_id: Schema.optional(Text)
+}).annotations({ identifier: "SandboxPublicTokenCreate" })
+
+/** @since 0.1.0 @category schemas */
+export const PublicToken = Schema.Struct({ public_token: Schema.String }).annotations({ identifier: "PublicToken" })
+
+/** @since 0.1.0 @category schemas */
+export const ConnectionEnvelope = Envelope.Envelope(Connection.Connection)

@@ -1,0 +1,59 @@
+/**
+ * @since 0.1.0
+ */
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import * as Errors from "../Errors.js"
+import { CurrentPrincipal } from "../Security.js"
+import { Connections } from "../services/Connections.js"
+import * as Envelope from "./envelope.js"
+
+const sandboxLogins: Record<string, Record<string, string>> = {
+  provider_a: { user_key: "user_good" },
+  provider_b: { ubi: "000000000", username: "user_good", password: "pass_good" }
+}
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const HttpLinkLive = HttpApiBuilder.group(Api, "link", (handlers) =>
+  handlers
+    .handle("createLinkToken", ({ payload }) =>
+      Effect.gen(function*() {
+        const principal = yield* CurrentPrincipal
+        const connections = yield* Connections
+        return yield* Envelope.one(yield* connections.createLinkToken(principal, payload))
+      }))
+    .handle("exchangePublicToken", ({ payload }) =>
+      Effect.gen(function*() {
+        const principal = yield* CurrentPrincipal
+        const connections = yield* Connections
+        const exchanged = yield* connections.exchange(principal, payload.public_token)
+        return yield* Envelope.one(exchanged, { provider: exchanged.provider, state: exchanged.state })
+      }))
+    .handle("createSandboxPublicToken", ({ payload }) =>
+      Effect.gen(function*() {
+        const principal = yield* CurrentPrincipal
+        if (!principal.scopes.includes("sandbox") || principal.kind !== "access") {
+          return yield* Errors.fail(
+            "permission_error",
+            "sandbox_only",
+            "Sandbox public tokens need an access token with the sandbox scope"
+          )
+        }
+        const connections = yield* Connections
+        const linked = yield* connections.link(principal, {
+          provider: payload.provider,
+          state: payload.state,
+          credentials: payload.credentials ?? sandboxLogins[payload.provider] ?? {},
+          sandbox: true,
+          external_id: payload.external_id ?? null,
+          client_state: null
+        })
+        return yield* Envelope.one({ public_token: linked.public_token }, {
+          provider: payload.provider,
+          state: payload.state
+        })
+      })))

@@ -1,0 +1,246 @@
+/**
+ * Tokens and principals: the OAuth client-credentials and refresh grants (refresh tokens rotate;
+ * reusing a spent one revokes its family), connection tokens, and the bearer check of every other
+ * request. Every token is opaque, prefixed, and stored only as a hash.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import * as Errors from "../Errors.js"
+import type { Organisation } from "../persistence/Repo.js"
+import { Repo } from "../persistence/Repo.js"
+import * as Crypto from "./Crypto.js"
+
+/** Seconds an access token lives. */
+export const ACCESS_TTL = 3600
+/** Seconds a refresh token lives. */
+export const REFRESH_TTL = 30 * 86_400
+
+/**
+ * Who is calling.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Principal {
+  readonly organisation: Organisation
+  readonly kind: "access" | "connection"
+  /** Set for a connection token: the one connection it may reach. */
+  readonly connection_id: string | null
+  readonly scopes: ReadonlyArray<string>
+}
+
+/**
+ * The token endpoint's success body.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TokenResponse {
+  readonly access_token: string
+  readonly token_type: "Bearer"
+  readonly expires_in: number
+  readonly refresh_token: string
+  readonly scope: string
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly clientCredentials: (
+    clientId: string,
+    secret: string,
+    scope: string | undefined
+  ) => Effect.Effect<TokenResponse, Errors.OAuthBadRequest | Errors.OAuthUnauthorized | Errors.OAuthForbidden>
+  readonly refresh: (
+    refreshToken: string,
+    scope: string | undefined
+  ) => Effect.Effect<TokenResponse, Errors.OAuthBadRequest | Errors.OAuthUnauthorized | Errors.OAuthForbidden>
+  readonly connectionToken: (organisationId: string, connectionId: string) => Effect.Effect<string>
+  readonly authenticate: (bearer: string) => Effect.Effect<Principal, Errors.AuthenticationError>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class Auth extends Context.Tag("Services/Auth")<Auth, Service>() {}
+
+const scopesFor = (organisation: Organisation): ReadonlyArray<string> =>
+  organisation.plan === "production" ? ["sandbox", "production"] : ["sandbox"]
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = Layer.effect(
+  Auth,
+  Effect.gen(function*() {
+    const repo = yield* Repo
+
+    const grantScope = (organisation: Organisation, requested: string | undefined) => {
+      const allowed = scopesFor(organisation)
+      if (requested === undefined || requested.trim() === "") return Effect.succeed(allowed.join(" "))
+      const asked = requested.trim().split(/\s+/)
+      const unknown = asked.find((s) => s !== "sandbox" && s !== "production")
+      if (unknown !== undefined) return Effect.fail(Errors.oauth("invalid_scope", `Unknown scope ${unknown}`))
+      const denied = asked.find((s) => !allowed.includes(s))
+      if (denied !== undefined) {
+        return Effect.fail(Errors.oauth("invalid_scope", `The organisation's plan does not grant ${denied}`))
+      }
+      return Effect.succeed([...new Set(asked)].join(" "))
+    }
+
+    const issue = (organisationId: string, clientId: string, scope: string, family: string) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const access = Crypto.token("tb_at_")
+        const refresh = Crypto.token("tb_rt_")
+        yield* repo.insertToken({
+          hash: Crypto.hash(access),
+          kind: "access",
+          organisation_id: organisationId,
+          client_id: clientId,
+          connection_id: null,
+          family,
+          scope,
+          expires_at: now + ACCESS_TTL * 1000,
+          created_at: now,
+          used_at: null,
+          revoked_at: null
+        })
+        yield* repo.insertToken({
+          hash: Crypto.hash(refresh),
+          kind: "refresh",
+          organisation_id: organisationId,
+          client_id: clientId,
+          connection_id: null,
+          family,
+          scope,
+          expires_at: now + REFRESH_TTL * 1000,
+          created_at: now,
+          used_at: null,
+          revoked_at: null
+        })
+        return {
+          access_token: access,
+          token_type: "Bearer" as const,
+          expires_in: ACCESS_TTL,
+          refresh_token: refresh,
+          scope
+        }
+      })
+
+    const clientOf = (clientId: string, secret: string) =>
+      Effect.gen(function*() {
+        const client = yield* repo.getClient(clientId)
+        if (
+          Option.isNone(client) || client.value.revoked_at !== null || !Crypto.matches(secret, client.value.secret_hash)
+        ) {
+          return yield* Effect.fail(Errors.oauth("invalid_client", "Unknown client or wrong secret"))
+        }
+        const organisation = yield* repo.getOrganisation(client.value.organisation_id)
+        if (Option.isNone(organisation)) {
+          return yield* Effect.fail(Errors.oauth("invalid_client", "Unknown client or wrong secret"))
+        }
+        return { client: client.value, organisation: organisation.value }
+      })
+
+    const service: Service = {
+      clientCredentials: (clientId, secret, scope) =>
+        Effect.gen(function*() {
+          const { client, organisation } = yield* clientOf(clientId, secret)
+          const granted = yield* grantScope(organisation, scope)
+          return yield* issue(organisation.id, client.id, granted, Crypto.id("fam_"))
+        }),
+      refresh: (refreshToken, scope) =>
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          const stored = yield* repo.getToken(Crypto.hash(refreshToken))
+          if (Option.isNone(stored) || stored.value.kind !== "refresh") {
+            return yield* Effect.fail(Errors.oauth("invalid_grant", "Unknown refresh token"))
+          }
+          const token = stored.value
+          if (token.revoked_at !== null) {
+            return yield* Effect.fail(Errors.oauth("invalid_grant", "The refresh token was revoked"))
+          }
+          if (token.expires_at !== null && token.expires_at <= now) {
+            return yield* Effect.fail(Errors.oauth("invalid_grant", "The refresh token has expired"))
+          }
+          const first = yield* repo.useToken(token.hash, now)
+          if (!first) {
+            // A refresh token used twice: someone holds a copy. Revoke the whole family.
+            yield* repo.revokeFamily(token.family ?? token.hash, now)
+            return yield* Effect.fail(
+              Errors.oauth("invalid_grant", "The refresh token was already used; its family is revoked")
+            )
+          }
+          const organisation = yield* repo.getOrganisation(token.organisation_id)
+          if (Option.isNone(organisation)) {
+            return yield* Effect.fail(Errors.oauth("invalid_grant", "Unknown organisation"))
+          }
+          const granted = scope === undefined ? token.scope : yield* grantScope(organisation.value, scope)
+          if (!granted.split(" ").every((s) => token.scope.split(" ").includes(s))) {
+            return yield* Effect.fail(Errors.oauth("invalid_scope", "A refresh cannot widen the scope"))
+          }
+          return yield* issue(token.organisation_id, token.client_id ?? "", granted, token.family ?? Crypto.id("fam_"))
+        }),
+      connectionToken: (organisationId, connectionId) =>
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          const token = Crypto.token("tb_ct_")
+          yield* repo.insertToken({
+            hash: Crypto.hash(token),
+            kind: "connection",
+            organisation_id: organisationId,
+            client_id: null,
+            connection_id: connectionId,
+            family: null,
+            scope: "",
+            expires_at: null,
+            created_at: now,
+            used_at: null,
+            revoked_at: null
+          })
+          return token
+        }),
+      authenticate: (bearer) =>
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          const stored = bearer.trim() === "" ? Option.none() : yield* repo.getToken(Crypto.hash(bearer.trim()))
+          if (Option.isNone(stored) || stored.value.kind === "refresh" || stored.value.revoked_at !== null) {
+            return yield* Errors.fail(
+              "authentication_error",
+              "unauthorized",
+              "The bearer token is missing, unknown or revoked"
+            )
+          }
+          const token = stored.value
+          if (token.expires_at !== null && token.expires_at <= now) {
+            return yield* Errors.fail(
+              "authentication_error",
+              "token_expired",
+              "The access token has expired; request a new one"
+            )
+          }
+          const organisation = yield* repo.getOrganisation(token.organisation_id)
+          if (Option.isNone(organisation)) {
+            return yield* Errors.fail(
+              "authentication_error",
+              "unauthorized",
+              "The bearer token is missing, unknown or revoked"
+            )
+          }
+          return {
+            organisation: organisation.value,
+            kind: token.kind === "connection" ? "connection" as const : "access" as const,
+            connection_id: token.connection_id,
+            scopes: token.kind === "connection" ? scopesFor(organisation.value) : token.scope.split(" ")
+          }
+        }) as Effect.Effect<Principal, Errors.AuthenticationError>
+    }
+    return service
+  })
+)

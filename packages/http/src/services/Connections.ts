@@ -1,0 +1,282 @@
+/**
+ * Links and connections: link tokens, public tokens and their exchange, the sandbox shortcut that
+ * links without the widget, and the connection lifecycle (`pending` → `active` after the first
+ * facility sync, `error` when the provider refuses the login, `inactive` once deleted), every move
+ * through the core transition table.
+ *
+ * @since 0.1.0
+ */
+import type { Connection as CoreConnection, ProviderError, ProviderName } from "@tracebridge/core"
+import { Capabilities, Page, Transitions } from "@tracebridge/core"
+import { Clock, Context, Effect, Either, Layer, Option } from "effect"
+import * as Errors from "../Errors.js"
+import type { Connection, LinkToken } from "../persistence/Repo.js"
+import { Repo } from "../persistence/Repo.js"
+import { Auth } from "./Auth.js"
+import type { Principal } from "./Auth.js"
+import * as Crypto from "./Crypto.js"
+import { Providers } from "./Providers.js"
+
+/** Link tokens live 4 hours; public tokens 30 minutes. */
+export const LINK_TTL = 4 * 3_600_000
+export const PUBLIC_TTL = 30 * 60_000
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly createLinkToken: (
+    principal: Principal,
+    body: {
+      readonly metadata?: Readonly<Record<string, unknown>> | undefined
+      readonly redirect_uri?: string | undefined
+      readonly state?: string | undefined
+      readonly external_id?: string | undefined
+      readonly connection_id?: string | undefined
+    }
+  ) => Effect.Effect<{ readonly link_token: string; readonly expires_at: string }, Errors.HttpError>
+  readonly getLinkToken: (token: string) => Effect.Effect<Option.Option<LinkToken>>
+  /** Links a login: checks it with the provider, stores the connection, syncs facilities, returns a public token. */
+  readonly link: (
+    principal: Principal,
+    options: {
+      readonly provider: string
+      readonly state: string
+      readonly credentials: Readonly<Record<string, string>>
+      readonly sandbox: boolean
+      readonly external_id: string | null
+      readonly client_state: string | null
+    }
+  ) => Effect.Effect<{ readonly public_token: string; readonly connection: Connection }, Errors.HttpError>
+  readonly exchange: (principal: Principal, publicToken: string) => Effect.Effect<{
+    readonly connection_id: string
+    readonly connection_token?: string
+    readonly provider: string
+    readonly state: string
+    readonly status: string
+    readonly client_state?: string
+  }, Errors.HttpError>
+  readonly list: (principal: Principal, page: Page.PageRequest) => Effect.Effect<Page.Page<CoreConnection.Connection>>
+  /** A connection the principal may reach: another organisation's is 404, another connection's token 403. */
+  readonly authorize: (principal: Principal, connectionId: string) => Effect.Effect<Connection, Errors.HttpError>
+  readonly view: (connection: Connection) => Effect.Effect<CoreConnection.Connection>
+  readonly remove: (
+    principal: Principal,
+    connectionId: string
+  ) => Effect.Effect<CoreConnection.Connection, Errors.HttpError>
+  /** Moves a connection's status through the transition table (no-op when already there). */
+  readonly moveTo: (connection: Connection, status: Connection["status"]) => Effect.Effect<Connection>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class Connections extends Context.Tag("Services/Connections")<Connections, Service>() {}
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = Layer.effect(
+  Connections,
+  Effect.gen(function*() {
+    const repo = yield* Repo
+    const auth = yield* Auth
+    const providers = yield* Providers
+    const crypto = yield* Crypto.Crypto
+
+    const view = (connection: Connection) =>
+      Effect.gen(function*() {
+        const port = yield* providers.port(connection.provider, true)
+        const capabilities = Option.isNone(port)
+          ? undefined
+          : yield* Effect.option(port.value.capabilities(connection.state))
+        return {
+          id: connection.id as CoreConnection.Connection["id"],
+          external_id: connection.external_id,
+          provider: connection.provider as ProviderName.ProviderName,
+          state: connection.state as ProviderName.UsState,
+          status: connection.status,
+          is_sandbox: connection.is_sandbox,
+          capabilities: capabilities !== undefined && Option.isSome(capabilities)
+            ? capabilities.value
+            : Capabilities.make(false)
+        }
+      })
+
+    const moveTo = (connection: Connection, status: Connection["status"]) =>
+      Effect.gen(function*() {
+        if (connection.status === status) return connection
+        if (!Transitions.canTransition(Transitions.connectionStatus, connection.status, status)) return connection
+        const now = yield* Clock.currentTimeMillis
+        const patch = { status, updated_at: now, ...(status === "inactive" ? { credentials: null, key_id: null } : {}) }
+        yield* repo.updateConnection(connection.id, patch)
+        return { ...connection, ...patch }
+      })
+
+    const providerError = (error: ProviderError.ProviderError, param: string) =>
+      error._tag === "ProviderLoginRequired"
+        ? Errors.make("validation_error", "invalid_credentials", error.message, "credentials")
+        : error._tag === "UnsupportedState"
+        ? Errors.make("validation_error", "invalid_parameter", error.message, "state")
+        : error._tag === "InvalidInput"
+        ? Errors.make("validation_error", "invalid_parameter", error.message, param)
+        : Errors.fromProviderError(error)
+
+    const service: Service = {
+      createLinkToken: (principal, body) =>
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          if (body.connection_id !== undefined) yield* service.authorize(principal, body.connection_id)
+          const environment = principal.organisation.plan === "production" ? "production" : "sandbox"
+          const token = Crypto.token(`link-${environment}-`)
+          yield* repo.insertLinkToken({
+            hash: Crypto.hash(token),
+            organisation_id: principal.organisation.id,
+            environment,
+            metadata: JSON.stringify(body.metadata ?? {}),
+            redirect_uri: body.redirect_uri ?? null,
+            state: body.state ?? null,
+            external_id: body.external_id ?? null,
+            connection_id: body.connection_id ?? null,
+            expires_at: now + LINK_TTL,
+            created_at: now
+          })
+          return { link_token: token, expires_at: iso(now + LINK_TTL) }
+        }),
+      getLinkToken: (token) => repo.getLinkToken(Crypto.hash(token)),
+      link: (principal, options) =>
+        Effect.gen(function*() {
+          const port = yield* providers.port(options.provider, options.sandbox)
+          if (Option.isNone(port)) {
+            return yield* Errors.fail(
+              "validation_error",
+              "invalid_parameter",
+              `Unknown provider ${options.provider}`,
+              "provider"
+            )
+          }
+          const now = yield* Clock.currentTimeMillis
+          const id = Crypto.id("conn_")
+          const session = providers.draftSession({
+            key: id,
+            provider: options.provider as ProviderName.ProviderName,
+            state: options.state as ProviderName.UsState,
+            sandbox: options.sandbox,
+            credentials: options.credentials
+          })
+          yield* port.value.capabilities(options.state).pipe(
+            Effect.catchAll((e) => Effect.flatMap(providerError(e, "state"), Effect.fail))
+          )
+          yield* port.value.checkCredentials(session).pipe(
+            Effect.catchAll((e) => Effect.flatMap(providerError(e, "credentials"), Effect.fail))
+          )
+          const sealed = crypto.encrypt(JSON.stringify(options.credentials))
+          const pending: Connection = {
+            id,
+            organisation_id: principal.organisation.id,
+            provider: options.provider,
+            state: options.state,
+            status: "pending",
+            is_sandbox: options.sandbox,
+            external_id: options.external_id,
+            credentials: sealed.ciphertext,
+            key_id: sealed.keyId,
+            token_issued: false,
+            created_at: now,
+            updated_at: now
+          }
+          yield* repo.insertConnection(pending)
+          // The first facility sync decides: active, or error when the login is refused.
+          const synced = yield* Effect.either(port.value.listFacilities(session, Page.firstPage))
+          const connection = yield* moveTo(
+            pending,
+            Either.isRight(synced) ? "active" : synced.left._tag === "ProviderLoginRequired" ? "error" : "pending"
+          )
+          const publicToken = Crypto.token(`public-${options.sandbox ? "sandbox" : "production"}-`)
+          yield* repo.insertPublicToken({
+            hash: Crypto.hash(publicToken),
+            organisation_id: principal.organisation.id,
+            connection_id: connection.id,
+            client_state: options.client_state,
+            expires_at: now + PUBLIC_TTL,
+            created_at: now,
+            used_at: null
+          })
+          return { public_token: publicToken, connection }
+        }),
+      exchange: (principal, publicToken) =>
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          const hash = Crypto.hash(publicToken)
+          const stored = yield* repo.getPublicToken(hash)
+          const invalid = (message: string) =>
+            Errors.fail("validation_error", "invalid_parameter", message, "public_token")
+          if (Option.isNone(stored) || stored.value.organisation_id !== principal.organisation.id) {
+            return yield* invalid("Unknown public token")
+          }
+          if (stored.value.used_at !== null) return yield* invalid("This public token was already exchanged")
+          if (stored.value.expires_at <= now) {
+            return yield* invalid("This public token has expired (they live 30 minutes)")
+          }
+          const first = yield* repo.usePublicToken(hash, now)
+          if (!first) return yield* invalid("This public token was already exchanged")
+          const connection = yield* repo.getConnection(stored.value.connection_id)
+          if (Option.isNone(connection)) return yield* invalid("Unknown public token")
+          let connectionToken: string | undefined
+          if (!connection.value.token_issued) {
+            connectionToken = yield* auth.connectionToken(principal.organisation.id, connection.value.id)
+            yield* repo.updateConnection(connection.value.id, { token_issued: true, updated_at: now })
+          }
+          return {
+            connection_id: connection.value.id,
+            ...(connectionToken === undefined ? {} : { connection_token: connectionToken }),
+            provider: connection.value.provider,
+            state: connection.value.state,
+            status: connection.value.status,
+            ...(stored.value.client_state === null ? {} : { client_state: stored.value.client_state })
+          }
+        }),
+      list: (principal, page) =>
+        Effect.gen(function*() {
+          const window = Page.toWindow(page)
+          const { items, total } = yield* repo.listConnections(principal.organisation.id, window.offset, window.limit)
+          const scoped = principal.connection_id === null
+            ? items
+            : items.filter((c) => c.id === principal.connection_id)
+          const views = yield* Effect.forEach(scoped, view)
+          return Page.fromSlice(page, { items: views, total: principal.connection_id === null ? total : views.length })
+        }),
+      authorize: (principal, connectionId) =>
+        Effect.gen(function*() {
+          const connection = yield* repo.getConnection(connectionId)
+          if (Option.isNone(connection) || connection.value.organisation_id !== principal.organisation.id) {
+            return yield* Errors.fail("not_found_error", "resource_not_found", `No connection with id ${connectionId}`)
+          }
+          if (principal.connection_id !== null && principal.connection_id !== connectionId) {
+            return yield* Errors.fail(
+              "permission_error",
+              "forbidden",
+              "This connection token is for another connection"
+            )
+          }
+          return connection.value
+        }),
+      view,
+      remove: (principal, connectionId) =>
+        Effect.gen(function*() {
+          const connection = yield* service.authorize(principal, connectionId)
+          const now = yield* Clock.currentTimeMillis
+          const removed = yield* moveTo(connection, "inactive")
+          yield* repo.revokeConnectionTokens(connection.id, now)
+          return yield* view(removed)
+        }),
+      moveTo
+    }
+    return service
+  })
+)

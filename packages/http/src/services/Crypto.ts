@@ -1,0 +1,132 @@
+/**
+ * Secrets at rest: opaque tokens and client secrets are stored as SHA-256 hashes and compared in
+ * constant time; provider logins are encrypted with AES-256-GCM under a key with an id, so that
+ * keys can rotate. The key comes from `TRACEBRIDGE_ENCRYPTION_KEY`; without it a development key is
+ * generated once and kept in the data folder (sandbox only).
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from "node:crypto"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import * as AppConfig from "../AppConfig.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /** The id of the key new ciphertexts use. */
+  readonly keyId: string
+  readonly encrypt: (plaintext: string) => { readonly ciphertext: string; readonly keyId: string }
+  /** Fails (as a defect) on a ciphertext under an unknown key or tampered with. */
+  readonly decrypt: (ciphertext: string, keyId: string) => string
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class Crypto extends Context.Tag("Services/Crypto")<Crypto, Service>() {}
+
+/**
+ * The hex SHA-256 of a token or secret, as stored.
+ *
+ * @since 0.1.0
+ * @category hashing
+ */
+export const hash = (secret: string): string => createHash("sha256").update(secret).digest("hex")
+
+/**
+ * Whether a secret matches a stored hash, in constant time.
+ *
+ * @since 0.1.0
+ * @category hashing
+ */
+export const matches = (secret: string, storedHash: string): boolean => {
+  const a = Buffer.from(hash(secret), "hex")
+  const b = Buffer.from(storedHash, "hex")
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+/**
+ * A new opaque token: the prefix, then 32 random bytes in base64url.
+ *
+ * @since 0.1.0
+ * @category tokens
+ */
+export const token = (prefix: string): string => `${prefix}${randomBytes(32).toString("base64url")}`
+
+/**
+ * An id with a prefix and 16 random bytes in hex.
+ *
+ * @since 0.1.0
+ * @category tokens
+ */
+export const id = (prefix: string): string => `${prefix}${randomBytes(16).toString("hex")}`
+
+const keyIdOf = (key: Buffer) => createHash("sha256").update(key).digest("hex").slice(0, 12)
+
+/**
+ * The service for a set of keys: the first encrypts, all decrypt.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (keys: ReadonlyArray<Buffer>): Service => {
+  if (keys.length === 0 || keys.some((k) => k.length !== 32)) throw new Error("encryption keys must be 32 bytes")
+  const byId = new Map(keys.map((k) => [keyIdOf(k), k]))
+  const current = keys[0]!
+  const keyId = keyIdOf(current)
+  return {
+    keyId,
+    encrypt: (plaintext) => {
+      const iv = randomBytes(12)
+      const cipher = createCipheriv("aes-256-gcm", current, iv)
+      const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()])
+      return { ciphertext: Buffer.concat([iv, cipher.getAuthTag(), body]).toString("base64"), keyId }
+    },
+    decrypt: (ciphertext, id) => {
+      const key = byId.get(id)
+      if (key === undefined) throw new Error(`no encryption key with id ${id}`)
+      const raw = Buffer.from(ciphertext, "base64")
+      const decipher = createDecipheriv("aes-256-gcm", key, raw.subarray(0, 12))
+      decipher.setAuthTag(raw.subarray(12, 28))
+      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8")
+    }
+  }
+}
+
+/**
+ * The key from configuration, or a development key kept in the data folder.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = Layer.effect(
+  Crypto,
+  Effect.gen(function*() {
+    const configured = yield* AppConfig.encryptionKey
+    if (Option.isSome(configured)) {
+      const key = Buffer.from(Redacted.value(configured.value), "base64")
+      if (key.length !== 32) return yield* Effect.dieMessage("TRACEBRIDGE_ENCRYPTION_KEY must be base64 of 32 bytes")
+      return make([key])
+    }
+    const dir = yield* AppConfig.dataDir
+    const file = join(dir, "dev-encryption-key")
+    if (!existsSync(file)) {
+      mkdirSync(dir, { recursive: true })
+      writeFileSync(file, randomBytes(32).toString("base64"), { mode: 0o600 })
+    }
+    return make([Buffer.from(readFileSync(file, "utf8").trim(), "base64")])
+  }).pipe(Effect.orDie)
+)
+
+/**
+ * A random key, for tests.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerTest = Layer.sync(Crypto, () => make([randomBytes(32)]))

@@ -1,0 +1,191 @@
+/**
+ * The providers behind `/v1`: one port per provider for sandbox connections (their `HttpClient`
+ * answers in process from the sandbox emulator, so sandbox traffic runs the real adapters) and one
+ * per provider for production connections (a real `HttpClient`). It builds a connection's session
+ * from its stored, encrypted login, and keeps each sandbox connection's world: generated from the
+ * seed, its change log stored in the database and restored on first use in a process.
+ *
+ * Adding a provider means adding its port to the two registries here; no handler changes.
+ *
+ * @since 0.1.0
+ */
+import type { HttpClient } from "@effect/platform"
+import { FetchHttpClient } from "@effect/platform"
+import { ProviderA, ProviderAConfig } from "@tracebridge/adapter-provider-a"
+import { ProviderB } from "@tracebridge/adapter-provider-b"
+import type { ProviderName, ProviderPort, Session } from "@tracebridge/core"
+import { ProviderRegistry, Session as Sessions } from "@tracebridge/core"
+import { Sandbox, SandboxServer } from "@tracebridge/sandbox"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import * as AppConfig from "../AppConfig.js"
+import type { Connection } from "../persistence/Repo.js"
+import { Repo } from "../persistence/Repo.js"
+import { Crypto } from "./Crypto.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly sandbox: Sandbox.Sandbox
+  readonly descriptors: ReadonlyArray<ProviderPort.Service["descriptor"]>
+  /** The port for a provider, sandbox or production. */
+  readonly port: (provider: string, sandbox: boolean) => Effect.Effect<Option.Option<ProviderPort.Service>>
+  /** The session of a stored connection (its login decrypted, `Redacted`). */
+  readonly session: (connection: Connection) => Effect.Effect<Session.Session>
+  /** A session for a login being linked (before a connection is stored). */
+  readonly draftSession: (options: {
+    readonly key: string
+    readonly provider: ProviderName.ProviderName
+    readonly state: ProviderName.UsState
+    readonly sandbox: boolean
+    readonly credentials: Readonly<Record<string, string>>
+  }) => Session.Session
+  /** Restores a sandbox connection's world from its stored change log, once per process. */
+  readonly prepare: (connection: Connection) => Effect.Effect<void>
+  /** Stores the sandbox changes made since the last call (after a write or a scenario). */
+  readonly persist: Effect.Effect<void>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class Providers extends Context.Tag("Services/Providers")<Providers, Service>() {}
+
+/** In a sandbox login, the part the user typed, then `~` and the connection id (one world per connection). */
+const sandboxCredentials = (
+  provider: string,
+  credentials: Readonly<Record<string, string>>,
+  key: string
+): Readonly<Record<string, string>> =>
+  provider === "provider_a"
+    ? { ...credentials, user_key: `${credentials.user_key ?? ""}~${key}` }
+    : { ...credentials, username: `${credentials.username ?? ""}~${key}` }
+
+const connectionOfLogin = (login: string): string | undefined => {
+  const tilde = login.lastIndexOf("~")
+  return tilde < 0 ? undefined : login.slice(tilde + 1)
+}
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = Layer.scoped(
+  Providers,
+  Effect.gen(function*() {
+    const repo = yield* Repo
+    const crypto = yield* Crypto
+    const seed = yield* AppConfig.sandboxSeed
+    const vendorKey = yield* AppConfig.providerAVendorKey
+    const clock = yield* Effect.clock
+    const now = () => clock.unsafeCurrentTimeMillis()
+    const day = 86_400_000
+    // The sandbox's reference date: the start of the day the process started.
+    const sandbox = new Sandbox.Sandbox({
+      seed,
+      referenceDate: new Date(Math.floor(now() / day) * day).toISOString(),
+      now
+    })
+    const inProcess = SandboxServer.layerHttpClient(SandboxServer.makeHandler(sandbox))
+
+    const portsWith = (
+      http: Layer.Layer<HttpClient.HttpClient>,
+      settings: Layer.Layer<ProviderAConfig.ProviderAConfig>
+    ) => Effect.all([ProviderA.make, ProviderB.make]).pipe(Effect.provide(Layer.merge(http, settings)))
+    // The in-process emulator needs no pacing or backoff: it answers at once and never rate limits.
+    const sandboxPorts = ProviderRegistry.make(
+      yield* portsWith(
+        inProcess,
+        ProviderAConfig.layer({
+          vendorKey: Redacted.make("tracebridge-sandbox"),
+          retryBaseDelay: 0,
+          perFacility: { requestsPerSecond: 1_000_000, concurrency: 64 },
+          perVendorKey: { requestsPerSecond: 1_000_000, concurrency: 256 }
+        })
+      )
+    )
+    const productionPorts = ProviderRegistry.make(
+      yield* portsWith(
+        FetchHttpClient.layer,
+        ProviderAConfig.layer({ vendorKey: Option.getOrElse(vendorKey, () => Redacted.make("")) })
+      )
+    )
+
+    const pending: Array<{ readonly connection: string; readonly change: Sandbox.Change; readonly at: number }> = []
+    sandbox.subscribe((event) => {
+      const login = event.key.split("|")[2] ?? ""
+      const connection = connectionOfLogin(login)
+      const change = sandbox.log(event.key).at(-1)
+      if (connection !== undefined && change !== undefined) pending.push({ connection, change, at: event.at })
+    })
+    const restored = new Set<string>()
+
+    const loginOf = (connection: Connection, credentials: Readonly<Record<string, string>>) => {
+      const c = sandboxCredentials(connection.provider, credentials, connection.id)
+      return connection.provider === "provider_a" ? c.user_key! : `${c.ubi}:${c.username}`
+    }
+
+    const decrypt = (connection: Connection): Readonly<Record<string, string>> =>
+      connection.credentials === null || connection.key_id === null
+        ? {}
+        : JSON.parse(crypto.decrypt(connection.credentials, connection.key_id))
+
+    const draftSession: Service["draftSession"] = (options) =>
+      Sessions.make({
+        key: options.key,
+        provider: options.provider,
+        state: options.state,
+        environment: options.sandbox ? "sandbox" : "production",
+        credentials: options.sandbox
+          ? sandboxCredentials(options.provider, options.credentials, options.key)
+          : options.credentials,
+        baseUrl: options.sandbox
+          ? SandboxServer.baseUrl(SandboxServer.IN_PROCESS_ORIGIN, options.provider, options.state)
+          : undefined
+      })
+
+    const service: Service = {
+      sandbox,
+      descriptors: sandboxPorts.descriptors,
+      port: (provider, isSandbox) => Effect.option((isSandbox ? sandboxPorts : productionPorts).get(provider)),
+      session: (connection) =>
+        Effect.sync(() =>
+          draftSession({
+            key: connection.id,
+            provider: connection.provider as ProviderName.ProviderName,
+            state: connection.state as ProviderName.UsState,
+            sandbox: connection.is_sandbox,
+            credentials: decrypt(connection)
+          })
+        ),
+      draftSession,
+      prepare: (connection) =>
+        Effect.gen(function*() {
+          if (!connection.is_sandbox || restored.has(connection.id) || connection.credentials === null) return
+          restored.add(connection.id)
+          const provider = connection.provider as ProviderName.ProviderName
+          const state = connection.state as ProviderName.UsState
+          const login = loginOf(connection, decrypt(connection))
+          const stored = yield* repo.listSandboxChanges(connection.id)
+          if (stored.length === 0 || sandbox.has(provider, state, login)) return
+          const world = sandbox.world(provider, state, login)
+          sandbox.restore(world, stored.map((c) => JSON.parse(c.change) as Sandbox.Change))
+        }),
+      persist: Effect.gen(function*() {
+        while (pending.length > 0) {
+          const next = pending.shift()!
+          const log = yield* repo.listSandboxChanges(next.connection)
+          yield* repo.appendSandboxChange({
+            connection_id: next.connection,
+            seq: log.length + 1,
+            change: JSON.stringify(next.change),
+            created_at: next.at
+          })
+        }
+      })
+    }
+    return service
+  })
+)

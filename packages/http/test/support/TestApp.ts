@@ -1,0 +1,91 @@
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import type { HttpClientResponse } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Bootstrap, Http } from "@tracebridge/http"
+import { Effect, Layer, Option } from "effect"
+import { Repo } from "../../src/persistence/Repo.js"
+import * as RepoMemory from "../../src/persistence/RepoMemory.js"
+import * as Crypto from "../../src/services/Crypto.js"
+
+/** The whole service on a test server, over an in-memory repository. */
+export const TestApp = Http.HttpLive.pipe(
+  Layer.provideMerge(NodeHttpServer.layerTest),
+  Layer.provideMerge(Crypto.layerTest),
+  Layer.provideMerge(RepoMemory.layer)
+)
+
+export interface Json {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: any
+}
+
+const read = (response: HttpClientResponse.HttpClientResponse) =>
+  Effect.map(response.text, (text): Json => ({
+    status: response.status,
+    headers: response.headers,
+    body: text === "" ? null : JSON.parse(text)
+  }))
+
+/** Sends a request to the test server and reads the JSON answer. */
+export const call = (
+  method: "GET" | "POST" | "DELETE",
+  path: string,
+  options: {
+    readonly token?: string
+    readonly json?: unknown
+    readonly form?: Record<string, string>
+    readonly raw?: string
+    readonly contentType?: string
+  } = {}
+) =>
+  Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    let request = method === "GET"
+      ? HttpClientRequest.get(path)
+      : method === "POST"
+      ? HttpClientRequest.post(path)
+      : HttpClientRequest.del(path)
+    if (options.token !== undefined) request = HttpClientRequest.bearerToken(request, options.token)
+    if (options.json !== undefined) request = HttpClientRequest.bodyUnsafeJson(request, options.json)
+    if (options.form !== undefined) request = HttpClientRequest.bodyUrlParams(request, options.form)
+    if (options.raw !== undefined) {
+      request = HttpClientRequest.bodyText(request, options.raw, options.contentType ?? "application/json")
+    }
+    return yield* Effect.flatMap(client.execute(request), read)
+  }).pipe(Effect.scoped)
+
+/** A sandbox organisation and client, then an access token. */
+export const signIn = Effect.gen(function*() {
+  const created = yield* Bootstrap.ensureSandboxClient
+  const credentials = Option.getOrThrow(created)
+  const token = yield* call("POST", "/v1/oauth/token", {
+    json: { grant_type: "client_credentials", ...credentials }
+  })
+  return { ...credentials, access: token.body.access_token as string, refresh: token.body.refresh_token as string }
+})
+
+/** A second organisation with its own client and token. */
+export const otherOrganisation = Effect.gen(function*() {
+  const organisation = yield* Bootstrap.createOrganisation("Other organisation")
+  const client = yield* Bootstrap.createClient(organisation.id)
+  const token = yield* call("POST", "/v1/oauth/token", { json: { grant_type: "client_credentials", ...client } })
+  return token.body.access_token as string
+})
+
+/** Links a sandbox connection and exchanges its public token. */
+export const linkSandbox = (
+  access: string,
+  provider: "provider_a" | "provider_b" = "provider_a",
+  state = provider === "provider_a" ? "CO" : "HI"
+) =>
+  Effect.gen(function*() {
+    const created = yield* call("POST", "/v1/sandbox/public_token/create", { token: access, json: { provider, state } })
+    const exchanged = yield* call("POST", "/v1/link/token/exchange", {
+      token: access,
+      json: { public_token: created.body.data.public_token }
+    })
+    return exchanged.body.data as { connection_id: string; connection_token?: string; status: string }
+  })
+
+export { Repo }
