@@ -1,0 +1,191 @@
+/**
+ * Every facility-level endpoint, end to end on sandbox connections of both providers.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import {
+  Harvest,
+  Item,
+  LabResult,
+  Location,
+  Package,
+  Patient,
+  Plant,
+  Sale,
+  SalesDelivery,
+  Strain,
+  Transfer
+} from "@tracebridge/core"
+import { Effect, Option } from "effect"
+import { Repo } from "../src/persistence/Repo.js"
+import { call, linkSandbox, signIn, TestApp } from "./support/TestApp.js"
+
+const schemas = {
+  packages: Package.Package,
+  plants: Plant.Plant,
+  harvests: Harvest.Harvest,
+  lab_results: LabResult.LabResult,
+  transfers: Transfer.Transfer,
+  sales: Sale.Sale,
+  sales_deliveries: SalesDelivery.SalesDelivery,
+  items: Item.Item,
+  strains: Strain.Strain,
+  locations: Location.Location,
+  patients: Patient.Patient
+} as const
+
+describe("Resources", () => {
+  it.effect("lists and gets every resource of every facility with exactly the spec's fields (provider_a, CO)", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const connection = yield* linkSandbox(me.access)
+      const facilities =
+        (yield* call("GET", `/v1/connections/${connection.connection_id}/facilities/`, { token: me.access })).body.data
+      assert.strictEqual(facilities.length, 5)
+      const seen = new Set<string>()
+      for (const facility of facilities) {
+        const one = yield* call("GET", `/v1/connections/${connection.connection_id}/facilities/${facility.id}`, {
+          token: me.access
+        })
+        assert.deepStrictEqual(one.body.data, facility)
+        const base = `/v1/connections/${connection.connection_id}/facilities/${facility.id}`
+        for (const [name, schema] of Object.entries(schemas)) {
+          const list = yield* call("GET", `${base}/${name}?per_page=100`, { token: me.access })
+          assert.strictEqual(list.status, 200, `${name} at ${facility.name}`)
+          for (const item of list.body.data) {
+            assert.deepStrictEqual(Object.keys(item).sort(), Object.keys(schema.fields).sort(), name)
+          }
+          if (list.body.data.length > 0) {
+            seen.add(name)
+            const first = list.body.data[0]
+            const got = yield* call("GET", `${base}/${name}/${first.id}`, { token: me.access })
+            assert.deepStrictEqual(got.body.data, first, `${name} get`)
+          }
+        }
+      }
+      assert.deepStrictEqual([...seen].sort(), Object.keys(schemas).sort())
+    }).pipe(Effect.provide(TestApp)))
+
+  it.effect("filters lists as DECISIONS says", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const connection = yield* linkSandbox(me.access)
+      const facilities =
+        (yield* call("GET", `/v1/connections/${connection.connection_id}/facilities`, { token: me.access })).body.data
+      const base = `/v1/connections/${connection.connection_id}/facilities/${facilities[0].id}`
+      const held = (yield* call("GET", `${base}/packages?is_on_hold=true&per_page=100`, { token: me.access })).body.data
+      assert.isTrue(held.length > 0 && held.every((p: any) => p.is_on_hold))
+      const veg = (yield* call("GET", `${base}/plants?growth_phase=vegetative`, { token: me.access })).body.data
+      assert.isTrue(veg.length > 0 && veg.every((p: any) => p.growth_phase === "vegetative"))
+      const outgoing =
+        (yield* call("GET", `${base}/transfers?direction=outgoing&per_page=100`, { token: me.access })).body.data
+      assert.isTrue(
+        outgoing.length > 0 && outgoing.every((t: any) => t.shipper_facility === facilities[0].license_number)
+      )
+      const rejected = (yield* call("GET", `${base}/transfers?status=rejected`, { token: me.access })).body.data
+      assert.isTrue(rejected.every((t: any) => t.status === "rejected"))
+      const pkg = held[0]
+      const labs =
+        (yield* call("GET", `${base}/lab_results?package_id=${encodeURIComponent(pkg.id)}`, { token: me.access })).body
+          .data
+      assert.isTrue(labs.every((r: any) => r.package_id === pkg.id))
+      const bad = yield* call("GET", `${base}/plants?growth_phase=seedling`, { token: me.access })
+      assert.strictEqual(bad.status, 400)
+      assert.strictEqual(bad.body.error.param, "growth_phase")
+    }).pipe(Effect.provide(TestApp)))
+
+  it.effect("records a lab result and creates a transfer on a sandbox connection (201), as later reads return them", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const connection = yield* linkSandbox(me.access)
+      const facilities =
+        (yield* call("GET", `/v1/connections/${connection.connection_id}/facilities`, { token: me.access })).body.data
+      const base = `/v1/connections/${connection.connection_id}/facilities/${facilities[0].id}`
+      const pkg =
+        (yield* call("GET", `${base}/packages?is_on_hold=false&per_page=1`, { token: me.access })).body.data[0]
+      const result = yield* call("POST", `${base}/lab_results`, {
+        token: me.access,
+        json: {
+          package_id: pkg.id,
+          lab_name: "Acme Labs",
+          overall_passed: false,
+          results: [{ name: "Pesticides", category: "pesticides", value: 0.9, unit: "ppm", passed: false, notes: null }]
+        }
+      })
+      assert.strictEqual(result.status, 201)
+      const listed =
+        (yield* call("GET", `${base}/lab_results?package_id=${encodeURIComponent(pkg.id)}`, { token: me.access })).body
+          .data
+      assert.isTrue(listed.some((r: any) => r.id === result.body.data.id))
+      const transfer = yield* call("POST", `${base}/transfers`, {
+        token: me.access,
+        json: {
+          transfer_type: "Wholesale",
+          shipper_facility: facilities[0].license_number,
+          recipient_facility: facilities[3].license_number,
+          packages: [{
+            package_id: pkg.id,
+            tag: pkg.tag,
+            item_name: pkg.item_name,
+            quantity: pkg.quantity,
+            unit_of_measure: pkg.unit_of_measure
+          }]
+        }
+      })
+      assert.strictEqual(transfer.status, 201)
+      assert.strictEqual(transfer.body.data.status, "pending")
+      const got = yield* call("GET", `${base}/transfers/${transfer.body.data.id}`, { token: me.access })
+      assert.deepStrictEqual(got.body.data, transfer.body.data)
+    }).pipe(Effect.provide(TestApp)))
+
+  it.effect("refuses writes on a production connection with 403 sandbox_only", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const connection = yield* linkSandbox(me.access)
+      const repo = yield* Repo
+      const organisation = Option.getOrThrow(yield* repo.getConnection(connection.connection_id)).organisation_id
+      yield* repo.setPlan(organisation, "production")
+      yield* repo.updateConnection(connection.connection_id, { updated_at: 1 })
+      const stored = Option.getOrThrow(yield* repo.getConnection(connection.connection_id))
+      yield* repo.insertConnection({ ...stored, id: "conn_production_1", is_sandbox: false })
+      const token = (yield* call("POST", "/v1/oauth/token", {
+        json: { grant_type: "client_credentials", client_id: me.client_id, client_secret: me.client_secret }
+      })).body.access_token
+      const write = yield* call("POST", `/v1/connections/conn_production_1/facilities/fac_x/packages`, {
+        token,
+        json: {
+          item_name: "x",
+          item_category: "x",
+          quantity: 1,
+          unit_of_measure: "Grams",
+          source_package_ids: ["pkg_x"]
+        }
+      })
+      assert.strictEqual(write.status, 403)
+      assert.strictEqual(write.body.error.code, "sandbox_only")
+    }).pipe(Effect.provide(TestApp)))
+
+  it.effect("keeps a sandbox connection's changes in the database", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const connection = yield* linkSandbox(me.access)
+      const facilities =
+        (yield* call("GET", `/v1/connections/${connection.connection_id}/facilities`, { token: me.access })).body.data
+      const base = `/v1/connections/${connection.connection_id}/facilities/${facilities[0].id}`
+      const pkg =
+        (yield* call("GET", `${base}/packages?is_on_hold=false&per_page=1`, { token: me.access })).body.data[0]
+      yield* call("POST", `${base}/packages`, {
+        token: me.access,
+        json: {
+          item_name: pkg.item_name,
+          item_category: pkg.item_category,
+          quantity: 1,
+          unit_of_measure: pkg.unit_of_measure,
+          source_package_ids: [pkg.id]
+        }
+      })
+      const repo = yield* Repo
+      const changes = yield* repo.listSandboxChanges(connection.connection_id)
+      assert.strictEqual(changes.length, 1)
+      assert.strictEqual(JSON.parse(changes[0]!.change)._tag, "SplitPackage")
+    }).pipe(Effect.provide(TestApp)))
+})
