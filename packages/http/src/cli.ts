@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+/**
+ * The operator CLI (`npm run admin -- <command>` at the repository root, or `tracebridge-admin`),
+ * against the same database as the server (`DATABASE_URL` or `TRACEBRIDGE_DATA_DIR`):
+ *
+ *   create-org <name> [--plan sandbox|production]   create an organisation
+ *   create-client <organisation_id>                 create an API client; prints the secret once
+ *   set-plan <organisation_id> sandbox|production   switch an organisation's plan
+ *   list-orgs                                       list organisations
+ *   list-connections <organisation_id>              list an organisation's connections
+ */
+import { NodeRuntime } from "@effect/platform-node"
+import { Effect, Layer, Option } from "effect"
+import * as Bootstrap from "./Bootstrap.js"
+import * as Database from "./persistence/Database.js"
+import { Repo } from "./persistence/Repo.js"
+
+const [command, ...args] = process.argv.slice(2)
+const out = (line: string) => Effect.sync(() => process.stdout.write(`${line}\n`))
+const usage =
+  "usage: tracebridge-admin create-org <name> [--plan sandbox|production] | create-client <organisation_id> | set-plan <organisation_id> sandbox|production | list-orgs | list-connections <organisation_id>"
+
+const program = Effect.gen(function*() {
+  const repo = yield* Repo
+  switch (command) {
+    case "create-org": {
+      const name = args[0]
+      const planIndex = args.indexOf("--plan")
+      const plan = planIndex >= 0 ? args[planIndex + 1] : "sandbox"
+      if (name === undefined || (plan !== "sandbox" && plan !== "production")) return yield* Effect.fail(usage)
+      const organisation = yield* Bootstrap.createOrganisation(name, plan)
+      return yield* out(`${organisation.id}\t${organisation.name}\t${organisation.plan}`)
+    }
+    case "create-client": {
+      const id = args[0]
+      if (id === undefined || Option.isNone(yield* repo.getOrganisation(id))) {
+        return yield* Effect.fail(`no organisation ${id ?? ""}`)
+      }
+      const client = yield* Bootstrap.createClient(id)
+      yield* out(`client_id=${client.client_id}`)
+      return yield* out(`client_secret=${client.client_secret}   (shown once; stored only as a hash)`)
+    }
+    case "set-plan": {
+      const [id, plan] = args
+      if (id === undefined || (plan !== "sandbox" && plan !== "production")) return yield* Effect.fail(usage)
+      if (!(yield* repo.setPlan(id, plan))) return yield* Effect.fail(`no organisation ${id}`)
+      return yield* out(`${id}\t${plan}`)
+    }
+    case "list-orgs":
+      for (const o of yield* repo.listOrganisations()) yield* out(`${o.id}\t${o.name}\t${o.plan}`)
+      return
+    case "list-connections": {
+      const id = args[0]
+      if (id === undefined) return yield* Effect.fail(usage)
+      const { items } = yield* repo.listConnections(id, 0, 10_000)
+      for (const c of items) {
+        yield* out(
+          `${c.id}\t${c.provider}\t${c.state}\t${c.status}\t${c.is_sandbox ? "sandbox" : "production"}\t${
+            c.external_id ?? ""
+          }`
+        )
+      }
+      return
+    }
+    default:
+      return yield* Effect.fail(usage)
+  }
+})
+
+program.pipe(
+  Effect.provide(Layer.orDie(Database.layer)),
+  Effect.catchAll((message) =>
+    Effect.sync(() => {
+      process.stderr.write(`${message}\n`)
+      process.exitCode = 2
+    })
+  ),
+  NodeRuntime.runMain
+)
