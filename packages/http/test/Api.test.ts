@@ -3,8 +3,9 @@
  * sandbox connections (real adapters, in-process emulator), envelopes and errors.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Package } from "@tracebridge/core"
-import { Effect } from "effect"
+import { Package, ProviderError } from "@tracebridge/core"
+import { Bootstrap, Errors } from "@tracebridge/http"
+import { ConfigProvider, Duration, Effect, Option, TestClock } from "effect"
 import { call, linkSandbox, otherOrganisation, signIn, TestApp } from "./support/TestApp.js"
 
 describe("Api", () => {
@@ -232,4 +233,83 @@ describe("Api", () => {
       const after = yield* call("GET", `${base}/packages`, { token: me.access })
       assert.strictEqual(after.status, 409)
     }).pipe(Effect.provide(TestApp)))
+})
+
+describe("Api lifetimes and set-up", () => {
+  it.effect("refuses an expired access token with 401 token_expired, and an expired public token with 400", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const created = yield* call("POST", "/v1/sandbox/public_token/create", {
+        token: me.access,
+        json: { provider: "provider_a", state: "CO" }
+      })
+      yield* TestClock.adjust("31 minutes")
+      const stale = yield* call("POST", "/v1/link/token/exchange", {
+        token: me.access,
+        json: { public_token: created.body.data.public_token }
+      })
+      assert.strictEqual(stale.status, 400)
+      assert.include(stale.body.error.message, "expired")
+      yield* TestClock.adjust("30 minutes")
+      const expired = yield* call("GET", "/v1/connections/", { token: me.access })
+      assert.strictEqual(expired.status, 401)
+      assert.strictEqual(expired.body.error.code, "token_expired")
+      assert.strictEqual(expired.headers["x-request-id"], expired.body.error.request_id)
+    }).pipe(Effect.provide(TestApp)))
+
+  it.effect("answers /v1/connections and /v1/connections/ alike", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      yield* linkSandbox(me.access)
+      const a = yield* call("GET", "/v1/connections", { token: me.access })
+      const b = yield* call("GET", "/v1/connections/", { token: me.access })
+      assert.deepStrictEqual(b.body.data, a.body.data)
+      assert.strictEqual(b.body.pagination.total, 1)
+    }).pipe(Effect.provide(TestApp)))
+
+  it.effect("creates the first client with the credentials fixed by TRACEBRIDGE_CLIENT_ID and _SECRET", () =>
+    Effect.gen(function*() {
+      const created = yield* Bootstrap.ensureSandboxClient.pipe(
+        Effect.withConfigProvider(
+          ConfigProvider.fromMap(
+            new Map([["TRACEBRIDGE_CLIENT_ID", "tb_client_fixed"], [
+              "TRACEBRIDGE_CLIENT_SECRET",
+              "tb_secret_fixed_0123456789"
+            ]])
+          )
+        )
+      )
+      assert.deepStrictEqual(Option.getOrThrow(created), {
+        client_id: "tb_client_fixed",
+        client_secret: "tb_secret_fixed_0123456789"
+      })
+      const token = yield* call("POST", "/v1/oauth/token", {
+        json: {
+          grant_type: "client_credentials",
+          client_id: "tb_client_fixed",
+          client_secret: "tb_secret_fixed_0123456789"
+        }
+      })
+      assert.strictEqual(token.status, 200)
+      const again = yield* Bootstrap.ensureSandboxClient.pipe(
+        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["TRACEBRIDGE_CLIENT_ID", "tb_client_fixed"]])))
+      )
+      assert.isTrue(Option.isNone(again))
+    }).pipe(Effect.provide(TestApp)))
+
+  it.effect("maps a provider's Retry-After into seconds", () =>
+    Effect.sync(() => {
+      const error = new ProviderError.ProviderRateLimited({
+        provider: "provider_a",
+        operation: "x",
+        message: "m",
+        retryAfter: Duration.millis(1500)
+      })
+      assert.strictEqual(Errors.retryAfterOf(error), 2)
+      assert.isUndefined(
+        Errors.retryAfterOf(
+          new ProviderError.ProviderRateLimited({ provider: "provider_a", operation: "x", message: "m" })
+        )
+      )
+    }))
 })

@@ -1,3 +1,4 @@
+import { HttpApp, HttpServerResponse } from "@effect/platform"
 import type { ProviderError, ProviderPort, Session } from "@tracebridge/core"
 import { Effect, Option } from "effect"
 import * as Errors from "../Errors.js"
@@ -51,5 +52,11 @@ export const withConnection = <A>(
     }
     const error = result.left
     if (error._tag === "ProviderLoginRequired") yield* connections.moveTo(connection, "error")
+    const retryAfter = Errors.retryAfterOf(error)
+    if (retryAfter !== undefined) {
+      yield* HttpApp.appendPreResponseHandler((_request, response) =>
+        Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(retryAfter)))
+      )
+    }
     return yield* Effect.flatMap(Errors.fromProviderError(error), Effect.fail)
   })
