@@ -61,18 +61,48 @@ const RequestMiddleware = HttpApiBuilder.middleware(Api, (app) =>
           )
         }
       ),
-      Effect.catchAllDefect((defect) =>
-        Effect.zipRight(
-          Effect.logError("unexpected failure", defect),
+      Effect.catchIf(
+        (e): e is { readonly _tag: string; readonly reason?: string } =>
+          typeof e === "object" && e !== null &&
+          ((e as { _tag?: unknown })._tag === "RequestError" || (e as { _tag?: unknown })._tag === "RouteNotFound"),
+        (e) =>
           Effect.flatMap(
-            Errors.make("api_error", "internal_error", "Something went wrong on our side; quote the request id"),
+            (e._tag === "RouteNotFound"
+              ? Errors.make("not_found_error", "resource_not_found", "No such endpoint; see /v1/openapi.json")
+              : Errors.make("validation_error", "invalid_json", "The body is not valid JSON")) as Effect.Effect<
+                Errors.HttpError
+              >,
             Effect.fail
           )
-        )
+      ),
+      Effect.catchAllDefect((defect) =>
+        isBodyDecodeFailure(defect)
+          ? Effect.flatMap(
+            Errors.make("validation_error", "invalid_json", "The body is not valid JSON") as Effect.Effect<
+              Errors.HttpError
+            >,
+            Effect.fail
+          )
+          : Effect.zipRight(
+            Effect.logError("unexpected failure", defect),
+            Effect.flatMap(
+              Errors.make("api_error", "internal_error", "Something went wrong on our side; quote the request id"),
+              Effect.fail
+            )
+          )
       ),
       Effect.locally(RequestId.current, id)
     ) as unknown as HttpServerResponse.HttpServerResponse
   }))
+
+/** A body that could not be read as JSON surfaces as a defect of the request decoder. */
+const isBodyDecodeFailure = (defect: unknown): boolean => {
+  if (defect instanceof SyntaxError) return true
+  if (typeof defect !== "object" || defect === null) return false
+  const d = defect as { readonly _tag?: unknown; readonly reason?: unknown; readonly cause?: unknown }
+  return (d._tag === "RequestError" && d.reason === "Decode") ||
+    (d.cause !== undefined && d.cause !== defect && isBodyDecodeFailure(d.cause))
+}
 
 const ServicesLive = Connections.layer.pipe(
   Layer.provideMerge(Auth.layer),

@@ -313,3 +313,24 @@ describe("Api lifetimes and set-up", () => {
       )
     }))
 })
+
+describe("Api refusals", () => {
+  it.effect("answers broken JSON, unknown properties and unknown routes in the error envelope", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const broken = yield* call("POST", "/v1/link/token/create", {
+        token: me.access,
+        raw: "{bad",
+        contentType: "application/json"
+      })
+      assert.strictEqual(broken.status, 400)
+      assert.strictEqual(broken.body.error.code, "invalid_json")
+      const extra = yield* call("POST", "/v1/link/token/create", { token: me.access, json: { colour: "red" } })
+      assert.strictEqual(extra.status, 400)
+      assert.strictEqual(extra.body.error.param, "colour")
+      const nowhere = yield* call("GET", "/v1/nowhere", { token: me.access })
+      assert.strictEqual(nowhere.status, 404)
+      assert.strictEqual(nowhere.body.error.type, "not_found_error")
+      assert.strictEqual(nowhere.headers["x-request-id"], nowhere.body.error.request_id)
+    }).pipe(Effect.provide(TestApp)))
+})

@@ -24,6 +24,7 @@ import {
 } from "@tracebridge/core"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
+import { strict } from "./Schemas.js"
 
 const P = "/v1/connections/:connection_id/facilities/:facility_id"
 const FacilityPath = Schema.Struct({ connection_id: Schema.String, facility_id: Schema.String })
@@ -62,7 +63,7 @@ export class ResourcesApi extends HttpApiGroup.make("resources")
   .add(
     HttpApiEndpoint.post("createPackage", `${P}/packages`)
       .setPath(FacilityPath)
-      .setPayload(Commands.SplitPackage)
+      .setPayload(Commands.SplitPackage.annotations({ parseOptions: strict }))
       .addSuccess(Envelope.Envelope(Package.Package), { status: 201 })
   )
   .add(list("listPlants", "plants", Plant.Plant, Query.Plants))
@@ -74,7 +75,7 @@ export class ResourcesApi extends HttpApiGroup.make("resources")
   .add(
     HttpApiEndpoint.post("createLabResult", `${P}/lab_results`)
       .setPath(FacilityPath)
-      .setPayload(Commands.RecordLabResult)
+      .setPayload(Commands.RecordLabResult.annotations({ parseOptions: strict }))
       .addSuccess(Envelope.Envelope(LabResult.LabResult), { status: 201 })
   )
   .add(list("listTransfers", "transfers", Transfer.Transfer, Query.Transfers))
@@ -82,7 +83,7 @@ export class ResourcesApi extends HttpApiGroup.make("resources")
   .add(
     HttpApiEndpoint.post("createTransfer", `${P}/transfers`)
       .setPath(FacilityPath)
-      .setPayload(Commands.CreateTransfer)
+      .setPayload(Commands.CreateTransfer.annotations({ parseOptions: strict }))
       .addSuccess(Envelope.Envelope(Transfer.Transfer), { status: 201 })
   )
   .add(list("listSales", "sales", Sale.Sale, SalesQuery))

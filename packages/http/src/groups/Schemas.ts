@@ -8,6 +8,9 @@ import { Schema } from "effect"
 
 const Text = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2000))
 
+/** Request bodies refuse properties they do not declare. */
+export const strict = { onExcessProperty: "error" } as const
+
 /** @since 0.1.0 @category schemas */
 export const TokenResponse = Schema.Struct({
   access_token: Schema.String,
@@ -28,7 +31,7 @@ export const LinkTokenCreate = Schema.Struct({
   connection_id: Schema.optional(Text).annotations({
     description: "Update mode: re-enter the login of this connection"
   })
-}).annotations({ identifier: "LinkTokenCreate" })
+}).annotations({ identifier: "LinkTokenCreate", parseOptions: strict })
 
 /** @since 0.1.0 @category schemas */
 export const LinkToken = Schema.Struct({ link_token: Schema.String, expires_at: Schema.String }).annotations({
@@ -36,7 +39,10 @@ export const LinkToken = Schema.Struct({ link_token: Schema.String, expires_at: 
 })
 
 /** @since 0.1.0 @category schemas */
-export const Exchange = Schema.Struct({ public_token: Text }).annotations({ identifier: "PublicTokenExchange" })
+export const Exchange = Schema.Struct({ public_token: Text }).annotations({
+  identifier: "PublicTokenExchange",
+  parseOptions: strict
+})
 
 /** @since 0.1.0 @category schemas */
 export const Exchanged = Schema.Struct({
@@ -58,7 +64,7 @@ export const SandboxPublicTokenCreate = Schema.Struct({
     description: "The provider login; defaults to the sandbox's good login"
   }),
   external_id: Schema.optional(Text)
-}).annotations({ identifier: "SandboxPublicTokenCreate" })
+}).annotations({ identifier: "SandboxPublicTokenCreate", parseOptions: strict })
 
 /** @since 0.1.0 @category schemas */
 export const PublicToken = Schema.Struct({ public_token: Schema.String }).annotations({ identifier: "PublicToken" })
