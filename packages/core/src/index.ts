@@ -163,3 +163,8 @@ export * as Units from "./Units.js"
  * @since 0.1.0
  */
 export * as WebhookEvent from "./WebhookEvent.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as WebhookSignature from "./WebhookSignature.js"
