@@ -7,7 +7,14 @@
  * earlier run against the same Postgres database.
  */
 import { assert, layer } from "@effect/vitest"
-import type { Connection, Organisation, PublicToken, Token } from "@tracebridge/http/persistence/Repo"
+import type {
+  Connection,
+  Organisation,
+  PublicToken,
+  Token,
+  WebhookDelivery,
+  WebhookEndpoint
+} from "@tracebridge/http/persistence/Repo"
 import { Repo } from "@tracebridge/http/persistence/Repo"
 import type { Layer } from "effect"
 import { Effect, Either, Option } from "effect"
@@ -355,6 +362,189 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
         assert.deepStrictEqual(yield* repo.listSandboxChanges(conn), [change(1), change(2), change(3), change(10)])
         assert.deepStrictEqual(yield* repo.listSandboxChanges(id("sbx-other")), [change(1, id("sbx-other"))])
         assert.deepStrictEqual(yield* repo.listSandboxChanges(id("sbx-none")), [])
+      }))
+
+    const endpoint = (s: string, overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint => ({
+      id: id(s),
+      organisation_id: id("org-wh"),
+      url: "https://example.com/hooks",
+      events: JSON.stringify(["lab_result.received"]),
+      description: null,
+      status: "enabled",
+      secret: "c2VjcmV0",
+      key_id: "k1",
+      previous_secret: null,
+      previous_key_id: null,
+      previous_expires_at: null,
+      created_at: T0,
+      updated_at: T0,
+      ...overrides
+    })
+
+    const delivery = (s: string, overrides: Partial<WebhookDelivery> = {}): WebhookDelivery => ({
+      id: id(s),
+      organisation_id: id("org-wh"),
+      endpoint_id: id("ep"),
+      event_id: id("evt"),
+      event_type: "lab_result.received",
+      status: "pending",
+      attempts: 0,
+      next_attempt_at: T0,
+      locked_until: null,
+      created_at: T0,
+      updated_at: T0,
+      ...overrides
+    })
+
+    it.effect("stores webhook endpoints: insert, list oldest first, update, delete", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const org = id("org-ep")
+        const a = endpoint("ep-a", { organisation_id: org, created_at: T0 + 2 })
+        const b = endpoint("ep-b", { organisation_id: org, created_at: T0 + 1, description: "second" })
+        yield* repo.insertWebhookEndpoint(a)
+        yield* repo.insertWebhookEndpoint(b)
+        yield* repo.insertWebhookEndpoint(endpoint("ep-other", { organisation_id: id("org-ep-other") }))
+        assert.deepStrictEqual(yield* repo.listWebhookEndpoints(org), [b, a])
+        const patch = {
+          url: "https://example.org/new",
+          status: "disabled" as const,
+          previous_secret: "b2xk",
+          previous_key_id: "k1",
+          previous_expires_at: T0 + 86_400_000,
+          updated_at: T0 + 5
+        }
+        yield* repo.updateWebhookEndpoint(a.id, patch)
+        assert.deepStrictEqual(yield* repo.getWebhookEndpoint(a.id), Option.some({ ...a, ...patch }))
+        yield* repo.updateWebhookEndpoint(a.id, {
+          previous_secret: null,
+          previous_key_id: null,
+          previous_expires_at: null
+        })
+        assert.deepStrictEqual(
+          yield* repo.getWebhookEndpoint(a.id),
+          Option.some({ ...a, ...patch, previous_secret: null, previous_key_id: null, previous_expires_at: null })
+        )
+        yield* repo.deleteWebhookEndpoint(a.id)
+        assert.deepStrictEqual(yield* repo.getWebhookEndpoint(a.id), Option.none())
+        assert.deepStrictEqual(yield* repo.listWebhookEndpoints(org), [b])
+      }))
+
+    it.effect("records an event with its deliveries, and lists an endpoint's deliveries newest first", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const ep = id("ep-outbox")
+        const event = {
+          id: id("evt-outbox"),
+          organisation_id: id("org-wh"),
+          connection_id: id("conn"),
+          type: "transfer.arrived",
+          body: JSON.stringify({ id: id("evt-outbox"), type: "transfer.arrived" }),
+          created_at: T0
+        }
+        const far = 4_102_444_800_000 // never due in the claim test below
+        const d1 = delivery("d-out-1", {
+          endpoint_id: ep,
+          event_id: event.id,
+          next_attempt_at: far,
+          created_at: T0 + 1
+        })
+        const d2 = delivery("d-out-2", {
+          endpoint_id: ep,
+          event_id: event.id,
+          next_attempt_at: far,
+          created_at: T0 + 2
+        })
+        yield* repo.insertWebhookEvent(event, [d1, d2])
+        assert.deepStrictEqual(yield* repo.getWebhookEvent(event.id), Option.some(event))
+        assert.deepStrictEqual(yield* repo.getWebhookDelivery(d1.id), Option.some(d1))
+        assert.deepStrictEqual(yield* repo.listWebhookDeliveries(ep, 0, 10), { items: [d2, d1], total: 2 })
+        assert.deepStrictEqual(yield* repo.listWebhookDeliveries(ep, 1, 10), { items: [d1], total: 2 })
+        const lone = { ...event, id: id("evt-lone") }
+        yield* repo.insertWebhookEvent(lone, [])
+        assert.deepStrictEqual(yield* repo.getWebhookEvent(lone.id), Option.some(lone))
+      }))
+
+    it.effect("claims due deliveries once until the claim lapses, logs each attempt once, redelivers", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const ep = endpoint("ep-claim")
+        yield* repo.insertWebhookEndpoint(ep)
+        const mine = (ds: ReadonlyArray<WebhookDelivery>) => ds.filter((d) => d.endpoint_id === ep.id).map((d) => d.id)
+        const event = {
+          id: id("evt-claim"),
+          organisation_id: ep.organisation_id,
+          connection_id: id("conn"),
+          type: "lab_result.received",
+          body: "{}",
+          created_at: T0
+        }
+        const due1 = delivery("c-1", { endpoint_id: ep.id, event_id: event.id, next_attempt_at: T0 + 10 })
+        const due2 = delivery("c-2", { endpoint_id: ep.id, event_id: event.id, next_attempt_at: T0 + 20 })
+        const later = delivery("c-3", { endpoint_id: ep.id, event_id: event.id, next_attempt_at: T0 + 1_000 })
+        const done = delivery("c-4", {
+          endpoint_id: ep.id,
+          event_id: event.id,
+          status: "succeeded",
+          next_attempt_at: null
+        })
+        yield* repo.insertWebhookEvent(event, [later, due2, done, due1])
+        yield* Effect.gen(function*() {
+          const now = T0 + 100
+          const claimed = yield* repo.claimWebhookDeliveries(now, now + 60_000, 1_000)
+          assert.deepStrictEqual(mine(claimed), [due1.id, due2.id])
+          assert.strictEqual(claimed.find((d) => d.id === due1.id)?.locked_until, now + 60_000)
+          assert.deepStrictEqual(mine(yield* repo.claimWebhookDeliveries(now + 1, now + 60_001, 1_000)), [])
+
+          const attempt = { delivery_id: due1.id, n: 1, at: now + 5, status_code: 500, error: null, duration_ms: 12 }
+          assert.isTrue(yield* repo.recordWebhookAttempt(attempt, { status: "pending", next_attempt_at: now + 60_005 }))
+          assert.isFalse(yield* repo.recordWebhookAttempt(attempt, { status: "pending", next_attempt_at: now + 1 }))
+          assert.deepStrictEqual(
+            yield* repo.getWebhookDelivery(due1.id),
+            Option.some({
+              ...due1,
+              attempts: 1,
+              next_attempt_at: now + 60_005,
+              locked_until: null,
+              updated_at: now + 5
+            })
+          )
+          // The claim on due2 lapses; due1 is due again at its next attempt; `later` is due by then.
+          const again = yield* repo.claimWebhookDeliveries(now + 60_005, now + 120_005, 1_000)
+          assert.deepStrictEqual(
+            mine(again),
+            [due2.id, later.id, due1.id].sort((a, b) => {
+              const at = (x: string) => x === due2.id ? T0 + 20 : x === later.id ? T0 + 1_000 : now + 60_005
+              return at(a) - at(b)
+            })
+          )
+          const second = { ...attempt, n: 2, at: now + 60_010, status_code: 200 }
+          assert.isTrue(yield* repo.recordWebhookAttempt(second, { status: "succeeded", next_attempt_at: null }))
+          assert.deepStrictEqual(yield* repo.listWebhookAttempts([due1.id, due2.id]), [attempt, second])
+          yield* repo.retryWebhookDelivery(due1.id, now + 70_000)
+          const retried = Option.getOrThrow(yield* repo.getWebhookDelivery(due1.id))
+          assert.deepStrictEqual([retried.status, retried.next_attempt_at, retried.locked_until, retried.attempts], [
+            "pending",
+            now + 70_000,
+            null,
+            2
+          ])
+        }).pipe(Effect.ensuring(repo.deleteWebhookEndpoint(ep.id)))
+        assert.deepStrictEqual(yield* repo.getWebhookDelivery(due1.id), Option.none())
+        assert.deepStrictEqual(yield* repo.listWebhookAttempts([due1.id]), [])
+      }))
+
+    it.effect("keeps one poll snapshot per connection", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const c = id("conn-poll")
+        assert.deepStrictEqual(yield* repo.getPollSnapshot(c), Option.none())
+        yield* repo.putPollSnapshot({ connection_id: c, snapshot: "{\"a\":1}", polled_at: T0 })
+        yield* repo.putPollSnapshot({ connection_id: c, snapshot: "{\"a\":2}", polled_at: T0 + 1 })
+        assert.deepStrictEqual(
+          yield* repo.getPollSnapshot(c),
+          Option.some({ connection_id: c, snapshot: "{\"a\":2}", polled_at: T0 + 1 })
+        )
       }))
 
     it.effect("transaction commits its writes and returns the result", () =>

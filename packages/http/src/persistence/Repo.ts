@@ -1,6 +1,7 @@
 /**
  * What the service stores, as one repository port: organisations, API clients, tokens, link and
- * public tokens, connections, and each sandbox connection's change log. Secrets never reach it in
+ * public tokens, connections, each sandbox connection's change log, and webhooks (endpoints, the
+ * event outbox, deliveries and their attempts, the poller's snapshots). Secrets never reach it in
  * plain text: tokens and client secrets arrive as hashes, provider logins encrypted.
  *
  * Two implementations: `RepoMemory` (tests, and a fallback) and `RepoSql` (`@effect/sql`: SQLite
@@ -106,6 +107,76 @@ export interface SandboxChange {
   readonly created_at: number
 }
 
+/** @since 0.1.0 @category models */
+export interface WebhookEndpoint {
+  readonly id: string
+  readonly organisation_id: string
+  readonly url: string
+  /** JSON text of the event names. */
+  readonly events: string
+  readonly description: string | null
+  readonly status: "enabled" | "disabled"
+  /** AES-256-GCM ciphertext of the signing secret (it must be recoverable to sign). */
+  readonly secret: string
+  readonly key_id: string
+  /** The secret before the last rotation, signing until `previous_expires_at`. */
+  readonly previous_secret: string | null
+  readonly previous_key_id: string | null
+  readonly previous_expires_at: number | null
+  readonly created_at: number
+  readonly updated_at: number
+}
+
+/** @since 0.1.0 @category models */
+export interface WebhookEventRow {
+  readonly id: string
+  readonly organisation_id: string
+  readonly connection_id: string
+  readonly type: string
+  /** The delivery body, exactly the bytes every attempt signs and sends. */
+  readonly body: string
+  readonly created_at: number
+}
+
+/** @since 0.1.0 @category models */
+export type DeliveryStatus = "pending" | "succeeded" | "failed"
+
+/** @since 0.1.0 @category models */
+export interface WebhookDelivery {
+  readonly id: string
+  readonly organisation_id: string
+  readonly endpoint_id: string
+  readonly event_id: string
+  readonly event_type: string
+  readonly status: DeliveryStatus
+  readonly attempts: number
+  /** When the next attempt is due (null once succeeded or failed). */
+  readonly next_attempt_at: number | null
+  /** A worker's claim: no other worker takes the delivery before this time. */
+  readonly locked_until: number | null
+  readonly created_at: number
+  readonly updated_at: number
+}
+
+/** @since 0.1.0 @category models */
+export interface WebhookAttempt {
+  readonly delivery_id: string
+  /** 1 for the first attempt. */
+  readonly n: number
+  readonly at: number
+  readonly status_code: number | null
+  readonly error: string | null
+  readonly duration_ms: number
+}
+
+/** @since 0.1.0 @category models */
+export interface PollSnapshot {
+  readonly connection_id: string
+  /** JSON text of what the poller saw last. */
+  readonly snapshot: string
+  readonly polled_at: number
+}
+
 /**
  * The repository. Every method is atomic on its own; `transaction` runs several as one.
  *
@@ -131,6 +202,11 @@ export interface Service {
   readonly insertLinkToken: (t: LinkToken) => Effect.Effect<void>
   readonly getLinkToken: (hash: string) => Effect.Effect<Option.Option<LinkToken>>
 
+  /** Whether a link token has produced a public token already (each is single use). */
+  readonly linkTokenUsed: (hash: string) => Effect.Effect<boolean>
+  /** Marks a link token used; false when it already was. */
+  readonly useLinkToken: (hash: string, at: number) => Effect.Effect<boolean>
+
   readonly insertPublicToken: (t: PublicToken) => Effect.Effect<void>
   readonly getPublicToken: (hash: string) => Effect.Effect<Option.Option<PublicToken>>
   /** Marks a public token used, only if unused and not expired at `at`; false otherwise. */
@@ -151,6 +227,70 @@ export interface Service {
 
   readonly appendSandboxChange: (c: SandboxChange) => Effect.Effect<void>
   readonly listSandboxChanges: (connectionId: string) => Effect.Effect<ReadonlyArray<SandboxChange>>
+
+  readonly insertWebhookEndpoint: (e: WebhookEndpoint) => Effect.Effect<void>
+  readonly getWebhookEndpoint: (id: string) => Effect.Effect<Option.Option<WebhookEndpoint>>
+  /** One organisation's endpoints, oldest first. */
+  readonly listWebhookEndpoints: (organisationId: string) => Effect.Effect<ReadonlyArray<WebhookEndpoint>>
+  readonly updateWebhookEndpoint: (
+    id: string,
+    patch: Partial<
+      Pick<
+        WebhookEndpoint,
+        | "url"
+        | "events"
+        | "description"
+        | "status"
+        | "secret"
+        | "key_id"
+        | "previous_secret"
+        | "previous_key_id"
+        | "previous_expires_at"
+        | "updated_at"
+      >
+    >
+  ) => Effect.Effect<void>
+  /** Deletes an endpoint with its deliveries and their attempts. */
+  readonly deleteWebhookEndpoint: (id: string) => Effect.Effect<void>
+
+  /** Records an event and its deliveries (the outbox), atomically. */
+  readonly insertWebhookEvent: (
+    event: WebhookEventRow,
+    deliveries: ReadonlyArray<WebhookDelivery>
+  ) => Effect.Effect<void>
+  readonly getWebhookEvent: (id: string) => Effect.Effect<Option.Option<WebhookEventRow>>
+  readonly getWebhookDelivery: (id: string) => Effect.Effect<Option.Option<WebhookDelivery>>
+  /** An endpoint's deliveries, newest first, with the total. */
+  readonly listWebhookDeliveries: (
+    endpointId: string,
+    offset: number,
+    limit: number
+  ) => Effect.Effect<{ readonly items: ReadonlyArray<WebhookDelivery>; readonly total: number }>
+  /** The attempts of some deliveries, in order. */
+  readonly listWebhookAttempts: (deliveryIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<WebhookAttempt>>
+  /**
+   * Claims up to `limit` pending deliveries due at `now` that no live claim holds, holding them
+   * until `lockedUntil`. Two concurrent claims never return the same delivery (Postgres:
+   * `FOR UPDATE SKIP LOCKED`; SQLite: one writer at a time).
+   */
+  readonly claimWebhookDeliveries: (
+    now: number,
+    lockedUntil: number,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<WebhookDelivery>>
+  /**
+   * Logs attempt `attempt.n` and moves the delivery on, only if it still has `attempt.n - 1`
+   * attempts (so an attempt is never recorded twice); false otherwise.
+   */
+  readonly recordWebhookAttempt: (
+    attempt: WebhookAttempt,
+    next: { readonly status: DeliveryStatus; readonly next_attempt_at: number | null }
+  ) => Effect.Effect<boolean>
+  /** Makes a delivery due now again (redelivery), whatever its status. */
+  readonly retryWebhookDelivery: (id: string, now: number) => Effect.Effect<void>
+
+  readonly getPollSnapshot: (connectionId: string) => Effect.Effect<Option.Option<PollSnapshot>>
+  readonly putPollSnapshot: (s: PollSnapshot) => Effect.Effect<void>
 
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }

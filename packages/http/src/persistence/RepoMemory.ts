@@ -9,10 +9,15 @@ import type {
   Connection,
   LinkToken,
   Organisation,
+  PollSnapshot,
   PublicToken,
   SandboxChange,
   Service,
-  Token
+  Token,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEventRow
 } from "./Repo.js"
 import { Repo } from "./Repo.js"
 
@@ -28,8 +33,14 @@ export const make = (): Service => {
   const tokens = new Map<string, Token>()
   const links = new Map<string, LinkToken>()
   const publics = new Map<string, PublicToken>()
+  const usedLinks = new Set<string>()
   const connections = new Map<string, Connection>()
   const changes: Array<SandboxChange> = []
+  const endpoints = new Map<string, WebhookEndpoint>()
+  const events = new Map<string, WebhookEventRow>()
+  const deliveries = new Map<string, WebhookDelivery>()
+  const attempts: Array<WebhookAttempt> = []
+  const snapshots = new Map<string, PollSnapshot>()
   const get = <A>(m: Map<string, A>, k: string) => Effect.sync(() => Option.fromNullable(m.get(k)))
   return {
     insertOrganisation: (o) => Effect.sync(() => void organisations.set(o.id, o)),
@@ -67,6 +78,13 @@ export const make = (): Service => {
       }),
     insertLinkToken: (t) => Effect.sync(() => void links.set(t.hash, t)),
     getLinkToken: (hash) => get(links, hash),
+    linkTokenUsed: (hash) => Effect.sync(() => usedLinks.has(hash)),
+    useLinkToken: (hash) =>
+      Effect.sync(() => {
+        if (usedLinks.has(hash)) return false
+        usedLinks.add(hash)
+        return true
+      }),
     insertPublicToken: (t) => Effect.sync(() => void publics.set(t.hash, t)),
     getPublicToken: (hash) => get(publics, hash),
     usePublicToken: (hash, at) =>
@@ -93,6 +111,87 @@ export const make = (): Service => {
     appendSandboxChange: (c) => Effect.sync(() => void changes.push(c)),
     listSandboxChanges: (connectionId) =>
       Effect.sync(() => changes.filter((c) => c.connection_id === connectionId).sort((a, b) => a.seq - b.seq)),
+    insertWebhookEndpoint: (e) => Effect.sync(() => void endpoints.set(e.id, e)),
+    getWebhookEndpoint: (id) => get(endpoints, id),
+    listWebhookEndpoints: (organisationId) =>
+      Effect.sync(() =>
+        [...endpoints.values()]
+          .filter((e) => e.organisation_id === organisationId)
+          .sort((a, b) => a.created_at - b.created_at || a.id.localeCompare(b.id))
+      ),
+    updateWebhookEndpoint: (id, patch) =>
+      Effect.sync(() => {
+        const e = endpoints.get(id)
+        if (e !== undefined) endpoints.set(id, { ...e, ...patch })
+      }),
+    deleteWebhookEndpoint: (id) =>
+      Effect.sync(() => {
+        endpoints.delete(id)
+        for (const [k, d] of deliveries) {
+          if (d.endpoint_id !== id) continue
+          deliveries.delete(k)
+          for (let i = attempts.length - 1; i >= 0; i--) if (attempts[i]!.delivery_id === k) attempts.splice(i, 1)
+        }
+      }),
+    insertWebhookEvent: (event, ds) =>
+      Effect.sync(() => {
+        events.set(event.id, event)
+        for (const d of ds) deliveries.set(d.id, d)
+      }),
+    getWebhookEvent: (id) => get(events, id),
+    getWebhookDelivery: (id) => get(deliveries, id),
+    listWebhookDeliveries: (endpointId, offset, limit) =>
+      Effect.sync(() => {
+        const all = [...deliveries.values()]
+          .filter((d) => d.endpoint_id === endpointId)
+          .sort((a, b) => b.created_at - a.created_at || b.id.localeCompare(a.id))
+        return { items: all.slice(offset, offset + limit), total: all.length }
+      }),
+    listWebhookAttempts: (ids) =>
+      Effect.sync(() =>
+        attempts
+          .filter((a) => ids.includes(a.delivery_id))
+          .sort((a, b) => a.delivery_id.localeCompare(b.delivery_id) || a.n - b.n)
+      ),
+    claimWebhookDeliveries: (now, lockedUntil, limit) =>
+      Effect.sync(() => {
+        const due = [...deliveries.values()]
+          .filter((d) =>
+            d.status === "pending" && d.next_attempt_at !== null && d.next_attempt_at <= now &&
+            (d.locked_until === null || d.locked_until <= now)
+          )
+          .sort((a, b) => a.next_attempt_at! - b.next_attempt_at! || a.id.localeCompare(b.id))
+          .slice(0, Math.max(0, limit))
+        return due.map((d) => {
+          const claimed = { ...d, locked_until: lockedUntil }
+          deliveries.set(d.id, claimed)
+          return claimed
+        })
+      }),
+    recordWebhookAttempt: (attempt, next) =>
+      Effect.sync(() => {
+        const d = deliveries.get(attempt.delivery_id)
+        if (d === undefined || d.attempts !== attempt.n - 1) return false
+        attempts.push(attempt)
+        deliveries.set(d.id, {
+          ...d,
+          attempts: attempt.n,
+          status: next.status,
+          next_attempt_at: next.next_attempt_at,
+          locked_until: null,
+          updated_at: attempt.at
+        })
+        return true
+      }),
+    retryWebhookDelivery: (id, now) =>
+      Effect.sync(() => {
+        const d = deliveries.get(id)
+        if (d !== undefined) {
+          deliveries.set(id, { ...d, status: "pending", next_attempt_at: now, locked_until: null, updated_at: now })
+        }
+      }),
+    getPollSnapshot: (connectionId) => get(snapshots, connectionId),
+    putPollSnapshot: (s) => Effect.sync(() => void snapshots.set(s.connection_id, s)),
     transaction: (effect) => effect
   }
 }

@@ -17,11 +17,16 @@ import type {
   LinkToken,
   Organisation,
   Plan,
+  PollSnapshot,
   PublicToken,
   SandboxChange,
   Service,
   Token,
-  TokenKind
+  TokenKind,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEventRow
 } from "./Repo.js"
 import { Repo } from "./Repo.js"
 
@@ -108,6 +113,60 @@ const toSandboxChange = (r: Row): SandboxChange => ({
   created_at: num(r.created_at)
 })
 
+const toEndpoint = (r: Row): WebhookEndpoint => ({
+  id: str(r.id),
+  organisation_id: str(r.organisation_id),
+  url: str(r.url),
+  events: str(r.events),
+  description: strOrNull(r.description),
+  status: str(r.status) as WebhookEndpoint["status"],
+  secret: str(r.secret),
+  key_id: str(r.key_id),
+  previous_secret: strOrNull(r.previous_secret),
+  previous_key_id: strOrNull(r.previous_key_id),
+  previous_expires_at: numOrNull(r.previous_expires_at),
+  created_at: num(r.created_at),
+  updated_at: num(r.updated_at)
+})
+
+const toEvent = (r: Row): WebhookEventRow => ({
+  id: str(r.id),
+  organisation_id: str(r.organisation_id),
+  connection_id: str(r.connection_id),
+  type: str(r.type),
+  body: str(r.body),
+  created_at: num(r.created_at)
+})
+
+const toDelivery = (r: Row): WebhookDelivery => ({
+  id: str(r.id),
+  organisation_id: str(r.organisation_id),
+  endpoint_id: str(r.endpoint_id),
+  event_id: str(r.event_id),
+  event_type: str(r.event_type),
+  status: str(r.status) as WebhookDelivery["status"],
+  attempts: num(r.attempts),
+  next_attempt_at: numOrNull(r.next_attempt_at),
+  locked_until: numOrNull(r.locked_until),
+  created_at: num(r.created_at),
+  updated_at: num(r.updated_at)
+})
+
+const toAttempt = (r: Row): WebhookAttempt => ({
+  delivery_id: str(r.delivery_id),
+  n: num(r.n),
+  at: num(r.at),
+  status_code: numOrNull(r.status_code),
+  error: strOrNull(r.error),
+  duration_ms: num(r.duration_ms)
+})
+
+const toSnapshot = (r: Row): PollSnapshot => ({
+  connection_id: str(r.connection_id),
+  snapshot: str(r.snapshot),
+  polled_at: num(r.polled_at)
+})
+
 /** Carries the caller's own failure through `withTransaction`, apart from the driver's `SqlError`. */
 class TransactionFailure<E> {
   constructor(readonly error: E) {}
@@ -159,6 +218,16 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.g
 
     insertPublicToken: (t) => exec(sql`INSERT INTO public_tokens ${sql.insert({ ...t })}`),
     getPublicToken: (hash) => one(sql`SELECT * FROM public_tokens WHERE hash = ${hash}`, toPublicToken),
+    linkTokenUsed: (hash) =>
+      Effect.map(
+        rows(sql`SELECT used_at FROM link_tokens WHERE hash = ${hash}`),
+        (rs) => rs.length === 1 && rs[0]!.used_at !== null && rs[0]!.used_at !== undefined
+      ),
+    useLinkToken: (hash, at) =>
+      Effect.map(
+        rows(sql`UPDATE link_tokens SET used_at = ${at} WHERE hash = ${hash} AND used_at IS NULL RETURNING hash`),
+        (rs) => rs.length === 1
+      ),
     usePublicToken: (hash, at) =>
       Effect.map(
         rows(
@@ -207,6 +276,111 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.g
       Effect.map(
         rows(sql`SELECT * FROM sandbox_changes WHERE connection_id = ${connectionId} ORDER BY seq`),
         (rs) => rs.map(toSandboxChange)
+      ),
+
+    insertWebhookEndpoint: (e) => exec(sql`INSERT INTO webhook_endpoints ${sql.insert({ ...e })}`),
+    getWebhookEndpoint: (id) => one(sql`SELECT * FROM webhook_endpoints WHERE id = ${id}`, toEndpoint),
+    listWebhookEndpoints: (organisationId) =>
+      Effect.map(
+        rows(sql`SELECT * FROM webhook_endpoints WHERE organisation_id = ${organisationId} ORDER BY created_at, id`),
+        (rs) => rs.map(toEndpoint)
+      ),
+    updateWebhookEndpoint: (id, patch) => {
+      const set: Record<string, unknown> = {}
+      for (const [k, v] of Object.entries(patch)) if (v !== undefined) set[k] = v
+      return Object.keys(set).length === 0
+        ? Effect.void
+        : exec(sql`UPDATE webhook_endpoints SET ${sql.update(set)} WHERE id = ${id}`)
+    },
+    deleteWebhookEndpoint: (id) =>
+      service.transaction(Effect.gen(function*() {
+        yield* exec(
+          sql`DELETE FROM webhook_attempts WHERE delivery_id IN
+              (SELECT id FROM webhook_deliveries WHERE endpoint_id = ${id})`
+        )
+        yield* exec(sql`DELETE FROM webhook_deliveries WHERE endpoint_id = ${id}`)
+        yield* exec(sql`DELETE FROM webhook_endpoints WHERE id = ${id}`)
+      })),
+    insertWebhookEvent: (event, deliveries) =>
+      service.transaction(Effect.gen(function*() {
+        yield* exec(sql`INSERT INTO webhook_events ${sql.insert({ ...event })}`)
+        if (deliveries.length > 0) {
+          yield* exec(sql`INSERT INTO webhook_deliveries ${sql.insert(deliveries.map((d) => ({ ...d })))}`)
+        }
+      })),
+    getWebhookEvent: (id) => one(sql`SELECT * FROM webhook_events WHERE id = ${id}`, toEvent),
+    getWebhookDelivery: (id) => one(sql`SELECT * FROM webhook_deliveries WHERE id = ${id}`, toDelivery),
+    listWebhookDeliveries: (endpointId, offset, limit) =>
+      Effect.all({
+        items: Effect.map(
+          rows(
+            sql`SELECT * FROM webhook_deliveries WHERE endpoint_id = ${endpointId}
+                ORDER BY created_at DESC, id DESC LIMIT ${Math.max(0, limit)} OFFSET ${Math.max(0, offset)}`
+          ),
+          (rs) => rs.map(toDelivery)
+        ),
+        total: Effect.map(
+          rows(sql`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ${endpointId}`),
+          (rs) => num(rs[0]?.n ?? 0)
+        )
+      }),
+    listWebhookAttempts: (ids) =>
+      ids.length === 0
+        ? Effect.succeed([])
+        : Effect.map(
+          rows(sql`SELECT * FROM webhook_attempts WHERE ${sql.in("delivery_id", ids)} ORDER BY delivery_id, n`),
+          (rs) => rs.map(toAttempt)
+        ),
+    // One statement: the inner SELECT picks due rows; on Postgres it locks them and skips rows
+    // another claim holds (FOR UPDATE SKIP LOCKED), and the outer WHERE re-checks the claim after
+    // any wait. SQLite runs one writer at a time, so the statement alone is atomic there.
+    claimWebhookDeliveries: (now, lockedUntil, limit) => {
+      const lock = sql.onDialectOrElse({
+        pg: () => sql.literal("FOR UPDATE SKIP LOCKED"),
+        orElse: () => sql.literal("")
+      })
+      return Effect.map(
+        rows(
+          sql`UPDATE webhook_deliveries SET locked_until = ${lockedUntil}
+              WHERE id IN (
+                SELECT id FROM webhook_deliveries
+                WHERE status = 'pending' AND next_attempt_at <= ${now}
+                  AND (locked_until IS NULL OR locked_until <= ${now})
+                ORDER BY next_attempt_at, id
+                LIMIT ${Math.max(0, limit)}
+                ${lock}
+              )
+              AND status = 'pending' AND (locked_until IS NULL OR locked_until <= ${now})
+              RETURNING *`
+        ),
+        (rs) => rs.map(toDelivery).sort((a, b) => a.next_attempt_at! - b.next_attempt_at! || a.id.localeCompare(b.id))
+      )
+    },
+    recordWebhookAttempt: (attempt, next) =>
+      service.transaction(Effect.gen(function*() {
+        const moved = yield* rows(
+          sql`UPDATE webhook_deliveries
+              SET attempts = ${attempt.n}, status = ${next.status}, next_attempt_at = ${next.next_attempt_at},
+                  locked_until = NULL, updated_at = ${attempt.at}
+              WHERE id = ${attempt.delivery_id} AND attempts = ${attempt.n - 1}
+              RETURNING id`
+        )
+        if (moved.length !== 1) return false
+        yield* exec(sql`INSERT INTO webhook_attempts ${sql.insert({ ...attempt })}`)
+        return true
+      })),
+    retryWebhookDelivery: (id, now) =>
+      exec(
+        sql`UPDATE webhook_deliveries
+            SET status = 'pending', next_attempt_at = ${now}, locked_until = NULL, updated_at = ${now}
+            WHERE id = ${id}`
+      ),
+    getPollSnapshot: (connectionId) =>
+      one(sql`SELECT * FROM poll_snapshots WHERE connection_id = ${connectionId}`, toSnapshot),
+    putPollSnapshot: (s) =>
+      exec(
+        sql`INSERT INTO poll_snapshots ${sql.insert({ ...s })}
+            ON CONFLICT (connection_id) DO UPDATE SET snapshot = ${s.snapshot}, polled_at = ${s.polled_at}`
       ),
 
     // The caller's failures roll back and come out as they were; the driver's become defects.

@@ -100,6 +100,79 @@ const initial = Effect.gen(function*() {
   )`
 })
 
+/** Webhooks: endpoints, the event outbox, deliveries with their attempts, the poller's snapshots. */
+const webhooks = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const key = sql.onDialectOrElse({
+    pg: () => sql.literal(`TEXT COLLATE "C"`),
+    orElse: () => sql.literal("TEXT")
+  })
+
+  yield* sql`CREATE TABLE webhook_endpoints (
+    id ${key} PRIMARY KEY,
+    organisation_id TEXT NOT NULL,
+    url TEXT NOT NULL,
+    events TEXT NOT NULL,
+    description TEXT,
+    status TEXT NOT NULL,
+    secret TEXT NOT NULL,
+    key_id TEXT NOT NULL,
+    previous_secret TEXT,
+    previous_key_id TEXT,
+    previous_expires_at BIGINT,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  )`
+  yield* sql`CREATE INDEX webhook_endpoints_organisation ON webhook_endpoints (organisation_id, created_at, id)`
+
+  yield* sql`CREATE TABLE webhook_events (
+    id TEXT PRIMARY KEY,
+    organisation_id TEXT NOT NULL,
+    connection_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    body TEXT NOT NULL,
+    created_at BIGINT NOT NULL
+  )`
+
+  yield* sql`CREATE TABLE webhook_deliveries (
+    id ${key} PRIMARY KEY,
+    organisation_id TEXT NOT NULL,
+    endpoint_id TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    event_type TEXT NOT NULL,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    next_attempt_at BIGINT,
+    locked_until BIGINT,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  )`
+  yield* sql`CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at)`
+  yield* sql`CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, created_at, id)`
+
+  yield* sql`CREATE TABLE webhook_attempts (
+    delivery_id ${key} NOT NULL,
+    n INTEGER NOT NULL,
+    at BIGINT NOT NULL,
+    status_code INTEGER,
+    error TEXT,
+    duration_ms INTEGER NOT NULL,
+    PRIMARY KEY (delivery_id, n)
+  )`
+
+  yield* sql`CREATE TABLE poll_snapshots (
+    connection_id TEXT PRIMARY KEY,
+    snapshot TEXT NOT NULL,
+    polled_at BIGINT NOT NULL
+  )`
+})
+
+/** Link tokens are single use: the Connect page marks one used once it produced a public token. */
+const linkTokenUsed = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE link_tokens ADD COLUMN used_at BIGINT`
+})
+
 /**
  * Every migration, for the driver's migrator layer (`LibsqlMigrator.layer({ loader })`,
  * `PgMigrator.layer({ loader })`).
@@ -108,5 +181,7 @@ const initial = Effect.gen(function*() {
  * @category migrations
  */
 export const loader: Migrator.Loader = Migrator.fromRecord({
-  "0001_initial": initial
+  "0001_initial": initial,
+  "0002_webhooks": webhooks,
+  "0003_link_token_used": linkTokenUsed
 })
