@@ -4,7 +4,8 @@
 //   node scripts/circular.mjs            all of packages/*/src, plus the package dependency graph
 //   node scripts/circular.mjs DIR...     only the import-cycle check, over the given folders
 //
-// The layers, innermost first: core ← adapter-* ← sandbox ← http. A package may depend only on
+// The layers, innermost first: core ← adapter-* ← sandbox ← http. Client-side packages (connect,
+// webhooks) sit with core: they depend on nothing of ours. A package may depend only on
 // packages of an inner layer (never on its own layer, never outwards). This is checked twice: on
 // the `@tracebridge/*` dependencies of each packages/*/package.json, and on the file-level import
 // graph (an import of `@tracebridge/x` is resolved to packages/x/src, as vitest does).
@@ -21,8 +22,16 @@ const failures = []
 
 /** Layer of a workspace folder name, or undefined if it fits none. */
 const layerOf = (dir) =>
-  dir === "core" ? 0 : dir.startsWith("adapter-") ? 1 : dir === "sandbox" ? 2 : dir === "http" ? 3 : undefined
-const layerNames = ["core", "adapter-*", "sandbox", "http"]
+  dir === "core" || dir === "connect" || dir === "webhooks"
+    ? 0
+    : dir.startsWith("adapter-")
+    ? 1
+    : dir === "sandbox"
+    ? 2
+    : dir === "http"
+    ? 3
+    : undefined
+const layerNames = ["core|connect|webhooks", "adapter-*", "sandbox", "http"]
 const mayDependOn = (from, to) => layerOf(to) < layerOf(from)
 
 const packageDirs = readdirSync(join(root, "packages"), { withFileTypes: true })

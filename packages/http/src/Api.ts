@@ -21,6 +21,7 @@ import {
   UnsupportedMediaType,
   ValidationError
 } from "./Errors.js"
+import { ConnectApi } from "./groups/ConnectApi.js"
 import { ConnectionsApi } from "./groups/ConnectionsApi.js"
 import { LinkApi } from "./groups/LinkApi.js"
 import { OAuthApi } from "./groups/OAuthApi.js"
@@ -45,6 +46,7 @@ export class Api extends HttpApi.make("tracebridge")
   .add(LinkApi)
   .add(ConnectionsApi)
   .add(ResourcesApi)
+  .add(ConnectApi)
   .addError(ValidationError)
   .addError(AuthenticationError)
   .addError(PermissionError)

@@ -10,6 +10,8 @@ import { HttpApiBuilder, HttpApiSwagger, HttpApp, HttpMiddleware, HttpServerResp
 import { Effect, Layer, Redacted } from "effect"
 import { Api } from "./Api.js"
 import * as Errors from "./Errors.js"
+import * as ConnectPages from "./connect/Pages.js"
+import { HttpConnectLive } from "./handlers/ConnectHttp.js"
 import { HttpConnectionsLive } from "./handlers/ConnectionsHttp.js"
 import { HttpLinkLive } from "./handlers/LinkHttp.js"
 import { HttpOAuthLive } from "./handlers/OAuthHttp.js"
@@ -116,7 +118,7 @@ const ServicesLive = Connections.layer.pipe(
  * @category layers
  */
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([HttpSystemLive, HttpOAuthLive, HttpLinkLive, HttpConnectionsLive, HttpResourcesLive]),
+  Layer.provide([HttpSystemLive, HttpOAuthLive, HttpLinkLive, HttpConnectionsLive, HttpResourcesLive, HttpConnectLive]),
   Layer.provide(RequestMiddleware),
   Layer.provide(AuthenticationLive),
   Layer.provideMerge(ServicesLive)
@@ -132,6 +134,7 @@ export const HttpLive: Layer.Layer<never, never, Repo | Crypto | HttpServer.Http
   HttpMiddleware.logger
 ).pipe(
   Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+  Layer.provide(ConnectPages.layer),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v1/openapi.json" })),
   Layer.provide(ApiLive)
 ) as never

@@ -39,7 +39,7 @@ export interface Service {
   readonly getLinkToken: (token: string) => Effect.Effect<Option.Option<LinkToken>>
   /** Links a login: checks it with the provider, stores the connection, syncs facilities, returns a public token. */
   readonly link: (
-    principal: Principal,
+    principal: Pick<Principal, "organisation">,
     options: {
       readonly provider: string
       readonly state: string
@@ -65,6 +65,15 @@ export interface Service {
     principal: Principal,
     connectionId: string
   ) => Effect.Effect<CoreConnection.Connection, Errors.HttpError>
+  /**
+   * Update mode: checks a re-entered login for an existing connection, stores it, moves the
+   * connection back to `active`, and returns a public token for the same connection.
+   */
+  readonly relink: (
+    connection: Connection,
+    credentials: Readonly<Record<string, string>>,
+    clientState: string | null
+  ) => Effect.Effect<{ readonly public_token: string; readonly connection: Connection }, Errors.HttpError>
   /** Moves a connection's status through the transition table (no-op when already there). */
   readonly moveTo: (connection: Connection, status: Connection["status"]) => Effect.Effect<Connection>
 }
@@ -120,9 +129,21 @@ export const layer = Layer.effect(
 
     const providerError = (error: ProviderError.ProviderError, param: string) =>
       error._tag === "ProviderLoginRequired"
-        ? Errors.make("validation_error", "invalid_credentials", error.message, "credentials")
+        ? error.reason === "account_locked" || /lock/i.test(error.message)
+          ? Errors.make(
+            "validation_error",
+            "account_locked",
+            "This account is locked. Unlock it with the state system, then try again.",
+            "credentials"
+          )
+          : Errors.make(
+            "validation_error",
+            "invalid_credentials",
+            "The state system did not accept this login. Check it and try again.",
+            "credentials"
+          )
         : error._tag === "UnsupportedState"
-        ? Errors.make("validation_error", "invalid_parameter", error.message, "state")
+        ? Errors.make("validation_error", "state_not_served", error.message, "state")
         : error._tag === "InvalidInput"
         ? Errors.make("validation_error", "invalid_parameter", error.message, param)
         : Errors.fromProviderError(error)
@@ -274,6 +295,50 @@ export const layer = Layer.effect(
           const removed = yield* moveTo(connection, "inactive")
           yield* repo.revokeConnectionTokens(connection.id, now)
           return yield* view(removed)
+        }),
+      relink: (connection, credentials, clientState) =>
+        Effect.gen(function*() {
+          const port = yield* providers.port(connection.provider, connection.is_sandbox)
+          if (Option.isNone(port)) {
+            return yield* Errors.fail(
+              "validation_error",
+              "invalid_parameter",
+              `Unknown provider ${connection.provider}`,
+              "provider"
+            )
+          }
+          const session = providers.draftSession({
+            key: connection.id,
+            provider: connection.provider as ProviderName.ProviderName,
+            state: connection.state as ProviderName.UsState,
+            sandbox: connection.is_sandbox,
+            credentials
+          })
+          yield* port.value.checkCredentials(session).pipe(
+            Effect.catchAll((e) => Effect.flatMap(providerError(e, "credentials"), Effect.fail))
+          )
+          const now = yield* Clock.currentTimeMillis
+          const sealed = crypto.encrypt(JSON.stringify(credentials))
+          yield* repo.updateConnection(connection.id, {
+            credentials: sealed.ciphertext,
+            key_id: sealed.keyId,
+            updated_at: now
+          })
+          const relinked = yield* moveTo(
+            { ...connection, credentials: sealed.ciphertext, key_id: sealed.keyId },
+            "active"
+          )
+          const publicToken = Crypto.token(`public-${connection.is_sandbox ? "sandbox" : "production"}-`)
+          yield* repo.insertPublicToken({
+            hash: Crypto.hash(publicToken),
+            organisation_id: connection.organisation_id,
+            connection_id: connection.id,
+            client_state: clientState,
+            expires_at: now + PUBLIC_TTL,
+            created_at: now,
+            used_at: null
+          })
+          return { public_token: publicToken, connection: relinked }
         }),
       moveTo
     }
