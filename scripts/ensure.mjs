@@ -37,3 +37,21 @@ if (current !== installed || !existsSync(join(root, "node_modules", ".bin", "tur
   // npm install may rewrite the lockfile: stamp what is on disk now.
   writeFileSync(stampFile, stamp() + "\n")
 }
+
+// The browser tests drive Debian's Chromium (never a downloaded browser): install it when missing.
+if (!existsSync("/usr/bin/chromium") && process.env.TRACEBRIDGE_SKIP_CHROMIUM !== "1") {
+  const isRoot = typeof process.getuid === "function" && process.getuid() === 0
+  if (isRoot && existsSync("/usr/bin/apt-get")) {
+    console.error("[setup] installing Debian's chromium for the browser tests (apt-get)…")
+    const update = spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit" })
+    const install = update.status === 0
+      ? spawnSync("apt-get", ["install", "-y", "-qq", "chromium"], {
+        stdio: "inherit",
+        env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" }
+      })
+      : update
+    if (install.status !== 0) console.error("[setup] could not install chromium; the browser tests will fail")
+  } else {
+    console.error("[setup] /usr/bin/chromium is missing: install Debian's chromium for the browser tests")
+  }
+}
