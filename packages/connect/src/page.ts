@@ -237,4 +237,9 @@ const start = async () => {
   chooseProvider()
 }
 
+// Escape leaves the widget, as it would any dialog (only when embedded: a full page has nothing to close).
+document.addEventListener("keydown", (e: any) => {
+  if (e.key === "Escape" && embedded && !done) finishExit(null, "user_exited")
+})
+
 start()

@@ -274,4 +274,23 @@ describe.sequential("Connect widget in Chromium", () => {
       yield* act(() => page.screenshot({ path: join(shots, "keyboard.png") }))
       assert.include(yield* text(page, "h1"), "linked")
     }).pipe(Effect.scoped, Effect.provide(TestApp)), 60_000)
+
+  it.live("Escape leaves the embedded widget through onExit, once", () =>
+    Effect.gen(function*() {
+      const { integrator, me, page } = yield* setup
+      const token = yield* linkToken(me.access)
+      yield* act(() => page.goto(`${integrator.origin}/?token=${encodeURIComponent(token)}`))
+      yield* act(() => page.getByRole("button", { name: "Link account" }).click())
+      yield* act(async () => {
+        const frame = page.frameLocator("iframe[title='Tracebridge Connect']")
+        await frame.getByRole("button", { name: "Metrc" }).waitFor()
+        await frame.getByRole("button", { name: "Metrc" }).focus()
+        await page.keyboard.press("Escape")
+        await page.locator("#exit").filter({ hasText: "|" }).waitFor({ timeout: 10_000 })
+      })
+      assert.strictEqual(yield* text(page, "#exit"), "none|1")
+      assert.strictEqual(yield* text(page, "#result"), "")
+      assert.strictEqual(yield* act(() => page.locator("iframe").count()), 0)
+      assert.deepStrictEqual((yield* text(page, "#events")).split("\n").map((e) => e.split(":")[0]), ["OPEN", "EXIT"])
+    }).pipe(Effect.scoped, Effect.provide(TestApp)), 60_000)
 })
