@@ -26,7 +26,9 @@ import { ConnectionsApi } from "./groups/ConnectionsApi.js"
 import { LinkApi } from "./groups/LinkApi.js"
 import { OAuthApi } from "./groups/OAuthApi.js"
 import { ResourcesApi } from "./groups/ResourcesApi.js"
+import { SandboxApi } from "./groups/SandboxApi.js"
 import { SystemApi } from "./groups/SystemApi.js"
+import { WebhooksApi } from "./groups/WebhooksApi.js"
 
 /**
  * The version printed in the OpenAPI document (`info.version`).
@@ -46,6 +48,8 @@ export class Api extends HttpApi.make("tracebridge")
   .add(LinkApi)
   .add(ConnectionsApi)
   .add(ResourcesApi)
+  .add(SandboxApi)
+  .add(WebhooksApi)
   .add(ConnectApi)
   .addError(ValidationError)
   .addError(AuthenticationError)

@@ -5,18 +5,27 @@
  *
  * @since 0.1.0
  */
-import type { HttpApiError, HttpServer } from "@effect/platform"
-import { HttpApiBuilder, HttpApiSwagger, HttpApp, HttpMiddleware, HttpServerResponse } from "@effect/platform"
-import { Effect, Layer, Redacted } from "effect"
+import type { HttpApiError, HttpClient, HttpServer } from "@effect/platform"
+import {
+  FetchHttpClient,
+  HttpApiBuilder,
+  HttpApiSwagger,
+  HttpApp,
+  HttpMiddleware,
+  HttpServerResponse
+} from "@effect/platform"
+import { Duration, Effect, Layer, Redacted } from "effect"
 import { Api } from "./Api.js"
-import * as Errors from "./Errors.js"
 import * as ConnectPages from "./connect/Pages.js"
+import * as Errors from "./Errors.js"
 import { HttpConnectLive } from "./handlers/ConnectHttp.js"
 import { HttpConnectionsLive } from "./handlers/ConnectionsHttp.js"
 import { HttpLinkLive } from "./handlers/LinkHttp.js"
 import { HttpOAuthLive } from "./handlers/OAuthHttp.js"
 import { HttpResourcesLive } from "./handlers/ResourcesHttp.js"
+import { HttpSandboxLive } from "./handlers/SandboxHttp.js"
 import { HttpSystemLive } from "./handlers/SystemHttp.js"
+import { HttpWebhooksLive } from "./handlers/WebhooksHttp.js"
 import type { Repo } from "./persistence/Repo.js"
 import * as RequestId from "./RequestId.js"
 import { Authentication } from "./Security.js"
@@ -24,6 +33,11 @@ import * as Auth from "./services/Auth.js"
 import * as Connections from "./services/Connections.js"
 import type { Crypto } from "./services/Crypto.js"
 import * as Providers from "./services/Providers.js"
+import * as UrlGuard from "./services/UrlGuard.js"
+import * as WebhookDispatcher from "./services/WebhookDispatcher.js"
+import * as WebhookPoller from "./services/WebhookPoller.js"
+import * as Webhooks from "./services/Webhooks.js"
+import * as WebhookConfig from "./WebhookConfig.js"
 
 const AuthenticationLive = Layer.effect(
   Authentication,
@@ -106,10 +120,54 @@ const isBodyDecodeFailure = (defect: unknown): boolean => {
     (d.cause !== undefined && d.cause !== defect && isBodyDecodeFailure(d.cause))
 }
 
-const ServicesLive = Connections.layer.pipe(
-  Layer.provideMerge(Auth.layer),
-  Layer.provideMerge(Providers.layer)
+/**
+ * What the webhook machinery runs on; every field has a production default.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** Where webhooks may go (default: the system resolver and the rules of DECISIONS). */
+  readonly urlGuard?: Layer.Layer<UrlGuard.UrlGuard>
+  /** The client deliveries go out through (default: fetch, never following redirects). */
+  readonly deliveryClient?: Layer.Layer<HttpClient.HttpClient>
+  /** Run the delivery worker and the production poller here (default: `TRACEBRIDGE_WEBHOOK_WORKER`, true). */
+  readonly worker?: boolean
+}
+
+/** fetch that hands back a 3xx instead of following it (a redirect could lead to an internal address). */
+const DeliveryClientLive = FetchHttpClient.layer.pipe(
+  Layer.provide(Layer.succeed(FetchHttpClient.RequestInit, { redirect: "manual" }))
 )
+
+const servicesLive = (options: Options) =>
+  Layer.mergeAll(WebhookPoller.layer, Connections.layer).pipe(
+    Layer.provideMerge(Webhooks.layer),
+    Layer.provideMerge(WebhookDispatcher.layer),
+    Layer.provideMerge(options.urlGuard ?? UrlGuard.layer),
+    Layer.provide(options.deliveryClient ?? DeliveryClientLive),
+    Layer.provideMerge(Auth.layer),
+    Layer.provideMerge(Providers.layer)
+  )
+
+/**
+ * The delivery worker (woken when an event is queued, else every tick) and the production poller
+ * (a pass every minute; each connection at most once per poll interval), as daemons of the layer.
+ */
+const workerLive = (options: Options) =>
+  Layer.scopedDiscard(Effect.gen(function*() {
+    const config = yield* WebhookConfig.worker.pipe(Effect.orDie)
+    if (!(options.worker ?? config.enabled)) return
+    const dispatcher = yield* WebhookDispatcher.WebhookDispatcher
+    const poller = yield* WebhookPoller.WebhookPoller
+    yield* Effect.forkScoped(dispatcher.loop(config.tick))
+    yield* Effect.forkScoped(Effect.forever(
+      Effect.zipRight(
+        Effect.sleep(Duration.minutes(1)),
+        Effect.catchAllCause(poller.runDue(config.pollInterval), (cause) => Effect.logError("webhook poller", cause))
+      )
+    ))
+  }))
 
 /**
  * The API implementation, without a server (needs the repository and the encryption key).
@@ -117,24 +175,59 @@ const ServicesLive = Connections.layer.pipe(
  * @since 0.1.0
  * @category layers
  */
-export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([HttpSystemLive, HttpOAuthLive, HttpLinkLive, HttpConnectionsLive, HttpResourcesLive, HttpConnectLive]),
-  Layer.provide(RequestMiddleware),
-  Layer.provide(AuthenticationLive),
-  Layer.provideMerge(ServicesLive)
-)
+export const makeApiLive = (options: Options = {}) =>
+  HttpApiBuilder.api(Api).pipe(
+    Layer.provide([
+      HttpSystemLive,
+      HttpOAuthLive,
+      HttpLinkLive,
+      HttpConnectionsLive,
+      HttpResourcesLive,
+      HttpConnectLive,
+      HttpSandboxLive,
+      HttpWebhooksLive
+    ]),
+    Layer.provide(RequestMiddleware),
+    Layer.provide(AuthenticationLive),
+    Layer.provide(workerLive(options)),
+    Layer.provideMerge(servicesLive(options))
+  )
 
 /**
- * Everything served, without a server: handlers, OpenAPI and docs.
+ * The API implementation with the default options.
  *
  * @since 0.1.0
  * @category layers
  */
-export const HttpLive: Layer.Layer<never, never, Repo | Crypto | HttpServer.HttpServer> = HttpApiBuilder.serve(
-  HttpMiddleware.logger
-).pipe(
-  Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
-  Layer.provide(ConnectPages.layer),
-  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v1/openapi.json" })),
-  Layer.provide(ApiLive)
-) as never
+export const ApiLive = makeApiLive()
+
+/**
+ * Everything served, without a server: handlers, OpenAPI and docs, and the services (tests drive
+ * the webhook dispatcher and poller through them).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const makeHttpLive = (options: Options = {}) =>
+  HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
+    Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+    Layer.provide(ConnectPages.layer),
+    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v1/openapi.json" })),
+    Layer.provideMerge(makeApiLive(options))
+  ) as Layer.Layer<
+    | WebhookDispatcher.WebhookDispatcher
+    | WebhookPoller.WebhookPoller
+    | Webhooks.Webhooks
+    | Providers.Providers
+    | Connections.Connections,
+    never,
+    Repo | Crypto | HttpServer.HttpServer
+  >
+
+/**
+ * Everything served, with the default options.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const HttpLive: Layer.Layer<never, never, Repo | Crypto | HttpServer.HttpServer> = makeHttpLive()

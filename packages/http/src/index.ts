@@ -38,3 +38,8 @@ export * as RequestId from "./RequestId.js"
  * @since 0.1.0
  */
 export * as Security from "./Security.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as WebhookConfig from "./WebhookConfig.js"

@@ -15,6 +15,7 @@ import { ProviderA, ProviderAConfig } from "@tracebridge/adapter-provider-a"
 import { ProviderB } from "@tracebridge/adapter-provider-b"
 import type { ProviderName, ProviderPort, Session } from "@tracebridge/core"
 import { ProviderRegistry, Session as Sessions } from "@tracebridge/core"
+import type { World } from "@tracebridge/sandbox"
 import { Sandbox, SandboxServer } from "@tracebridge/sandbox"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import * as AppConfig from "../AppConfig.js"
@@ -45,6 +46,8 @@ export interface Service {
   readonly prepare: (connection: Connection) => Effect.Effect<void>
   /** Stores the sandbox changes made since the last call (after a write or a scenario). */
   readonly persist: Effect.Effect<void>
+  /** A sandbox connection's world (call `prepare` first, so that its stored changes are replayed). */
+  readonly world: (connection: Connection) => Effect.Effect<World.World>
 }
 
 /**
@@ -184,7 +187,15 @@ export const layer = Layer.scoped(
             created_at: next.at
           })
         }
-      })
+      }),
+      world: (connection) =>
+        Effect.sync(() =>
+          sandbox.world(
+            connection.provider as ProviderName.ProviderName,
+            connection.state as ProviderName.UsState,
+            loginOf(connection, decrypt(connection))
+          )
+        )
     }
     return service
   })

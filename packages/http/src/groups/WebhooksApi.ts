@@ -1,0 +1,131 @@
+/**
+ * Webhook subscriptions (DECISIONS "Webhooks"): create (the `whsec_…` secret is shown in this
+ * answer only), list, get, update, delete, rotate the secret, the delivery log with its attempts,
+ * and redelivery of one delivery.
+ *
+ * @since 0.1.0
+ */
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Envelope, Page, WebhookEvent } from "@tracebridge/core"
+import { Schema } from "effect"
+import { Authentication } from "../Security.js"
+import { strict } from "./Schemas.js"
+
+const Url = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2048)).annotations({
+  description: "The receiver. Production: https, never a private, loopback or link-local address"
+})
+const Events = Schema.Array(WebhookEvent.EventType).pipe(Schema.minItems(1)).annotations({
+  description: "The event names to receive"
+})
+const Description = Schema.String.pipe(Schema.maxLength(500))
+const WebhookPath = Schema.Struct({ webhook_id: Schema.String })
+const DeliveryPath = Schema.Struct({ webhook_id: Schema.String, delivery_id: Schema.String })
+
+/** @since 0.1.0 @category schemas */
+export const WebhookCreate = Schema.Struct({
+  url: Url,
+  events: Events,
+  description: Schema.optional(Schema.NullOr(Description))
+}).annotations({ identifier: "WebhookCreate", parseOptions: strict })
+
+/** @since 0.1.0 @category schemas */
+export const WebhookUpdate = Schema.Struct({
+  url: Schema.optional(Url),
+  events: Schema.optional(Events),
+  description: Schema.optional(Schema.NullOr(Description)),
+  status: Schema.optional(Schema.Literal("enabled", "disabled"))
+}).annotations({ identifier: "WebhookUpdate", parseOptions: strict })
+
+const webhookFields = {
+  id: Schema.String,
+  url: Schema.String,
+  events: Schema.Array(WebhookEvent.EventType),
+  description: Schema.NullOr(Schema.String),
+  status: Schema.Literal("enabled", "disabled"),
+  created_at: Schema.String
+}
+
+/** @since 0.1.0 @category schemas */
+export const Webhook = Schema.Struct(webhookFields).annotations({ identifier: "Webhook" })
+
+/** @since 0.1.0 @category schemas */
+export const WebhookWithSecret = Schema.Struct({
+  ...webhookFields,
+  secret: Schema.String.annotations({ description: "whsec_…; shown in this answer only" })
+}).annotations({ identifier: "WebhookWithSecret" })
+
+/** @since 0.1.0 @category schemas */
+export const WebhookDeleted = Schema.Struct({ id: Schema.String, deleted: Schema.Literal(true) }).annotations({
+  identifier: "WebhookDeleted"
+})
+
+/** @since 0.1.0 @category schemas */
+export const DeliveryAttempt = Schema.Struct({
+  attempt: Schema.Int,
+  at: Schema.String,
+  status_code: Schema.NullOr(Schema.Int),
+  error: Schema.NullOr(Schema.String),
+  duration_ms: Schema.Int
+}).annotations({ identifier: "WebhookDeliveryAttempt" })
+
+/** @since 0.1.0 @category schemas */
+export const Delivery = Schema.Struct({
+  id: Schema.String,
+  webhook_id: Schema.String,
+  event_id: Schema.String,
+  event_type: Schema.String,
+  status: Schema.Literal("pending", "succeeded", "failed"),
+  next_attempt_at: Schema.NullOr(Schema.String),
+  created_at: Schema.String,
+  attempts: Schema.Array(DeliveryAttempt)
+}).annotations({ identifier: "WebhookDelivery" })
+
+/**
+ * @since 0.1.0
+ * @category groups
+ */
+export class WebhooksApi extends HttpApiGroup.make("webhooks")
+  .add(
+    HttpApiEndpoint.post("createWebhook", "/v1/webhooks")
+      .setPayload(WebhookCreate)
+      .addSuccess(Envelope.Envelope(WebhookWithSecret), { status: 201 })
+  )
+  .add(
+    HttpApiEndpoint.get("listWebhooks", "/v1/webhooks")
+      .setUrlParams(Page.PageRequest)
+      .addSuccess(Envelope.Paginated(Webhook))
+  )
+  .add(
+    HttpApiEndpoint.get("getWebhook", "/v1/webhooks/:webhook_id").setPath(WebhookPath).addSuccess(
+      Envelope.Envelope(Webhook)
+    )
+  )
+  .add(
+    HttpApiEndpoint.patch("updateWebhook", "/v1/webhooks/:webhook_id")
+      .setPath(WebhookPath)
+      .setPayload(WebhookUpdate)
+      .addSuccess(Envelope.Envelope(Webhook))
+  )
+  .add(
+    HttpApiEndpoint.del("deleteWebhook", "/v1/webhooks/:webhook_id").setPath(WebhookPath).addSuccess(
+      Envelope.Envelope(WebhookDeleted)
+    )
+  )
+  .add(
+    HttpApiEndpoint.post("rotateWebhookSecret", "/v1/webhooks/:webhook_id/rotate_secret")
+      .setPath(WebhookPath)
+      .addSuccess(Envelope.Envelope(WebhookWithSecret))
+  )
+  .add(
+    HttpApiEndpoint.get("listWebhookDeliveries", "/v1/webhooks/:webhook_id/deliveries")
+      .setPath(WebhookPath)
+      .setUrlParams(Page.PageRequest)
+      .addSuccess(Envelope.Paginated(Delivery))
+  )
+  .add(
+    HttpApiEndpoint.post("retryWebhookDelivery", "/v1/webhooks/:webhook_id/deliveries/:delivery_id/retry")
+      .setPath(DeliveryPath)
+      .addSuccess(Envelope.Envelope(Delivery))
+  )
+  .middleware(Authentication)
+{}

@@ -1,0 +1,81 @@
+/**
+ * @since 0.1.0
+ */
+import { HttpApiBuilder } from "@effect/platform"
+import type { Scenario } from "@tracebridge/sandbox"
+import { Clock, Effect, Either } from "effect"
+import { Api } from "../Api.js"
+import * as Errors from "../Errors.js"
+import { Repo } from "../persistence/Repo.js"
+import { CurrentPrincipal } from "../Security.js"
+import { Connections } from "../services/Connections.js"
+import { Providers } from "../services/Providers.js"
+import { WebhookDispatcher } from "../services/WebhookDispatcher.js"
+import { Webhooks } from "../services/Webhooks.js"
+import * as Envelope from "./envelope.js"
+
+const scenarioError = (failure: Scenario.Failure) =>
+  failure._tag === "UnknownScenario"
+    ? Errors.fail("validation_error", "unknown_scenario", failure.message, "scenario")
+    : failure._tag === "InvalidInput"
+    ? Errors.fail(
+      "validation_error",
+      "invalid_parameter",
+      failure.message,
+      failure.path === "" ? "params" : `params.${failure.path}`
+    )
+    : Effect.flatMap(Errors.fromProviderError(failure), Effect.fail)
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const HttpSandboxLive = HttpApiBuilder.group(
+  Api,
+  "sandbox",
+  (handlers) =>
+    handlers.handle("simulate", ({ path, payload }) =>
+      Effect.gen(function*() {
+        const principal = yield* CurrentPrincipal
+        const connections = yield* Connections
+        const providers = yield* Providers
+        const webhooks = yield* Webhooks
+        const dispatcher = yield* WebhookDispatcher
+        const repo = yield* Repo
+        const connection = yield* connections.authorize(principal, path.connection_id)
+        if (!connection.is_sandbox) {
+          return yield* Errors.fail(
+            "permission_error",
+            "sandbox_only",
+            "Simulate runs on sandbox connections only; production events come from the state system"
+          )
+        }
+        if (connection.status === "inactive") {
+          return yield* Errors.fail("conflict_error", "connection_inactive", "This connection was disconnected")
+        }
+        yield* providers.prepare(connection)
+        const world = yield* providers.world(connection)
+        const at = yield* Clock.currentTimeMillis
+        const result = providers.sandbox.apply<Scenario.Outcome, Scenario.Failure>(world, {
+          _tag: "Scenario",
+          input: { name: payload.scenario, params: payload.params ?? {}, connection_id: connection.id, at }
+        })
+        if (Either.isLeft(result)) return yield* scenarioError(result.left)
+        const outcome = result.right
+        // The change and its event are stored together before we answer: no event is lost.
+        const deliveries = yield* repo.transaction(
+          Effect.zipRight(
+            providers.persist,
+            outcome.event === null
+              ? Effect.succeed(0)
+              : webhooks.enqueue(connection.organisation_id, connection.id, outcome.event)
+          )
+        )
+        if (outcome.loginRequired) yield* connections.moveTo(connection, "error")
+        if (deliveries > 0) yield* dispatcher.wake
+        return yield* Envelope.one(
+          { scenario: outcome.scenario, event: outcome.event, deliveries },
+          { provider: connection.provider, state: connection.state }
+        )
+      }))
+)

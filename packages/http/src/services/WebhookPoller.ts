@@ -1,0 +1,180 @@
+/**
+ * Events for production connections. State systems push nothing, so a poller reconciles each
+ * active production connection's transfer and lab-result lists against what it saw last (a
+ * snapshot in `poll_snapshots`) and emits the events simulate fires in the sandbox:
+ * `transfer.arrived` when a transfer's `actual_arrival` appears, `transfer.completed` when its
+ * status becomes `received` or `rejected`, `lab_result.received` for a lab result not seen before.
+ * The first poll of a connection records a baseline and emits nothing.
+ *
+ * It is gentle with providers: one connection at a time, one request at a time, each connection at
+ * most once per interval (`TRACEBRIDGE_POLL_INTERVAL_SECONDS`, default 900), on top of the
+ * adapters' own pacing and `Retry-After` handling. A connection whose provider fails is skipped
+ * until the next interval with its snapshot unchanged, so nothing is missed, only late.
+ *
+ * @since 0.1.0
+ */
+import type { LabResult, ProviderError, ProviderPort, Session, Transfer, WebhookEvent } from "@tracebridge/core"
+import { LabResult as LabResults, WebhookEvent as WebhookEvents } from "@tracebridge/core"
+import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
+import type { Connection } from "../persistence/Repo.js"
+import { Repo } from "../persistence/Repo.js"
+import * as Crypto from "./Crypto.js"
+import { Providers } from "./Providers.js"
+import { Webhooks } from "./Webhooks.js"
+
+/**
+ * What the poller remembers of a connection.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Snapshot {
+  /** Transfer id → whether it had arrived, and its status. */
+  readonly transfers: Readonly<Record<string, { readonly arrived: boolean; readonly status: string }>>
+  readonly lab_results: ReadonlyArray<string>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /**
+   * Polls one connection through `port`/`session` (tests pass the sandbox's, as if production):
+   * the events queued (and how many deliveries).
+   */
+  readonly reconcile: (
+    connection: Connection,
+    port: ProviderPort.Service,
+    session: Session.Session
+  ) => Effect.Effect<ReadonlyArray<WebhookEvent.WebhookEvent>, ProviderError.ProviderError>
+  /** Polls every active production connection that is due. */
+  readonly runDue: (interval: Duration.Duration) => Effect.Effect<number>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class WebhookPoller extends Context.Tag("Webhooks/Poller")<WebhookPoller, Service>() {}
+
+const iso = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString()
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = Layer.effect(
+  WebhookPoller,
+  Effect.gen(function*() {
+    const repo = yield* Repo
+    const webhooks = yield* Webhooks
+    const providers = yield* Providers
+
+    const reconcile: Service["reconcile"] = (connection, port, session) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const facilities: Array<{ readonly id: string; readonly license_number: string }> = []
+        for (let page = 1;; page++) {
+          const p = yield* port.listFacilities(session, { page, per_page: 100 })
+          facilities.push(...p.items)
+          if (p.items.length < 100 || facilities.length >= p.pagination.total) break
+        }
+        const transfers = new Map<string, { readonly transfer: Transfer.Transfer; readonly facility: string }>()
+        const results = new Map<string, { readonly result: LabResult.LabResult; readonly facility: string }>()
+        for (const facility of facilities) {
+          for (const t of yield* port.listAll("transfers", session, facility.id, {})) {
+            // A transfer between two of the connection's facilities is reported once, for its recipient.
+            const known = transfers.get(t.id)
+            if (known === undefined || t.recipient_facility === facility.license_number) {
+              transfers.set(t.id, { transfer: t, facility: facility.id })
+            }
+          }
+          for (const r of yield* port.listAll("lab_results", session, facility.id, {})) {
+            if (!results.has(r.id)) results.set(r.id, { result: r, facility: facility.id })
+          }
+        }
+        const next: Snapshot = {
+          transfers: Object.fromEntries(
+            [...transfers.values()].map(({ transfer }) => [transfer.id, {
+              arrived: transfer.actual_arrival !== null,
+              status: transfer.status
+            }])
+          ),
+          lab_results: [...results.keys()].sort()
+        }
+        const stored = yield* repo.getPollSnapshot(connection.id)
+        const events: Array<WebhookEvent.WebhookEvent> = []
+        if (Option.isSome(stored)) {
+          const previous = JSON.parse(stored.value.snapshot) as Snapshot
+          const seen = new Set(previous.lab_results)
+          const envelope = (type: WebhookEvent.EventType) => ({
+            id: Crypto.id("evt_"),
+            type,
+            created: iso(now),
+            api_version: WebhookEvents.API_VERSION
+          })
+          for (const { facility, transfer } of transfers.values()) {
+            const before = previous.transfers[transfer.id]
+            const data = { id: transfer.id, connection_id: connection.id, facility_id: facility, transfer }
+            if (transfer.actual_arrival !== null && before?.arrived !== true) {
+              events.push({ ...envelope("transfer.arrived"), data } as unknown as WebhookEvent.WebhookEvent)
+            }
+            const done = transfer.status === "received" || transfer.status === "rejected"
+            if (done && before?.status !== transfer.status) {
+              events.push({ ...envelope("transfer.completed"), data } as unknown as WebhookEvent.WebhookEvent)
+            }
+          }
+          for (const { facility, result } of results.values()) {
+            if (seen.has(result.id)) continue
+            const pkg = yield* Effect.option(port.get("packages", session, facility, result.package_id))
+            events.push({
+              ...envelope("lab_result.received"),
+              data: {
+                id: result.id,
+                connection_id: connection.id,
+                facility_id: facility,
+                package_id: result.package_id,
+                package_tag: Option.match(pkg, { onNone: () => "", onSome: (p) => p.tag }),
+                passed: result.overall_passed,
+                failed_panel: [...LabResults.failedPanel(result)],
+                lab_result: result
+              }
+            } as unknown as WebhookEvent.WebhookEvent)
+          }
+        }
+        // The events and the snapshot that produced them are stored together.
+        yield* repo.transaction(Effect.gen(function*() {
+          for (const event of events) yield* webhooks.enqueue(connection.organisation_id, connection.id, event)
+          yield* repo.putPollSnapshot({ connection_id: connection.id, snapshot: JSON.stringify(next), polled_at: now })
+        }))
+        return events
+      }).pipe(Effect.withSpan("WebhookPoller.reconcile", { attributes: { connection: connection.id } }))
+
+    const runDue: Service["runDue"] = (interval) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        let polled = 0
+        for (const organisation of yield* repo.listOrganisations()) {
+          const { items } = yield* repo.listConnections(organisation.id, 0, 10_000)
+          for (const connection of items) {
+            if (connection.is_sandbox || connection.status !== "active") continue
+            const last = yield* repo.getPollSnapshot(connection.id)
+            if (Option.isSome(last) && last.value.polled_at + Duration.toMillis(interval) > now) continue
+            const port = yield* providers.port(connection.provider, false)
+            if (Option.isNone(port)) continue
+            const session = yield* providers.session(connection)
+            yield* reconcile(connection, port.value, session).pipe(
+              Effect.catchAll((error) =>
+                Effect.logWarning(`poll of ${connection.id} skipped until the next interval`, error._tag)
+              )
+            )
+            polled++
+          }
+        }
+        return polled
+      })
+
+    return { reconcile, runDue }
+  })
+)
