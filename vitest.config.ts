@@ -7,7 +7,7 @@ import { SummaryReporter } from "./scripts/SummaryReporter.js"
  */
 export default defineConfig({
   test: {
-    projects: ["packages/*/vitest.config.ts"],
+    projects: ["packages/*/vitest.config.ts", "examples/*/vitest.config.ts"],
     reporters: ["default", new SummaryReporter()]
   }
 })
