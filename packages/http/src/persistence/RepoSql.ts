@@ -331,9 +331,11 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.g
           rows(sql`SELECT * FROM webhook_attempts WHERE ${sql.in("delivery_id", ids)} ORDER BY delivery_id, n`),
           (rs) => rs.map(toAttempt)
         ),
-    // One statement: the inner SELECT picks due rows; on Postgres it locks them and skips rows
-    // another claim holds (FOR UPDATE SKIP LOCKED), and the outer WHERE re-checks the claim after
-    // any wait. SQLite runs one writer at a time, so the statement alone is atomic there.
+    // One statement: the CTE picks due rows once (Postgres materialises a locking CTE; a plain
+    // IN (subquery … LIMIT) may be re-run and claim more than the limit); on Postgres it locks
+    // them and skips rows another claim holds (FOR UPDATE SKIP LOCKED), and the outer WHERE
+    // re-checks the claim after any wait. SQLite runs one writer at a time, so the statement
+    // alone is atomic there.
     claimWebhookDeliveries: (now, lockedUntil, limit) => {
       const lock = sql.onDialectOrElse({
         pg: () => sql.literal("FOR UPDATE SKIP LOCKED"),
@@ -341,8 +343,7 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.g
       })
       return Effect.map(
         rows(
-          sql`UPDATE webhook_deliveries SET locked_until = ${lockedUntil}
-              WHERE id IN (
+          sql`WITH due AS (
                 SELECT id FROM webhook_deliveries
                 WHERE status = 'pending' AND next_attempt_at <= ${now}
                   AND (locked_until IS NULL OR locked_until <= ${now})
@@ -350,7 +351,9 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.g
                 LIMIT ${Math.max(0, limit)}
                 ${lock}
               )
-              AND status = 'pending' AND (locked_until IS NULL OR locked_until <= ${now})
+              UPDATE webhook_deliveries SET locked_until = ${lockedUntil}
+              WHERE id IN (SELECT id FROM due)
+                AND status = 'pending' AND (locked_until IS NULL OR locked_until <= ${now})
               RETURNING *`
         ),
         (rs) => rs.map(toDelivery).sort((a, b) => a.next_attempt_at! - b.next_attempt_at! || a.id.localeCompare(b.id))
