@@ -8,6 +8,11 @@
  * | `POST /_sandbox/reset` | forget every world (body `{provider, state, login}`: just that one) |
  * | `POST /_sandbox/seed` | body `{seed, reference_date?}`: reseed and forget every world |
  * | `POST /_sandbox/scenarios/{name}` | body `{provider, state, login, params?, connection_id?}`: run a scenario, answer its event |
+ * | `GET /_sandbox/faults` | every fault set, by world |
+ * | `PUT /_sandbox/faults` | body `{provider, state, login, fault: {kind, delay_ms?, retry_after?}}`: set a world's fault |
+ * | `DELETE /_sandbox/faults?provider=&state=&login=` | clear a world's fault (no query: every fault) |
+ *
+ * A reset also clears the faults of the worlds it forgets.
  *
  * The public `/v1/sandbox/{connection_id}/simulate` runs the same scenarios.
  *
@@ -15,6 +20,7 @@
  */
 import { ProviderName } from "@tracebridge/core"
 import { Either, Schema } from "effect"
+import * as Faults from "./Faults.js"
 import type { Sandbox } from "./Sandbox.js"
 import { keyOf } from "./Sandbox.js"
 import type * as Scenario from "./Scenario.js"
@@ -44,7 +50,7 @@ export const handle = async (sandbox: Sandbox, request: Request): Promise<Respon
   const path = url.pathname.replace(/\/+$/, "")
   let input: unknown
   try {
-    input = request.method === "POST" ? await body(request) : undefined
+    input = request.method === "POST" || request.method === "PUT" ? await body(request) : undefined
   } catch {
     return error(400, "invalid_json", "The body is not JSON")
   }
@@ -71,8 +77,13 @@ export const handle = async (sandbox: Sandbox, request: Request): Promise<Respon
   }
   if (request.method === "POST" && path === "/_sandbox/reset") {
     const ref = Schema.decodeUnknownEither(WorldRef)(input)
-    if (Either.isRight(ref)) sandbox.reset(keyOf(ref.right.provider, ref.right.state, ref.right.login))
-    else sandbox.reset()
+    if (Either.isRight(ref)) {
+      sandbox.reset(keyOf(ref.right.provider, ref.right.state, ref.right.login))
+      Faults.clear(sandbox, keyOf(ref.right.provider, ref.right.state, ref.right.login))
+    } else {
+      sandbox.reset()
+      Faults.clear(sandbox)
+    }
     return json({ reset: Either.isRight(ref) ? keyOf(ref.right.provider, ref.right.state, ref.right.login) : "all" })
   }
   if (request.method === "POST" && path === "/_sandbox/seed") {
@@ -93,6 +104,7 @@ export const handle = async (sandbox: Sandbox, request: Request): Promise<Respon
     )
     return json({ seed: sandbox.options.seed, reference_date: sandbox.options.referenceDate })
   }
+  if (path === "/_sandbox/faults") return faults(sandbox, request.method, url.searchParams, input)
   const scenario = /^\/_sandbox\/scenarios\/([a-z_]+)$/.exec(path)
   if (request.method === "POST" && scenario !== null) {
     const decoded = Schema.decodeUnknownEither(Schema.Struct({
@@ -128,4 +140,49 @@ export const handle = async (sandbox: Sandbox, request: Request): Promise<Respon
     })
   }
   return error(404, "not_found", `No control route ${request.method} ${url.pathname}`)
+}
+
+const FaultInput = Schema.Struct({ ...WorldRef.fields, fault: Faults.Fault })
+
+const splitKey = (key: string) => {
+  const [provider, state, ...login] = key.split("|")
+  return { key, provider, state, login: login.join("|") }
+}
+
+const faults = (sandbox: Sandbox, method: string, query: URLSearchParams, input: unknown): Response => {
+  switch (method) {
+    case "GET":
+      return json({ faults: Faults.list(sandbox).map(([key, fault]) => ({ ...splitKey(key), fault })) })
+    case "PUT": {
+      const decoded = Schema.decodeUnknownEither(FaultInput)(input)
+      if (Either.isLeft(decoded)) {
+        return error(
+          400,
+          "invalid_parameter",
+          "Expected {provider, state, login, fault: {kind: outage | slow | rate_limited | malformed | expired_login, delay_ms?, retry_after?}}"
+        )
+      }
+      const { fault, login, provider, state } = decoded.right
+      const key = keyOf(provider, state, login)
+      Faults.set(sandbox, key, fault)
+      return json({ ...splitKey(key), fault })
+    }
+    case "DELETE": {
+      if (!query.has("provider") && !query.has("state") && !query.has("login")) {
+        Faults.clear(sandbox)
+        return json({ cleared: "all" })
+      }
+      const ref = Schema.decodeUnknownEither(WorldRef)({
+        provider: query.get("provider"),
+        state: query.get("state"),
+        login: query.get("login")
+      })
+      if (Either.isLeft(ref)) return error(400, "invalid_parameter", "provider, state and login are required")
+      const key = keyOf(ref.right.provider, ref.right.state, ref.right.login)
+      Faults.clear(sandbox, key)
+      return json({ cleared: key })
+    }
+    default:
+      return error(405, "method_not_allowed", `No control route ${method} /_sandbox/faults`)
+  }
 }

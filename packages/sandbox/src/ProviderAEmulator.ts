@@ -16,8 +16,10 @@ import { Wire } from "@tracebridge/adapter-provider-a"
 import type { Package, ProviderName } from "@tracebridge/core"
 import { Ids } from "@tracebridge/core"
 import { Either, Option, Schema } from "effect"
+import * as Faults from "./Faults.js"
 import * as Logins from "./Logins.js"
 import type { Sandbox } from "./Sandbox.js"
+import { keyOf } from "./Sandbox.js"
 import type { FacilityData, World } from "./World.js"
 import { packageView, transfersOf } from "./World.js"
 import type { Refusal } from "./Writes.js"
@@ -28,6 +30,9 @@ type Rec = Record<string, unknown>
 const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } })
 const message = (status: number, text: string) => json({ Message: text }, status)
+const RATE_LIMITED =
+  "The limit of API calls allowed has been exceeded. Please pace the usage rate of the API more apart."
+
 const notFound = () => message(404, "The requested resource could not be found (incorrect or invalid URI).")
 
 const HOUR = 3_600_000
@@ -793,6 +798,30 @@ export const handle = async (
   if (outcome._tag === "Invalid") return new Response(null, { status: 401 })
   if (outcome._tag === "Locked") return message(401, "The user account is locked. Contact the state system's support.")
 
+  const fault = Faults.get(sandbox, keyOf("provider_a", state, outcome.login))
+  switch (fault?.kind) {
+    case "outage":
+      return Faults.outage()
+    case "malformed":
+      return Faults.malformed()
+    case "rate_limited":
+      return json({ Message: RATE_LIMITED }, 429, { "retry-after": String(Faults.retryAfterOf(fault)) })
+    case "expired_login":
+      // Metrc answers a revoked or expired user key as any refused login.
+      return new Response(null, { status: 401 })
+    default:
+      return Faults.delayed(await answer(sandbox, state, path, request, userKey, outcome.login), Faults.delayFor(fault))
+  }
+}
+
+const answer = async (
+  sandbox: Sandbox,
+  state: ProviderName.UsState,
+  path: string,
+  request: Request,
+  userKey: string,
+  login: string
+): Promise<Response> => {
   const limit = options.get(sandbox)?.requestsPerSecond
   if (limit !== undefined) {
     const now = sandbox.now()
@@ -802,9 +831,7 @@ export const handle = async (
     if (current === undefined || now - current.start >= 1000) perKey.set(userKey, { start: now, count: 1 })
     else if (++current.count > limit) {
       return json(
-        {
-          Message: "The limit of API calls allowed has been exceeded. Please pace the usage rate of the API more apart."
-        },
+        { Message: RATE_LIMITED },
         429,
         {
           "retry-after": String(Math.max(1, Math.ceil((current.start + 1000 - now) / 1000)))
@@ -813,7 +840,7 @@ export const handle = async (
     }
   }
 
-  const world = sandbox.world("provider_a", state, outcome.login)
+  const world = sandbox.world("provider_a", state, login)
   if (world.loginRequired === true) {
     // The connection_login_required scenario: the next call finds the login refused, once.
     world.loginRequired = false

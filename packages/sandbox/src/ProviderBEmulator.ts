@@ -26,11 +26,13 @@
 import { Wire } from "@tracebridge/adapter-provider-b"
 import type { ProviderName } from "@tracebridge/core"
 import { Either, Schema } from "effect"
+import * as Faults from "./Faults.js"
 import type { PendingSample } from "./internal/biotrackRows.js"
 import * as Rows from "./internal/biotrackRows.js"
 import * as Writes from "./internal/biotrackWrites.js"
 import * as Logins from "./Logins.js"
 import type { Sandbox } from "./Sandbox.js"
+import { keyOf } from "./Sandbox.js"
 import * as Seed from "./Seed.js"
 import type { World } from "./World.js"
 
@@ -148,6 +150,29 @@ const json = (body: unknown, status = 200): Response =>
 const failure = (error: string, errorcode?: number): Response =>
   json(Schema.encodeSync(Wire.Failure)({ success: 0, error, ...(errorcode === undefined ? {} : { errorcode }) }))
 
+/** What a faulted world answers before the world is consulted (outage, rate limit, broken body). */
+const refusal = (fault: Faults.Fault | undefined): Response | undefined => {
+  switch (fault?.kind) {
+    case "outage":
+      return Faults.outage()
+    case "malformed":
+      return Faults.malformed()
+    case "rate_limited":
+      return new Response("Too Many Requests", {
+        status: 429,
+        headers: { "content-type": "text/plain", "retry-after": String(Faults.retryAfterOf(fault)) }
+      })
+    default:
+      return undefined
+  }
+}
+
+const dropSessions = (emulator: EmulatorState, session: SessionEntry) => {
+  for (const [id, s] of emulator.sessions) {
+    if (s.state === session.state && s.login === session.login) emulator.sessions.delete(id)
+  }
+}
+
 const isSync = (action: string): action is Wire.SyncAction => Object.hasOwn(Wire.syncActions, action)
 
 const text = (u: unknown): string => (typeof u === "string" ? u : typeof u === "number" ? String(u) : "")
@@ -166,6 +191,11 @@ const login = (
     case "Locked":
       return failure("This account has been locked after too many failed login attempts. Contact your administrator.")
     case "Ok": {
+      const fault = Faults.get(sandbox, keyOf("provider_b", state, outcome.login))
+      // An expired or revoked login is refused as a wrong one (BioTrack words both the same).
+      if (fault?.kind === "expired_login") return failure("Invalid username or password.")
+      const refused = refusal(fault)
+      if (refused !== undefined) return refused
       const world = sandbox.world("provider_b", state, outcome.login)
       if (flags(world).loginRequired === true) {
         // The connection_login_required scenario: the login is refused once, as after a password change.
@@ -179,7 +209,10 @@ const login = (
         .join("")
       const now = sandbox.now()
       emulator.sessions.set(sessionid, { state, login: outcome.login, ubi, lastSeen: now })
-      return json(Schema.encodeSync(Wire.LoginResult)({ success: 1, sessionid, admin: 1, time: Rows.seconds(now) }))
+      return Faults.delayed(
+        json(Schema.encodeSync(Wire.LoginResult)({ success: 1, sessionid, admin: 1, time: Rows.seconds(now) })),
+        Faults.delayFor(fault)
+      )
     }
   }
 }
@@ -269,10 +302,25 @@ export const handle = async (
     return failure("Your session has expired.", ErrorCodes.sessionExpired)
   }
   session.lastSeen = now
+  const fault = Faults.get(sandbox, keyOf("provider_b", session.state, session.login))
+  if (fault?.kind === "expired_login") {
+    dropSessions(emulator, session)
+    return failure("Your session has expired.", ErrorCodes.sessionExpired)
+  }
+  const refused = refusal(fault)
+  if (refused !== undefined) return refused
+  return Faults.delayed(proceed(sandbox, emulator, session, action, body), Faults.delayFor(fault))
+}
+
+const proceed = (
+  sandbox: Sandbox,
+  emulator: EmulatorState,
+  session: SessionEntry,
+  action: string,
+  body: Record<string, unknown>
+): Response => {
   if (flags(sandbox.world("provider_b", session.state, session.login)).loginRequired === true) {
-    for (const [id, s] of emulator.sessions) {
-      if (s.state === session.state && s.login === session.login) emulator.sessions.delete(id)
-    }
+    dropSessions(emulator, session)
     return failure("Your session has expired.", ErrorCodes.sessionExpired)
   }
   const faultAt = emulator.faults.findIndex((f) => f.action === action)

@@ -4,7 +4,7 @@
  * - `/provider_a/{STATE}/…`: the Metrc-style REST API (so a session's base URL is
  *   `<origin>/provider_a/CO`);
  * - `/provider_b/{STATE}/serverjson.asp`: the BioTrack-style action API;
- * - `/_sandbox/…`: the control API (state, reset, seed, scenarios).
+ * - `/_sandbox/…`: the control API (state, reset, seed, scenarios, faults).
  *
  * The same handler serves in process (`layerHttpClient`, no sockets: the /v1 service sends sandbox
  * traffic through the real adapters this way) and standalone (`bin.ts`, over `node:http`).
@@ -16,6 +16,7 @@ import type { ProviderName } from "@tracebridge/core"
 import { ProviderName as Names } from "@tracebridge/core"
 import { Effect, Layer, Schema } from "effect"
 import * as ControlApi from "./ControlApi.js"
+import * as Faults from "./Faults.js"
 import * as ProviderAEmulator from "./ProviderAEmulator.js"
 import * as ProviderBEmulator from "./ProviderBEmulator.js"
 import type { Sandbox } from "./Sandbox.js"
@@ -92,10 +93,15 @@ export const httpClient = (handler: Handler): HttpClient.HttpClient =>
           signal,
           ...(body !== undefined ? { body } : {})
         })
-        return HttpClientResponse.fromWeb(request, await handler(web))
+        return handler(web)
       },
       catch: (cause) => new HttpClientError.RequestError({ request, reason: "Transport", cause })
-    })
+    }).pipe(
+      // A `slow` fault's answer is held back on Effect's Clock (so TestClock drives it, and the
+      // caller's timeout interrupts the wait).
+      Effect.tap((response) => Faults.delayOf(response) > 0 ? Effect.sleep(Faults.delayOf(response)) : Effect.void),
+      Effect.map((response) => HttpClientResponse.fromWeb(request, response))
+    )
   )
 
 /**

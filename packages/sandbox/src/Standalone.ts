@@ -7,6 +7,7 @@
 import { Clock, Effect } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import * as Faults from "./Faults.js"
 import type { Size } from "./Generate.js"
 import * as Logins from "./Logins.js"
 import { Sandbox } from "./Sandbox.js"
@@ -55,6 +56,10 @@ const toRequest = async (req: IncomingMessage, origin: string): Promise<Request>
   })
 }
 
+/** Holds a `slow` fault's answer back (the standalone server runs on the wall clock). */
+const delay = (ms: number): Promise<void> =>
+  ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve()
+
 const send = async (res: ServerResponse, response: Response) => {
   res.statusCode = response.status
   response.headers.forEach((value, key) => res.setHeader(key, value))
@@ -73,6 +78,7 @@ export const serve = (handler: Handler, port: number, host: string): Promise<{ s
     const server = createServer((req, res) => {
       toRequest(req, origin)
         .then(handler)
+        .then((response) => delay(Faults.delayOf(response)).then(() => response))
         .then((response) => send(res, response))
         .catch(() => {
           res.statusCode = 500

@@ -12,6 +12,11 @@ export * as ControlApi from "./ControlApi.js"
 /**
  * @since 0.1.0
  */
+export * as Faults from "./Faults.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Generate from "./Generate.js"
 
 /**

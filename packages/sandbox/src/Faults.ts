@@ -1,0 +1,198 @@
+/**
+ * Switchable upstream faults, per connection: each world (a provider, state and login, so one
+ * connection: the /v1 service gives each connection its own login, `user_good~conn_…`) can be
+ * made to answer as a state system does when it is down, slow, throttling, broken or refusing an
+ * expired login. A fault stays until it is cleared and never touches another world.
+ *
+ * | kind | provider_a (Metrc) | provider_b (BioTrack) |
+ * |---|---|---|
+ * | `outage` | 503 with the front end's HTML page | 503 with the front end's HTML page |
+ * | `slow` | the normal answer, `delay_ms` later (Effect's `Clock`) | the same |
+ * | `rate_limited` | 429 `{Message}` with `Retry-After` | 429 with `Retry-After` |
+ * | `malformed` | 200 with a truncated JSON body | 200 with a truncated JSON body |
+ * | `expired_login` | 401 "Invalid or no authentication provided." | login refused, sessions answer errorcode 63 |
+ *
+ * The emulators read the fault of the world a request reaches (`get`); a slow answer is marked
+ * with its delay (`delayed`), which the in-process client sleeps on Effect's `Clock` (so
+ * `TestClock` drives it) and the standalone server on a timer.
+ *
+ * @since 0.1.0
+ */
+import type { ProviderName } from "@tracebridge/core"
+import { Schema } from "effect"
+import type { Sandbox } from "./Sandbox.js"
+import { keyOf } from "./Sandbox.js"
+
+/**
+ * How long a `slow` fault delays an answer unless told: past both adapters' 30 s timeout.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const DEFAULT_DELAY_MS = 60_000
+
+/**
+ * The `Retry-After` (seconds) of a `rate_limited` fault unless told: past the 30 s the provider_a
+ * adapter honours, so it reports the limit at once instead of waiting.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const DEFAULT_RETRY_AFTER = 60
+
+/**
+ * A fault, as set through the service API and the control API (the same JSON).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Fault = Schema.Union(
+  Schema.Struct({ kind: Schema.Literal("outage") }),
+  Schema.Struct({
+    kind: Schema.Literal("slow"),
+    delay_ms: Schema.optional(Schema.Int.pipe(Schema.between(0, 600_000)))
+  }),
+  Schema.Struct({
+    kind: Schema.Literal("rate_limited"),
+    retry_after: Schema.optional(Schema.Int.pipe(Schema.between(0, 86_400)))
+  }),
+  Schema.Struct({ kind: Schema.Literal("malformed") }),
+  Schema.Struct({ kind: Schema.Literal("expired_login") })
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Fault = typeof Fault.Type
+
+/**
+ * The fault kinds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Kind = Fault["kind"]
+
+const faults = new WeakMap<Sandbox, Map<string, Fault>>()
+const delays = new WeakMap<Response, number>()
+
+const tableOf = (sandbox: Sandbox): Map<string, Fault> => {
+  let table = faults.get(sandbox)
+  if (table === undefined) {
+    table = new Map()
+    faults.set(sandbox, table)
+  }
+  return table
+}
+
+/**
+ * Sets the fault of a world (`Sandbox.keyOf(provider, state, login)`), or clears it with `null`.
+ *
+ * @since 0.1.0
+ * @category faults
+ */
+export const set = (sandbox: Sandbox, key: string, fault: Fault | null): void => {
+  if (fault === null) tableOf(sandbox).delete(key)
+  else tableOf(sandbox).set(key, fault)
+}
+
+/**
+ * Sets (or clears) the fault of the world of a provider, state and login.
+ *
+ * @since 0.1.0
+ * @category faults
+ */
+export const setFor = (
+  sandbox: Sandbox,
+  world: { readonly provider: ProviderName.ProviderName; readonly state: string; readonly login: string },
+  fault: Fault | null
+): void => set(sandbox, keyOf(world.provider, world.state, world.login), fault)
+
+/**
+ * The fault of a world, if any.
+ *
+ * @since 0.1.0
+ * @category faults
+ */
+export const get = (sandbox: Sandbox, key: string): Fault | undefined => faults.get(sandbox)?.get(key)
+
+/**
+ * Every fault set, by world key.
+ *
+ * @since 0.1.0
+ * @category faults
+ */
+export const list = (sandbox: Sandbox): ReadonlyArray<readonly [string, Fault]> => [
+  ...(faults.get(sandbox)?.entries() ?? [])
+]
+
+/**
+ * Clears every fault (or the one of a world).
+ *
+ * @since 0.1.0
+ * @category faults
+ */
+export const clear = (sandbox: Sandbox, key?: string): void => {
+  if (key === undefined) faults.get(sandbox)?.clear()
+  else faults.get(sandbox)?.delete(key)
+}
+
+/**
+ * Marks a response to be sent `ms` later (what a `slow` fault does).
+ *
+ * @since 0.1.0
+ * @category delays
+ */
+export const delayed = (response: Response, ms: number): Response => {
+  if (ms > 0) delays.set(response, ms)
+  return response
+}
+
+/**
+ * How long a response is to be held back, in ms (0 for most).
+ *
+ * @since 0.1.0
+ * @category delays
+ */
+export const delayOf = (response: Response): number => delays.get(response) ?? 0
+
+/**
+ * The delay of a world's `slow` fault, in ms (0 without one).
+ *
+ * @since 0.1.0
+ * @category delays
+ */
+export const delayFor = (fault: Fault | undefined): number =>
+  fault?.kind === "slow" ? fault.delay_ms ?? DEFAULT_DELAY_MS : 0
+
+/**
+ * What a front end in trouble answers: 503 with an HTML page (the same for both providers: an
+ * outage is the load balancer's page, not the API's JSON).
+ *
+ * @since 0.1.0
+ * @category answers
+ */
+export const outage = (): Response =>
+  new Response(
+    "<html><head><title>503 Service Unavailable</title></head><body><h1>Service Unavailable</h1></body></html>",
+    { status: 503, headers: { "content-type": "text/html" } }
+  )
+
+/**
+ * A 200 whose JSON body is cut off (what a `malformed` fault answers).
+ *
+ * @since 0.1.0
+ * @category answers
+ */
+export const malformed = (): Response =>
+  new Response("{\"Data\":[{\"Id\":1,\"Label\":\"1A4", { status: 200, headers: { "content-type": "application/json" } })
+
+/**
+ * The `Retry-After` (seconds) of a `rate_limited` fault.
+ *
+ * @since 0.1.0
+ * @category answers
+ */
+export const retryAfterOf = (fault: { readonly retry_after?: number | undefined }): number =>
+  fault.retry_after ?? DEFAULT_RETRY_AFTER
