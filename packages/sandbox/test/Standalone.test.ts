@@ -49,4 +49,44 @@ describe("Standalone", () => {
         }),
       (running) => Effect.promise(() => running.close())
     ))
+
+  it.live("switches a world's faults over HTTP, on the socket, and leaves other worlds alone", () =>
+    Effect.acquireUseRelease(
+      Effect.promise(() =>
+        Standalone.start({ port: 0, host: "127.0.0.1", seed: "42", referenceDate: "2026-03-15T00:00:00.000Z" })
+      ),
+      (running) =>
+        Effect.promise(async () => {
+          const facilities = (userKey: string) =>
+            fetch(`${running.origin}/provider_a/CO/facilities/v2/`, {
+              headers: { authorization: `Basic ${btoa(`v:${userKey}`)}` }
+            })
+          const put = (fault: unknown) =>
+            fetch(`${running.origin}/_sandbox/faults`, {
+              method: "PUT",
+              body: JSON.stringify({ provider: "provider_a", state: "CO", login: "user_good", fault })
+            })
+          assert.strictEqual((await put({ kind: "outage" })).status, 200)
+          const down = await facilities("user_good")
+          assert.strictEqual(down.status, 503)
+          assert.include(await down.text(), "Service Unavailable")
+          assert.strictEqual((await facilities("user_good_2")).status, 200)
+
+          await put({ kind: "rate_limited", retry_after: 7 })
+          const limited = await facilities("user_good")
+          assert.strictEqual(limited.status, 429)
+          assert.strictEqual(limited.headers.get("retry-after"), "7")
+
+          // held back on a timer, then the normal answer
+          await put({ kind: "slow", delay_ms: 20 })
+          const slow = await facilities("user_good")
+          assert.strictEqual(slow.status, 200)
+          assert.strictEqual(((await slow.json()) as ReadonlyArray<unknown>).length, 5)
+
+          const cleared = await fetch(`${running.origin}/_sandbox/faults`, { method: "DELETE" })
+          assert.deepStrictEqual(await cleared.json(), { cleared: "all" })
+          assert.strictEqual((await facilities("user_good")).status, 200)
+        }),
+      (running) => Effect.promise(() => running.close())
+    ))
 })
