@@ -7,7 +7,8 @@
  * | `HOST` | 127.0.0.1 | the interface (0.0.0.0 in a container) |
  * | `DATABASE_URL` | none | Postgres; without it, SQLite in the data folder |
  * | `TRACEBRIDGE_DATA_DIR` | `./.tracebridge` | the embedded database and the dev encryption key |
- * | `TRACEBRIDGE_ENCRYPTION_KEY` | a dev key kept in the data folder | base64 of 32 bytes; required in production |
+ * | `TRACEBRIDGE_ENCRYPTION_KEY` | a dev key kept in the data folder | base64 of 32 bytes; required in production; the key new ciphertexts use |
+ * | `TRACEBRIDGE_ENCRYPTION_KEYS_PREVIOUS` | none | comma-separated base64 32-byte keys that still decrypt (rotation; `npm run admin -- reencrypt` moves rows off them) |
  * | `TRACEBRIDGE_CLIENT_ID`, `TRACEBRIDGE_CLIENT_SECRET` | generated | fix the first sandbox client's credentials |
  * | `TRACEBRIDGE_SANDBOX_SEED` | 42 | the sandbox worlds' seed |
  * | `PROVIDER_A_VENDOR_KEY` | none | Tracebridge's Metrc vendor key, for production provider_a connections |
@@ -36,6 +37,14 @@ export const dataDir = Config.string("TRACEBRIDGE_DATA_DIR").pipe(Config.withDef
  * @category config
  */
 export const encryptionKey = Config.option(Config.redacted("TRACEBRIDGE_ENCRYPTION_KEY"))
+
+/**
+ * Older keys, still used to decrypt: comma-separated base64 of 32 bytes each.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const encryptionKeysPrevious = Config.option(Config.redacted("TRACEBRIDGE_ENCRYPTION_KEYS_PREVIOUS"))
 
 /**
  * @since 0.1.0

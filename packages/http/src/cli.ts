@@ -8,17 +8,23 @@
  *   set-plan <organisation_id> sandbox|production   switch an organisation's plan
  *   list-orgs                                       list organisations
  *   list-connections <organisation_id>              list an organisation's connections
+ *   reencrypt                                       re-encrypt every stored ciphertext under the current
+ *                                                   key (TRACEBRIDGE_ENCRYPTION_KEY), reading older ones
+ *                                                   with TRACEBRIDGE_ENCRYPTION_KEYS_PREVIOUS; prints counts
+ *                                                   and the ids of rows it cannot decrypt (exit code 1)
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
 import * as Bootstrap from "./Bootstrap.js"
 import * as Database from "./persistence/Database.js"
 import { Repo } from "./persistence/Repo.js"
+import * as Crypto from "./services/Crypto.js"
+import * as KeyRotation from "./services/KeyRotation.js"
 
 const [command, ...args] = process.argv.slice(2)
 const out = (line: string) => Effect.sync(() => process.stdout.write(`${line}\n`))
 const usage =
-  "usage: tracebridge-admin create-org <name> [--plan sandbox|production] | create-client <organisation_id> | set-plan <organisation_id> sandbox|production | list-orgs | list-connections <organisation_id>"
+  "usage: tracebridge-admin create-org <name> [--plan sandbox|production] | create-client <organisation_id> | set-plan <organisation_id> sandbox|production | list-orgs | list-connections <organisation_id> | reencrypt"
 
 const program = Effect.gen(function*() {
   const repo = yield* Repo
@@ -60,6 +66,15 @@ const program = Effect.gen(function*() {
           }`
         )
       }
+      return
+    }
+    case "reencrypt": {
+      const report = yield* Effect.provide(KeyRotation.reencrypt, Crypto.layer)
+      yield* out(
+        `reencrypted=${report.reencrypted} skipped=${report.skipped} failed=${report.failed.length} key_id=${report.keyId}`
+      )
+      for (const f of report.failed) yield* out(`failed\t${f.column}\t${f.id}\t${f.reason}`)
+      if (report.failed.length > 0) yield* Effect.sync(() => (process.exitCode = 1))
       return
     }
     default:

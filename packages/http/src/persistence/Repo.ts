@@ -178,6 +178,30 @@ export interface PollSnapshot {
 }
 
 /**
+ * Where a ciphertext is stored: a connection's provider login, or a webhook endpoint's signing
+ * secret or its previous secret.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type CiphertextColumn = "connection.credentials" | "webhook.secret" | "webhook.previous_secret"
+
+/**
+ * One stored ciphertext with the id of the key it is under (for re-encryption).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StoredCiphertext {
+  readonly column: CiphertextColumn
+  /** The connection's or endpoint's id. */
+  readonly id: string
+  readonly ciphertext: string
+  /** Empty when the row has no key id (it cannot be decrypted). */
+  readonly key_id: string
+}
+
+/**
  * The repository. Every method is atomic on its own; `transaction` runs several as one.
  *
  * @since 0.1.0
@@ -291,6 +315,14 @@ export interface Service {
 
   readonly getPollSnapshot: (connectionId: string) => Effect.Effect<Option.Option<PollSnapshot>>
   readonly putPollSnapshot: (s: PollSnapshot) => Effect.Effect<void>
+
+  /** Every stored ciphertext not under `keyId` (connection logins, webhook secrets and previous secrets). */
+  readonly listCiphertexts: (exceptKeyId: string) => Effect.Effect<ReadonlyArray<StoredCiphertext>>
+  /**
+   * Replaces one ciphertext and its key id, only if the row still holds `old.ciphertext`
+   * (compare-and-set); false otherwise.
+   */
+  readonly replaceCiphertext: (old: StoredCiphertext, ciphertext: string, keyId: string) => Effect.Effect<boolean>
 
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }

@@ -13,6 +13,7 @@ import type {
   PublicToken,
   SandboxChange,
   Service,
+  StoredCiphertext,
   Token,
   WebhookAttempt,
   WebhookDelivery,
@@ -192,6 +193,47 @@ export const make = (): Service => {
       }),
     getPollSnapshot: (connectionId) => get(snapshots, connectionId),
     putPollSnapshot: (s) => Effect.sync(() => void snapshots.set(s.connection_id, s)),
+    listCiphertexts: (exceptKeyId) =>
+      Effect.sync(() => {
+        const out: Array<StoredCiphertext> = []
+        for (const c of connections.values()) {
+          if (c.credentials !== null && c.key_id !== exceptKeyId) {
+            out.push({ column: "connection.credentials", id: c.id, ciphertext: c.credentials, key_id: c.key_id ?? "" })
+          }
+        }
+        for (const e of endpoints.values()) {
+          if (e.key_id !== exceptKeyId) {
+            out.push({ column: "webhook.secret", id: e.id, ciphertext: e.secret, key_id: e.key_id })
+          }
+          if (e.previous_secret !== null && e.previous_key_id !== exceptKeyId) {
+            out.push({
+              column: "webhook.previous_secret",
+              id: e.id,
+              ciphertext: e.previous_secret,
+              key_id: e.previous_key_id ?? ""
+            })
+          }
+        }
+        return out
+      }),
+    replaceCiphertext: (old, ciphertext, keyId) =>
+      Effect.sync(() => {
+        if (old.column === "connection.credentials") {
+          const c = connections.get(old.id)
+          if (c === undefined || c.credentials !== old.ciphertext) return false
+          connections.set(c.id, { ...c, credentials: ciphertext, key_id: keyId })
+          return true
+        }
+        const e = endpoints.get(old.id)
+        if (old.column === "webhook.secret") {
+          if (e === undefined || e.secret !== old.ciphertext) return false
+          endpoints.set(e.id, { ...e, secret: ciphertext, key_id: keyId })
+          return true
+        }
+        if (e === undefined || e.previous_secret !== old.ciphertext) return false
+        endpoints.set(e.id, { ...e, previous_secret: ciphertext, previous_key_id: keyId })
+        return true
+      }),
     transaction: (effect) => effect
   }
 }

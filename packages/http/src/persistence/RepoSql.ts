@@ -21,6 +21,7 @@ import type {
   PublicToken,
   SandboxChange,
   Service,
+  StoredCiphertext,
   Token,
   TokenKind,
   WebhookAttempt,
@@ -384,6 +385,56 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.g
       exec(
         sql`INSERT INTO poll_snapshots ${sql.insert({ ...s })}
             ON CONFLICT (connection_id) DO UPDATE SET snapshot = ${s.snapshot}, polled_at = ${s.polled_at}`
+      ),
+
+    listCiphertexts: (exceptKeyId) =>
+      Effect.map(
+        Effect.all([
+          rows(
+            sql`SELECT id, credentials, key_id FROM connections
+                WHERE credentials IS NOT NULL AND (key_id IS NULL OR key_id <> ${exceptKeyId}) ORDER BY id`
+          ),
+          rows(sql`SELECT id, secret, key_id FROM webhook_endpoints WHERE key_id <> ${exceptKeyId} ORDER BY id`),
+          rows(
+            sql`SELECT id, previous_secret, previous_key_id FROM webhook_endpoints
+                WHERE previous_secret IS NOT NULL AND (previous_key_id IS NULL OR previous_key_id <> ${exceptKeyId})
+                ORDER BY id`
+          )
+        ]),
+        ([cs, ss, ps]): ReadonlyArray<StoredCiphertext> => [
+          ...cs.map((r) => ({
+            column: "connection.credentials" as const,
+            id: str(r.id),
+            ciphertext: str(r.credentials),
+            key_id: strOrNull(r.key_id) ?? ""
+          })),
+          ...ss.map((r) => ({
+            column: "webhook.secret" as const,
+            id: str(r.id),
+            ciphertext: str(r.secret),
+            key_id: str(r.key_id)
+          })),
+          ...ps.map((r) => ({
+            column: "webhook.previous_secret" as const,
+            id: str(r.id),
+            ciphertext: str(r.previous_secret),
+            key_id: strOrNull(r.previous_key_id) ?? ""
+          }))
+        ]
+      ),
+    replaceCiphertext: (old, ciphertext, keyId) =>
+      Effect.map(
+        rows(
+          old.column === "connection.credentials"
+            ? sql`UPDATE connections SET credentials = ${ciphertext}, key_id = ${keyId}
+                  WHERE id = ${old.id} AND credentials = ${old.ciphertext} RETURNING id`
+            : old.column === "webhook.secret"
+            ? sql`UPDATE webhook_endpoints SET secret = ${ciphertext}, key_id = ${keyId}
+                  WHERE id = ${old.id} AND secret = ${old.ciphertext} RETURNING id`
+            : sql`UPDATE webhook_endpoints SET previous_secret = ${ciphertext}, previous_key_id = ${keyId}
+                  WHERE id = ${old.id} AND previous_secret = ${old.ciphertext} RETURNING id`
+        ),
+        (rs) => rs.length === 1
       ),
 
     // The caller's failures roll back and come out as they were; the driver's become defects.

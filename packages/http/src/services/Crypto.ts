@@ -1,8 +1,10 @@
 /**
  * Secrets at rest: opaque tokens and client secrets are stored as SHA-256 hashes and compared in
  * constant time; provider logins are encrypted with AES-256-GCM under a key with an id, so that
- * keys can rotate. The key comes from `TRACEBRIDGE_ENCRYPTION_KEY`; without it a development key is
- * generated once and kept in the data folder (sandbox only).
+ * keys can rotate. The keyring: the current key from `TRACEBRIDGE_ENCRYPTION_KEY` (without it a
+ * development key is generated once and kept in the data folder, sandbox only) encrypts; older keys
+ * from `TRACEBRIDGE_ENCRYPTION_KEYS_PREVIOUS` (comma-separated base64) still decrypt. A key's id is
+ * the first 12 hex digits of its SHA-256, so it is stable wherever the key is configured.
  *
  * @since 0.1.0
  */
@@ -19,6 +21,8 @@ import * as AppConfig from "../AppConfig.js"
 export interface Service {
   /** The id of the key new ciphertexts use. */
   readonly keyId: string
+  /** Whether the keyring holds a key with this id. */
+  readonly knows: (keyId: string) => boolean
   readonly encrypt: (plaintext: string) => { readonly ciphertext: string; readonly keyId: string }
   /** Fails (as a defect) on a ciphertext under an unknown key or tampered with. */
   readonly decrypt: (ciphertext: string, keyId: string) => string
@@ -66,7 +70,30 @@ export const token = (prefix: string): string => `${prefix}${randomBytes(32).toS
  */
 export const id = (prefix: string): string => `${prefix}${randomBytes(16).toString("hex")}`
 
-const keyIdOf = (key: Buffer) => createHash("sha256").update(key).digest("hex").slice(0, 12)
+/**
+ * A key's id: the first 12 hex digits of its SHA-256.
+ *
+ * @since 0.1.0
+ * @category keys
+ */
+export const keyIdOf = (key: Buffer): string => createHash("sha256").update(key).digest("hex").slice(0, 12)
+
+/**
+ * Parses base64 keys (comma-separated); dies with the offending position, never the key.
+ *
+ * @since 0.1.0
+ * @category keys
+ */
+export const parseKeys = (name: string, text: string): Effect.Effect<ReadonlyArray<Buffer>> =>
+  Effect.forEach(
+    text.split(",").map((k) => k.trim()).filter((k) => k.length > 0),
+    (k, i) => {
+      const key = Buffer.from(k, "base64")
+      return key.length === 32
+        ? Effect.succeed(key)
+        : Effect.dieMessage(`${name}: key ${i + 1} must be base64 of 32 bytes`)
+    }
+  )
 
 /**
  * The service for a set of keys: the first encrypts, all decrypt.
@@ -81,6 +108,7 @@ export const make = (keys: ReadonlyArray<Buffer>): Service => {
   const keyId = keyIdOf(current)
   return {
     keyId,
+    knows: (id) => byId.has(id),
     encrypt: (plaintext) => {
       const iv = randomBytes(12)
       const cipher = createCipheriv("aes-256-gcm", current, iv)
@@ -89,7 +117,9 @@ export const make = (keys: ReadonlyArray<Buffer>): Service => {
     },
     decrypt: (ciphertext, id) => {
       const key = byId.get(id)
-      if (key === undefined) throw new Error(`no encryption key with id ${id}`)
+      if (key === undefined) {
+        throw new Error(`no encryption key with id ${id} (add it to TRACEBRIDGE_ENCRYPTION_KEYS_PREVIOUS)`)
+      }
       const raw = Buffer.from(ciphertext, "base64")
       const decipher = createDecipheriv("aes-256-gcm", key, raw.subarray(0, 12))
       decipher.setAuthTag(raw.subarray(12, 28))
@@ -99,7 +129,8 @@ export const make = (keys: ReadonlyArray<Buffer>): Service => {
 }
 
 /**
- * The key from configuration, or a development key kept in the data folder.
+ * The keyring from configuration: the current key (or a development key kept in the data folder)
+ * and the previous keys.
  *
  * @since 0.1.0
  * @category layers
@@ -108,10 +139,14 @@ export const layer = Layer.effect(
   Crypto,
   Effect.gen(function*() {
     const configured = yield* AppConfig.encryptionKey
+    const previousText = yield* AppConfig.encryptionKeysPrevious
+    const previous = Option.isSome(previousText)
+      ? yield* parseKeys("TRACEBRIDGE_ENCRYPTION_KEYS_PREVIOUS", Redacted.value(previousText.value))
+      : []
     if (Option.isSome(configured)) {
-      const key = Buffer.from(Redacted.value(configured.value), "base64")
-      if (key.length !== 32) return yield* Effect.dieMessage("TRACEBRIDGE_ENCRYPTION_KEY must be base64 of 32 bytes")
-      return make([key])
+      const keys = yield* parseKeys("TRACEBRIDGE_ENCRYPTION_KEY", Redacted.value(configured.value))
+      if (keys.length !== 1) return yield* Effect.dieMessage("TRACEBRIDGE_ENCRYPTION_KEY must be one key")
+      return make([keys[0]!, ...previous])
     }
     const dir = yield* AppConfig.dataDir
     const file = join(dir, "dev-encryption-key")
@@ -119,7 +154,7 @@ export const layer = Layer.effect(
       mkdirSync(dir, { recursive: true })
       writeFileSync(file, randomBytes(32).toString("base64"), { mode: 0o600 })
     }
-    return make([Buffer.from(readFileSync(file, "utf8").trim(), "base64")])
+    return make([Buffer.from(readFileSync(file, "utf8").trim(), "base64"), ...previous])
   }).pipe(Effect.orDie)
 )
 
