@@ -550,6 +550,44 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
         )
       }))
 
+    it.effect("lists ciphertexts not under a key and replaces them compare-and-set (re-encryption)", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const oldKey = id("key-old")
+        const newKey = id("key-new")
+        const mine = (rows: ReadonlyArray<{ readonly id: string; readonly column: string }>) =>
+          rows.filter((r) => r.id.startsWith(id("rot-"))).map((r) => `${r.column} ${r.id}`).sort()
+        yield* repo.insertConnection(connection("rot-c1", { credentials: "b2xk", key_id: oldKey }))
+        yield* repo.insertConnection(connection("rot-c2", { credentials: null, key_id: null }))
+        yield* repo.insertConnection(connection("rot-c3", { credentials: "bmV3", key_id: newKey }))
+        yield* repo.insertWebhookEndpoint(
+          endpoint("rot-e1", { secret: "c2Vj", key_id: oldKey, previous_secret: "cHJldg==", previous_key_id: oldKey })
+        )
+        const rows = yield* repo.listCiphertexts(newKey)
+        assert.deepStrictEqual(mine(rows), [
+          `connection.credentials ${id("rot-c1")}`,
+          `webhook.previous_secret ${id("rot-e1")}`,
+          `webhook.secret ${id("rot-e1")}`
+        ])
+        const c1 = rows.find((r) => r.id === id("rot-c1"))!
+        assert.deepStrictEqual([c1.ciphertext, c1.key_id], ["b2xk", oldKey])
+        for (const r of rows.filter((r) => r.id.startsWith(id("rot-")))) {
+          assert.isTrue(yield* repo.replaceCiphertext(r, `${r.column}-new`, newKey))
+          // a second replace from the same stale read loses the compare-and-set
+          assert.isFalse(yield* repo.replaceCiphertext(r, "stale", newKey))
+        }
+        assert.deepStrictEqual(mine(yield* repo.listCiphertexts(newKey)), [])
+        const c = Option.getOrThrow(yield* repo.getConnection(id("rot-c1")))
+        assert.deepStrictEqual([c.credentials, c.key_id], ["connection.credentials-new", newKey])
+        const e = Option.getOrThrow(yield* repo.getWebhookEndpoint(id("rot-e1")))
+        assert.deepStrictEqual([e.secret, e.key_id, e.previous_secret, e.previous_key_id], [
+          "webhook.secret-new",
+          newKey,
+          "webhook.previous_secret-new",
+          newKey
+        ])
+      }))
+
     it.effect("transaction commits its writes and returns the result", () =>
       Effect.gen(function*() {
         const repo = yield* Repo
