@@ -1,0 +1,74 @@
+/**
+ * Secrets at rest: hashing and constant-time matching, and the encryption keyring from
+ * configuration (the current key encrypts, previous keys decrypt, key ids are stable).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Crypto from "@tracebridge/http/services/Crypto"
+import { ConfigProvider, Effect, Exit } from "effect"
+import { createHash, randomBytes } from "node:crypto"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+const keyring = (env: Record<string, string>) =>
+  Effect.provide(Crypto.Crypto, Crypto.layer).pipe(Effect.withConfigProvider(ConfigProvider.fromJson(env)))
+
+describe("Crypto", () => {
+  it("stores hashes and matches them in constant time", () => {
+    const secret = Crypto.token("tb_secret_")
+    const stored = Crypto.hash(secret)
+    assert.notInclude(stored, secret)
+    assert.isTrue(Crypto.matches(secret, stored))
+    assert.isFalse(Crypto.matches(`${secret}x`, stored))
+    assert.isFalse(Crypto.matches(secret, "00"))
+  })
+
+  it("a key id is the first 12 hex digits of the key's SHA-256", () => {
+    const key = randomBytes(32)
+    assert.strictEqual(Crypto.keyIdOf(key), createHash("sha256").update(key).digest("hex").slice(0, 12))
+    assert.strictEqual(Crypto.make([key]).keyId, Crypto.keyIdOf(key))
+  })
+
+  it.effect("encrypts under the current key and decrypts under previous ones", () =>
+    Effect.gen(function*() {
+      const [a, b, c] = [randomBytes(32), randomBytes(32), randomBytes(32)]
+      const underA = Crypto.make([a]).encrypt("login-a")
+      const underC = Crypto.make([c]).encrypt("login-c")
+      const ring = yield* keyring({
+        TRACEBRIDGE_ENCRYPTION_KEY: b.toString("base64"),
+        TRACEBRIDGE_ENCRYPTION_KEYS_PREVIOUS: ` ${a.toString("base64")} , ${c.toString("base64")},`
+      })
+      assert.strictEqual(ring.keyId, Crypto.keyIdOf(b))
+      assert.strictEqual(ring.encrypt("x").keyId, Crypto.keyIdOf(b))
+      assert.strictEqual(ring.decrypt(underA.ciphertext, underA.keyId), "login-a")
+      assert.strictEqual(ring.decrypt(underC.ciphertext, underC.keyId), "login-c")
+      assert.isTrue(ring.knows(Crypto.keyIdOf(a)))
+      const without = yield* keyring({ TRACEBRIDGE_ENCRYPTION_KEY: b.toString("base64") })
+      assert.isFalse(without.knows(underA.keyId))
+      assert.throws(() => without.decrypt(underA.ciphertext, underA.keyId), /no encryption key with id/)
+    }))
+
+  it.effect("keeps previous keys beside the development key", () =>
+    Effect.gen(function*() {
+      const a = randomBytes(32)
+      const underA = Crypto.make([a]).encrypt("login-a")
+      const ring = yield* keyring({
+        TRACEBRIDGE_DATA_DIR: mkdtempSync(join(tmpdir(), "tb-crypto-")),
+        TRACEBRIDGE_ENCRYPTION_KEYS_PREVIOUS: a.toString("base64")
+      })
+      assert.notStrictEqual(ring.keyId, Crypto.keyIdOf(a))
+      assert.strictEqual(ring.decrypt(underA.ciphertext, underA.keyId), "login-a")
+    }))
+
+  it.effect("refuses a malformed key without echoing it", () =>
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(keyring({
+        TRACEBRIDGE_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+        TRACEBRIDGE_ENCRYPTION_KEYS_PREVIOUS: `${randomBytes(32).toString("base64")},c2hvcnQ=`
+      }))
+      assert.isTrue(Exit.isFailure(exit))
+      const text = String(Exit.isFailure(exit) ? exit.cause : "")
+      assert.include(text, "TRACEBRIDGE_ENCRYPTION_KEYS_PREVIOUS: key 2 must be base64 of 32 bytes")
+      assert.notInclude(text, "c2hvcnQ=")
+    }))
+})
