@@ -1,11 +1,15 @@
 /**
  * The sandbox's simulate endpoint (DECISIONS "Simulate"): runs a scenario on a sandbox
- * connection's world and queues the event it fires, as production would.
+ * connection's world and queues the event it fires, as production would. And its upstream faults:
+ * a sandbox connection's emulated state system can be made to fail as a real one does (down, slow,
+ * throttling, answering garbage, refusing an expired login), so that integrators can test how they
+ * handle each documented error.
  *
  * @since 0.1.0
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Envelope, WebhookEvent } from "@tracebridge/core"
+import { Faults } from "@tracebridge/sandbox"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
 import { strict } from "./Schemas.js"
@@ -28,6 +32,14 @@ export const Simulated = Schema.Struct({
   deliveries: Schema.Int.annotations({ description: "How many subscriptions it was queued for" })
 }).annotations({ identifier: "Simulated" })
 
+/** @since 0.1.0 @category schemas */
+export const SandboxFault = Schema.Struct({
+  connection_id: Schema.String,
+  fault: Schema.NullOr(Faults.Fault).annotations({ description: "The fault in force, or null" })
+}).annotations({ identifier: "SandboxFault" })
+
+const ConnectionPath = Schema.Struct({ connection_id: Schema.String })
+
 /**
  * @since 0.1.0
  * @category groups
@@ -35,9 +47,30 @@ export const Simulated = Schema.Struct({
 export class SandboxApi extends HttpApiGroup.make("sandbox")
   .add(
     HttpApiEndpoint.post("simulate", "/v1/sandbox/:connection_id/simulate")
-      .setPath(Schema.Struct({ connection_id: Schema.String }))
+      .setPath(ConnectionPath)
       .setPayload(Simulate)
       .addSuccess(Envelope.Envelope(Simulated))
+  )
+  .add(
+    HttpApiEndpoint.put("setFault", "/v1/sandbox/:connection_id/faults")
+      .setPath(ConnectionPath)
+      .setPayload(Faults.Fault.annotations({
+        identifier: "Fault",
+        parseOptions: strict,
+        description:
+          "outage (503 provider_unavailable), slow with delay_ms (504 provider_timeout past 30 s), rate_limited with retry_after (503 provider_rate_limited), malformed (502 provider_invalid_response), expired_login (409 connection_login_required)"
+      }))
+      .addSuccess(Envelope.Envelope(SandboxFault))
+  )
+  .add(
+    HttpApiEndpoint.get("getFault", "/v1/sandbox/:connection_id/faults")
+      .setPath(ConnectionPath)
+      .addSuccess(Envelope.Envelope(SandboxFault))
+  )
+  .add(
+    HttpApiEndpoint.del("clearFault", "/v1/sandbox/:connection_id/faults")
+      .setPath(ConnectionPath)
+      .addSuccess(Envelope.Envelope(SandboxFault))
   )
   .middleware(Authentication)
 {}

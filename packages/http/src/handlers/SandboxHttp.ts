@@ -2,7 +2,7 @@
  * @since 0.1.0
  */
 import { HttpApiBuilder } from "@effect/platform"
-import type { Scenario } from "@tracebridge/sandbox"
+import { Faults, Sandbox, type Scenario } from "@tracebridge/sandbox"
 import { Clock, Effect, Either } from "effect"
 import { Api } from "../Api.js"
 import * as Errors from "../Errors.js"
@@ -26,6 +26,37 @@ const scenarioError = (failure: Scenario.Failure) =>
     )
     : Effect.flatMap(Errors.fromProviderError(failure), Effect.fail)
 
+/** A sandbox connection of the caller that is not disconnected, with its world restored. */
+const sandboxWorld = (connectionId: string, what: string) =>
+  Effect.gen(function*() {
+    const principal = yield* CurrentPrincipal
+    const connections = yield* Connections
+    const providers = yield* Providers
+    const connection = yield* connections.authorize(principal, connectionId)
+    if (!connection.is_sandbox) {
+      return yield* Errors.fail(
+        "permission_error",
+        "sandbox_only",
+        `${what} runs on sandbox connections only; production events come from the state system`
+      )
+    }
+    if (connection.status === "inactive") {
+      return yield* Errors.fail("conflict_error", "connection_inactive", "This connection was disconnected")
+    }
+    yield* providers.prepare(connection)
+    const world = yield* providers.world(connection)
+    return { connection, world, sandbox: providers.sandbox }
+  })
+
+const faultAnswer = (
+  connection: { readonly id: string; readonly provider: string; readonly state: string },
+  fault: Faults.Fault | undefined
+) =>
+  Envelope.one(
+    { connection_id: connection.id, fault: fault ?? null },
+    { provider: connection.provider, state: connection.state }
+  )
+
 /**
  * @since 0.1.0
  * @category layers
@@ -36,25 +67,12 @@ export const HttpSandboxLive = HttpApiBuilder.group(
   (handlers) =>
     handlers.handle("simulate", ({ path, payload }) =>
       Effect.gen(function*() {
-        const principal = yield* CurrentPrincipal
         const connections = yield* Connections
         const providers = yield* Providers
         const webhooks = yield* Webhooks
         const dispatcher = yield* WebhookDispatcher
         const repo = yield* Repo
-        const connection = yield* connections.authorize(principal, path.connection_id)
-        if (!connection.is_sandbox) {
-          return yield* Errors.fail(
-            "permission_error",
-            "sandbox_only",
-            "Simulate runs on sandbox connections only; production events come from the state system"
-          )
-        }
-        if (connection.status === "inactive") {
-          return yield* Errors.fail("conflict_error", "connection_inactive", "This connection was disconnected")
-        }
-        yield* providers.prepare(connection)
-        const world = yield* providers.world(connection)
+        const { connection, world } = yield* sandboxWorld(path.connection_id, "Simulate")
         const at = yield* Clock.currentTimeMillis
         const result = providers.sandbox.apply<Scenario.Outcome, Scenario.Failure>(world, {
           _tag: "Scenario",
@@ -78,4 +96,24 @@ export const HttpSandboxLive = HttpApiBuilder.group(
           { provider: connection.provider, state: connection.state }
         )
       }))
+      .handle("setFault", ({ path, payload }) =>
+        Effect.gen(function*() {
+          const { connection, sandbox, world } = yield* sandboxWorld(path.connection_id, "Faults")
+          Faults.setFor(sandbox, world, payload)
+          return yield* faultAnswer(connection, payload)
+        }))
+      .handle("getFault", ({ path }) =>
+        Effect.gen(function*() {
+          const { connection, sandbox, world } = yield* sandboxWorld(path.connection_id, "Faults")
+          return yield* faultAnswer(
+            connection,
+            Faults.get(sandbox, Sandbox.keyOf(world.provider, world.state, world.login))
+          )
+        }))
+      .handle("clearFault", ({ path }) =>
+        Effect.gen(function*() {
+          const { connection, sandbox, world } = yield* sandboxWorld(path.connection_id, "Faults")
+          Faults.setFor(sandbox, world, null)
+          return yield* faultAnswer(connection, undefined)
+        }))
 )

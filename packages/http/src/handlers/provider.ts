@@ -7,6 +7,9 @@ import { CurrentPrincipal } from "../Security.js"
 import { Connections } from "../services/Connections.js"
 import { Providers } from "../services/Providers.js"
 
+/** The `Retry-After` of a provider that throttled us without saying for how long. */
+const DEFAULT_RETRY_AFTER_SECONDS = 60
+
 /**
  * Runs a provider call for a connection the caller may reach: authorises it, restores its sandbox
  * world, maps provider errors to the wire (a refused login moves the connection to `error`), and
@@ -52,7 +55,9 @@ export const withConnection = <A>(
     }
     const error = result.left
     if (error._tag === "ProviderLoginRequired") yield* connections.moveTo(connection, "error")
-    const retryAfter = Errors.retryAfterOf(error)
+    // A throttled state system always gets a Retry-After: the provider's own, or a minute when it gave none.
+    const retryAfter = Errors.retryAfterOf(error) ??
+      (error._tag === "ProviderRateLimited" ? DEFAULT_RETRY_AFTER_SECONDS : undefined)
     if (retryAfter !== undefined) {
       yield* HttpApp.appendPreResponseHandler((_request, response) =>
         Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(retryAfter)))

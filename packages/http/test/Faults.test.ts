@@ -1,0 +1,147 @@
+/**
+ * Upstream faults end to end: a fault set on a sandbox connection's emulated state system
+ * (`/v1/sandbox/{connection_id}/faults`) reaches the integrator as its documented error through
+ * the real adapter, the port and the error mapping; a fault in one connection never slows or
+ * breaks another. Time is the TestClock's, so retries and timeouts cost nothing.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Fiber, Option } from "effect"
+import * as TestClock from "effect/TestClock"
+import { call, type Json, linkSandbox, otherOrganisation, signIn, TestApp } from "./support/TestApp.js"
+
+const packagesOf = (access: string, connection: string) =>
+  Effect.gen(function*() {
+    const facilities = yield* call("GET", `/v1/connections/${connection}/facilities`, { token: access })
+    assert.strictEqual(facilities.status, 200)
+    const facility = facilities.body.data[0].id as string
+    return `/v1/connections/${connection}/facilities/${facility}/packages?per_page=5`
+  })
+
+/** Runs a request while the TestClock moves on in steps, so that retries and timeouts elapse. */
+const settle = <E, R>(request: Effect.Effect<Json, E, R>) =>
+  Effect.gen(function*() {
+    const fiber = yield* Effect.fork(request)
+    for (let step = 0; step < 400; step++) {
+      const done = yield* Fiber.poll(fiber)
+      if (Option.isSome(done)) break
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2)))
+      yield* TestClock.adjust("1 second")
+    }
+    return yield* Fiber.join(fiber)
+  })
+
+const setFault = (access: string, connection: string, fault: unknown) =>
+  call("PUT", `/v1/sandbox/${connection}/faults`, { token: access, json: fault })
+
+const expectError = (answer: Json, status: number, code: string) => {
+  assert.strictEqual(answer.status, status, JSON.stringify(answer.body))
+  assert.strictEqual(answer.body.error.code, code)
+  assert.isString(answer.body.error.request_id)
+  assert.notProperty(answer.body, "data")
+}
+
+describe("sandbox faults end to end", () => {
+  it.effect("each fault maps to its documented error, and clearing it restores the connection", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const conn = yield* linkSandbox(me.access)
+      const packages = yield* packagesOf(me.access, conn.connection_id)
+      const get = call("GET", packages, { token: me.access })
+
+      const set = yield* setFault(me.access, conn.connection_id, { kind: "outage" })
+      assert.strictEqual(set.status, 200)
+      assert.deepStrictEqual(set.body.data, { connection_id: conn.connection_id, fault: { kind: "outage" } })
+      expectError(yield* settle(get), 503, "provider_unavailable")
+
+      yield* setFault(me.access, conn.connection_id, { kind: "slow", delay_ms: 120_000 })
+      expectError(yield* settle(get), 504, "provider_timeout")
+
+      yield* setFault(me.access, conn.connection_id, { kind: "rate_limited", retry_after: 90 })
+      const limited = yield* settle(get)
+      expectError(limited, 503, "provider_rate_limited")
+      assert.strictEqual(limited.headers["retry-after"], "90")
+
+      yield* setFault(me.access, conn.connection_id, { kind: "malformed" })
+      expectError(yield* settle(get), 502, "provider_invalid_response")
+
+      const shown = yield* call("GET", `/v1/sandbox/${conn.connection_id}/faults`, { token: me.access })
+      assert.deepStrictEqual(shown.body.data.fault, { kind: "malformed" })
+      const cleared = yield* call("DELETE", `/v1/sandbox/${conn.connection_id}/faults`, { token: me.access })
+      assert.strictEqual(cleared.body.data.fault, null)
+      const healthy = yield* settle(get)
+      assert.strictEqual(healthy.status, 200)
+      assert.isAbove(healthy.body.data.length, 0)
+      const connection = yield* call("GET", `/v1/connections/${conn.connection_id}`, { token: me.access })
+      assert.strictEqual(connection.body.data.status, "active")
+    }).pipe(Effect.provide(TestApp)))
+
+  it.effect("an expired login moves the connection to error with connection_login_required", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const conn = yield* linkSandbox(me.access)
+      const packages = yield* packagesOf(me.access, conn.connection_id)
+      yield* setFault(me.access, conn.connection_id, { kind: "expired_login" })
+      expectError(yield* settle(call("GET", packages, { token: me.access })), 409, "connection_login_required")
+      const connection = yield* call("GET", `/v1/connections/${conn.connection_id}`, { token: me.access })
+      assert.strictEqual(connection.body.data.status, "error")
+    }).pipe(Effect.provide(TestApp)))
+
+  it.effect("provider_b: an outage and a throttle (Retry-After even when BioTrack gives none)", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const down = yield* linkSandbox(me.access, "provider_b")
+      const limited = yield* linkSandbox(me.access, "provider_b")
+      yield* setFault(me.access, down.connection_id, { kind: "outage" })
+      yield* setFault(me.access, limited.connection_id, { kind: "rate_limited" })
+      // Past the adapter's 30 s read cache, so that the next reads reach the state system.
+      yield* TestClock.adjust("31 seconds")
+      const outage = yield* settle(
+        call("GET", `/v1/connections/${down.connection_id}/facilities`, { token: me.access })
+      )
+      expectError(outage, 503, "provider_unavailable")
+      const throttled = yield* settle(
+        call("GET", `/v1/connections/${limited.connection_id}/facilities`, { token: me.access })
+      )
+      expectError(throttled, 503, "provider_rate_limited")
+      assert.strictEqual(throttled.headers["retry-after"], "60")
+    }).pipe(Effect.provide(TestApp)))
+
+  it.effect("a slow state system for one connection never slows or breaks another", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const slow = yield* linkSandbox(me.access)
+      const fast = yield* linkSandbox(me.access)
+      const slowPackages = yield* packagesOf(me.access, slow.connection_id)
+      const fastPackages = yield* packagesOf(me.access, fast.connection_id)
+      yield* setFault(me.access, slow.connection_id, { kind: "slow", delay_ms: 600_000 })
+      const stuck = yield* Effect.fork(call("GET", slowPackages, { token: me.access }))
+      // Without moving the clock at all, the healthy connection answers several times.
+      for (let i = 0; i < 3; i++) {
+        const answer = yield* call("GET", fastPackages, { token: me.access })
+        assert.strictEqual(answer.status, 200)
+        assert.isAbove(answer.body.data.length, 0)
+      }
+      assert.isTrue(Option.isNone(yield* Fiber.poll(stuck)))
+      const blocked = yield* settle(Fiber.join(stuck))
+      expectError(blocked, 504, "provider_timeout")
+    }).pipe(Effect.provide(TestApp)))
+
+  it.effect("faults are for the caller's own sandbox connections, with a valid body", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const conn = yield* linkSandbox(me.access)
+      const unknown = yield* setFault(me.access, conn.connection_id, { kind: "meteor" })
+      assert.strictEqual(unknown.status, 400)
+      assert.strictEqual(unknown.body.error.type, "validation_error")
+      const none = yield* call("GET", `/v1/sandbox/${conn.connection_id}/faults`, { token: me.access })
+      assert.strictEqual(none.body.data.fault, null)
+      const missing = yield* setFault(me.access, "conn_doesnotexist", { kind: "outage" })
+      assert.strictEqual(missing.status, 404)
+      const stranger = yield* otherOrganisation
+      const foreign = yield* setFault(stranger, conn.connection_id, { kind: "outage" })
+      assert.strictEqual(foreign.status, 404)
+      assert.notProperty(foreign.body, "data")
+      const still = yield* call("GET", `/v1/sandbox/${conn.connection_id}/faults`, { token: me.access })
+      assert.strictEqual(still.body.data.fault, null)
+    }).pipe(Effect.provide(TestApp)))
+})
