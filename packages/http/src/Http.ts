@@ -11,7 +11,6 @@ import {
   HttpApiBuilder,
   HttpApiSwagger,
   HttpApp,
-  HttpMiddleware,
   HttpServerResponse
 } from "@effect/platform"
 import { Duration, Effect, Layer, Redacted } from "effect"
@@ -28,6 +27,7 @@ import { HttpSystemLive } from "./handlers/SystemHttp.js"
 import { HttpWebhooksLive } from "./handlers/WebhooksHttp.js"
 import type { Repo } from "./persistence/Repo.js"
 import * as RequestId from "./RequestId.js"
+import * as RequestLog from "./RequestLog.js"
 import { Authentication } from "./Security.js"
 import * as Auth from "./services/Auth.js"
 import * as Connections from "./services/Connections.js"
@@ -209,7 +209,7 @@ export const ApiLive = makeApiLive()
  * @category layers
  */
 export const makeHttpLive = (options: Options = {}) =>
-  HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
+  HttpApiBuilder.serve(RequestLog.logger).pipe(
     Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
     Layer.provide(ConnectPages.layer),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v1/openapi.json" })),

@@ -37,6 +37,11 @@ export * as RequestId from "./RequestId.js"
 /**
  * @since 0.1.0
  */
+export * as RequestLog from "./RequestLog.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Security from "./Security.js"
 
 /**

@@ -22,6 +22,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll } from "vitest"
+import * as RequestLog from "../src/RequestLog.js"
 import * as Crypto from "../src/services/Crypto.js"
 import { WebhookDispatcher } from "../src/services/WebhookDispatcher.js"
 import { receiver } from "./support/Receiver.js"
@@ -32,6 +33,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 /** A sandbox login no descriptor, hint or fixture contains (any `user_good…` key is a good login). */
 const providerLogin = "user_good_leakcheck_5b1e9d27"
+const widgetLogin = "user_good_leakcheck_widget_c4a81f"
 
 /** Every log line, at every level, in two renderings (structured JSON, and logfmt with spans). */
 const logs: Array<string> = []
@@ -67,7 +69,7 @@ describe("Secrets", () => {
             const response = yield* client.execute(request)
             const body = yield* response.text
             const text = `${response.status}\n${JSON.stringify(response.headers)}\n${body}`
-            const parsed = body === "" ? null : JSON.parse(body)
+            const parsed = (response.headers["content-type"] ?? "").includes("json") ? JSON.parse(body) : body
             responses.push({ label, text, body: parsed })
             assert.isBelow(response.status, 300, `${label}: ${body}`)
             return parsed
@@ -111,6 +113,24 @@ describe("Secrets", () => {
         })
         assert.strictEqual(yield* Effect.flatMap(WebhookDispatcher, (d) => d.runDue), 1)
         yield* call("deliveries", "GET", `/v1/webhooks/${hook.data.id}/deliveries`, access)
+        // the Connect widget's own flow: the hosted page and its API, authenticated by a link token
+        const widgetLink = yield* call("widget link", "POST", "/v1/link/token/create", access, {
+          external_id: "leak-check-widget"
+        })
+        const widgetToken: string = widgetLink.data.link_token
+        yield* call("connect page", "GET", `/connect?link_token=${encodeURIComponent(widgetToken)}`)
+        const session = yield* call(
+          "connect session",
+          "GET",
+          `/connect/session?link_token=${encodeURIComponent(widgetToken)}`
+        )
+        const submitted = yield* call("connect submit", "POST", "/connect/submit", undefined, {
+          link_token: widgetToken,
+          link_session_id: session.data.link_session_id,
+          provider: "provider_a",
+          state: "CO",
+          credentials: { user_key: widgetLogin }
+        })
         const refreshed = yield* call("refresh", "POST", "/v1/oauth/token", undefined, {
           grant_type: "refresh_token",
           refresh_token: refresh
@@ -127,7 +147,10 @@ describe("Secrets", () => {
           { name: "public token", value: publicToken.data.public_token, shownIn: "public" },
           { name: "connection token", value: connectionToken, shownIn: "exchange" },
           { name: "webhook secret", value: hook.data.secret, shownIn: "webhook" },
-          { name: "provider login", value: providerLogin }
+          { name: "provider login", value: providerLogin },
+          { name: "widget link token", value: widgetToken, shownIn: "widget link" },
+          { name: "widget public token", value: submitted.data.public_token, shownIn: "connect submit" },
+          { name: "widget provider login", value: widgetLogin }
         ]
         for (const s of secrets) assert.isTrue(typeof s.value === "string" && s.value.length >= 20, s.name)
         assert.match(connectionToken, /^tb_ct_/)
@@ -158,4 +181,19 @@ describe("Secrets", () => {
       ),
     { timeout: 60_000 }
   )
+})
+
+describe("RequestLog.redactUrl", () => {
+  it("redacts the values of query parameters that may carry a secret, and keeps the rest", () => {
+    assert.strictEqual(
+      RequestLog.redactUrl("/connect?link_token=link-sandbox-abc&theme=dark"),
+      "/connect?link_token=REDACTED&theme=dark"
+    )
+    assert.strictEqual(
+      RequestLog.redactUrl("/x?client_secret=s&api_key=k&per_page=2"),
+      "/x?client_secret=REDACTED&api_key=REDACTED&per_page=2"
+    )
+    assert.strictEqual(RequestLog.redactUrl("/v1/connections?per_page=2"), "/v1/connections?per_page=2")
+    assert.strictEqual(RequestLog.redactUrl("/v1/connections"), "/v1/connections")
+  })
 })
