@@ -193,6 +193,30 @@ export const make = <T extends keyof typeof classes>(
 export const fail = <T extends keyof typeof classes>(type: T, code: string, message: string, param?: string) =>
   Effect.flatMap(make(type, code, message, param), Effect.fail)
 
+/**
+ * A 413 `payload_too_large` (bodies over 1 MiB).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const payloadTooLarge = (message: string) =>
+  Effect.map(RequestId.get, (request_id) =>
+    new PayloadTooLarge({
+      error: { type: "invalid_request_error", code: "payload_too_large", message, request_id }
+    }))
+
+/**
+ * A 415 `unsupported_media_type`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const unsupportedMediaType = (message: string) =>
+  Effect.map(RequestId.get, (request_id) =>
+    new UnsupportedMediaType({
+      error: { type: "invalid_request_error", code: "unsupported_media_type", message, request_id }
+    }))
+
 const provider = <C extends typeof ProviderBadGateway | typeof ProviderUnavailableError | typeof ProviderTimeoutError>(
   Class: C,
   code: string,

@@ -11,9 +11,10 @@ import {
   HttpApiBuilder,
   HttpApiSwagger,
   HttpApp,
+  HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Duration, Effect, Layer, Redacted } from "effect"
+import { Duration, Effect, Exit, FiberRef, Layer, Option, Redacted } from "effect"
 import { Api } from "./Api.js"
 import * as ConnectPages from "./connect/Pages.js"
 import * as Errors from "./Errors.js"
@@ -25,7 +26,9 @@ import { HttpResourcesLive } from "./handlers/ResourcesHttp.js"
 import { HttpSandboxLive } from "./handlers/SandboxHttp.js"
 import { HttpSystemLive } from "./handlers/SystemHttp.js"
 import { HttpWebhooksLive } from "./handlers/WebhooksHttp.js"
+import * as Limits from "./Limits.js"
 import type { Repo } from "./persistence/Repo.js"
+import * as RateLimit from "./RateLimit.js"
 import * as RequestId from "./RequestId.js"
 import * as RequestLog from "./RequestLog.js"
 import { Authentication } from "./Security.js"
@@ -39,25 +42,132 @@ import * as WebhookPoller from "./services/WebhookPoller.js"
 import * as Webhooks from "./services/Webhooks.js"
 import * as WebhookConfig from "./WebhookConfig.js"
 
+/**
+ * The bearer token's authentication, done once per request by the request middleware (the rate
+ * limit is keyed by its client) and reused by the security middleware.
+ */
+const authenticated = FiberRef.unsafeMake<
+  { readonly token: string; readonly exit: Exit.Exit<Auth.Principal, Errors.AuthenticationError> } | undefined
+>(undefined)
+
 const AuthenticationLive = Layer.effect(
   Authentication,
-  Effect.map(Auth.Auth, (auth) => Authentication.of({ bearer: (token) => auth.authenticate(Redacted.value(token)) }))
+  Effect.map(Auth.Auth, (auth) =>
+    Authentication.of({
+      bearer: (token) =>
+        Effect.flatMap(FiberRef.get(authenticated), (cached) =>
+          cached !== undefined && cached.token === Redacted.value(token)
+            ? cached.exit
+            : auth.authenticate(Redacted.value(token)))
+    }))
 )
+
+/** The bearer token as the security middleware reads it (`Authorization: Bearer …`). */
+const bearerOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
+  const header = request.headers.authorization
+  return header !== undefined && header.slice(0, 7).toLowerCase() === "bearer " ? header.slice(7) : undefined
+}
+
+/**
+ * The rate-limit key: the API client of an access token, the organisation of a connection token
+ * (it has no client), else the remote address (the token endpoint, a missing or bad token).
+ */
+const rateKeyOf = (
+  request: HttpServerRequest.HttpServerRequest,
+  exit: Exit.Exit<Auth.Principal, unknown> | undefined
+): string => {
+  if (exit !== undefined && Exit.isSuccess(exit)) {
+    const principal = exit.value
+    return principal.kind === "access" && principal.client_id !== null
+      ? `client:${principal.client_id}`
+      : `org:${principal.organisation.id}`
+  }
+  return `ip:${Option.getOrElse(request.remoteAddress, () => "unknown")}`
+}
+
+const limitsRefusal = (refusal: Limits.Refusal): Effect.Effect<Errors.HttpError> => {
+  switch (refusal._tag) {
+    case "TooLarge":
+      return Errors.payloadTooLarge(`The body is larger than ${Limits.MAX_BODY_BYTES} bytes (1 MiB)`)
+    case "UnsupportedMediaType":
+      return Errors.unsupportedMediaType(
+        `Content-Type ${refusal.contentType} is not accepted here; send application/json`
+      )
+    case "StringTooLong":
+      return Errors.make(
+        "validation_error",
+        "invalid_parameter",
+        `A string is longer than ${Limits.MAX_STRING_LENGTH} characters`,
+        refusal.path === "" ? undefined : refusal.path
+      )
+    case "TooDeep":
+      return Errors.make(
+        "validation_error",
+        "nesting_too_deep",
+        `The body is nested deeper than ${Limits.MAX_DEPTH} levels`
+      )
+  }
+}
 
 /**
  * Every request gets an id (in `X-Request-Id`, `meta` and errors); a request that fails its schema
  * is a 400 `validation_error` naming the parameter, never the framework's default body; a defect is
  * a 500 `api_error` with no stack.
  */
-const RequestMiddleware = HttpApiBuilder.middleware(Api, (app) =>
+const RequestMiddleware = HttpApiBuilder.middleware(
+  Api,
+  Effect.gen(function*() {
+    const limiter = yield* RateLimit.RateLimiter
+    const auth = yield* Auth.Auth
+    return (app: HttpApp.Default) => requestMiddleware(app, limiter, auth)
+  })
+)
+
+const requestMiddleware = (app: HttpApp.Default, limiter: RateLimit.Service, auth: Auth.Service) =>
   Effect.gen(function*() {
     const id = RequestId.make()
     yield* HttpApp.appendPreResponseHandler((_request, response) =>
       Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", id))
     )
+    const request = yield* HttpServerRequest.HttpServerRequest
     // Route failures reach this middleware before they are encoded (the types say never).
     const routed = app as unknown as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
-    return yield* routed.pipe(
+    const guarded = Effect.gen(function*() {
+      const token = bearerOf(request)
+      const exit = token === undefined ? undefined : yield* Effect.exit(auth.authenticate(token))
+      if (limiter.enabled) {
+        const decision = yield* limiter.take(rateKeyOf(request, exit))
+        yield* HttpApp.appendPreResponseHandler((_request, response) =>
+          Effect.succeed(HttpServerResponse.setHeaders(response, {
+            "ratelimit-limit": String(decision.limit),
+            "ratelimit-remaining": String(decision.remaining),
+            "ratelimit-reset": String(decision.reset),
+            ...(decision.allowed ? {} : { "retry-after": String(decision.retryAfter) })
+          }))
+        )
+        if (!decision.allowed) {
+          return yield* Errors.fail(
+            "rate_limit_error",
+            "rate_limited",
+            `Too many requests; retry after ${decision.retryAfter} s`
+          )
+        }
+      }
+      const checked = yield* Effect.catchAll(Limits.check(request), (refusal) =>
+        Effect.zipRight(
+          refusal._tag === "TooLarge"
+            ? HttpApp.appendPreResponseHandler((_request, response) =>
+              Effect.succeed(HttpServerResponse.setHeader(response, "connection", "close"))
+            )
+            : Effect.void,
+          Effect.flatMap(limitsRefusal(refusal), Effect.fail)
+        ))
+      const run = Effect.provideService(routed, HttpServerRequest.HttpServerRequest, checked)
+      return yield* (exit === undefined || token === undefined
+        ? run
+        : Effect.locally(run, authenticated, { token, exit }))
+    })
+    return yield* guarded.pipe(
       Effect.catchIf(
         (e): e is HttpApiError.HttpApiDecodeError =>
           typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "HttpApiDecodeError",
@@ -109,7 +219,7 @@ const RequestMiddleware = HttpApiBuilder.middleware(Api, (app) =>
       ),
       Effect.locally(RequestId.current, id)
     ) as unknown as HttpServerResponse.HttpServerResponse
-  }))
+  })
 
 /** A body that could not be read as JSON surfaces as a defect of the request decoder. */
 const isBodyDecodeFailure = (defect: unknown): boolean => {
@@ -133,6 +243,8 @@ export interface Options {
   readonly deliveryClient?: Layer.Layer<HttpClient.HttpClient>
   /** Run the delivery worker and the production poller here (default: `TRACEBRIDGE_WEBHOOK_WORKER`, true). */
   readonly worker?: boolean
+  /** The rate limiter (default: in-process buckets configured by `TRACEBRIDGE_RATE_LIMIT_*`). */
+  readonly rateLimiter?: Layer.Layer<RateLimit.RateLimiter>
 }
 
 /** fetch that hands back a 3xx instead of following it (a redirect could lead to an internal address). */
@@ -188,6 +300,7 @@ export const makeApiLive = (options: Options = {}) =>
       HttpWebhooksLive
     ]),
     Layer.provide(RequestMiddleware),
+    Layer.provide(options.rateLimiter ?? RateLimit.layer),
     Layer.provide(AuthenticationLive),
     Layer.provide(workerLive(options)),
     Layer.provideMerge(servicesLive(options))

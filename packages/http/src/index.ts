@@ -32,6 +32,16 @@ export * as Http from "./Http.js"
 /**
  * @since 0.1.0
  */
+export * as Limits from "./Limits.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as RateLimit from "./RateLimit.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as RequestId from "./RequestId.js"
 
 /**

@@ -25,6 +25,8 @@ export const REFRESH_TTL = 30 * 86_400
 export interface Principal {
   readonly organisation: Organisation
   readonly kind: "access" | "connection"
+  /** The API client an access token was issued to (null for a connection token). */
+  readonly client_id: string | null
   /** Set for a connection token: the one connection it may reach. */
   readonly connection_id: string | null
   readonly scopes: ReadonlyArray<string>
@@ -236,6 +238,7 @@ export const layer = Layer.effect(
           return {
             organisation: organisation.value,
             kind: token.kind === "connection" ? "connection" as const : "access" as const,
+            client_id: token.client_id === "" ? null : token.client_id,
             connection_id: token.connection_id,
             scopes: token.kind === "connection" ? scopesFor(organisation.value) : token.scope.split(" ")
           }
