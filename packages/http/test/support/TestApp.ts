@@ -29,7 +29,7 @@ const read = (response: HttpClientResponse.HttpClientResponse) =>
 
 /** Sends a request to the test server and reads the JSON answer. */
 export const call = (
-  method: "GET" | "POST" | "PUT" | "DELETE",
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
   path: string,
   options: {
     readonly token?: string
@@ -47,6 +47,8 @@ export const call = (
       ? HttpClientRequest.post(path)
       : method === "PUT"
       ? HttpClientRequest.put(path)
+      : method === "PATCH"
+      ? HttpClientRequest.patch(path)
       : HttpClientRequest.del(path)
     if (options.token !== undefined) request = HttpClientRequest.bearerToken(request, options.token)
     if (options.json !== undefined) request = HttpClientRequest.bodyUnsafeJson(request, options.json)

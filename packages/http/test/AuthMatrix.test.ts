@@ -1,0 +1,176 @@
+/**
+ * The authorisation matrix, generated from the OpenAPI document: every endpoint that takes a bearer
+ * token, called with no token, a malformed one, an expired one, a revoked one, another
+ * organisation's token and another connection's connection token, answers the documented status
+ * in the error envelope, with no data of the victim in the body. A new endpoint joins the matrix
+ * by itself; one whose path names an id this file does not know fails until it is taught here.
+ */
+import { OpenApi } from "@effect/platform"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as TestClock from "effect/TestClock"
+import { Api } from "../src/Api.js"
+import { call, type Json, linkSandbox, otherOrganisation, signIn, TestApp } from "./support/TestApp.js"
+
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
+
+interface Operation {
+  readonly method: Method
+  readonly path: string
+  readonly id: string
+}
+
+const protectedOperations = (): ReadonlyArray<Operation> => {
+  const spec = OpenApi.fromApi(Api) as unknown as {
+    paths: Record<string, Record<string, { operationId: string; security?: ReadonlyArray<unknown> }>>
+  }
+  const out: Array<Operation> = []
+  for (const [path, operations] of Object.entries(spec.paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      if ((operation.security ?? []).length === 0) continue
+      out.push({ method: method.toUpperCase() as Method, path, id: operation.operationId })
+    }
+  }
+  return out
+}
+
+/** A body each write would accept from its rightful caller, so that refusals are about the token. */
+const bodiesFor = (pkg: string): Record<string, unknown> => ({
+  "link.createLinkToken": { external_id: "matrix" },
+  "link.exchangePublicToken": { public_token: "public-sandbox-unknown" },
+  "link.createSandboxPublicToken": { provider: "provider_a", state: "CO" },
+  "resources.createPackage": {
+    item_name: "Matrix Buds",
+    item_category: "Flower",
+    quantity: 1,
+    unit_of_measure: "Grams",
+    source_package_ids: [pkg]
+  },
+  "resources.createLabResult": {
+    package_id: pkg,
+    lab_name: "Matrix Labs",
+    overall_passed: true,
+    results: [{ name: "THC", category: "potency", value: 20, unit: "%", passed: true, notes: null }]
+  },
+  "resources.createTransfer": {
+    transfer_type: "Transfer",
+    shipper_facility: "SBX-1",
+    recipient_facility: "SBX-2",
+    packages: [{ package_id: pkg, tag: "1A4", item_name: "Matrix Buds", quantity: 1, unit_of_measure: "Grams" }]
+  },
+  "sandbox.simulate": { scenario: "transfer_arrived" },
+  "sandbox.setFault": { kind: "outage" },
+  "webhooks.createWebhook": { url: "http://127.0.0.1:9/hook", events: ["transfer.arrived"] },
+  "webhooks.updateWebhook": { description: "matrix" }
+})
+let bodies: Record<string, unknown> = {}
+
+const send = (method: Method, path: string, token: string | undefined, id: string) =>
+  call(method, path, {
+    ...(token === undefined ? {} : { token }),
+    ...(method === "GET" || method === "DELETE" ? {} : { json: bodies[id] ?? {} })
+  })
+
+const assertRefused = (answer: Json, status: number, codes: ReadonlyArray<string>, where: string) => {
+  assert.strictEqual(answer.status, status, `${where}: ${JSON.stringify(answer.body)}`)
+  assert.include(codes, answer.body?.error?.code, where)
+  assert.isString(answer.body.error.request_id, where)
+  assert.deepStrictEqual(Object.keys(answer.body), ["error"], where)
+}
+
+describe("authorisation matrix", () => {
+  it.effect(
+    "every protected endpoint refuses every wrong token, with nothing of the victim's in the body",
+    () =>
+      Effect.gen(function*() {
+        const operations = protectedOperations()
+        assert.isAtLeast(operations.length, 40)
+
+        // The victim: an organisation with two connections, a facility, a package, a webhook and a delivery.
+        const me = yield* signIn
+        const victim = yield* linkSandbox(me.access)
+        const sibling = yield* linkSandbox(me.access)
+        assert.isString(sibling.connection_token)
+        const facilities = yield* call("GET", `/v1/connections/${victim.connection_id}/facilities`, {
+          token: me.access
+        })
+        const facility = facilities.body.data[0].id as string
+        const packages = yield* call(
+          "GET",
+          `/v1/connections/${victim.connection_id}/facilities/${facility}/packages?per_page=1`,
+          { token: me.access }
+        )
+        const pkg = packages.body.data[0].id as string
+        const webhook = yield* call("POST", "/v1/webhooks", {
+          token: me.access,
+          json: { url: "http://127.0.0.1:9/hook", events: ["transfer.arrived"] }
+        })
+        assert.strictEqual(webhook.status, 201)
+        yield* call("POST", `/v1/sandbox/${victim.connection_id}/simulate`, {
+          token: me.access,
+          json: { scenario: "transfer_arrived" }
+        })
+        const deliveries = yield* call("GET", `/v1/webhooks/${webhook.body.data.id}/deliveries`, { token: me.access })
+        const delivery = deliveries.body.data[0].id as string
+        bodies = bodiesFor(pkg)
+        const victimIds = [victim.connection_id, facility, pkg, webhook.body.data.id as string, delivery]
+
+        // A token that will expire, and one whose family is revoked by a refresh token used twice.
+        const client = { client_id: me.client_id, client_secret: me.client_secret }
+        const mint = call("POST", "/v1/oauth/token", { json: { grant_type: "client_credentials", ...client } })
+        const expiring = (yield* mint).body.access_token as string
+        const revokable = (yield* mint).body
+        const refresh = { grant_type: "refresh_token", refresh_token: revokable.refresh_token, ...client }
+        assert.strictEqual((yield* call("POST", "/v1/oauth/token", { json: refresh })).status, 200)
+        assert.strictEqual((yield* call("POST", "/v1/oauth/token", { json: refresh })).status, 400)
+        yield* TestClock.adjust("3601 seconds")
+        const stranger = yield* otherOrganisation
+
+        const ids: Record<string, string> = {
+          connection_id: victim.connection_id,
+          facility_id: facility,
+          id: pkg,
+          webhook_id: webhook.body.data.id,
+          delivery_id: delivery
+        }
+        for (const operation of operations) {
+          const path = operation.path.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
+            assert.property(ids, name, `${operation.id}: teach the matrix the path parameter {${name}}`)
+            return ids[name]!
+          })
+          const where = `${operation.method} ${operation.path}`
+          const run = (token: string | undefined) => send(operation.method, path, token, operation.id)
+
+          assertRefused(yield* run(undefined), 401, ["unauthorized"], `${where} without a token`)
+          assertRefused(yield* run("not a token"), 401, ["unauthorized"], `${where} with a malformed token`)
+          assertRefused(yield* run(expiring), 401, ["token_expired"], `${where} with an expired token`)
+          assertRefused(yield* run(revokable.access_token), 401, ["unauthorized"], `${where} with a revoked token`)
+
+          const scoped = operation.path.includes("{connection_id}") || operation.path.includes("{webhook_id}")
+          const foreign = yield* run(stranger)
+          const siblingToken = yield* run(sibling.connection_token!)
+          if (scoped) {
+            assertRefused(foreign, 404, ["resource_not_found"], `${where} with another organisation's token`)
+            assertRefused(
+              siblingToken,
+              403,
+              ["forbidden"],
+              `${where} with another connection's connection token`
+            )
+          } else {
+            // Organisation-wide endpoints answer the caller about its own organisation only.
+            assert.notStrictEqual(foreign.status, 500, where)
+            assert.notStrictEqual(siblingToken.status, 500, where)
+          }
+          for (const answer of [foreign, siblingToken]) {
+            const text = JSON.stringify(answer.body)
+            // An id the caller sent may be echoed in the message; anything else of the victim's may not.
+            for (const id of victimIds.filter((id) => !path.includes(id))) {
+              assert.notInclude(text, id, `${where} leaked ${id}`)
+            }
+          }
+        }
+      }).pipe(Effect.provide(TestApp)),
+    120_000
+  )
+})
