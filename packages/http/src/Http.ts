@@ -26,15 +26,16 @@ import { HttpResourcesLive } from "./handlers/ResourcesHttp.js"
 import { HttpSandboxLive } from "./handlers/SandboxHttp.js"
 import { HttpSystemLive } from "./handlers/SystemHttp.js"
 import { HttpWebhooksLive } from "./handlers/WebhooksHttp.js"
+import * as Idempotency from "./Idempotency.js"
 import * as Limits from "./Limits.js"
-import type { Repo } from "./persistence/Repo.js"
+import { Repo } from "./persistence/Repo.js"
 import * as RateLimit from "./RateLimit.js"
 import * as RequestId from "./RequestId.js"
 import * as RequestLog from "./RequestLog.js"
 import { Authentication } from "./Security.js"
 import * as Auth from "./services/Auth.js"
 import * as Connections from "./services/Connections.js"
-import type { Crypto } from "./services/Crypto.js"
+import { Crypto } from "./services/Crypto.js"
 import * as Providers from "./services/Providers.js"
 import * as UrlGuard from "./services/UrlGuard.js"
 import * as WebhookDispatcher from "./services/WebhookDispatcher.js"
@@ -119,11 +120,19 @@ const RequestMiddleware = HttpApiBuilder.middleware(
   Effect.gen(function*() {
     const limiter = yield* RateLimit.RateLimiter
     const auth = yield* Auth.Auth
-    return (app: HttpApp.Default) => requestMiddleware(app, limiter, auth)
+    const repo = yield* Repo
+    const crypto = yield* Crypto
+    return (app: HttpApp.Default) => requestMiddleware(app, limiter, auth, repo, crypto)
   })
 )
 
-const requestMiddleware = (app: HttpApp.Default, limiter: RateLimit.Service, auth: Auth.Service) =>
+const requestMiddleware = (
+  app: HttpApp.Default,
+  limiter: RateLimit.Service,
+  auth: Auth.Service,
+  repo: Repo["Type"],
+  crypto: Crypto["Type"]
+) =>
   Effect.gen(function*() {
     const id = RequestId.make()
     yield* HttpApp.appendPreResponseHandler((_request, response) =>
@@ -163,9 +172,14 @@ const requestMiddleware = (app: HttpApp.Default, limiter: RateLimit.Service, aut
           Effect.flatMap(limitsRefusal(refusal), Effect.fail)
         ))
       const run = Effect.provideService(routed, HttpServerRequest.HttpServerRequest, checked)
-      return yield* (exit === undefined || token === undefined
-        ? run
-        : Effect.locally(run, authenticated, { token, exit }))
+      const scope = exit !== undefined && Exit.isSuccess(exit) ? exit.value.organisation.id : undefined
+      return yield* Idempotency.handle(
+        checked,
+        scope,
+        exit === undefined || token === undefined ? run : Effect.locally(run, authenticated, { token, exit }),
+        repo,
+        crypto
+      )
     })
     return yield* guarded.pipe(
       Effect.catchIf(

@@ -32,6 +32,11 @@ export * as Http from "./Http.js"
 /**
  * @since 0.1.0
  */
+export * as Idempotency from "./Idempotency.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Limits from "./Limits.js"
 
 /**

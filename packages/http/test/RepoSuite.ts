@@ -9,6 +9,7 @@
 import { assert, layer } from "@effect/vitest"
 import type {
   Connection,
+  IdempotencyKey,
   Organisation,
   PublicToken,
   Token,
@@ -610,6 +611,67 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
         const repo = yield* Repo
         const result = yield* Effect.either(repo.transaction(Effect.fail({ _tag: "Refused" as const, why: "nope" })))
         assert.deepStrictEqual(result, Either.left({ _tag: "Refused" as const, why: "nope" }))
+      }))
+
+    const idem = (s: string, overrides: Partial<IdempotencyKey> = {}): IdempotencyKey => ({
+      scope: id("idem-org"),
+      idem_key: id(s),
+      fingerprint: "f1",
+      state: "in_progress",
+      response: null,
+      key_id: null,
+      created_at: T0,
+      expires_at: T0 + 86_400_000,
+      ...overrides
+    })
+
+    it.effect("an idempotency key is claimed once; a second claim loses until it is released", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const k = idem("claim")
+        assert.isTrue(yield* repo.claimIdempotencyKey(k))
+        assert.isFalse(yield* repo.claimIdempotencyKey({ ...k, fingerprint: "f2" }))
+        assert.deepStrictEqual(yield* repo.getIdempotencyKey(k.scope, k.idem_key, T0), Option.some(k))
+        // the same key in another scope is another key
+        assert.isTrue(yield* repo.claimIdempotencyKey({ ...k, scope: id("idem-other") }))
+        yield* repo.releaseIdempotencyKey(k.scope, k.idem_key)
+        assert.deepStrictEqual(yield* repo.getIdempotencyKey(k.scope, k.idem_key, T0), Option.none())
+        assert.isTrue(yield* repo.claimIdempotencyKey(k))
+      }))
+
+    it.effect("concurrent claims of one idempotency key: exactly one wins", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const k = idem("race")
+        const results = yield* Effect.all(Array.from({ length: 8 }, () => repo.claimIdempotencyKey(k)), {
+          concurrency: "unbounded"
+        })
+        assert.strictEqual(results.filter((r) => r).length, 1)
+      }))
+
+    it.effect("a completed idempotency key keeps its response; release no longer drops it", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const k = idem("complete")
+        assert.isTrue(yield* repo.claimIdempotencyKey(k))
+        yield* repo.completeIdempotencyKey(k.scope, k.idem_key, "ciphertext", "kid")
+        yield* repo.releaseIdempotencyKey(k.scope, k.idem_key)
+        assert.deepStrictEqual(
+          yield* repo.getIdempotencyKey(k.scope, k.idem_key, T0 + 1),
+          Option.some({ ...k, state: "completed" as const, response: "ciphertext", key_id: "kid" })
+        )
+      }))
+
+    it.effect("an idempotency key expires: invisible after expires_at, and a new claim replaces it", () =>
+      Effect.gen(function*() {
+        const repo = yield* Repo
+        const k = idem("expire")
+        assert.isTrue(yield* repo.claimIdempotencyKey(k))
+        yield* repo.completeIdempotencyKey(k.scope, k.idem_key, "old", "kid")
+        assert.deepStrictEqual(yield* repo.getIdempotencyKey(k.scope, k.idem_key, k.expires_at), Option.none())
+        const later = { ...k, created_at: k.expires_at, expires_at: k.expires_at + 86_400_000 }
+        assert.isTrue(yield* repo.claimIdempotencyKey(later))
+        assert.deepStrictEqual(yield* repo.getIdempotencyKey(k.scope, k.idem_key, later.created_at), Option.some(later))
       }))
 
     // RepoMemory's transaction does not roll back: only the SQL backends register this case.

@@ -202,6 +202,25 @@ export interface StoredCiphertext {
 }
 
 /**
+ * One claimed `Idempotency-Key` (scoped per organisation). `in_progress` while the first request
+ * runs; `completed` with its response (encrypted: `response` is a ciphertext under `key_id`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface IdempotencyKey {
+  readonly scope: string
+  readonly idem_key: string
+  /** SHA-256 (hex) of method, path and body. */
+  readonly fingerprint: string
+  readonly state: "in_progress" | "completed"
+  readonly response: string | null
+  readonly key_id: string | null
+  readonly created_at: number
+  readonly expires_at: number
+}
+
+/**
  * The repository. Every method is atomic on its own; `transaction` runs several as one.
  *
  * @since 0.1.0
@@ -323,6 +342,24 @@ export interface Service {
    * (compare-and-set); false otherwise.
    */
   readonly replaceCiphertext: (old: StoredCiphertext, ciphertext: string, keyId: string) => Effect.Effect<boolean>
+
+  /**
+   * Claims a key: drops expired rows (`expires_at <= k.created_at`, swept lazily here), then
+   * inserts `k`; false when a live row holds the key (the primary key decides between concurrent
+   * claims).
+   */
+  readonly claimIdempotencyKey: (k: IdempotencyKey) => Effect.Effect<boolean>
+  /** The live (unexpired at `now`) row of a key. */
+  readonly getIdempotencyKey: (scope: string, key: string, now: number) => Effect.Effect<Option.Option<IdempotencyKey>>
+  /** Stores the response of an `in_progress` key and marks it `completed`. */
+  readonly completeIdempotencyKey: (
+    scope: string,
+    key: string,
+    response: string,
+    keyId: string
+  ) => Effect.Effect<void>
+  /** Drops an `in_progress` key (its request failed with a 5xx or was interrupted), so a retry can run. */
+  readonly releaseIdempotencyKey: (scope: string, key: string) => Effect.Effect<void>
 
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }

@@ -7,6 +7,7 @@ import { Effect, Layer, Option } from "effect"
 import type {
   ApiClient,
   Connection,
+  IdempotencyKey,
   LinkToken,
   Organisation,
   PollSnapshot,
@@ -42,6 +43,8 @@ export const make = (): Service => {
   const deliveries = new Map<string, WebhookDelivery>()
   const attempts: Array<WebhookAttempt> = []
   const snapshots = new Map<string, PollSnapshot>()
+  const idempotency = new Map<string, IdempotencyKey>()
+  const idemOf = (scope: string, key: string) => `${scope}\u0000${key}`
   const get = <A>(m: Map<string, A>, k: string) => Effect.sync(() => Option.fromNullable(m.get(k)))
   return {
     insertOrganisation: (o) => Effect.sync(() => void organisations.set(o.id, o)),
@@ -233,6 +236,30 @@ export const make = (): Service => {
         if (e === undefined || e.previous_secret !== old.ciphertext) return false
         endpoints.set(e.id, { ...e, previous_secret: ciphertext, previous_key_id: keyId })
         return true
+      }),
+    claimIdempotencyKey: (k) =>
+      Effect.sync(() => {
+        for (const [id, row] of idempotency) if (row.expires_at <= k.created_at) idempotency.delete(id)
+        const id = idemOf(k.scope, k.idem_key)
+        if (idempotency.has(id)) return false
+        idempotency.set(id, k)
+        return true
+      }),
+    getIdempotencyKey: (scope, key, now) =>
+      Effect.sync(() =>
+        Option.filter(Option.fromNullable(idempotency.get(idemOf(scope, key))), (r) => r.expires_at > now)
+      ),
+    completeIdempotencyKey: (scope, key, response, keyId) =>
+      Effect.sync(() => {
+        const row = idempotency.get(idemOf(scope, key))
+        if (row !== undefined && row.state === "in_progress") {
+          idempotency.set(idemOf(scope, key), { ...row, state: "completed", response, key_id: keyId })
+        }
+      }),
+    releaseIdempotencyKey: (scope, key) =>
+      Effect.sync(() => {
+        const row = idempotency.get(idemOf(scope, key))
+        if (row !== undefined && row.state === "in_progress") idempotency.delete(idemOf(scope, key))
       }),
     transaction: (effect) => effect
   }

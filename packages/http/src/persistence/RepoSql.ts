@@ -29,6 +29,7 @@ import type {
   WebhookEndpoint,
   WebhookEventRow
 } from "./Repo.js"
+import type { IdempotencyKey } from "./Repo.js"
 import { Repo } from "./Repo.js"
 
 type Row = Record<string, unknown>
@@ -39,6 +40,17 @@ const str = (u: unknown): string => String(u)
 const strOrNull = (u: unknown): string | null => u === null || u === undefined ? null : String(u)
 const bool = (u: unknown): boolean => u === true || num(u) === 1
 const flag = (b: boolean): number => b ? 1 : 0
+
+const toIdempotencyKey = (r: Row): IdempotencyKey => ({
+  scope: str(r.scope),
+  idem_key: str(r.idem_key),
+  fingerprint: str(r.fingerprint),
+  state: str(r.state) as IdempotencyKey["state"],
+  response: strOrNull(r.response),
+  key_id: strOrNull(r.key_id),
+  created_at: num(r.created_at),
+  expires_at: num(r.expires_at)
+})
 
 const toOrganisation = (r: Row): Organisation => ({
   id: str(r.id),
@@ -438,6 +450,27 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.g
       ),
 
     // The caller's failures roll back and come out as they were; the driver's become defects.
+    // The primary key (scope, idem_key) decides between concurrent claims on SQLite and Postgres alike.
+    claimIdempotencyKey: (k) =>
+      Effect.zipRight(
+        exec(sql`DELETE FROM idempotency_keys WHERE expires_at <= ${k.created_at}`),
+        Effect.map(
+          rows(sql`INSERT INTO idempotency_keys ${sql.insert({ ...k })} ON CONFLICT DO NOTHING RETURNING scope`),
+          (rs) => rs.length === 1
+        )
+      ),
+    getIdempotencyKey: (scope, key, now) =>
+      one(
+        sql`SELECT * FROM idempotency_keys WHERE scope = ${scope} AND idem_key = ${key} AND expires_at > ${now}`,
+        toIdempotencyKey
+      ),
+    completeIdempotencyKey: (scope, key, response, keyId) =>
+      exec(
+        sql`UPDATE idempotency_keys SET state = 'completed', response = ${response}, key_id = ${keyId}
+            WHERE scope = ${scope} AND idem_key = ${key} AND state = 'in_progress'`
+      ),
+    releaseIdempotencyKey: (scope, key) =>
+      exec(sql`DELETE FROM idempotency_keys WHERE scope = ${scope} AND idem_key = ${key} AND state = 'in_progress'`),
     transaction: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
       sql.withTransaction(Effect.mapError(effect, (e) => new TransactionFailure(e))).pipe(
         Effect.catchAll((e) => e instanceof TransactionFailure ? Effect.fail(e.error as E) : Effect.die(e))

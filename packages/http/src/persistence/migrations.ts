@@ -173,6 +173,23 @@ const linkTokenUsed = Effect.gen(function*() {
   yield* sql`ALTER TABLE link_tokens ADD COLUMN used_at BIGINT`
 })
 
+/** Claimed `Idempotency-Key`s: the primary key lets one of two concurrent claims win. */
+const idempotencyKeys = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE idempotency_keys (
+    scope TEXT NOT NULL,
+    idem_key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    state TEXT NOT NULL,
+    response TEXT,
+    key_id TEXT,
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    PRIMARY KEY (scope, idem_key)
+  )`
+  yield* sql`CREATE INDEX idempotency_keys_expires_at ON idempotency_keys (expires_at)`
+})
+
 /**
  * Every migration, for the driver's migrator layer (`LibsqlMigrator.layer({ loader })`,
  * `PgMigrator.layer({ loader })`).
@@ -183,5 +200,6 @@ const linkTokenUsed = Effect.gen(function*() {
 export const loader: Migrator.Loader = Migrator.fromRecord({
   "0001_initial": initial,
   "0002_webhooks": webhooks,
-  "0003_link_token_used": linkTokenUsed
+  "0003_link_token_used": linkTokenUsed,
+  "0004_idempotency_keys": idempotencyKeys
 })
