@@ -665,7 +665,9 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
     it.effect("an idempotency key expires: invisible after expires_at, and a new claim replaces it", () =>
       Effect.gen(function*() {
         const repo = yield* Repo
-        const k = idem("expire")
+        // Claims sweep every expired row, whatever its scope: this key lives and dies a week before the
+        // other tests' keys, so that its sweep cannot remove theirs while they run concurrently.
+        const k = idem("expire", { created_at: T0 - 7 * 86_400_000, expires_at: T0 - 6 * 86_400_000 })
         assert.isTrue(yield* repo.claimIdempotencyKey(k))
         yield* repo.completeIdempotencyKey(k.scope, k.idem_key, "old", "kid")
         assert.deepStrictEqual(yield* repo.getIdempotencyKey(k.scope, k.idem_key, k.expires_at), Option.none())
