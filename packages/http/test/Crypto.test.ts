@@ -39,6 +39,7 @@ describe("Crypto", () => {
         TRACEBRIDGE_ENCRYPTION_KEYS_PREVIOUS: ` ${a.toString("base64")} , ${c.toString("base64")},`
       })
       assert.strictEqual(ring.keyId, Crypto.keyIdOf(b))
+      assert.isTrue(ring.configured)
       assert.strictEqual(ring.encrypt("x").keyId, Crypto.keyIdOf(b))
       assert.strictEqual(ring.decrypt(underA.ciphertext, underA.keyId), "login-a")
       assert.strictEqual(ring.decrypt(underC.ciphertext, underC.keyId), "login-c")
@@ -57,6 +58,7 @@ describe("Crypto", () => {
         TRACEBRIDGE_ENCRYPTION_KEYS_PREVIOUS: a.toString("base64")
       })
       assert.notStrictEqual(ring.keyId, Crypto.keyIdOf(a))
+      assert.isFalse(ring.configured, "the development key may seal sandbox logins only")
       assert.strictEqual(ring.decrypt(underA.ciphertext, underA.keyId), "login-a")
     }))
 

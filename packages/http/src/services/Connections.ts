@@ -182,6 +182,13 @@ export const layer = Layer.effect(
             )
           }
           const now = yield* Clock.currentTimeMillis
+          if (!options.sandbox && !crypto.configured) {
+            return yield* Errors.fail(
+              "api_error",
+              "internal_error",
+              "This server cannot store production logins: its operator must set TRACEBRIDGE_ENCRYPTION_KEY"
+            )
+          }
           const id = Crypto.id("conn_")
           const session = providers.draftSession({
             key: id,

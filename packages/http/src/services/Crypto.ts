@@ -23,6 +23,11 @@ export interface Service {
   readonly keyId: string
   /** Whether the keyring holds a key with this id. */
   readonly knows: (keyId: string) => boolean
+  /**
+   * Whether the current key came from `TRACEBRIDGE_ENCRYPTION_KEY`; false for the development key
+   * kept in the data folder, which may seal sandbox logins only.
+   */
+  readonly configured: boolean
   readonly encrypt: (plaintext: string) => { readonly ciphertext: string; readonly keyId: string }
   /** Fails (as a defect) on a ciphertext under an unknown key or tampered with. */
   readonly decrypt: (ciphertext: string, keyId: string) => string
@@ -101,7 +106,7 @@ export const parseKeys = (name: string, text: string): Effect.Effect<ReadonlyArr
  * @since 0.1.0
  * @category constructors
  */
-export const make = (keys: ReadonlyArray<Buffer>): Service => {
+export const make = (keys: ReadonlyArray<Buffer>, options: { readonly configured?: boolean } = {}): Service => {
   if (keys.length === 0 || keys.some((k) => k.length !== 32)) throw new Error("encryption keys must be 32 bytes")
   const byId = new Map(keys.map((k) => [keyIdOf(k), k]))
   const current = keys[0]!
@@ -109,6 +114,7 @@ export const make = (keys: ReadonlyArray<Buffer>): Service => {
   return {
     keyId,
     knows: (id) => byId.has(id),
+    configured: options.configured ?? true,
     encrypt: (plaintext) => {
       const iv = randomBytes(12)
       const cipher = createCipheriv("aes-256-gcm", current, iv)
@@ -154,7 +160,7 @@ export const layer = Layer.effect(
       mkdirSync(dir, { recursive: true })
       writeFileSync(file, randomBytes(32).toString("base64"), { mode: 0o600 })
     }
-    return make([Buffer.from(readFileSync(file, "utf8").trim(), "base64"), ...previous])
+    return make([Buffer.from(readFileSync(file, "utf8").trim(), "base64"), ...previous], { configured: false })
   }).pipe(Effect.orDie)
 )
 
