@@ -10,6 +10,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as TestClock from "effect/TestClock"
 import { Api } from "../src/Api.js"
+import { sampleBodies } from "./support/Samples.js"
 import { call, type Json, linkSandbox, otherOrganisation, signIn, TestApp } from "./support/TestApp.js"
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
@@ -34,35 +35,6 @@ const protectedOperations = (): ReadonlyArray<Operation> => {
   return out
 }
 
-/** A body each write would accept from its rightful caller, so that refusals are about the token. */
-const bodiesFor = (pkg: string): Record<string, unknown> => ({
-  "link.createLinkToken": { external_id: "matrix" },
-  "link.exchangePublicToken": { public_token: "public-sandbox-unknown" },
-  "link.createSandboxPublicToken": { provider: "provider_a", state: "CO" },
-  "resources.createPackage": {
-    item_name: "Matrix Buds",
-    item_category: "Flower",
-    quantity: 1,
-    unit_of_measure: "Grams",
-    source_package_ids: [pkg]
-  },
-  "resources.createLabResult": {
-    package_id: pkg,
-    lab_name: "Matrix Labs",
-    overall_passed: true,
-    results: [{ name: "THC", category: "potency", value: 20, unit: "%", passed: true, notes: null }]
-  },
-  "resources.createTransfer": {
-    transfer_type: "Transfer",
-    shipper_facility: "SBX-1",
-    recipient_facility: "SBX-2",
-    packages: [{ package_id: pkg, tag: "1A4", item_name: "Matrix Buds", quantity: 1, unit_of_measure: "Grams" }]
-  },
-  "sandbox.simulate": { scenario: "transfer_arrived" },
-  "sandbox.setFault": { kind: "outage" },
-  "webhooks.createWebhook": { url: "http://127.0.0.1:9/hook", events: ["transfer.arrived"] },
-  "webhooks.updateWebhook": { description: "matrix" }
-})
 let bodies: Record<string, unknown> = {}
 
 const send = (method: Method, path: string, token: string | undefined, id: string) =>
@@ -112,7 +84,7 @@ describe("authorisation matrix", () => {
         })
         const deliveries = yield* call("GET", `/v1/webhooks/${webhook.body.data.id}/deliveries`, { token: me.access })
         const delivery = deliveries.body.data[0].id as string
-        bodies = bodiesFor(pkg)
+        bodies = sampleBodies(pkg, "Matrix")
         const victimIds = [victim.connection_id, facility, pkg, webhook.body.data.id as string, delivery]
 
         // A token that will expire, and one whose family is revoked by a refresh token used twice.
