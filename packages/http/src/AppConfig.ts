@@ -5,6 +5,7 @@
  * |---|---|---|
  * | `PORT` | 4000 | the port |
  * | `HOST` | 127.0.0.1 | the interface (0.0.0.0 in a container) |
+ * | `TRACEBRIDGE_SHUTDOWN_GRACE_SECONDS` | 30 | after SIGTERM, how long requests still in flight may take before their connections are cut |
  * | `DATABASE_URL` | none | Postgres; without it, SQLite in the data folder |
  * | `TRACEBRIDGE_DATA_DIR` | `./.tracebridge` | the embedded database and the dev encryption key |
  * | `TRACEBRIDGE_ENCRYPTION_KEY` | a dev key kept in the data folder | base64 of 32 bytes; required in production; the key new ciphertexts use |
@@ -15,7 +16,7 @@
  *
  * @since 0.1.0
  */
-import { Config } from "effect"
+import { Config, Duration } from "effect"
 
 /**
  * @since 0.1.0
@@ -23,7 +24,12 @@ import { Config } from "effect"
  */
 export const server = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(4000)),
-  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1"))
+  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
+  shutdownGrace: Config.number("TRACEBRIDGE_SHUTDOWN_GRACE_SECONDS").pipe(
+    Config.withDefault(30),
+    Config.validate({ message: "must be >= 0", validation: (n) => n >= 0 }),
+    Config.map((seconds) => Duration.seconds(seconds))
+  )
 })
 
 /**

@@ -11,14 +11,29 @@ import { HttpLive } from "./Http.js"
 import * as Database from "./persistence/Database.js"
 import * as Crypto from "./services/Crypto.js"
 
+/**
+ * The HTTP server. On SIGTERM or SIGINT (`NodeRuntime.runMain` interrupts the program) the layers
+ * close in reverse: the webhook worker finishes the attempts it started and hands back the rest,
+ * the server stops accepting connections and waits for the requests in flight, and only then does
+ * the database close. Requests still running after `TRACEBRIDGE_SHUTDOWN_GRACE_SECONDS` have their
+ * connections cut, so a hung upstream cannot hold the process forever.
+ */
 const ServerLive = Layer.unwrapEffect(
-  Effect.map(AppConfig.server, ({ host, port }) =>
-    Layer.mergeAll(
-      NodeHttpServer.layer(createServer, { port, host }),
+  Effect.map(AppConfig.server, ({ host, port, shutdownGrace }) => {
+    const server = createServer()
+    // Built after the server, so released before it: the grace period starts as the server closes.
+    const grace = Layer.scopedDiscard(
+      Effect.addFinalizer(() =>
+        Effect.forkDaemon(Effect.delay(Effect.sync(() => server.closeAllConnections()), shutdownGrace))
+      )
+    )
+    return Layer.mergeAll(
+      grace,
       Layer.effectDiscard(
         Effect.logInfo(`Tracebridge API on http://${host}:${port} (docs at /docs, OpenAPI at /v1/openapi.json)`)
       )
-    ))
+    ).pipe(Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host })))
+  })
 )
 
 const BootstrapLive = Layer.effectDiscard(

@@ -5,7 +5,9 @@
  * `FOR UPDATE SKIP LOCKED`, so several API processes share the work; on SQLite one writer at a
  * time, so the claim is atomic for the single process that embedded SQLite is meant for), holds
  * each for a lease longer than the 10 s timeout, signs the stored body, POSTs it, and logs the
- * attempt; an attempt is recorded only once (compare-and-set on the attempt count).
+ * attempt; an attempt is recorded only once (compare-and-set on the attempt count). An attempt
+ * once started is uninterruptible (bounded by the timeout), so a shutdown lets it finish; claimed
+ * deliveries not yet started are handed back, due as before.
  *
  * A 2xx within 10 s succeeds. Anything else (an error, a timeout, a redirect, a refused address)
  * is retried after about 1 min, 5 min, 30 min, 2 h, 6 h, 12 h and 24 h, and then the delivery is
@@ -193,7 +195,23 @@ export const layer = Layer.effect(
         const now = yield* Clock.currentTimeMillis
         const claimed = yield* repo.claimWebhookDeliveries(now, now + Duration.toMillis(LEASE), BATCH)
         if (claimed.length === 0) return total
-        yield* Effect.forEach(claimed, deliver, { concurrency: 8, discard: true })
+        // An attempt once started runs to its end (at most the 10 s timeout) even when the worker
+        // is interrupted (shutdown); the claimed ones not started yet are handed back, due as before.
+        const started = new Set<string>()
+        yield* Effect.forEach(
+          claimed,
+          (delivery) =>
+            Effect.uninterruptible(Effect.zipRight(Effect.sync(() => started.add(delivery.id)), deliver(delivery))),
+          { concurrency: 8, discard: true }
+        ).pipe(
+          Effect.onInterrupt(() =>
+            Effect.forEach(
+              claimed.filter((delivery) => !started.has(delivery.id)),
+              (delivery) => repo.retryWebhookDelivery(delivery.id, delivery.next_attempt_at ?? now),
+              { discard: true }
+            )
+          )
+        )
         total += claimed.length
       }
     })
