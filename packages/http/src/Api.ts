@@ -29,6 +29,7 @@ import { ResourcesApi } from "./groups/ResourcesApi.js"
 import { SandboxApi } from "./groups/SandboxApi.js"
 import { SystemApi } from "./groups/SystemApi.js"
 import { WebhooksApi } from "./groups/WebhooksApi.js"
+import * as OpenApiHeaders from "./OpenApiHeaders.js"
 
 /**
  * The version printed in the OpenAPI document (`info.version`).
@@ -66,6 +67,7 @@ export class Api extends HttpApi.make("tracebridge")
   .addError(ProviderTimeoutError)
   .annotate(OpenApi.Title, "Tracebridge API")
   .annotate(OpenApi.Version, VERSION)
+  .annotate(OpenApi.Transform, OpenApiHeaders.addHeaders)
   .annotate(
     OpenApi.Description,
     "One JSON-over-HTTPS API in front of US state cannabis track-and-trace systems."

@@ -42,6 +42,11 @@ export * as Limits from "./Limits.js"
 /**
  * @since 0.1.0
  */
+export * as OpenApiHeaders from "./OpenApiHeaders.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as RateLimit from "./RateLimit.js"
 
 /**
