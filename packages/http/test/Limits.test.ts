@@ -92,6 +92,22 @@ describe("Input limits", () => {
       assert.isString(token.body.access_token)
     }).pipe(Effect.provide(app())))
 
+  it.effect("the token endpoint keeps OAuth bodies for 400/401/403 and the envelope for 413/415 (docs/errors.md)", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const wrongType = yield* call("POST", "/v1/oauth/token", { raw: "grant_type=x", contentType: "text/plain" })
+      assertEnvelope(wrongType, 415, "invalid_request_error", "unsupported_media_type")
+      const huge = yield* call("POST", "/v1/oauth/token", {
+        json: { grant_type: "client_credentials", client_id: "x".repeat(Limits.MAX_BODY_BYTES) }
+      })
+      assertEnvelope(huge, 413, "invalid_request_error", "payload_too_large")
+      const badSecret = yield* call("POST", "/v1/oauth/token", {
+        json: { grant_type: "client_credentials", client_id: me.client_id, client_secret: "tb_secret_wrong" }
+      })
+      assert.strictEqual(badSecret.status, 401)
+      assert.strictEqual(badSecret.body.error, "invalid_client")
+    }).pipe(Effect.provide(app())))
+
   it.effect("a string over 10 000 characters is a 400 invalid_parameter naming it", () =>
     Effect.gen(function*() {
       const me = yield* signIn
