@@ -1,17 +1,31 @@
 /**
  * Rate limiting per API client (DECISIONS "Tokens and limits"): one token bucket per key, refilled
  * continuously at `rate` tokens a second up to `burst`; every request takes one token. Time comes
- * only from Effect's `Clock`, so tests drive it with `TestClock`. The buckets live in this process.
+ * only from Effect's `Clock`, so tests drive it with `TestClock`.
+ *
+ * Where the buckets live (`TRACEBRIDGE_RATE_LIMIT_STORE`):
+ *
+ * - `memory`: in this process (`make`). With several processes each has its own buckets, so a
+ *   client gets up to N times the limit.
+ * - `database`: in the `rate_limit_buckets` table of the repository (`makeDatabase`), shared by
+ *   every process on the same database: each take is one atomic statement
+ *   (`Repo.takeRateToken`). Idle full buckets are deleted at most once a minute.
+ *
+ * The default is `database` when `DATABASE_URL` is set (Postgres), else `memory`. If the
+ * database cannot be reached the limiter fails open: the request is never refused for that, it is
+ * counted in this process's own bucket instead (a warning is logged once per outage).
  *
  * | variable | default | what |
  * |---|---|---|
  * | `TRACEBRIDGE_RATE_LIMIT_RATE` | 100 | tokens added per second (sustained requests per second) |
  * | `TRACEBRIDGE_RATE_LIMIT_BURST` | 200 | bucket size: the most requests in one burst (`RateLimit-Limit`) |
  * | `TRACEBRIDGE_RATE_LIMIT_ENABLED` | true | false turns the limiter (and its headers) off |
+ * | `TRACEBRIDGE_RATE_LIMIT_STORE` | `database` with `DATABASE_URL`, else `memory` | where the buckets live |
  *
  * @since 0.1.0
  */
-import { Clock, Config, Context, Effect, Layer } from "effect"
+import { Cause, Clock, Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Repo } from "./persistence/Repo.js"
 
 /**
  * @since 0.1.0
@@ -38,6 +52,31 @@ export const config: Config.Config<Settings> = Config.all({
   ),
   enabled: Config.boolean("TRACEBRIDGE_RATE_LIMIT_ENABLED").pipe(Config.withDefault(true))
 })
+
+/**
+ * Where the buckets live: this process, or the repository's database (shared by processes).
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export type Store = "memory" | "database"
+
+/**
+ * `TRACEBRIDGE_RATE_LIMIT_STORE`; when unset, `database` if `DATABASE_URL` is set (not empty),
+ * else `memory`.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const storeConfig: Config.Config<Store> = Config.all({
+  store: Config.option(Config.literal("memory", "database")("TRACEBRIDGE_RATE_LIMIT_STORE")),
+  url: Config.option(Config.redacted("DATABASE_URL"))
+}).pipe(Config.map(({ store, url }): Store =>
+  Option.getOrElse(
+    store,
+    () => Option.isSome(url) && Redacted.value(url.value).trim() !== "" ? "database" : "memory"
+  )
+))
 
 /**
  * The outcome of taking one token, with what the `RateLimit-*` headers say.
@@ -80,6 +119,14 @@ interface Bucket {
 /** Above this many buckets, full ones (idle keys) are dropped: they hold nothing a new bucket would not. */
 const PRUNE_ABOVE = 10_000
 
+const decide = (settings: Settings, allowed: boolean, tokens: number): Decision => ({
+  allowed,
+  limit: settings.burst,
+  remaining: Math.max(0, Math.floor(tokens)),
+  reset: Math.max(0, Math.ceil((settings.burst - tokens) / settings.rate)),
+  retryAfter: Math.max(1, Math.ceil((1 - tokens) / settings.rate))
+})
+
 /**
  * An in-process limiter with the given settings.
  *
@@ -113,33 +160,97 @@ export const make = (settings: Settings): Service => {
         }
         const allowed = bucket.tokens >= 1
         if (allowed) bucket.tokens -= 1
-        return {
-          allowed,
-          limit: settings.burst,
-          remaining: Math.floor(bucket.tokens),
-          reset: Math.ceil((settings.burst - bucket.tokens) / settings.rate),
-          retryAfter: Math.max(1, Math.ceil((1 - bucket.tokens) / settings.rate))
-        }
+        return decide(settings, allowed, bucket.tokens)
       })
   }
 }
 
+/** Idle full buckets are deleted from the database at most this often (ms). */
+const DROP_EVERY = 60_000
+
 /**
- * The in-process limiter configured from the environment.
+ * A limiter whose buckets live in the repository (`Repo.takeRateToken`), shared by every process
+ * on the same database. Every `DROP_EVERY` (a minute) of Clock time, one take also deletes the
+ * buckets idle for `burst / rate` seconds (they are full: deleting them changes nothing).
+ *
+ * Fails open: when the repository fails (a defect: the database is down, say), the request is
+ * counted in an in-process bucket (`make`) instead, so the API stays up and is still limited
+ * per process. A warning is logged on the first failure after a success, not on every request.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeDatabase = (settings: Settings, repo: Repo["Type"]): Service => {
+  const fallback = make(settings)
+  const idleMillis = Math.ceil(settings.burst / settings.rate * 1000)
+  let nextDrop = Number.NEGATIVE_INFINITY
+  let failing = false
+  const drop = (now: number) => {
+    if (now < nextDrop) return Effect.void
+    nextDrop = now + DROP_EVERY
+    return Effect.catchAllDefect(
+      repo.dropRateBuckets(now - idleMillis),
+      (defect) => Effect.logWarning("rate limit: could not delete idle buckets", Cause.die(defect))
+    )
+  }
+  return {
+    enabled: settings.enabled,
+    take: (key) =>
+      Effect.flatMap(
+        Clock.currentTimeMillis,
+        (now) =>
+          repo.takeRateToken(key, { rate: settings.rate, burst: settings.burst, now }).pipe(
+            Effect.map(({ allowed, tokens }) => {
+              failing = false
+              return decide(settings, allowed, tokens)
+            }),
+            Effect.tap(() => drop(now)),
+            Effect.catchAllDefect((defect) => {
+              const warn = failing ? Effect.void : Effect.logWarning(
+                "rate limit: the database store failed; counting in this process until it is back (fail open)",
+                Cause.die(defect)
+              )
+              failing = true
+              return Effect.zipRight(warn, fallback.take(key))
+            })
+          )
+      )
+  }
+}
+
+/**
+ * The limiter configured from the environment: `TRACEBRIDGE_RATE_LIMIT_*`, with the store from
+ * `storeConfig` (the database store uses the `Repo` in context).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<RateLimiter, never> = Layer.effect(
+export const layer: Layer.Layer<RateLimiter, never, Repo> = Layer.effect(
   RateLimiter,
-  Effect.map(Effect.orDie(config), make)
+  Effect.gen(function*() {
+    const settings = yield* Effect.orDie(config)
+    const store = yield* Effect.orDie(storeConfig)
+    return store === "database" ? makeDatabase(settings, yield* Repo) : make(settings)
+  })
 )
 
 /**
- * A limiter with fixed settings (tests).
+ * An in-process limiter with fixed settings (tests).
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerWith = (settings: Partial<Settings>): Layer.Layer<RateLimiter> =>
   Layer.succeed(RateLimiter, make({ rate: 100, burst: 200, enabled: true, ...settings }))
+
+/**
+ * A database limiter with fixed settings over the `Repo` in context (tests).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerDatabaseWith = (settings: Partial<Settings>): Layer.Layer<RateLimiter, never, Repo> =>
+  Layer.effect(
+    RateLimiter,
+    Effect.map(Repo, (repo) => makeDatabase({ rate: 100, burst: 200, enabled: true, ...settings }, repo))
+  )

@@ -1,7 +1,8 @@
 /**
  * What the service stores, as one repository port: organisations, API clients, tokens, link and
  * public tokens, connections, each sandbox connection's change log, and webhooks (endpoints, the
- * event outbox, deliveries and their attempts, the poller's snapshots). Secrets never reach it in
+ * event outbox, deliveries and their attempts, the poller's snapshots), claimed idempotency keys
+ * and the shared rate-limit buckets. Secrets never reach it in
  * plain text: tokens and client secrets arrive as hashes, provider logins encrypted.
  *
  * Two implementations: `RepoMemory` (tests, and a fallback) and `RepoSql` (`@effect/sql`: SQLite
@@ -221,6 +222,34 @@ export interface IdempotencyKey {
 }
 
 /**
+ * How a rate-limit bucket behaves and when the caller is (`now`, epoch ms from Effect's `Clock`,
+ * never the database's clock).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RateBucket {
+  /** Tokens added per second. */
+  readonly rate: number
+  /** The bucket size (a new bucket starts full). */
+  readonly burst: number
+  readonly now: number
+}
+
+/**
+ * The outcome of `takeRateToken`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RateTake {
+  /** Whether a token was taken (the refilled bucket held at least one). */
+  readonly allowed: boolean
+  /** Tokens left in the bucket after this call (after taking one, when allowed). */
+  readonly tokens: number
+}
+
+/**
  * The repository. Every method is atomic on its own; `transaction` runs several as one.
  *
  * @since 0.1.0
@@ -360,6 +389,19 @@ export interface Service {
   ) => Effect.Effect<void>
   /** Drops an `in_progress` key (its request failed with a 5xx or was interrupted), so a retry can run. */
   readonly releaseIdempotencyKey: (scope: string, key: string) => Effect.Effect<void>
+
+  /**
+   * Refills the bucket `key` (`rate` tokens a second since it was last touched, up to `burst`; a
+   * missing bucket is full) and takes one token if it holds at least one, atomically: concurrent
+   * takes on one key, from any process on the same database, never take the same token twice.
+   * A clock behind the stored time adds nothing and never moves the bucket's time back.
+   */
+  readonly takeRateToken: (key: string, bucket: RateBucket) => Effect.Effect<RateTake>
+  /**
+   * Deletes the buckets untouched since before `before` (epoch ms). A bucket idle for `burst /
+   * rate` seconds is full, which is what a missing bucket means, so dropping it changes nothing.
+   */
+  readonly dropRateBuckets: (before: number) => Effect.Effect<void>
 
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }

@@ -44,6 +44,7 @@ export const make = (): Service => {
   const attempts: Array<WebhookAttempt> = []
   const snapshots = new Map<string, PollSnapshot>()
   const idempotency = new Map<string, IdempotencyKey>()
+  const buckets = new Map<string, { tokens: number; updated_at: number }>()
   const idemOf = (scope: string, key: string) => `${scope}\u0000${key}`
   const get = <A>(m: Map<string, A>, k: string) => Effect.sync(() => Option.fromNullable(m.get(k)))
   return {
@@ -260,6 +261,21 @@ export const make = (): Service => {
       Effect.sync(() => {
         const row = idempotency.get(idemOf(scope, key))
         if (row !== undefined && row.state === "in_progress") idempotency.delete(idemOf(scope, key))
+      }),
+    takeRateToken: (key, { burst, now, rate }) =>
+      Effect.sync(() => {
+        const row = buckets.get(key)
+        const refilled = row === undefined
+          ? burst
+          : Math.min(burst, row.tokens + Math.max(0, now - row.updated_at) * rate / 1000)
+        const allowed = refilled >= 1
+        const tokens = allowed ? refilled - 1 : refilled
+        buckets.set(key, { tokens, updated_at: row === undefined ? now : Math.max(row.updated_at, now) })
+        return { allowed, tokens }
+      }),
+    dropRateBuckets: (before) =>
+      Effect.sync(() => {
+        for (const [key, row] of buckets) if (row.updated_at < before) buckets.delete(key)
       }),
     transaction: (effect) => effect
   }

@@ -471,6 +471,35 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.g
       ),
     releaseIdempotencyKey: (scope, key) =>
       exec(sql`DELETE FROM idempotency_keys WHERE scope = ${scope} AND idem_key = ${key} AND state = 'in_progress'`),
+    // One statement: the refill is computed from the stored row and the caller's `now` (Effect's
+    // Clock, never the database's). On Postgres, ON CONFLICT DO UPDATE locks the row and evaluates
+    // the SET on its latest version, so concurrent takes on one key queue up and each sees the
+    // previous one's result; SQLite runs one writer at a time. `allowed` records whether this
+    // statement took a token (RETURNING sees only the new row). The stored row is named by its
+    // table: on Postgres a bare `tokens` is ambiguous with EXCLUDED's.
+    takeRateToken: (key, { burst, now, rate }) => {
+      const least = sql.onDialectOrElse({ pg: () => sql.literal("LEAST"), orElse: () => sql.literal("MIN") })
+      const greatest = sql.onDialectOrElse({ pg: () => sql.literal("GREATEST"), orElse: () => sql.literal("MAX") })
+      const at = sql`CAST(${now} AS BIGINT)`
+      const refilled = sql`${least}(
+        CAST(${burst} AS DOUBLE PRECISION),
+        rate_limit_buckets.tokens
+          + ${greatest}(0, ${at} - rate_limit_buckets.updated_at) * CAST(${rate} AS DOUBLE PRECISION) / 1000.0
+      )`
+      return Effect.map(
+        rows(
+          sql`INSERT INTO rate_limit_buckets (key, tokens, allowed, updated_at)
+              VALUES (${key}, ${burst - 1}, 1, ${now})
+              ON CONFLICT (key) DO UPDATE SET
+                tokens = CASE WHEN ${refilled} >= 1 THEN ${refilled} - 1 ELSE ${refilled} END,
+                allowed = CASE WHEN ${refilled} >= 1 THEN 1 ELSE 0 END,
+                updated_at = ${greatest}(rate_limit_buckets.updated_at, ${at})
+              RETURNING tokens, allowed`
+        ),
+        (rs) => ({ allowed: bool(rs[0]?.allowed), tokens: num(rs[0]?.tokens) })
+      )
+    },
+    dropRateBuckets: (before) => exec(sql`DELETE FROM rate_limit_buckets WHERE updated_at < ${before}`),
     transaction: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
       sql.withTransaction(Effect.mapError(effect, (e) => new TransactionFailure(e))).pipe(
         Effect.catchAll((e) => e instanceof TransactionFailure ? Effect.fail(e.error as E) : Effect.die(e))

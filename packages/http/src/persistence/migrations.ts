@@ -191,6 +191,22 @@ const idempotencyKeys = Effect.gen(function*() {
 })
 
 /**
+ * Rate-limit buckets shared by every process on the database: `tokens` left at `updated_at`
+ * (epoch ms from the service's Clock), and whether the last take was allowed (`RETURNING` sees
+ * only the new row). Full idle buckets are deleted by `updated_at`.
+ */
+const rateLimitBuckets = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE rate_limit_buckets (
+    key TEXT PRIMARY KEY,
+    tokens DOUBLE PRECISION NOT NULL,
+    allowed INTEGER NOT NULL,
+    updated_at BIGINT NOT NULL
+  )`
+  yield* sql`CREATE INDEX rate_limit_buckets_updated_at ON rate_limit_buckets (updated_at)`
+})
+
+/**
  * Every migration, for the driver's migrator layer (`LibsqlMigrator.layer({ loader })`,
  * `PgMigrator.layer({ loader })`).
  *
@@ -201,5 +217,6 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "0001_initial": initial,
   "0002_webhooks": webhooks,
   "0003_link_token_used": linkTokenUsed,
-  "0004_idempotency_keys": idempotencyKeys
+  "0004_idempotency_keys": idempotencyKeys,
+  "0005_rate_limit_buckets": rateLimitBuckets
 })
