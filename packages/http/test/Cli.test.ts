@@ -45,6 +45,7 @@ describe("Cli reencrypt", () => {
   const login = JSON.stringify({ user_key: "rotation-login-secret" })
   const whsec = "whsec_rotation_current"
   const whsecOld = "whsec_rotation_previous"
+  const replayed = JSON.stringify({ status: 201, body: "{\"secret\":\"whsec_replayed_once\"}" })
 
   const seed = (file: string, key: Buffer, connectionId: string, withEndpoint: boolean) =>
     Effect.gen(function*() {
@@ -86,6 +87,19 @@ describe("Cli reencrypt", () => {
         created_at: now,
         updated_at: now
       })
+      // A completed idempotency key: its stored response holds a once-shown secret.
+      const stored = crypto.encrypt(replayed)
+      yield* repo.claimIdempotencyKey({
+        scope: "org_rot",
+        idem_key: "rotation key/1",
+        fingerprint: "f".repeat(64),
+        state: "in_progress",
+        response: null,
+        key_id: null,
+        created_at: now,
+        expires_at: now + 86_400_000
+      })
+      yield* repo.completeIdempotencyKey("org_rot", "rotation key/1", stored.ciphertext, stored.keyId)
     }).pipe(Effect.provide(Database.layerSqlite(file)), Effect.orDie)
 
   const read = (file: string, keys: ReadonlyArray<Buffer>) =>
@@ -94,12 +108,14 @@ describe("Cli reencrypt", () => {
       const crypto = Crypto.make(keys)
       const connection = Option.getOrThrow(yield* repo.getConnection("conn_a"))
       const endpoint = Option.getOrThrow(yield* repo.getWebhookEndpoint("wh_rot"))
+      const idempotent = Option.getOrThrow(yield* repo.getIdempotencyKey("org_rot", "rotation key/1", now))
       return {
-        keyIds: [connection.key_id, endpoint.key_id, endpoint.previous_key_id],
+        keyIds: [connection.key_id, endpoint.key_id, endpoint.previous_key_id, idempotent.key_id],
         plain: [
           crypto.decrypt(connection.credentials!, connection.key_id!),
           crypto.decrypt(endpoint.secret, endpoint.key_id),
-          crypto.decrypt(endpoint.previous_secret!, endpoint.previous_key_id!)
+          crypto.decrypt(endpoint.previous_secret!, endpoint.previous_key_id!),
+          crypto.decrypt(idempotent.response!, idempotent.key_id!)
         ]
       }
     }).pipe(Effect.provide(Database.layerSqlite(file)), Effect.orDie)
@@ -122,14 +138,14 @@ describe("Cli reencrypt", () => {
         const rotated = { TRACEBRIDGE_ENCRYPTION_KEY: b64(keyB), TRACEBRIDGE_ENCRYPTION_KEYS_PREVIOUS: b64(keyA) }
         const first = run(rotated)
         assert.strictEqual(first.status, 0, first.stderr)
-        assert.strictEqual(first.stdout, `reencrypted=3 skipped=0 failed=0 key_id=${Crypto.keyIdOf(keyB)}\n`)
+        assert.strictEqual(first.stdout, `reencrypted=4 skipped=0 failed=0 key_id=${Crypto.keyIdOf(keyB)}\n`)
         const again = run(rotated)
         assert.strictEqual(again.stdout, `reencrypted=0 skipped=0 failed=0 key_id=${Crypto.keyIdOf(keyB)}\n`)
 
         // drop A: everything still decrypts under B alone
         const after = yield* read(file, [keyB])
-        assert.deepStrictEqual(after.keyIds, [Crypto.keyIdOf(keyB), Crypto.keyIdOf(keyB), Crypto.keyIdOf(keyB)])
-        assert.deepStrictEqual(after.plain, [login, whsec, whsecOld])
+        assert.deepStrictEqual(after.keyIds, Array(4).fill(Crypto.keyIdOf(keyB)))
+        assert.deepStrictEqual(after.plain, [login, whsec, whsecOld, replayed])
 
         // a row under a key nobody configured: reported by id, exit code 1, no crash, nothing else touched
         yield* seed(file, keyC, "conn_c", false)
@@ -147,7 +163,17 @@ describe("Cli reencrypt", () => {
 
         // never a secret or a key in the output
         for (const output of [first, again, unknown, fixed].flatMap((r) => [r.stdout, r.stderr])) {
-          for (const secret of ["rotation-login-secret", whsec, whsecOld, b64(keyA), b64(keyB), b64(keyC)]) {
+          for (
+            const secret of [
+              "rotation-login-secret",
+              whsec,
+              whsecOld,
+              "whsec_replayed_once",
+              b64(keyA),
+              b64(keyB),
+              b64(keyC)
+            ]
+          ) {
             assert.notInclude(output, secret)
           }
         }

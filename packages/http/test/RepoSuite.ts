@@ -564,9 +564,22 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
         yield* repo.insertWebhookEndpoint(
           endpoint("rot-e1", { secret: "c2Vj", key_id: oldKey, previous_secret: "cHJldg==", previous_key_id: oldKey })
         )
+        const scope = id("rot-s1")
+        yield* repo.claimIdempotencyKey({
+          scope,
+          idem_key: "k/1",
+          fingerprint: "f".repeat(64),
+          state: "in_progress",
+          response: null,
+          key_id: null,
+          created_at: T0,
+          expires_at: T0 + 86_400_000
+        })
+        yield* repo.completeIdempotencyKey(scope, "k/1", "cmVzcA==", oldKey)
         const rows = yield* repo.listCiphertexts(newKey)
         assert.deepStrictEqual(mine(rows), [
           `connection.credentials ${id("rot-c1")}`,
+          `idempotency.response ${scope}/k/1`,
           `webhook.previous_secret ${id("rot-e1")}`,
           `webhook.secret ${id("rot-e1")}`
         ])
@@ -587,6 +600,8 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
           "webhook.previous_secret-new",
           newKey
         ])
+        const k = Option.getOrThrow(yield* repo.getIdempotencyKey(scope, "k/1", T0))
+        assert.deepStrictEqual([k.response, k.key_id], ["idempotency.response-new", newKey])
       }))
 
     it.effect("transaction commits its writes and returns the result", () =>

@@ -185,7 +185,11 @@ export interface PollSnapshot {
  * @since 0.1.0
  * @category models
  */
-export type CiphertextColumn = "connection.credentials" | "webhook.secret" | "webhook.previous_secret"
+export type CiphertextColumn =
+  | "connection.credentials"
+  | "webhook.secret"
+  | "webhook.previous_secret"
+  | "idempotency.response"
 
 /**
  * One stored ciphertext with the id of the key it is under (for re-encryption).
@@ -195,11 +199,24 @@ export type CiphertextColumn = "connection.credentials" | "webhook.secret" | "we
  */
 export interface StoredCiphertext {
   readonly column: CiphertextColumn
-  /** The connection's or endpoint's id. */
+  /** The connection's or endpoint's id; for a stored idempotent response, `{scope}/{idem_key}`. */
   readonly id: string
   readonly ciphertext: string
   /** Empty when the row has no key id (it cannot be decrypted). */
   readonly key_id: string
+}
+
+/**
+ * The `StoredCiphertext.id` of a stored idempotent response: `{scope}/{idem_key}` (scopes are
+ * organisation ids, which hold no `/`), and its two parts back.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const idempotencyRowId = {
+  make: (scope: string, key: string): string => `${scope}/${key}`,
+  scope: (id: string): string => id.slice(0, Math.max(0, id.indexOf("/"))),
+  key: (id: string): string => id.slice(id.indexOf("/") + 1)
 }
 
 /**
@@ -364,7 +381,10 @@ export interface Service {
   readonly getPollSnapshot: (connectionId: string) => Effect.Effect<Option.Option<PollSnapshot>>
   readonly putPollSnapshot: (s: PollSnapshot) => Effect.Effect<void>
 
-  /** Every stored ciphertext not under `keyId` (connection logins, webhook secrets and previous secrets). */
+  /**
+   * Every stored ciphertext not under `keyId`: connection logins, webhook secrets and previous
+   * secrets, and the responses of completed idempotency keys.
+   */
   readonly listCiphertexts: (exceptKeyId: string) => Effect.Effect<ReadonlyArray<StoredCiphertext>>
   /**
    * Replaces one ciphertext and its key id, only if the row still holds `old.ciphertext`

@@ -21,7 +21,7 @@ import type {
   WebhookEndpoint,
   WebhookEventRow
 } from "./Repo.js"
-import { Repo } from "./Repo.js"
+import { idempotencyRowId, Repo } from "./Repo.js"
 
 /**
  * A fresh, empty repository.
@@ -218,10 +218,27 @@ export const make = (): Service => {
             })
           }
         }
+        for (const k of idempotency.values()) {
+          if (k.response !== null && k.key_id !== exceptKeyId) {
+            out.push({
+              column: "idempotency.response",
+              id: idempotencyRowId.make(k.scope, k.idem_key),
+              ciphertext: k.response,
+              key_id: k.key_id ?? ""
+            })
+          }
+        }
         return out
       }),
     replaceCiphertext: (old, ciphertext, keyId) =>
       Effect.sync(() => {
+        if (old.column === "idempotency.response") {
+          const id = idemOf(idempotencyRowId.scope(old.id), idempotencyRowId.key(old.id))
+          const k = idempotency.get(id)
+          if (k === undefined || k.response !== old.ciphertext) return false
+          idempotency.set(id, { ...k, response: ciphertext, key_id: keyId })
+          return true
+        }
         if (old.column === "connection.credentials") {
           const c = connections.get(old.id)
           if (c === undefined || c.credentials !== old.ciphertext) return false

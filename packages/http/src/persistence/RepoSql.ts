@@ -30,7 +30,7 @@ import type {
   WebhookEventRow
 } from "./Repo.js"
 import type { IdempotencyKey } from "./Repo.js"
-import { Repo } from "./Repo.js"
+import { idempotencyRowId, Repo } from "./Repo.js"
 
 type Row = Record<string, unknown>
 
@@ -411,9 +411,14 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.g
             sql`SELECT id, previous_secret, previous_key_id FROM webhook_endpoints
                 WHERE previous_secret IS NOT NULL AND (previous_key_id IS NULL OR previous_key_id <> ${exceptKeyId})
                 ORDER BY id`
+          ),
+          rows(
+            sql`SELECT scope, idem_key, response, key_id FROM idempotency_keys
+                WHERE response IS NOT NULL AND (key_id IS NULL OR key_id <> ${exceptKeyId})
+                ORDER BY scope, idem_key`
           )
         ]),
-        ([cs, ss, ps]): ReadonlyArray<StoredCiphertext> => [
+        ([cs, ss, ps, is]): ReadonlyArray<StoredCiphertext> => [
           ...cs.map((r) => ({
             column: "connection.credentials" as const,
             id: str(r.id),
@@ -431,6 +436,12 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.g
             id: str(r.id),
             ciphertext: str(r.previous_secret),
             key_id: strOrNull(r.previous_key_id) ?? ""
+          })),
+          ...is.map((r) => ({
+            column: "idempotency.response" as const,
+            id: idempotencyRowId.make(str(r.scope), str(r.idem_key)),
+            ciphertext: str(r.response),
+            key_id: strOrNull(r.key_id) ?? ""
           }))
         ]
       ),
@@ -443,8 +454,14 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.g
             : old.column === "webhook.secret"
             ? sql`UPDATE webhook_endpoints SET secret = ${ciphertext}, key_id = ${keyId}
                   WHERE id = ${old.id} AND secret = ${old.ciphertext} RETURNING id`
-            : sql`UPDATE webhook_endpoints SET previous_secret = ${ciphertext}, previous_key_id = ${keyId}
+            : old.column === "webhook.previous_secret"
+            ? sql`UPDATE webhook_endpoints SET previous_secret = ${ciphertext}, previous_key_id = ${keyId}
                   WHERE id = ${old.id} AND previous_secret = ${old.ciphertext} RETURNING id`
+            : sql`UPDATE idempotency_keys SET response = ${ciphertext}, key_id = ${keyId}
+                  WHERE scope = ${idempotencyRowId.scope(old.id)} AND idem_key = ${
+              idempotencyRowId.key(old.id)
+            } AND response = ${old.ciphertext}
+                  RETURNING scope`
         ),
         (rs) => rs.length === 1
       ),
