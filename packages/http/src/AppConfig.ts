@@ -13,6 +13,12 @@
  * | `TRACEBRIDGE_CLIENT_ID`, `TRACEBRIDGE_CLIENT_SECRET` | generated | fix the first sandbox client's credentials |
  * | `TRACEBRIDGE_SANDBOX_SEED` | 42 | the sandbox worlds' seed |
  * | `PROVIDER_A_VENDOR_KEY` | none | Tracebridge's Metrc vendor key, for production provider_a connections |
+ * | `TRACEBRIDGE_ACCESS_LOG_EVERY` | 100 | log one successful response in this many (1: all; 0: none); errors always (`RequestLog.ts`) |
+ * | `TRACEBRIDGE_READ_CACHE_MS` | 1000 | how long a token, organisation or connection row is reused; 0: off (`persistence/RepoCache.ts`) |
+ * | `TRACEBRIDGE_SANDBOX_CACHE_ENTRIES` | 500 | sandbox read answers kept by world version; 0: off (`services/SandboxReadCache.ts`) |
+ *
+ * The rate limit (`TRACEBRIDGE_RATE_LIMIT_*`) is in `RateLimit.ts` and `docs/limits.md`; the webhook
+ * worker (`TRACEBRIDGE_WEBHOOK_*`, `TRACEBRIDGE_POLL_INTERVAL_SECONDS`) in `WebhookConfig.ts`.
  *
  * @since 0.1.0
  */

@@ -11,6 +11,7 @@ import {
   HttpApiBuilder,
   HttpApiSwagger,
   HttpApp,
+  HttpMiddleware,
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
@@ -257,8 +258,12 @@ export interface Options {
   readonly deliveryClient?: Layer.Layer<HttpClient.HttpClient>
   /** Run the delivery worker and the production poller here (default: `TRACEBRIDGE_WEBHOOK_WORKER`, true). */
   readonly worker?: boolean
-  /** The rate limiter (default: in-process buckets configured by `TRACEBRIDGE_RATE_LIMIT_*`). */
+  /** The rate limiter (default: `RateLimit.layer`, configured by `TRACEBRIDGE_RATE_LIMIT_*`). */
   readonly rateLimiter?: Layer.Layer<RateLimit.RateLimiter>
+  /** Log one successful response in this many (default: `TRACEBRIDGE_ACCESS_LOG_EVERY`, 100); errors always. */
+  readonly accessLogEvery?: number
+  /** A tracing span per request (default false: nothing exports traces). */
+  readonly tracing?: boolean
 }
 
 /** fetch that hands back a 3xx instead of following it (a redirect could lead to an internal address). */
@@ -336,7 +341,12 @@ export const ApiLive = makeApiLive()
  * @category layers
  */
 export const makeHttpLive = (options: Options = {}) =>
-  HttpApiBuilder.serve(RequestLog.logger).pipe(
+  Layer.unwrapEffect(Effect.map(
+    options.accessLogEvery === undefined ? Effect.orDie(RequestLog.every) : Effect.succeed(options.accessLogEvery),
+    (every) => HttpApiBuilder.serve(RequestLog.make(every))
+  )).pipe(
+    // No span per request: nothing exports traces, and building one costs up to half a fast request.
+    HttpMiddleware.withTracerDisabledWhen(() => options.tracing !== true),
     Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
     Layer.provide(ConnectPages.layer),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v1/openapi.json" })),

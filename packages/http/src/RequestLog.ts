@@ -8,7 +8,7 @@
  */
 import type { HttpApp } from "@effect/platform"
 import { HttpMiddleware, HttpServerError, HttpServerRequest } from "@effect/platform"
-import { Effect } from "effect"
+import { Config, Effect } from "effect"
 
 const sensitive = /token|secret|key|password|credential|code/i
 
@@ -33,33 +33,67 @@ export const redactUrl = (url: string): string => {
 }
 
 /**
- * The middleware: logs every response once, with `http.method`, `http.url` (redacted) and
- * `http.status`.
+ * How many successful responses make one log line: `TRACEBRIDGE_ACCESS_LOG_EVERY` (default 100:
+ * the 1st, 101st, 201st… success is logged; 1 logs every response; 0 logs none). Every 4xx, 5xx
+ * and failure is always logged. A line per success costs about a tenth of a fast request's time
+ * (formatting and a synchronous write to stdout); the sampled line keeps the traffic visible.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const every: Config.Config<number> = Config.integer("TRACEBRIDGE_ACCESS_LOG_EVERY").pipe(
+  Config.withDefault(100),
+  Config.validate({ message: "must be >= 0", validation: (n) => n >= 0 })
+)
+
+/**
+ * The middleware: logs responses with `http.method`, `http.url` (redacted) and `http.status`:
+ * every failure and every status of 400 or more, and one success in `everySuccess`.
  *
  * @since 0.1.0
  * @category middleware
  */
-export const logger: <E, R>(app: HttpApp.Default<E, R>) => HttpApp.Default<E, R> = HttpMiddleware.make((app) => {
-  let counter = 0
-  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    Effect.withLogSpan(
-      Effect.flatMap(Effect.exit(app), (exit) => {
-        const annotations = { "http.method": request.method, "http.url": redactUrl(request.url) }
+export const make = (
+  everySuccess: number
+): <E, R>(app: HttpApp.Default<E, R>) => HttpApp.Default<E, R> =>
+  HttpMiddleware.make((app) => {
+    let counter = 0
+    let successes = 0
+    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const span = `http.span.${++counter}`
+      const annotations = () => ({ "http.method": request.method, "http.url": redactUrl(request.url) })
+      return Effect.flatMap(Effect.exit(app), (exit) => {
         if (exit._tag === "Failure") {
           const [response, cause] = HttpServerError.causeResponseStripped(exit.cause)
           return Effect.zipRight(
-            Effect.annotateLogs(Effect.log(cause._tag === "Some" ? cause.value : "Sent HTTP Response"), {
-              ...annotations,
-              "http.status": response.status
-            }),
+            Effect.withLogSpan(
+              Effect.annotateLogs(Effect.log(cause._tag === "Some" ? cause.value : "Sent HTTP Response"), {
+                ...annotations(),
+                "http.status": response.status
+              }),
+              span
+            ),
             exit
           )
         }
+        const status = exit.value.status
+        const logged = status >= 400 || (everySuccess > 0 && successes++ % everySuccess === 0)
+        if (!logged) return exit
         return Effect.zipRight(
-          Effect.annotateLogs(Effect.log("Sent HTTP response"), { ...annotations, "http.status": exit.value.status }),
+          Effect.withLogSpan(
+            Effect.annotateLogs(Effect.log("Sent HTTP response"), { ...annotations(), "http.status": status }),
+            span
+          ),
           exit
         )
-      }),
-      `http.span.${++counter}`
-    ))
-})
+      })
+    })
+  })
+
+/**
+ * The middleware logging every response (tests, and `TRACEBRIDGE_ACCESS_LOG_EVERY=1`).
+ *
+ * @since 0.1.0
+ * @category middleware
+ */
+export const logger: <E, R>(app: HttpApp.Default<E, R>) => HttpApp.Default<E, R> = make(1)

@@ -27,6 +27,11 @@ export * as Errors from "./Errors.js"
 /**
  * @since 0.1.0
  */
+export * as FastJson from "./FastJson.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Http from "./Http.js"
 
 /**

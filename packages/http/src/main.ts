@@ -9,6 +9,7 @@ import * as AppConfig from "./AppConfig.js"
 import * as Bootstrap from "./Bootstrap.js"
 import { HttpLive } from "./Http.js"
 import * as Database from "./persistence/Database.js"
+import * as RepoCache from "./persistence/RepoCache.js"
 import * as Crypto from "./services/Crypto.js"
 
 /**
@@ -58,7 +59,8 @@ const AppLive = HttpLive.pipe(
   Layer.provide(ServerLive),
   Layer.provide(BootstrapLive),
   Layer.provideMerge(Crypto.layer),
-  Layer.provideMerge(Database.layer)
+  // The configured database, with the short read cache for tokens, organisations and connections.
+  Layer.provideMerge(RepoCache.layer.pipe(Layer.provide(Database.layer)))
 )
 
 Layer.launch(AppLive).pipe(NodeRuntime.runMain)

@@ -6,8 +6,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Database from "@tracebridge/http/persistence/Database"
 import { Repo } from "@tracebridge/http/persistence/Repo"
+import * as RepoCache from "@tracebridge/http/persistence/RepoCache"
 import * as RepoMemory from "@tracebridge/http/persistence/RepoMemory"
-import { ConfigProvider, Effect, Either, Option, Redacted } from "effect"
+import { ConfigProvider, Effect, Either, Layer, Option, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -20,6 +21,14 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 repoSuite("Repo (memory)", RepoMemory.layer, { rollback: false })
 
 repoSuite("Repo (SQLite)", Database.layerSqlite(path.join(dir, "suite", "tracebridge.db")), { rollback: true })
+
+// The read cache main.ts installs must not change what the repository does.
+repoSuite("Repo (memory, cached)", RepoCache.layer.pipe(Layer.provide(RepoMemory.layer)), { rollback: false })
+repoSuite(
+  "Repo (SQLite, cached)",
+  RepoCache.layer.pipe(Layer.provide(Database.layerSqlite(path.join(dir, "cached", "tracebridge.db")))),
+  { rollback: true }
+)
 
 const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromJson(env))
 

@@ -42,7 +42,7 @@ const recorder = Logger.zip(Logger.structuredLogger, Logger.logfmtLogger).pipe(
 )
 const logging = Layer.mergeAll(Logger.add(recorder), Logger.minimumLogLevel(LogLevel.All))
 
-const app = Http.makeHttpLive({ worker: false }).pipe(
+const app = Http.makeHttpLive({ worker: false, accessLogEvery: 1 }).pipe(
   Layer.provideMerge(NodeHttpServer.layerTest),
   Layer.provideMerge(Crypto.layerTest),
   Layer.provideMerge(Layer.orDie(Database.layerSqlite(path.join(dir, Database.sqliteFileName))))

@@ -71,6 +71,8 @@ export class Sandbox {
   private readonly worlds = new Map<string, World>()
   private readonly logs = new Map<string, Array<Change>>()
   private readonly listeners = new Set<(event: ChangeEvent) => void>()
+  private readonly versions = new Map<string, number>()
+  private epoch = 0
   options: Options
 
   constructor(options: Options) {
@@ -100,6 +102,18 @@ export class Sandbox {
     return [...this.worlds.keys()]
   }
 
+  /**
+   * A token that changes whenever a world's state may have: on every accepted change, restore,
+   * reset and reseed. Equal tokens mean equal state, so a reader may cache answers by it.
+   */
+  version(key: string): string {
+    return `${this.epoch}.${this.versions.get(key) ?? 0}`
+  }
+
+  private bump(key: string): void {
+    this.versions.set(key, (this.versions.get(key) ?? 0) + 1)
+  }
+
   /** The change log of a world. */
   log(key: string): ReadonlyArray<Change> {
     return this.logs.get(key) ?? []
@@ -117,6 +131,7 @@ export class Sandbox {
       const log = this.logs.get(key) ?? []
       log.push(change)
       this.logs.set(key, log)
+      this.bump(key)
       const event: ChangeEvent = {
         key,
         change: change._tag,
@@ -140,6 +155,7 @@ export class Sandbox {
       if (Either.isRight(run(world, change))) log.push(change)
     }
     this.logs.set(key, log)
+    this.bump(key)
   }
 
   /** Whether a world has been generated in this process. */
@@ -158,9 +174,11 @@ export class Sandbox {
     if (key === undefined) {
       this.worlds.clear()
       this.logs.clear()
+      this.epoch++
     } else {
       this.worlds.delete(key)
       this.logs.delete(key)
+      this.bump(key)
     }
   }
 

@@ -1,15 +1,29 @@
 /**
  * @since 0.1.0
  */
+import type { HttpServerResponse } from "@effect/platform"
 import { HttpApiBuilder } from "@effect/platform"
-import type { Resource } from "@tracebridge/core"
+import { Envelope as CoreEnvelope, Resource } from "@tracebridge/core"
+import type { Schema } from "effect"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
+import * as FastJson from "../FastJson.js"
 import * as Envelope from "./envelope.js"
 import { withConnection } from "./provider.js"
 
 type FacilityPath = { readonly connection_id: string; readonly facility_id: string }
 type ObjectPath = FacilityPath & { readonly id: string }
+
+/** Each resource's answers, encoded once (FastJson): the contract's schemas, compiled at start. */
+const responders = Object.fromEntries(
+  Object.entries(Resource.resources).map(([name, definition]) => [name, {
+    page: FastJson.responder(CoreEnvelope.Paginated(definition.schema as Schema.Schema<unknown>)),
+    one: FastJson.responder(CoreEnvelope.Envelope(definition.schema as Schema.Schema<unknown>))
+  }])
+) as Record<Resource.Name, {
+  readonly page: (value: unknown) => HttpServerResponse.HttpServerResponse
+  readonly one: (value: unknown) => HttpServerResponse.HttpServerResponse
+}>
 
 const list = (resource: Resource.Name) => ({ path, urlParams }: { path: FacilityPath; urlParams: any }) =>
   Effect.gen(function*() {
@@ -18,14 +32,18 @@ const list = (resource: Resource.Name) => ({ path, urlParams }: { path: Facility
       path.connection_id,
       (port, session) => port.list(resource, session, path.facility_id, filters as never, { page, per_page })
     )
-    return yield* Envelope.page(value, { provider: connection.provider, state: connection.state })
+    return responders[resource].page(
+      yield* Envelope.page(value, { provider: connection.provider, state: connection.state })
+    )
   })
 
 const get = (resource: Resource.Name) => ({ path }: { path: ObjectPath }) =>
   Effect.gen(function*() {
     const { connection, value } = yield* withConnection(path.connection_id, (port, session) =>
       port.get(resource, session, path.facility_id, path.id))
-    return yield* Envelope.one(value, { provider: connection.provider, state: connection.state })
+    return responders[resource].one(
+      yield* Envelope.one(value, { provider: connection.provider, state: connection.state })
+    )
   })
 
 /**

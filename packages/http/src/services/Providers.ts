@@ -22,6 +22,7 @@ import * as AppConfig from "../AppConfig.js"
 import type { Connection } from "../persistence/Repo.js"
 import { Repo } from "../persistence/Repo.js"
 import { Crypto } from "./Crypto.js"
+import * as SandboxReadCache from "./SandboxReadCache.js"
 
 /**
  * @since 0.1.0
@@ -98,15 +99,22 @@ export const layer = Layer.scoped(
       settings: Layer.Layer<ProviderAConfig.ProviderAConfig>
     ) => Effect.all([ProviderA.make, ProviderB.make]).pipe(Effect.provide(Layer.merge(http, settings)))
     // The in-process emulator needs no pacing or backoff: it answers at once and never rate limits.
+    // Which world a sandbox session reaches, for the read cache (sessions come from `session`).
+    const worldOfSession = new WeakMap<Session.Session, string>()
+    const readCache = new SandboxReadCache.Lru<unknown>(yield* SandboxReadCache.config)
+    const cached = (ports: ReadonlyArray<ProviderPort.Service>) =>
+      ports.map((port) => SandboxReadCache.wrap(port, sandbox, readCache, (s) => worldOfSession.get(s)))
     const sandboxPorts = ProviderRegistry.make(
-      yield* portsWith(
-        inProcess,
-        ProviderAConfig.layer({
-          vendorKey: Redacted.make("tracebridge-sandbox"),
-          retryBaseDelay: 0,
-          perFacility: { requestsPerSecond: 1_000_000, concurrency: 64 },
-          perVendorKey: { requestsPerSecond: 1_000_000, concurrency: 256 }
-        })
+      cached(
+        yield* portsWith(
+          inProcess,
+          ProviderAConfig.layer({
+            vendorKey: Redacted.make("tracebridge-sandbox"),
+            retryBaseDelay: 0,
+            perFacility: { requestsPerSecond: 1_000_000, concurrency: 64 },
+            perVendorKey: { requestsPerSecond: 1_000_000, concurrency: 256 }
+          })
+        )
       )
     )
     const productionPorts = ProviderRegistry.make(
@@ -130,10 +138,17 @@ export const layer = Layer.scoped(
       return connection.provider === "provider_a" ? c.user_key! : `${c.ubi}:${c.username}`
     }
 
-    const decrypt = (connection: Connection): Readonly<Record<string, string>> =>
-      connection.credentials === null || connection.key_id === null
-        ? {}
-        : JSON.parse(crypto.decrypt(connection.credentials, connection.key_id))
+    // Logins decrypted once per stored ciphertext (a relink or re-encryption stores a new one).
+    const logins = new Map<string, { readonly ciphertext: string; readonly login: Readonly<Record<string, string>> }>()
+    const decrypt = (connection: Connection): Readonly<Record<string, string>> => {
+      if (connection.credentials === null || connection.key_id === null) return {}
+      const known = logins.get(connection.id)
+      if (known !== undefined && known.ciphertext === connection.credentials) return known.login
+      const login = JSON.parse(crypto.decrypt(connection.credentials, connection.key_id))
+      if (logins.size >= 10_000) logins.delete(logins.keys().next().value!)
+      logins.set(connection.id, { ciphertext: connection.credentials, login })
+      return login
+    }
 
     const draftSession: Service["draftSession"] = (options) =>
       Sessions.make({
@@ -154,15 +169,23 @@ export const layer = Layer.scoped(
       descriptors: sandboxPorts.descriptors,
       port: (provider, isSandbox) => Effect.option((isSandbox ? sandboxPorts : productionPorts).get(provider)),
       session: (connection) =>
-        Effect.sync(() =>
-          draftSession({
+        Effect.sync(() => {
+          const credentials = decrypt(connection)
+          const session = draftSession({
             key: connection.id,
             provider: connection.provider as ProviderName.ProviderName,
             state: connection.state as ProviderName.UsState,
             sandbox: connection.is_sandbox,
-            credentials: decrypt(connection)
+            credentials
           })
-        ),
+          if (connection.is_sandbox && connection.credentials !== null) {
+            worldOfSession.set(
+              session,
+              Sandbox.keyOf(session.provider, session.state, loginOf(connection, credentials))
+            )
+          }
+          return session
+        }),
       draftSession,
       prepare: (connection) =>
         Effect.gen(function*() {

@@ -1,0 +1,127 @@
+/**
+ * Answers to sandbox reads, kept by world version. A sandbox connection's state system is the
+ * deterministic emulator, so the same read on the same world version gives the same answer: the
+ * answer can be kept instead of running the adapter and the emulator again (for a list of 100
+ * provider_a packages that is five paged calls and a lab-results call per package).
+ *
+ * What keeps it exact:
+ *
+ * - the key holds the connection, the world's `Sandbox.version` (it changes on every accepted
+ *   write, scenario, restore and reset), the operation and its arguments, and the current minute
+ *   (so an answer that depends on the clock, such as a default date range, lives at most a minute);
+ * - a world with a fault switched on is never read from or written to the cache, so outages, slow
+ *   answers, 429s, broken bodies and expired logins always reach the adapter;
+ * - only successes are kept; writes pass straight through (and change the version).
+ *
+ * Production connections are never cached: their state system changes outside our view. The
+ * cache holds at most `TRACEBRIDGE_SANDBOX_CACHE_ENTRIES` answers (default 500; 0 turns it off),
+ * dropping the least recently used.
+ *
+ * @since 0.1.0
+ */
+import type { ProviderPort, Session } from "@tracebridge/core"
+import type { Sandbox } from "@tracebridge/sandbox"
+import { Faults } from "@tracebridge/sandbox"
+import { Clock, Config, Effect } from "effect"
+
+/**
+ * @since 0.1.0
+ * @category config
+ */
+export const config = Config.integer("TRACEBRIDGE_SANDBOX_CACHE_ENTRIES").pipe(
+  Config.withDefault(500),
+  Config.validate({ message: "must be >= 0", validation: (n) => n >= 0 })
+)
+
+/**
+ * A bounded least-recently-used map.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Lru<V> {
+  private readonly entries = new Map<string, V>()
+  constructor(readonly capacity: number) {}
+  get size(): number {
+    return this.entries.size
+  }
+  get(key: string): V | undefined {
+    const value = this.entries.get(key)
+    if (value !== undefined) {
+      this.entries.delete(key)
+      this.entries.set(key, value)
+    }
+    return value
+  }
+  set(key: string, value: V): void {
+    if (this.capacity === 0) return
+    this.entries.delete(key)
+    this.entries.set(key, value)
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!)
+  }
+}
+
+/**
+ * Wraps a sandbox port so its reads are kept by world version. `worldKeyOf` names the world a
+ * session reaches (`Sandbox.keyOf`), or undefined to bypass the cache for that session.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const wrap = (
+  port: ProviderPort.Service,
+  sandbox: Sandbox.Sandbox,
+  cache: Lru<unknown>,
+  worldKeyOf: (session: Session.Session) => string | undefined
+): ProviderPort.Service => {
+  if (cache.capacity === 0) return port
+  const kept = <A, E>(
+    session: Session.Session,
+    operation: string,
+    args: ReadonlyArray<unknown>,
+    read: () => Effect.Effect<A, E>
+  ): Effect.Effect<A, E> =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const world = worldKeyOf(session)
+      if (world === undefined || Faults.get(sandbox, world) !== undefined) return read()
+      const version = sandbox.version(world)
+      const key = JSON.stringify([
+        session.key,
+        world,
+        version,
+        Math.floor(now / 60_000),
+        operation,
+        args
+      ])
+      const hit = cache.get(key)
+      if (hit !== undefined) return Effect.succeed(hit as A)
+      return Effect.tap(read(), (value) =>
+        Effect.sync(() => {
+          // Kept only if nothing changed the world while the read ran.
+          if (sandbox.version(world) === version) cache.set(key, value)
+        }))
+    })
+  return {
+    ...port,
+    listFacilities: (session, page) =>
+      kept(session, "facilities.list", [page], () => port.listFacilities(session, page)),
+    getFacility: (session, facilityId) =>
+      kept(session, "facilities.get", [facilityId], () => port.getFacility(session, facilityId)),
+    list: (resource, session, facilityId, query, window) =>
+      kept(
+        session,
+        `${resource}.list`,
+        [facilityId, query, window],
+        () => port.list(resource, session, facilityId, query, window)
+      ),
+    get: (resource, session, facilityId, id) =>
+      kept(session, `${resource}.get`, [facilityId, id], () => port.get(resource, session, facilityId, id)),
+    chainOfCustody: (session, facilityId, packageId) =>
+      kept(
+        session,
+        "packages.chainOfCustody",
+        [facilityId, packageId],
+        () => port.chainOfCustody(session, facilityId, packageId)
+      )
+  }
+}
