@@ -29,6 +29,11 @@ export interface Settings {
   readonly salesLookbackDays: number
   /** The largest lastModified window of one request (Metrc caps windows at 24 h). */
   readonly windowHours: number
+  /**
+   * How far back `updated_since`, and `from` on sales, may reach: each 24 h window is one request,
+   * so a date years ago would be thousands of them. Older is refused with `InvalidInput`.
+   */
+  readonly maxLookbackDays: number
   /** How long the harvest → plants index of a facility is reused. */
   readonly harvestIndexTtl: Duration.DurationInput
 }
@@ -48,6 +53,7 @@ export const defaults: Omit<Settings, "vendorKey"> = {
   perVendorKey: { requestsPerSecond: 150, concurrency: 30 },
   salesLookbackDays: 30,
   windowHours: 24,
+  maxLookbackDays: 366,
   harvestIndexTtl: "60 seconds"
 }
 

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ProviderA } from "@tracebridge/adapter-provider-a"
+import type { ProviderError } from "@tracebridge/core"
 import { Ids, ProviderContract, ProviderDescriptor, ProviderPort } from "@tracebridge/core"
 import { Effect, Fiber, Layer, TestClock } from "effect"
 import { HttpResponse } from "msw"
@@ -187,6 +188,31 @@ describe("ProviderA", () => {
           updated_since: new Date(NOW - 5.5 * 3_600_000).toISOString()
         })
         assert.deepStrictEqual(latest.map((p) => p.provider_package_id), ["1001", "1002", "1003", "1004", "1005"])
+      })
+    )
+  })
+
+  it.effect("refuses updated_since and from older than maxLookbackDays before calling the provider", () => {
+    const server = makeServer()
+    return withPort((port) =>
+      Effect.gen(function*() {
+        const session = sessionFor(server)
+        const calls = server.log.length
+        const old = new Date(NOW - 367 * 86_400_000).toISOString()
+        const packages = yield* Effect.flip(port.list("packages", session, facilityId, { updated_since: old }, {
+          page: 1,
+          per_page: 10
+        }))
+        assert.strictEqual(packages._tag, "InvalidInput")
+        assert.strictEqual((packages as ProviderError.InvalidInput).path, "updated_since")
+        const sales = yield* Effect.flip(port.list("sales", session, facilityId, { from: "1970-01-01T00:00:00Z" }, {
+          page: 1,
+          per_page: 10
+        }))
+        assert.strictEqual((sales as ProviderError.InvalidInput).path, "from")
+        assert.strictEqual(server.log.length, calls, "the provider was called")
+        const recent = new Date(NOW - 300 * 86_400_000).toISOString()
+        yield* port.list("harvests", session, facilityId, { updated_since: recent }, { page: 1, per_page: 10 })
       })
     )
   })

@@ -100,6 +100,19 @@ export const makeDriver = (client: Client, settings: Settings): ProviderPort.Dri
       (p) => ({ items: p.Data, total: p.Total })
     )
 
+  /** Refuses a start further back than `maxLookbackDays` (one request per window: it would never end). */
+  const withinLookback = (operation: string, path: string, startMs: number, now: number) =>
+    startMs >= now - settings.maxLookbackDays * 86_400_000
+      ? Effect.void
+      : Effect.fail(
+        new ProviderError.InvalidInput({
+          operation,
+          path,
+          message: `${path} may reach at most ${settings.maxLookbackDays} days back on ${PROVIDER} ` +
+            "(it is read in 24 h windows, one request each)"
+        })
+      )
+
   /** One source per endpoint, or per endpoint × lastModified window when `updated_since` is set. */
   const windowed = <A, I>(
     session: Session.Session,
@@ -108,11 +121,19 @@ export const makeDriver = (client: Client, settings: Settings): ProviderPort.Dri
     schema: Schema.Schema<A, I>,
     operation: string,
     since: string | undefined
-  ): Effect.Effect<ReadonlyArray<Source<A>>> =>
-    Effect.map(Clock.currentTimeMillis, (now) => {
-      if (since === undefined) return paths.map((path) => paged(session, facility, path, schema, operation))
-      const spans = windows(Date.parse(since), now, settings.windowHours)
-      return paths.flatMap((path) => spans.map((span) => paged(session, facility, path, schema, operation, span)))
+  ): Effect.Effect<ReadonlyArray<Source<A>>, ProviderError.InvalidInput> =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      if (since === undefined) {
+        return Effect.succeed(paths.map((path) => paged(session, facility, path, schema, operation)))
+      }
+      return Effect.as(
+        withinLookback(operation, "updated_since", Date.parse(since), now),
+        paths.flatMap((path) =>
+          windows(Date.parse(since), now, settings.windowHours).map((span) =>
+            paged(session, facility, path, schema, operation, span)
+          )
+        )
+      )
     })
 
   const getOne = <A, I>(
@@ -520,6 +541,14 @@ export const makeDriver = (client: Client, settings: Settings): ProviderPort.Dri
       const start = q.from !== undefined || q.updated_since !== undefined
         ? Math.max(...[q.from, q.updated_since].filter((s): s is string => s !== undefined).map(Date.parse))
         : from
+      if (q.from !== undefined || q.updated_since !== undefined) {
+        yield* withinLookback(
+          operation,
+          q.updated_since !== undefined && q.from === undefined ? "updated_since" : "from",
+          start,
+          now
+        )
+      }
       const spans = windows(start, now, settings.windowHours)
       const rows = yield* readAll(spans.map((span) => paged(session, facility, path, wire, operation, span)), PAGE)
       const ctx = ctxOf(session, facility)
