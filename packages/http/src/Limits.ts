@@ -57,11 +57,13 @@ const hasBody = (request: HttpServerRequest.HttpServerRequest) => {
 
 const pathOf = (request: HttpServerRequest.HttpServerRequest) => request.url.split("?")[0]!
 
+const isTokenEndpoint = (path: string) => path.replace(/\/$/, "") === "/v1/oauth/token"
+
 /** The media types a path takes: JSON on `/v1`, also a form on the token endpoint; anything elsewhere. */
 const accepts = (path: string, type: string): boolean => {
   if (!path.startsWith("/v1/")) return true
   if (type === "" || type === "application/json") return true
-  return path.replace(/\/$/, "") === "/v1/oauth/token" && type === "application/x-www-form-urlencoded"
+  return isTokenEndpoint(path) && type === "application/x-www-form-urlencoded"
 }
 
 /** Reads the raw body, counting bytes; past the limit it stops collecting and lets the rest drain. */
@@ -180,7 +182,8 @@ export const check = (
       // an aborted upload has nobody to answer; hand back an empty body
       Effect.catchIf((e): e is "Aborted" => e === "Aborted", () => Effect.succeed(""))
     )
-    if (type === "" || type === "application/json") {
+    // The token endpoint refuses deep or long bodies itself, in the RFC 6749 form (OAuthHttp.ts).
+    if ((type === "" || type === "application/json") && !isTokenEndpoint(pathOf(request))) {
       const refusal = scanJson(text)
       if (refusal !== undefined) return yield* Effect.fail(refusal)
     }

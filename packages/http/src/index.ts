@@ -72,4 +72,9 @@ export * as Security from "./Security.js"
 /**
  * @since 0.1.0
  */
+export * as Server from "./Server.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as WebhookConfig from "./WebhookConfig.js"

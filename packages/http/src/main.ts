@@ -4,12 +4,12 @@
  */
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
-import { createServer } from "node:http"
 import * as AppConfig from "./AppConfig.js"
 import * as Bootstrap from "./Bootstrap.js"
 import { HttpLive } from "./Http.js"
 import * as Database from "./persistence/Database.js"
 import * as RepoCache from "./persistence/RepoCache.js"
+import * as Server from "./Server.js"
 import * as Crypto from "./services/Crypto.js"
 
 /**
@@ -21,7 +21,7 @@ import * as Crypto from "./services/Crypto.js"
  */
 const ServerLive = Layer.unwrapEffect(
   Effect.map(AppConfig.server, ({ host, port, shutdownGrace }) => {
-    const server = createServer()
+    const server = Server.make()
     // Built after the server, so released before it: the grace period starts as the server closes.
     const grace = Layer.scopedDiscard(
       Effect.addFinalizer(() =>

@@ -92,7 +92,7 @@ describe("Input limits", () => {
       assert.isString(token.body.access_token)
     }).pipe(Effect.provide(app())))
 
-  it.effect("the token endpoint keeps OAuth bodies for 400/401/403 and the envelope for 413/415 (docs/errors.md)", () =>
+  it.effect("the token endpoint answers 400/401/403 in RFC 6749 form (also for long or deep JSON), 413/415 in the envelope", () =>
     Effect.gen(function*() {
       const me = yield* signIn
       const wrongType = yield* call("POST", "/v1/oauth/token", { raw: "grant_type=x", contentType: "text/plain" })
@@ -106,6 +106,14 @@ describe("Input limits", () => {
       })
       assert.strictEqual(badSecret.status, 401)
       assert.strictEqual(badSecret.body.error, "invalid_client")
+      const long = yield* call("POST", "/v1/oauth/token", {
+        json: { grant_type: "client_credentials", client_id: "x".repeat(Limits.MAX_STRING_LENGTH + 1) }
+      })
+      assert.strictEqual(long.status, 400)
+      assert.strictEqual(long.body.error, "invalid_request")
+      assert.include(long.body.error_description, "client_id")
+      const deep = yield* call("POST", "/v1/oauth/token", { raw: "[".repeat(40) + "]".repeat(40) })
+      assert.deepStrictEqual([deep.status, deep.body.error], [400, "invalid_request"])
     }).pipe(Effect.provide(app())))
 
   it.effect("a string over 10 000 characters is a 400 invalid_parameter naming it", () =>

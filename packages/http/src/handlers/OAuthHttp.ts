@@ -5,6 +5,7 @@ import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { Api } from "../Api.js"
 import * as Errors from "../Errors.js"
+import * as Limits from "../Limits.js"
 import { Auth } from "../services/Auth.js"
 
 const allowed = new Set(["grant_type", "client_id", "client_secret", "refresh_token", "scope"])
@@ -35,6 +36,12 @@ const readBody = Effect.gen(function*() {
   if (extra !== undefined) return yield* Effect.fail(Errors.oauth("invalid_request", `Unknown property ${extra}`))
   const bad = Object.entries(fields).find(([, v]) => typeof v !== "string")
   if (bad !== undefined) return yield* Effect.fail(Errors.oauth("invalid_request", `${bad[0]} must be a string`))
+  const long = Object.entries(fields).find(([, v]) => (v as string).length > Limits.MAX_STRING_LENGTH)
+  if (long !== undefined) {
+    return yield* Effect.fail(
+      Errors.oauth("invalid_request", `${long[0]} is longer than ${Limits.MAX_STRING_LENGTH} characters`)
+    )
+  }
   const basic = request.headers.authorization
   const out = fields as Record<string, string>
   if (basic?.startsWith("Basic ")) {

@@ -1,7 +1,6 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import type { HttpClientResponse } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
-import { Bootstrap, Http } from "@tracebridge/http"
+import { Bootstrap, Http, Server } from "@tracebridge/http"
 import { Effect, Layer, Option } from "effect"
 import { Repo } from "../../src/persistence/Repo.js"
 import * as RepoMemory from "../../src/persistence/RepoMemory.js"
@@ -9,7 +8,7 @@ import * as Crypto from "../../src/services/Crypto.js"
 
 /** The whole service on a test server, over an in-memory repository. */
 export const TestApp = Http.HttpLive.pipe(
-  Layer.provideMerge(NodeHttpServer.layerTest),
+  Layer.provideMerge(Server.layerTest),
   Layer.provideMerge(Crypto.layerTest),
   Layer.provideMerge(RepoMemory.layer)
 )
