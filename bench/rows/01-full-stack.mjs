@@ -10,21 +10,24 @@ import { readServer } from "../lib/shared.mjs"
 import { ms, round, rps } from "../lib/stats.mjs"
 
 const fastifyScript = fileURLToPath(new URL("../lib/fastify-server.mjs", import.meta.url))
+const effectScript = fileURLToPath(new URL("../lib/effect-server.mjs", import.meta.url))
 
 /** Starts the Fastify baseline serving `body` with `contentType`; checks it answers those bytes. */
-export const startFastify = async (body, contentType) => {
+export const startFastify = (body, contentType) => startBaseline(fastifyScript, "fastify", body, contentType)
+
+const startBaseline = async (script, name, body, contentType, probe = "/") => {
   const dir = mkdtempSync(join(tmpdir(), "tb-bench-fastify-"))
   const file = join(dir, "body")
   writeFileSync(file, body)
   const port = await freePort()
-  const proc = start(process.execPath, [fastifyScript, String(port), file, contentType])
+  const proc = start(process.execPath, [script, String(port), file, contentType])
   const url = `http://127.0.0.1:${port}`
-  await until("fastify to start", async () => {
-    if (!proc.alive()) throw new Error(`fastify exited early:\n${proc.output()}`)
-    return fetch(`${url}/`).then((r) => r.ok, () => false)
+  await until(`${name} to start`, async () => {
+    if (!proc.alive()) throw new Error(`${name} exited early:\n${proc.output()}`)
+    return fetch(`${url}${probe}`).then((r) => r.ok, () => false)
   })
-  const echoed = await fetch(`${url}/`).then((r) => r.text())
-  if (echoed !== body) throw new Error("the Fastify baseline does not answer the identical bytes")
+  const echoed = await fetch(`${url}${probe}`).then((r) => r.text())
+  if (echoed !== body) throw new Error(`the ${name} baseline does not answer the identical bytes`)
   return {
     url,
     stop: async () => {
@@ -58,10 +61,21 @@ export default {
         headers: { authorization: `Bearer ${server.token}` }
       })
       if (base.failure) throw new Error(`the Fastify baseline failed under load: ${base.failure}`)
+      // The framework's ceiling on the same bytes: an empty HttpApi handler returning them prebuilt.
+      const effect = await startBaseline(effectScript, "effect", body, contentType, path.split("?")[0])
+      let ceiling
+      try {
+        ceiling = await load({ ...settings, url: `${effect.url}${path}` })
+      } finally {
+        await effect.stop()
+      }
+      if (ceiling.failure) throw new Error(`the HttpApi ceiling failed under load: ${ceiling.failure}`)
       const ratio = ours.rps / base.rps
       return {
         measured: `${rps(ours.rps)}, p50 ${ms(ours.p50)}, p99 ${ms(ours.p99)}`,
-        baseline: `Fastify ${rps(base.rps)}, p99 ${ms(base.p99)}`,
+        baseline: `Fastify ${rps(base.rps)}, p99 ${ms(base.p99)}; bare HttpApi ${rps(ceiling.rps)} (${
+          round(ceiling.rps / base.rps, 2)
+        }×)`,
         ratio,
         checks: [
           { what: "throughput ratio", value: round(ratio, 3), target: ">= 0.5", pass: ratio >= 0.5 },
@@ -69,8 +83,10 @@ export default {
           { what: "non-2xx", value: ours.non2xx, target: "== 0", pass: ours.non2xx === 0 }
         ],
         note: `${count} packages, ${body.length}-byte body; autocannon ${settings.connections} connections, ` +
-          `${settings.warmup} s warm-up + ${settings.duration} s; ${ours.requests} requests measured, all 2xx. Ratio = ours / Fastify req/s.`,
-        data: { ours, baseline: base, bodyBytes: body.length, packages: count }
+          `${settings.warmup} s warm-up + ${settings.duration} s; ${ours.requests} requests measured, all 2xx. Ratio = ours / Fastify req/s. ` +
+          `The framework ceiling (an HttpApi endpoint answering the same bytes prebuilt, tracer off) served ` +
+          `${round(ceiling.rps / base.rps, 2)}× Fastify; the whole stack reached ${Math.round((100 * ours.rps) / ceiling.rps)}% of it.`,
+        data: { ours, baseline: base, ceiling, bodyBytes: body.length, packages: count }
       }
     } finally {
       await fastify.stop()
