@@ -8,7 +8,7 @@ import { WebhookSignature } from "@tracebridge/core"
 import { Http } from "@tracebridge/http"
 import * as Database from "@tracebridge/http/persistence/Database"
 import type { Scenario } from "@tracebridge/sandbox"
-import { Effect, Either, Layer, Option, TestClock } from "effect"
+import { Duration, Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -19,6 +19,7 @@ import * as Crypto from "../src/services/Crypto.js"
 import { Providers } from "../src/services/Providers.js"
 import { WebhookDispatcher } from "../src/services/WebhookDispatcher.js"
 import { WebhookPoller } from "../src/services/WebhookPoller.js"
+import { Webhooks } from "../src/services/Webhooks.js"
 import { receiver } from "./support/Receiver.js"
 import { call, linkSandbox, signIn } from "./support/TestApp.js"
 import { webhookApp } from "./support/WebhookApp.js"
@@ -58,6 +59,10 @@ describe("Outbox durability", () => {
         return { hook, event: r.body.data.event }
       }).pipe(Effect.provide(server))
       assert.strictEqual(hooks.received.length, 0)
+      // The embedded database keeps a write-ahead log (file format bytes 18 and 19 of the header
+      // are 2): one fsync per commit instead of a rollback journal's several.
+      const header = fs.readFileSync(file).subarray(18, 20)
+      assert.deepStrictEqual([...header], [2, 2])
 
       // The server is gone (its layer released). A new one over the same file delivers.
       const sent = yield* Effect.flatMap(WebhookDispatcher, (d) => d.runDue).pipe(Effect.provide(server))
@@ -92,6 +97,106 @@ describe("Worker", () => {
       assert.strictEqual(event.type, "lab_result.received")
       assert.isTrue(event.type === "lab_result.received" && event.data.passed === false)
     }).pipe(Effect.provide(webhookApp({ worker: true })), Effect.scoped))
+})
+
+/** Waits in real time (the tests below run on the TestClock) until `check` holds. */
+const until = (what: string, check: Effect.Effect<boolean, never, any>) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 200; i++) {
+      if (yield* check) return
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+    }
+    assert.fail(`timed out waiting for ${what}`)
+  })
+
+/** The worker loop of this process, forked (its tick an hour: only a wake-up or `send` moves it). */
+const startWorker = Effect.gen(function*() {
+  const dispatcher = yield* WebhookDispatcher
+  const fiber = yield* Effect.fork(dispatcher.loop(Duration.hours(1)))
+  yield* until("the worker to start", Effect.map(dispatcher.holdUntil, (h) => h !== undefined))
+  return fiber
+})
+
+describe("Worker fast path", () => {
+  it.scoped("with the worker here, simulate queues deliveries already held by it and sends them without a claim", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T0)
+      const hooks = yield* receiver([200])
+      hooks.delayMs = 300
+      const { access } = yield* signIn
+      const linked = yield* linkSandbox(access)
+      const hook = yield* subscribe(access, hooks.url)
+      const repo = yield* Repo
+      const dispatcher = yield* WebhookDispatcher
+      yield* startWorker
+      const r = yield* call("POST", `/v1/sandbox/${linked.connection_id}/simulate`, {
+        token: access,
+        json: { scenario: "lab_result_received", params: {} }
+      })
+      assert.strictEqual(r.body.data.deliveries, 1)
+      yield* until("the attempt to start", Effect.sync(() => hooks.received.length === 1))
+      // In flight: written with the worker's lease, so no claim can take it meanwhile.
+      const inFlight = (yield* repo.listWebhookDeliveries(hook.id, 0, 10)).items
+      assert.deepStrictEqual(inFlight.map((d) => [d.status, d.attempts, d.locked_until]), [
+        ["pending", 0, T0 + 60_000]
+      ])
+      assert.strictEqual(yield* dispatcher.runDue, 0)
+      yield* until(
+        "the attempt to be recorded",
+        Effect.map(repo.listWebhookDeliveries(hook.id, 0, 10), (page) => page.items[0]?.status === "succeeded")
+      )
+      const after = (yield* repo.listWebhookDeliveries(hook.id, 0, 10)).items
+      assert.deepStrictEqual(after.map((d) => [d.status, d.attempts, d.locked_until]), [["succeeded", 1, null]])
+      assert.strictEqual(hooks.received.length, 1)
+      assert.strictEqual(hooks.received[0]!.headers["x-tracebridge-event-id"], r.body.data.event.id)
+      const got = hooks.received[0]!
+      yield* WebhookSignature.verify(got.body, got.headers["x-tracebridge-signature"] as string, [hook.secret])
+    }).pipe(Effect.provide(webhookApp())))
+
+  it.scoped("held deliveries never handed over wait for their lease; handed to a stopped worker, they are due at once", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T0)
+      const hooks = yield* receiver([200])
+      const { access } = yield* signIn
+      const linked = yield* linkSandbox(access)
+      yield* subscribe(access, hooks.url)
+      const repo = yield* Repo
+      const webhooks = yield* Webhooks
+      const dispatcher = yield* WebhookDispatcher
+      // An event as simulate makes them (the worker not running: queued unheld, and sent here).
+      const r = yield* call("POST", `/v1/sandbox/${linked.connection_id}/simulate`, {
+        token: access,
+        json: { scenario: "lab_result_received", params: {} }
+      })
+      assert.strictEqual(yield* dispatcher.runDue, 1)
+      const connection = Option.getOrThrow(yield* repo.getConnection(linked.connection_id))
+      const enqueue = (id: string) =>
+        repo.transaction(
+          webhooks.enqueueAndSend(connection.organisation_id, connection.id, { ...r.body.data.event, id })
+        )
+
+      const worker = yield* startWorker
+      const lost = yield* enqueue("evt_lost_handover")
+      const late = yield* enqueue("evt_late_handover")
+      assert.deepStrictEqual([lost.deliveries, late.deliveries], [1, 1])
+      // The worker stops; `lost.send` never runs (as if the process died after the commit).
+      yield* Fiber.interrupt(worker)
+      assert.isUndefined(yield* dispatcher.holdUntil)
+      // Handed to a stopped worker: back in the queue, due as queued, claimed by the next run.
+      yield* late.send
+      assert.strictEqual(yield* dispatcher.runDue, 1)
+      assert.deepStrictEqual(hooks.received.map((h) => h.headers["x-tracebridge-event-id"]), [
+        r.body.data.event.id,
+        "evt_late_handover"
+      ])
+      // The other is held until its lease (60 s) lapses, then any worker claims it.
+      yield* TestClock.adjust(Duration.seconds(59))
+      assert.strictEqual(yield* dispatcher.runDue, 0)
+      yield* TestClock.adjust(Duration.seconds(1))
+      assert.strictEqual(yield* dispatcher.runDue, 1)
+      assert.strictEqual(hooks.received[2]!.headers["x-tracebridge-event-id"], "evt_lost_handover")
+      assert.strictEqual(hooks.received.length, 3)
+    }).pipe(Effect.provide(webhookApp())))
 })
 
 describe("Production poller", () => {

@@ -10,7 +10,6 @@ import { Repo } from "../persistence/Repo.js"
 import { CurrentPrincipal } from "../Security.js"
 import { Connections } from "../services/Connections.js"
 import { Providers } from "../services/Providers.js"
-import { WebhookDispatcher } from "../services/WebhookDispatcher.js"
 import { Webhooks } from "../services/Webhooks.js"
 import * as Envelope from "./envelope.js"
 
@@ -70,7 +69,6 @@ export const HttpSandboxLive = HttpApiBuilder.group(
         const connections = yield* Connections
         const providers = yield* Providers
         const webhooks = yield* Webhooks
-        const dispatcher = yield* WebhookDispatcher
         const repo = yield* Repo
         const { connection, world } = yield* sandboxWorld(path.connection_id, "Simulate")
         const at = yield* Clock.currentTimeMillis
@@ -80,17 +78,18 @@ export const HttpSandboxLive = HttpApiBuilder.group(
         })
         if (Either.isLeft(result)) return yield* scenarioError(result.left)
         const outcome = result.right
-        // The change and its event are stored together before we answer: no event is lost.
-        const deliveries = yield* repo.transaction(
+        // The change and its event are stored together before we answer: no event is lost. Once
+        // committed, the deliveries go straight to this process's worker (or it is woken).
+        const { deliveries, send } = yield* repo.transaction(
           Effect.zipRight(
             providers.persist,
             outcome.event === null
-              ? Effect.succeed(0)
-              : webhooks.enqueue(connection.organisation_id, connection.id, outcome.event)
+              ? Effect.succeed({ deliveries: 0, send: Effect.void })
+              : webhooks.enqueueAndSend(connection.organisation_id, connection.id, outcome.event)
           )
         )
+        yield* send
         if (outcome.loginRequired) yield* connections.moveTo(connection, "error")
-        if (deliveries > 0) yield* dispatcher.wake
         return yield* Envelope.one(
           { scenario: outcome.scenario, event: outcome.event, deliveries },
           { provider: connection.provider, state: connection.state }

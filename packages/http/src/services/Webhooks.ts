@@ -2,7 +2,9 @@
  * Webhook subscriptions and the outbox. A subscription's signing secret (`whsec_…`) is shown once,
  * stored encrypted (it must be recoverable to sign), and never logged; a rotation keeps the old
  * secret signing for 24 h beside the new one. `enqueue` records an event with one delivery per
- * enabled subscription that asked for its type, in the caller's transaction.
+ * enabled subscription that asked for its type, in the caller's transaction; `enqueueAndSend` does
+ * the same and, when this process runs the worker, queues them already held by it, for `send` to
+ * hand over after the commit (`WebhookDispatcher`).
  *
  * @since 0.1.0
  */
@@ -10,7 +12,7 @@ import type { WebhookEvent } from "@tracebridge/core"
 import { Page } from "@tracebridge/core"
 import { Clock, Context, Duration, Effect, Either, Layer, Option } from "effect"
 import * as Errors from "../Errors.js"
-import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from "../persistence/Repo.js"
+import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEventRow } from "../persistence/Repo.js"
 import { Repo } from "../persistence/Repo.js"
 import type { Principal } from "./Auth.js"
 import * as Crypto from "./Crypto.js"
@@ -97,6 +99,19 @@ export interface Service {
     connectionId: string,
     event: WebhookEvent.WebhookEvent
   ) => Effect.Effect<number>
+  /**
+   * `enqueue`, for a caller that commits at once and then runs `send` (simulate). When this process
+   * runs the worker, the deliveries are written already claimed by it (the lease a claim would
+   * write), and `send` hands them to the worker with the endpoints, the event and the plan read
+   * here, so the first attempt needs no claim and no re-read. Otherwise (no worker here) `send`
+   * wakes the worker. If `send` never runs (a crash after the commit), the lease lapses and any
+   * worker claims them.
+   */
+  readonly enqueueAndSend: (
+    organisationId: string,
+    connectionId: string,
+    event: WebhookEvent.WebhookEvent
+  ) => Effect.Effect<{ readonly deliveries: number; readonly send: Effect.Effect<void> }>
 }
 
 /**
@@ -176,6 +191,43 @@ export const layer = Layer.effect(
       })
 
     const unique = <A>(xs: ReadonlyArray<A>) => [...new Set(xs)]
+
+    /** Writes the event and one delivery per matching enabled endpoint (in that order), leased until `lockedUntil`. */
+    const queue = (
+      organisationId: string,
+      connectionId: string,
+      event: WebhookEvent.WebhookEvent,
+      lockedUntil: number | null
+    ) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const endpoints = (yield* repo.listWebhookEndpoints(organisationId)).filter((e) =>
+          e.status === "enabled" && (JSON.parse(e.events) as ReadonlyArray<string>).includes(event.type)
+        )
+        const deliveries: ReadonlyArray<WebhookDelivery> = endpoints.map((e) => ({
+          id: Crypto.id("whd_"),
+          organisation_id: organisationId,
+          endpoint_id: e.id,
+          event_id: event.id,
+          event_type: event.type,
+          status: "pending",
+          attempts: 0,
+          next_attempt_at: now,
+          locked_until: lockedUntil,
+          created_at: now,
+          updated_at: now
+        }))
+        const row: WebhookEventRow = {
+          id: event.id,
+          organisation_id: organisationId,
+          connection_id: connectionId,
+          type: event.type,
+          body: JSON.stringify(event),
+          created_at: now
+        }
+        yield* repo.insertWebhookEvent(row, deliveries)
+        return { event: row, endpoints, deliveries }
+      })
 
     const service: Service = {
       create: (principal, body) =>
@@ -266,33 +318,23 @@ export const layer = Layer.effect(
           return deliveryView(Option.getOrElse(updated, () => delivery.value), attempts)
         }),
       enqueue: (organisationId, connectionId, event) =>
+        Effect.map(queue(organisationId, connectionId, event, null), (queued) => queued.deliveries.length),
+      enqueueAndSend: (organisationId, connectionId, event) =>
         Effect.gen(function*() {
-          const now = yield* Clock.currentTimeMillis
-          const endpoints = (yield* repo.listWebhookEndpoints(organisationId)).filter((e) =>
-            e.status === "enabled" && (JSON.parse(e.events) as ReadonlyArray<string>).includes(event.type)
-          )
-          const deliveries: ReadonlyArray<WebhookDelivery> = endpoints.map((e) => ({
-            id: Crypto.id("whd_"),
-            organisation_id: organisationId,
-            endpoint_id: e.id,
-            event_id: event.id,
-            event_type: event.type,
-            status: "pending",
-            attempts: 0,
-            next_attempt_at: now,
-            locked_until: null,
-            created_at: now,
-            updated_at: now
+          const holdUntil = yield* dispatcher.holdUntil
+          const queued = yield* queue(organisationId, connectionId, event, holdUntil ?? null)
+          const count = queued.deliveries.length
+          if (count === 0) return { deliveries: 0, send: Effect.void }
+          if (holdUntil === undefined) return { deliveries: count, send: dispatcher.wake }
+          const organisation = yield* repo.getOrganisation(organisationId)
+          const plan = Option.match(organisation, { onNone: () => "production" as const, onSome: (o) => o.plan })
+          const held = queued.deliveries.map((delivery, i) => ({
+            delivery,
+            endpoint: queued.endpoints[i]!,
+            event: queued.event,
+            plan
           }))
-          yield* repo.insertWebhookEvent({
-            id: event.id,
-            organisation_id: organisationId,
-            connection_id: connectionId,
-            type: event.type,
-            body: JSON.stringify(event),
-            created_at: now
-          }, deliveries)
-          return deliveries.length
+          return { deliveries: count, send: dispatcher.send(held) }
         })
     }
     return service
