@@ -55,7 +55,19 @@ import { DeliveryPackage, TransferRow } from "./internal/wire/Transfer.js"
  * @since 0.1.0
  * @category models
  */
-export type Context = MapContext
+export type Context = MapContext & CheckOption
+
+/**
+ * `checkOutput: true` also validates the mapped core object against its core schema (exact
+ * fields), failing with `ProviderInvalidResponse` when it does not conform. Off by default: the
+ * provider's input is always validated, and the mappers' output conforms by construction.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CheckOption {
+  readonly checkOutput?: boolean | undefined
+}
 
 /**
  * A transfer as the embedding API takes it: a row of `/transfers/v2/incoming|outgoing|rejected`
@@ -65,7 +77,7 @@ export type Context = MapContext
  * @since 0.1.0
  * @category models
  */
-export type TransferContext = MapContext & { readonly source?: TransferSource }
+export type TransferContext = Context & { readonly source?: TransferSource }
 
 const TransferInput = Schema.Union(
   Schema.Struct({
@@ -88,15 +100,19 @@ const pipeline = <W, WI, C, A>(
 ) => {
   const decode = decodeWire(wire, operation)
   const check = checkCore(core, operation)
-  return (raw: unknown, ctx: C): Either.Either<A, Core.ProviderError.ProviderInvalidResponse> =>
-    Either.flatMap(decode(raw), (w) => Either.flatMap(mapWire(operation, (x: W) => map(x, ctx))(w), check))
+  return (raw: unknown, ctx: C & CheckOption): Either.Either<A, Core.ProviderError.ProviderInvalidResponse> => {
+    const mapped = Either.flatMap(decode(raw), mapWire(operation, (x: W) => map(x, ctx)))
+    // The wire input is validated above; the mappers are typed and pure (their output is held to
+    // the core schemas by the tests), so the output is checked again only when asked.
+    return ctx.checkOutput === true ? Either.flatMap(mapped, check) : mapped
+  }
 }
 
 const pipelines = {
   facility: pipeline(
     "facilities.normalize",
     FacilityV2,
-    (w, ctx: { readonly state: string; readonly today?: string }) => toFacility(w, ctx),
+    (w, ctx: { readonly state: string; readonly today?: string } & CheckOption) => toFacility(w, ctx),
     Core.Facility.Facility
   ),
   package: pipeline("packages.normalize", PackageV2, (w, ctx: Context) => toPackage(w, ctx), Core.Package.Package),
@@ -139,7 +155,10 @@ type Invalid = Core.ProviderError.ProviderInvalidResponse
  * @category normalizing
  */
 export const normalizeSync: {
-  readonly facility: (raw: unknown, ctx: { readonly state: string; readonly today?: string }) => Facility.Facility
+  readonly facility: (
+    raw: unknown,
+    ctx: { readonly state: string; readonly today?: string } & CheckOption
+  ) => Facility.Facility
   readonly package: (raw: unknown, ctx: Context) => Package.Package
   readonly plant: (raw: unknown, ctx: Context) => Plant.Plant
   readonly harvest: (raw: unknown, ctx: Context) => Harvest.Harvest

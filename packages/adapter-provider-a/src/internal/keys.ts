@@ -5,38 +5,56 @@
  */
 const canonicalByLower = new Map<string, string>()
 
+/** Keys already spelled canonically (the common case), checked before any lower-casing. */
+const canonical = new Set<string>()
+
 /** Registers the canonical spelling of keys (every wire schema registers its field names). */
 export const register = (keys: Iterable<string>): void => {
-  for (const key of keys) canonicalByLower.set(key.toLowerCase(), key)
+  for (const key of keys) {
+    const lower = key.toLowerCase()
+    const previous = canonicalByLower.get(lower)
+    if (previous !== undefined) canonical.delete(previous)
+    canonicalByLower.set(lower, key)
+    canonical.add(key)
+  }
 }
 
 const canonicalKey = (key: string): string =>
-  canonicalByLower.get(key.toLowerCase()) ?? (key.length > 0 ? key[0]!.toUpperCase() + key.slice(1) : key)
+  canonical.has(key)
+    ? key
+    : canonicalByLower.get(key.toLowerCase()) ?? (key.length > 0 ? key[0]!.toUpperCase() + key.slice(1) : key)
 
-const needsRewrite = (record: Record<string, unknown>): boolean => {
-  for (const key in record) {
-    if (canonicalKey(key) !== key) return true
-    const value = record[key]
-    if (typeof value === "object" && value !== null) return true
-  }
-  return false
-}
-
-/** Rewrites every key of a JSON value (deeply) to its canonical spelling. */
+/**
+ * Rewrites every key of a JSON value (deeply) to its canonical spelling. Objects and arrays whose
+ * keys are all canonical already (deeply) are returned as they are, not copied.
+ */
 export const canonicalize = (value: unknown): unknown => {
-  if (Array.isArray(value)) {
-    let changed = false
-    const out = value.map((item) => {
-      const next = canonicalize(item)
-      if (next !== item) changed = true
-      return next
-    })
-    return changed ? out : value
-  }
   if (typeof value !== "object" || value === null) return value
+  if (Array.isArray(value)) {
+    let out: Array<unknown> | undefined
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i]
+      const next = canonicalize(item)
+      if (next !== item && out === undefined) out = value.slice(0, i)
+      if (out !== undefined) out.push(next)
+    }
+    return out ?? value
+  }
   const record = value as Record<string, unknown>
-  if (!needsRewrite(record)) return value
-  const out: Record<string, unknown> = {}
-  for (const key in record) out[canonicalKey(key)] = canonicalize(record[key])
-  return out
+  let out: Record<string, unknown> | undefined
+  for (const key in record) {
+    const item = record[key]
+    const next = canonicalize(item)
+    const name = canonicalKey(key)
+    if (out === undefined && (name !== key || next !== item)) {
+      // The first change: copy what came before it (unchanged), then go on rewriting.
+      out = {}
+      for (const before in record) {
+        if (before === key) break
+        out[before] = record[before]
+      }
+    }
+    if (out !== undefined) out[name] = next
+  }
+  return out ?? value
 }
