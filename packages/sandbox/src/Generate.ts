@@ -56,10 +56,26 @@ export interface Options {
 
 const DAY = 86_400_000
 const HOUR = 3_600_000
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+/**
+ * A formatter remembered by its argument: a large world has many packages but few distinct
+ * instants (packages share days and hours), so each string is built once.
+ */
+const memo = (format: (ms: number) => string) => {
+  const seen = new Map<number, string>()
+  return (ms: number): string => {
+    let text = seen.get(ms)
+    if (text === undefined) {
+      if (seen.size > 10_000) seen.clear()
+      text = format(ms)
+      seen.set(ms, text)
+    }
+    return text
+  }
+}
+const isoDay = memo((ms: number) => new Date(ms).toISOString().slice(0, 10))
 /** Whole seconds: what every provider can carry. */
 const isoTime = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString()
-const metrcTime = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "+00:00")
+const metrcTime = memo((ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "+00:00"))
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits
 
 const strainNames = [
@@ -382,27 +398,29 @@ export const generate = (options: Options): World => {
     const tag = profile.tag("package", f, n)
     const numericId = profile.numeric("package", f, n)
     const providerId = provider === "provider_a" ? String(numericId) : tag
-    const metadata: Record<string, unknown> = provider === "provider_a"
-      ? {
-        PackageType: "Product",
-        LocationName: "Vault",
-        LocationTypeName: "Default",
-        OriginalPackageQuantity: options.quantity,
-        UnitOfMeasureAbbreviation: "g",
-        InitialLabTestingState: "NotSubmitted",
-        IsProductionBatch: false,
-        IsTradeSample: false,
-        IsDonation: false,
-        IsTestingSample: false,
-        ProductRequiresRemediation: false,
-        ...(options.harvests.length > 0
-          ? { SourceHarvestNames: options.harvests.map((h) => h.harvest_name).join(",") }
-          : {}),
-        IsFinished: false,
-        LastModified: metrcTime(options.packagedAt),
-        ItemId: Number(options.item.provider_item_id)
+    // Built key by key in the order of the object literal it replaces (the emulators serialise it).
+    const metadata: Record<string, unknown> = {}
+    if (provider === "provider_a") {
+      metadata.PackageType = "Product"
+      metadata.LocationName = "Vault"
+      metadata.LocationTypeName = "Default"
+      metadata.OriginalPackageQuantity = options.quantity
+      metadata.UnitOfMeasureAbbreviation = "g"
+      metadata.InitialLabTestingState = "NotSubmitted"
+      metadata.IsProductionBatch = false
+      metadata.IsTradeSample = false
+      metadata.IsDonation = false
+      metadata.IsTestingSample = false
+      metadata.ProductRequiresRemediation = false
+      if (options.harvests.length > 0) {
+        metadata.SourceHarvestNames = options.harvests.length === 1
+          ? options.harvests[0]!.harvest_name
+          : options.harvests.map((h) => h.harvest_name).join(",")
       }
-      : {}
+      metadata.IsFinished = false
+      metadata.LastModified = metrcTime(options.packagedAt)
+      metadata.ItemId = Number(options.item.provider_item_id)
+    }
     const pkg: Package.Package = {
       id: Ids.make("package", provider, tag),
       tag,
@@ -416,7 +434,8 @@ export const generate = (options: Options): World => {
       is_on_hold: options.onHold ?? false,
       packaged_date: isoDay(options.packagedAt),
       expiration_date: null,
-      ...scopedOf(data.facility),
+      facility_id: data.facility.id,
+      provider,
       provider_package_id: providerId,
       source_harvest_ids: options.harvests.map((h) => h.id),
       source_package_ids: options.sources.map((s) => s.id),
@@ -428,20 +447,23 @@ export const generate = (options: Options): World => {
     touch(pkg.id, options.packagedAt)
     return pkg
   }
+  // Packages are replaced in place (by index, one scan that stops at the package), not by mapping
+  // or filtering the whole list: a facility may hold 100,000 of them.
+  const indexOfPackage = (data: FacilityData, id: string) => data.packages.findIndex((p) => p.id === id)
   const setQuantity = (data: FacilityData, id: string, quantity: number, at: number) => {
-    data.packages = data.packages.map((p) =>
-      p.id === id
-        ? {
-          ...p,
-          quantity: round(quantity, 4),
-          metadata: provider === "provider_a" ? { ...p.metadata, LastModified: metrcTime(at) } : p.metadata
-        }
-        : p
-    )
+    const i = indexOfPackage(data, id)
+    if (i >= 0) {
+      const p = data.packages[i]!
+      data.packages[i] = {
+        ...p,
+        quantity: round(quantity, 4),
+        metadata: provider === "provider_a" ? { ...p.metadata, LastModified: metrcTime(at) } : p.metadata
+      }
+    }
     touch(id, at)
   }
   const draw = (data: FacilityData, source: Package.Package, target: Package.Package, quantity: number, at: number) => {
-    const current = data.packages.find((p) => p.id === source.id)!
+    const current = data.packages[indexOfPackage(data, source.id)]!
     setQuantity(data, source.id, current.quantity - quantity, at)
     world.draws.push({ source: source.id, target: target.id, quantity })
   }
@@ -450,18 +472,23 @@ export const generate = (options: Options): World => {
   let packageNo = 0
   const perFacility = packagesPerFacility(options.size)
   const bulkCount = Math.max(harvestCount, perFacility - 12)
+  // Per harvest, once: its flower item, its day and the one-element list of its harvests.
+  const bulkOf = cultivator.harvests.map((harvest) => ({
+    harvest,
+    item: cultivator.items.find((it) => it.strain === harvest.strain_name && it.category === "Flower") ??
+      cultivator.items[0]!,
+    day: Date.parse(`${harvest.harvested_date}T00:00:00Z`),
+    harvests: [harvest]
+  }))
   for (let i = 0; i < bulkCount; i++) {
-    const harvest = cultivator.harvests[i % harvestCount]!
+    const { day, harvests, item } = bulkOf[i % harvestCount]!
     const pick = Seed.prng(seed, "package", i)
-    const item = cultivator.items.find((it) => it.strain === harvest.strain_name && it.category === "Flower") ??
-      cultivator.items[0]!
-    const packagedAt = Date.parse(`${harvest.harvested_date}T00:00:00Z`) + (2 + (i % 5)) * DAY +
-      Math.floor(pick() * 8) * HOUR
+    const packagedAt = day + (2 + (i % 5)) * DAY + Math.floor(pick() * 8) * HOUR
     bulk.push(makePackage(cultivator, ++packageNo, {
       item,
       quantity: round(100 + pick() * 400, 2),
       packagedAt: Math.min(packagedAt, ref - HOUR),
-      harvests: [harvest],
+      harvests,
       sources: [],
       onHold: i % 23 === 22
     }))
@@ -492,7 +519,8 @@ export const generate = (options: Options): World => {
     }
     cultivator.labResults.push(result)
     const state = failing ? "TestFailed" : "TestPassed"
-    cultivator.packages = cultivator.packages.map((p) => (p.id === tested.id ? { ...p, lab_testing_state: state } : p))
+    const i = indexOfPackage(cultivator, tested.id)
+    if (i >= 0) cultivator.packages[i] = { ...cultivator.packages[i]!, lab_testing_state: state }
     touch(result.id, testedAt + DAY)
   }
 
@@ -518,8 +546,9 @@ export const generate = (options: Options): World => {
 
   // ------------------------------------------------------------------ transfers
   const move = (from: FacilityData, to: FacilityData, pkg: Package.Package) => {
-    const current = from.packages.find((p) => p.id === pkg.id)!
-    from.packages = from.packages.filter((p) => p.id !== pkg.id)
+    const i = indexOfPackage(from, pkg.id)
+    const current = from.packages[i]!
+    if (i >= 0) from.packages.splice(i, 1)
     to.packages.push({ ...current, facility_id: to.facility.id })
     const results = from.labResults.filter((r) => r.package_id === pkg.id)
     from.labResults = from.labResults.filter((r) => r.package_id !== pkg.id)
