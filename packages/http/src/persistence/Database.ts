@@ -14,6 +14,8 @@ import { NodeContext } from "@effect/platform-node"
 import type { Migrator } from "@effect/sql"
 import { SqlClient, SqlError } from "@effect/sql"
 import { LibsqlClient, LibsqlMigrator } from "@effect/sql-libsql"
+import type { Client as SdkClient, Transaction as SdkTransaction, TransactionMode } from "@libsql/client"
+import { createClient } from "@libsql/client"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
 import { Config, ConfigError, Effect, Either, Layer, Redacted } from "effect"
 import * as fs from "node:fs"
@@ -52,6 +54,76 @@ const temporaryFile = Effect.acquireRelease(
   (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
 ).pipe(Effect.map((dir) => path.join(dir, sqliteFileName)))
 
+const begin = (mode: TransactionMode) =>
+  mode === "read" ? "BEGIN TRANSACTION READONLY" : mode === "deferred" ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE"
+
+/**
+ * The libsql client with its connections kept: one for single statements and one for transactions
+ * (`LibsqlClient` runs one transaction at a time, and no single statement during one). The stock
+ * client hands its connection to each transaction and opens a new one for the next statement,
+ * which reads the whole schema again before its first statement: about a millisecond per
+ * transaction, and the abandoned connections wait for the garbage collector. As before, a
+ * transaction runs on a connection of its own.
+ */
+const keptConnections = (url: string) =>
+  Effect.acquireRelease(
+    Effect.sync((): SdkClient => {
+      const single = createClient({ url })
+      const txs = createClient({ url })
+      let open = false
+      const end = (statement: "COMMIT" | "ROLLBACK") =>
+        txs.execute(statement).then(
+          () => {
+            open = false
+          },
+          (error) => {
+            // SQLite may have rolled back already (some errors end the transaction).
+            if (statement === "ROLLBACK") open = false
+            else throw error
+          }
+        )
+      const transaction: SdkTransaction = {
+        execute: (stmt) => txs.execute(stmt),
+        batch: async (stmts) => {
+          const results = []
+          for (const stmt of stmts) results.push(await txs.execute(stmt))
+          return results
+        },
+        executeMultiple: (sql) => txs.executeMultiple(sql),
+        commit: () => end("COMMIT"),
+        rollback: () => open ? end("ROLLBACK") : Promise.resolve(),
+        close: () => {
+          if (open) void end("ROLLBACK")
+        },
+        get closed() {
+          return !open
+        }
+      }
+      return {
+        execute: (stmt) => single.execute(stmt),
+        batch: (stmts, mode) => single.batch(stmts, mode),
+        migrate: (stmts) => single.migrate(stmts),
+        transaction: async (mode: TransactionMode = "write") => {
+          if (open) throw new SqlError.SqlError({ cause: null, message: "A transaction is already open" })
+          await txs.execute(begin(mode))
+          open = true
+          return transaction
+        },
+        executeMultiple: (sql) => single.executeMultiple(sql),
+        sync: () => single.sync(),
+        close: () => {
+          single.close()
+          txs.close()
+        },
+        get closed() {
+          return single.closed
+        },
+        protocol: single.protocol
+      }
+    }),
+    (client) => Effect.sync(() => client.close())
+  )
+
 /**
  * The embedded database in write-ahead-log mode (`PRAGMA journal_mode = WAL`, kept in the file, so
  * every later connection uses it too), with `synchronous` left at `FULL`: a commit is still on disk
@@ -81,10 +153,11 @@ export const layerSqlite = (file: string): Layer.Layer<Repo, DatabaseError> =>
   Layer.unwrapScoped(
     Effect.gen(function*() {
       const url = yield* sqliteFile(file === ":memory:" ? yield* temporaryFile : file)
+      const liveClient = yield* keptConnections(url)
       return RepoSql.layer.pipe(
         Layer.provide(LibsqlMigrator.layer({ loader })),
         Layer.provide(writeAheadLog),
-        Layer.provide(LibsqlClient.layer({ url }))
+        Layer.provide(LibsqlClient.layer({ liveClient }))
       )
     })
   )
