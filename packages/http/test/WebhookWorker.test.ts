@@ -17,7 +17,7 @@ import { afterAll } from "vitest"
 import { Repo } from "../src/persistence/Repo.js"
 import * as Crypto from "../src/services/Crypto.js"
 import { Providers } from "../src/services/Providers.js"
-import { WebhookDispatcher } from "../src/services/WebhookDispatcher.js"
+import { signatureHeader, WebhookDispatcher } from "../src/services/WebhookDispatcher.js"
 import { WebhookPoller } from "../src/services/WebhookPoller.js"
 import { Webhooks } from "../src/services/Webhooks.js"
 import { receiver } from "./support/Receiver.js"
@@ -118,6 +118,15 @@ const startWorker = Effect.gen(function*() {
 })
 
 describe("Worker fast path", () => {
+  it.effect("the worker's node:crypto signature header is WebhookSignature.sign's, for one secret and for two", () =>
+    Effect.gen(function*() {
+      const body = JSON.stringify({ id: "evt_1", type: "lab_result.received", data: { note: "ünïcode ✓" } })
+      for (const secrets of [["whsec_one"], ["whsec_new", "whsec_old"]]) {
+        const header = signatureHeader(secrets, 1768478400, body)
+        assert.strictEqual(header, yield* WebhookSignature.sign(secrets, 1768478400, body))
+      }
+    }))
+
   it.scoped("with the worker here, simulate queues deliveries already held by it and sends them without a claim", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(T0)

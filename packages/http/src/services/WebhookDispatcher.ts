@@ -28,6 +28,7 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { WebhookSignature } from "@tracebridge/core"
 import { Clock, Context, Duration, Effect, FiberSet, Layer, Option, Queue } from "effect"
+import { createHmac } from "node:crypto"
 import type { Plan, WebhookDelivery, WebhookEndpoint, WebhookEventRow } from "../persistence/Repo.js"
 import { Repo } from "../persistence/Repo.js"
 import { Crypto } from "./Crypto.js"
@@ -121,6 +122,21 @@ export const nextAttemptAt = (n: number, now: number): number | undefined => {
 }
 
 /**
+ * The `X-Tracebridge-Signature` header, as `WebhookSignature.sign` makes it (`t=<timestamp>` and one
+ * `v1=<hex HMAC-SHA256 of "<timestamp>.<body>">` per secret), computed at once with node:crypto:
+ * Web Crypto's HMAC takes two trips through the thread pool per secret, on the way to every POST.
+ *
+ * @since 0.1.0
+ * @category signing
+ */
+export const signatureHeader = (secrets: ReadonlyArray<string>, timestamp: number, body: string): string => {
+  const payload = `${timestamp}.${body}`
+  let header = `t=${timestamp}`
+  for (const secret of secrets) header += `,v1=${createHmac("sha256", secret).update(payload).digest("hex")}`
+  return header
+}
+
+/**
  * The dispatcher over the repository, the encryption key, the URL guard and an `HttpClient`
  * (which must not follow redirects: `Http.ts` gives it `redirect: "manual"`).
  *
@@ -188,11 +204,7 @@ export const layer = Layer.effect(
           return { started, status_code: null, error: `refused: ${refused.value}`, final: false }
         }
         const body = event.body
-        const signature = yield* WebhookSignature.sign(
-          secretsOf(endpoint, started),
-          Math.floor(started / 1000),
-          body
-        )
+        const signature = signatureHeader(secretsOf(endpoint, started), Math.floor(started / 1000), body)
         const request = HttpClientRequest.post(endpoint.url).pipe(
           HttpClientRequest.setHeaders({
             [WebhookSignature.headers.signature]: signature,
