@@ -12,6 +12,7 @@
  * | `TRACEBRIDGE_ENCRYPTION_KEYS_PREVIOUS` | none | comma-separated base64 32-byte keys that still decrypt (rotation; `npm run admin -- reencrypt` moves rows off them) |
  * | `TRACEBRIDGE_CLIENT_ID`, `TRACEBRIDGE_CLIENT_SECRET` | generated | fix the first sandbox client's credentials |
  * | `TRACEBRIDGE_SANDBOX_SEED` | 42 | the sandbox worlds' seed |
+ * | `TRACEBRIDGE_SANDBOX_SIZE` | small | the sandbox worlds' size: `small` (40 packages per facility), `large` (2,000), or a number of packages per facility (`Generate.ts`) |
  * | `PROVIDER_A_VENDOR_KEY` | none | Tracebridge's Metrc vendor key, for production provider_a connections |
  * | `TRACEBRIDGE_ACCESS_LOG_EVERY` | 100 | log one successful response in this many (1: all; 0: none); errors always (`RequestLog.ts`) |
  * | `TRACEBRIDGE_READ_CACHE_MS` | 1000 | how long a token, organisation or connection row is reused; 0: off (`persistence/RepoCache.ts`) |
@@ -72,6 +73,23 @@ export const bootstrapClient = Config.all({
  * @category config
  */
 export const sandboxSeed = Config.string("TRACEBRIDGE_SANDBOX_SEED").pipe(Config.withDefault("42"))
+
+/**
+ * The size of the sandbox worlds: `small`, `large`, or a whole number of packages per facility.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const sandboxSize: Config.Config<"small" | "large" | { readonly packages: number }> = Config.string(
+  "TRACEBRIDGE_SANDBOX_SIZE"
+).pipe(
+  Config.withDefault("small"),
+  Config.validate({
+    message: "must be small, large or a whole number of packages (1 or more)",
+    validation: (s) => s === "small" || s === "large" || (/^[0-9]+$/.test(s) && Number(s) >= 1)
+  }),
+  Config.map((s) => (s === "small" || s === "large" ? s : { packages: Number(s) }))
+)
 
 /**
  * @since 0.1.0

@@ -82,6 +82,7 @@ export const layer = Layer.scoped(
     const repo = yield* Repo
     const crypto = yield* Crypto
     const seed = yield* AppConfig.sandboxSeed
+    const size = yield* AppConfig.sandboxSize
     const vendorKey = yield* AppConfig.providerAVendorKey
     const clock = yield* Effect.clock
     const now = () => clock.unsafeCurrentTimeMillis()
@@ -90,7 +91,8 @@ export const layer = Layer.scoped(
     const sandbox = new Sandbox.Sandbox({
       seed,
       referenceDate: new Date(Math.floor(now() / day) * day).toISOString(),
-      now
+      now,
+      size
     })
     const inProcess = SandboxServer.layerHttpClient(SandboxServer.makeHandler(sandbox))
 
