@@ -139,7 +139,9 @@ export default {
         checks: [{ what: "speed ratio (baseline/ours)", value: round(ratio, 3), target: ">= 0.3", pass: ratio >= 0.3 }],
         note: `${count} packages (${Math.round(text.length / 1e6)} MB of wire JSON from the emulator's ` +
           `/packages/v2/active); both sides JSON.parse the same text; equal output checked on every 100th ` +
-          `package; median of ${runs} runs (ours, baseline), the first included. Ratio = baseline time / ours.`,
+          `package; median of ${runs} runs (ours, baseline), the first included. normalizeSync validates every ` +
+          `package against the wire schema (Effect Schema, compiled once) and, by default, does not validate its ` +
+          `own output again (the opt-in checkOutput does). Ratio = baseline time / ours.`,
         data: { ours: tOurs, baseline: tBase, packages: count, wireBytes: text.length }
       }
     } finally {
