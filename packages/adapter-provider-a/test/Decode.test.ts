@@ -34,24 +34,28 @@ const schemas: Array<[string, Schema.Schema<any, any>]> = [
 ]
 
 /** The fixtures of each wire schema (and of the normalizer that maps it, when there is one). */
-const cases: Array<[string, Schema.Schema<any, any>, ((raw: unknown) => unknown) | undefined]> = [
-  ["package", Package.PackageV2, (raw) => normalizeSync.package(raw, { ...ctx, checkOutput: true })],
-  ["package-v1", Package.PackageV2, (raw) => normalizeSync.package(raw, { ...ctx, checkOutput: true })],
-  ["plant-vegetative", Plant.PlantV2, (raw) => normalizeSync.plant(raw, { ...ctx, checkOutput: true })],
-  ["plant-flowering", Plant.PlantV2, (raw) => normalizeSync.plant(raw, { ...ctx, checkOutput: true })],
-  ["plant-inactive", Plant.PlantV2, (raw) => normalizeSync.plant(raw, { ...ctx, checkOutput: true })],
-  ["harvest", Harvest.HarvestV2, (raw) => normalizeSync.harvest(raw, { ...ctx, checkOutput: true })],
-  ["item", Catalog.ItemV2, (raw) => normalizeSync.item(raw, { ...ctx, checkOutput: true })],
-  ["strain", Catalog.StrainV2, (raw) => normalizeSync.strain(raw, { ...ctx, checkOutput: true })],
-  ["location", Catalog.LocationV2, (raw) => normalizeSync.location(raw, { ...ctx, checkOutput: true })],
-  ["patient", Catalog.PatientV2, (raw) => normalizeSync.patient(raw, { ...ctx, checkOutput: true })],
-  ["sales-receipt", Sale.SalesReceipt, (raw) => normalizeSync.sale(raw, { ...ctx, checkOutput: true })],
+const cases: Array<[string, Schema.Schema<any, any>, ((raw: unknown, check: boolean) => unknown) | undefined]> = [
+  ["package", Package.PackageV2, (raw, check) => normalizeSync.package(raw, { ...ctx, checkOutput: check })],
+  ["package-v1", Package.PackageV2, (raw, check) => normalizeSync.package(raw, { ...ctx, checkOutput: check })],
+  ["plant-vegetative", Plant.PlantV2, (raw, check) => normalizeSync.plant(raw, { ...ctx, checkOutput: check })],
+  ["plant-flowering", Plant.PlantV2, (raw, check) => normalizeSync.plant(raw, { ...ctx, checkOutput: check })],
+  ["plant-inactive", Plant.PlantV2, (raw, check) => normalizeSync.plant(raw, { ...ctx, checkOutput: check })],
+  ["harvest", Harvest.HarvestV2, (raw, check) => normalizeSync.harvest(raw, { ...ctx, checkOutput: check })],
+  ["item", Catalog.ItemV2, (raw, check) => normalizeSync.item(raw, { ...ctx, checkOutput: check })],
+  ["strain", Catalog.StrainV2, (raw, check) => normalizeSync.strain(raw, { ...ctx, checkOutput: check })],
+  ["location", Catalog.LocationV2, (raw, check) => normalizeSync.location(raw, { ...ctx, checkOutput: check })],
+  ["patient", Catalog.PatientV2, (raw, check) => normalizeSync.patient(raw, { ...ctx, checkOutput: check })],
+  ["sales-receipt", Sale.SalesReceipt, (raw, check) => normalizeSync.sale(raw, { ...ctx, checkOutput: check })],
   [
     "sales-delivery",
     Sale.SalesDeliveryV2,
-    (raw) => normalizeSync.salesDelivery(raw, { ...ctx, checkOutput: true })
+    (raw, check) => normalizeSync.salesDelivery(raw, { ...ctx, checkOutput: check })
   ],
-  ["labtest-row", LabTest.LabTestResultRow, (raw) => normalizeSync.labResults([raw], { ...ctx, checkOutput: true })],
+  [
+    "labtest-row",
+    LabTest.LabTestResultRow,
+    (raw, check) => normalizeSync.labResults([raw], { ...ctx, checkOutput: check })
+  ],
   ["transfer-incoming", Transfer.TransferRow, undefined],
   ["transfer-outgoing", Transfer.TransferRow, undefined],
   ["delivery-package", Transfer.DeliveryPackage, undefined]
@@ -85,13 +89,20 @@ const same = (schema: Schema.Schema<any, any>, input: unknown, what: string) => 
   return effect
 }
 
-/** Mapped output conforms to its core schema (or the mapper refuses the input). */
-const mapsOrRefuses = (normalize: (raw: unknown) => unknown, input: unknown, what: string) => {
+/**
+ * What `normalizeSync` maps without checking its output conforms to its core schema (exact
+ * fields), and the check (`checkOutput`) gives the same object; or both refuse the input.
+ */
+const mapsOrRefuses = (normalize: (raw: unknown, check: boolean) => unknown, input: unknown, what: string) => {
+  let output: unknown
   try {
-    normalize(input)
+    output = normalize(input, false)
   } catch (e) {
     assert.strictEqual((e as { _tag?: string })._tag, "ProviderInvalidResponse", `${what}: ${String(e)}`)
+    assert.isTrue(Either.isLeft(Either.try(() => normalize(input, true))), what)
+    return
   }
+  assert.deepStrictEqual(normalize(input, true), output, what)
 }
 
 describe("compiled wire decoders", () => {
@@ -106,7 +117,7 @@ describe("compiled wire decoders", () => {
       const raw = fixture(name)
       const base = Array.isArray(raw) ? raw[0] : raw
       assert.isTrue(Either.isRight(same(schema, base, name)), name)
-      if (normalize !== undefined) normalize(base)
+      if (normalize !== undefined) normalize(base, true)
       for (const key of Object.keys(base)) {
         for (const value of pool) {
           const input = { ...base }
