@@ -129,7 +129,8 @@ export default {
         ],
         note:
           `${events} simulate calls (lab_result_received, cycling through the ${packages.length} packages) one after another (after 20 warm-up events) on a fresh server with the ` +
-          `default TRACEBRIDGE_WEBHOOK_TICK_MS (the worker wakes when a delivery is queued); the sends took ` +
+          `default TRACEBRIDGE_WEBHOOK_TICK_MS and embedded SQLite (each simulate commits its outbox rows, then hands ` +
+          `them to the worker, which POSTs at once); the sends took ` +
           `${ms(lastSent - [...sent.values()][0])} in all; latency from each simulate request's send to its ` +
           `event's arrival. Ratio = our p99 / the baseline's p99 (informative).`,
         data: {
