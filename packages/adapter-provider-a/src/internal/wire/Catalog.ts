@@ -3,51 +3,51 @@ import { MetrcTime, opt, struct } from "./common.js"
 
 /** An item of `GET /items/v2/active|{id}`. */
 export const ItemV2 = struct({
-  Id: Schema.Number,
+  Id: Schema.Finite,
   Name: Schema.String,
   ProductCategoryName: Schema.String,
   ProductCategoryType: opt(Schema.Unknown),
   QuantityType: opt(Schema.Unknown),
   UnitOfMeasureName: Schema.String,
   ApprovalStatus: opt(Schema.Unknown),
-  StrainId: opt(Schema.Number),
+  StrainId: opt(Schema.Finite),
   StrainName: opt(Schema.String),
-  UnitWeight: opt(Schema.Number),
+  UnitWeight: opt(Schema.Finite),
   UnitWeightUnitOfMeasureName: opt(Schema.String)
 })
 export type ItemV2 = typeof ItemV2.Type
 
 /** A strain of `GET /strains/v2/active|{id}`. */
 export const StrainV2 = struct({
-  Id: Schema.Number,
+  Id: Schema.Finite,
   Name: Schema.String,
   TestingStatus: opt(Schema.String),
-  ThcLevel: opt(Schema.Number),
-  CbdLevel: opt(Schema.Number),
-  IndicaPercentage: opt(Schema.Number),
-  SativaPercentage: opt(Schema.Number),
+  ThcLevel: opt(Schema.Finite),
+  CbdLevel: opt(Schema.Finite),
+  IndicaPercentage: opt(Schema.Finite),
+  SativaPercentage: opt(Schema.Finite),
   Genetics: opt(Schema.String)
 })
 export type StrainV2 = typeof StrainV2.Type
 
 /** A location of `GET /locations/v2/active|{id}`. */
 export const LocationV2 = struct({
-  Id: Schema.Number,
+  Id: Schema.Finite,
   Name: Schema.String,
-  LocationTypeId: opt(Schema.Number),
+  LocationTypeId: opt(Schema.Finite),
   LocationTypeName: opt(Schema.String)
 })
 export type LocationV2 = typeof LocationV2.Type
 
 /** A patient of `GET /patients/v2/active|{id}`. */
 export const PatientV2 = struct({
-  PatientId: Schema.Number,
+  PatientId: Schema.Finite,
   LicenseNumber: opt(Schema.String),
   RegistrationDate: opt(MetrcTime),
   LicenseEffectiveStartDate: opt(MetrcTime),
   LicenseEffectiveEndDate: opt(MetrcTime),
-  RecommendedPlants: opt(Schema.Number),
-  RecommendedSmokableQuantity: opt(Schema.Number),
+  RecommendedPlants: opt(Schema.Finite),
+  RecommendedSmokableQuantity: opt(Schema.Finite),
   HasSalesLimitExemption: opt(Schema.Boolean)
 })
 export type PatientV2 = typeof PatientV2.Type

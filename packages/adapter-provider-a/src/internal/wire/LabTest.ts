@@ -3,8 +3,8 @@ import { MetrcTime, opt, struct } from "./common.js"
 
 /** One row of `GET /labtests/v2/results?packageId=`: one test of one lab result. */
 export const LabTestResultRow = struct({
-  PackageId: Schema.Number,
-  LabTestResultId: Schema.Number,
+  PackageId: Schema.Finite,
+  LabTestResultId: Schema.Finite,
   LabFacilityLicenseNumber: opt(Schema.String),
   LabFacilityName: Schema.String,
   SourcePackageLabel: opt(Schema.String),
@@ -18,7 +18,7 @@ export const LabTestResultRow = struct({
   ExpirationDateTime: opt(MetrcTime),
   TestTypeName: Schema.String,
   TestPassed: Schema.Boolean,
-  TestResultLevel: opt(Schema.Number),
+  TestResultLevel: opt(Schema.Finite),
   TestComment: opt(Schema.String),
   TestInformationalOnly: opt(Schema.Boolean),
   LabTestDetailRevokedDate: opt(MetrcTime)
@@ -28,7 +28,7 @@ export type LabTestResultRow = typeof LabTestResultRow.Type
 /** One test of `POST /labtests/v2/record`. */
 export const RecordResult = struct({
   LabTestTypeName: Schema.String,
-  Quantity: Schema.Number,
+  Quantity: Schema.Finite,
   Passed: Schema.Boolean,
   Notes: opt(Schema.String)
 })

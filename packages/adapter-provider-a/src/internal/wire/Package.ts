@@ -3,12 +3,12 @@ import { MetrcTime, opt, struct } from "./common.js"
 
 /** The item nested in a package. */
 export const PackageItem = struct({
-  Id: opt(Schema.Number),
+  Id: opt(Schema.Finite),
   Name: Schema.String,
   ProductCategoryName: opt(Schema.String),
-  StrainId: opt(Schema.Number),
+  StrainId: opt(Schema.Finite),
   StrainName: opt(Schema.String),
-  UnitWeight: opt(Schema.Number),
+  UnitWeight: opt(Schema.Finite),
   UnitWeightUnitOfMeasureName: opt(Schema.String)
 })
 
@@ -17,19 +17,19 @@ export const PackageItem = struct({
  * `ProductName`/`ProductCategoryName`/`ItemStrainName` predate the nested `Item`).
  */
 export const PackageV2 = struct({
-  Id: Schema.Number,
+  Id: Schema.Finite,
   Label: Schema.String,
   PackageType: opt(Schema.String),
-  SourceHarvestCount: opt(Schema.Number),
+  SourceHarvestCount: opt(Schema.Finite),
   SourceHarvestNames: opt(Schema.String),
-  SourcePackageCount: opt(Schema.Number),
+  SourcePackageCount: opt(Schema.Finite),
   SourcePackageLabels: opt(Schema.String),
-  LocationId: opt(Schema.Number),
+  LocationId: opt(Schema.Finite),
   LocationName: opt(Schema.String),
   LocationTypeName: opt(Schema.String),
   SublocationName: opt(Schema.String),
-  Quantity: Schema.Number,
-  OriginalPackageQuantity: opt(Schema.Number),
+  Quantity: Schema.Finite,
+  OriginalPackageQuantity: opt(Schema.Finite),
   UnitOfMeasureName: Schema.String,
   UnitOfMeasureAbbreviation: opt(Schema.String),
   PatientLicenseNumber: opt(Schema.String),
@@ -66,7 +66,7 @@ export type PackageV2 = typeof PackageV2.Type
 
 /** A row of `GET /packages/v2/{id}/source/harvests`. */
 export const PackageSourceHarvest = struct({
-  HarvestId: Schema.Number,
+  HarvestId: Schema.Finite,
   HarvestName: opt(Schema.String),
   HarvestStartDate: opt(MetrcTime)
 })
@@ -74,14 +74,14 @@ export type PackageSourceHarvest = typeof PackageSourceHarvest.Type
 
 /** A tag of `GET /tags/v2/package/available`. */
 export const AvailableTag = struct({
-  Id: opt(Schema.Number),
+  Id: opt(Schema.Finite),
   Label: Schema.String
 })
 
 /** An ingredient of `POST /packages/v2/` (a source package and what to draw from it). */
 export const Ingredient = struct({
   Package: Schema.String,
-  Quantity: Schema.Number,
+  Quantity: Schema.Finite,
   UnitOfMeasure: Schema.String
 })
 
@@ -91,7 +91,7 @@ export const CreatePackage = struct({
   Location: opt(Schema.String),
   Sublocation: opt(Schema.String),
   Item: opt(Schema.String),
-  Quantity: Schema.Number,
+  Quantity: Schema.Finite,
   UnitOfMeasure: Schema.String,
   PatientLicenseNumber: opt(Schema.String),
   Note: opt(Schema.String),

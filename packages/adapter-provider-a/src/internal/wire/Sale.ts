@@ -3,15 +3,15 @@ import { MetrcTime, opt, struct } from "./common.js"
 
 /** A transaction (line) of a sales receipt or delivery. */
 export const SaleTransaction = struct({
-  PackageId: opt(Schema.Number),
+  PackageId: opt(Schema.Finite),
   PackageLabel: Schema.String,
   ProductName: Schema.String,
   ProductCategoryName: opt(Schema.String),
   ItemStrainName: opt(Schema.String),
-  QuantitySold: Schema.Number,
+  QuantitySold: Schema.Finite,
   UnitOfMeasureName: Schema.String,
   UnitOfMeasureAbbreviation: opt(Schema.String),
-  TotalPrice: Schema.Number,
+  TotalPrice: Schema.Finite,
   SalesDeliveryState: opt(Schema.String),
   ArchivedDate: opt(MetrcTime),
   RecordedDateTime: opt(MetrcTime),
@@ -21,7 +21,7 @@ export type SaleTransaction = typeof SaleTransaction.Type
 
 /** A receipt of `GET /sales/v2/receipts/active|inactive|{id}`. */
 export const SalesReceipt = struct({
-  Id: Schema.Number,
+  Id: Schema.Finite,
   ReceiptNumber: opt(Schema.String),
   ExternalReceiptNumber: opt(Schema.String),
   SalesDateTime: MetrcTime,
@@ -29,8 +29,8 @@ export const SalesReceipt = struct({
   PatientLicenseNumber: opt(Schema.String),
   CaregiverLicenseNumber: opt(Schema.String),
   IdentificationMethod: opt(Schema.String),
-  TotalPackages: opt(Schema.Number),
-  TotalPrice: Schema.Number,
+  TotalPackages: opt(Schema.Finite),
+  TotalPrice: Schema.Finite,
   Transactions: Schema.optionalWith(Schema.Array(SaleTransaction), { default: () => [] }),
   IsFinal: opt(Schema.Boolean),
   ArchivedDate: opt(MetrcTime),
@@ -41,7 +41,7 @@ export type SalesReceipt = typeof SalesReceipt.Type
 
 /** A delivery of `GET /sales/v2/deliveries/active|inactive|{id}`. */
 export const SalesDeliveryV2 = struct({
-  Id: Schema.Number,
+  Id: Schema.Finite,
   DeliveryNumber: opt(Schema.String),
   SalesDateTime: opt(MetrcTime),
   SalesCustomerType: Schema.String,
@@ -54,7 +54,7 @@ export const SalesDeliveryV2 = struct({
   ActualArrivalDateTime: opt(MetrcTime),
   CompletedDateTime: opt(MetrcTime),
   SalesDeliveryState: opt(Schema.String),
-  TotalPrice: opt(Schema.Number),
+  TotalPrice: opt(Schema.Finite),
   Transactions: Schema.optionalWith(Schema.Array(SaleTransaction), { default: () => [] }),
   VoidedDate: opt(MetrcTime),
   LastModified: opt(MetrcTime)

@@ -6,7 +6,7 @@ import { MetrcTime, opt, struct } from "./common.js"
  * `GET /transfers/v2/templates/outgoing`: one transfer × one of its deliveries.
  */
 export const TransferRow = struct({
-  Id: Schema.Number,
+  Id: Schema.Finite,
   ManifestNumber: opt(Schema.String),
   ShipperFacilityLicenseNumber: opt(Schema.String),
   ShipperFacilityName: opt(Schema.String),
@@ -18,14 +18,14 @@ export const TransferRow = struct({
   VehicleMake: opt(Schema.String),
   VehicleModel: opt(Schema.String),
   VehicleLicensePlateNumber: opt(Schema.String),
-  DeliveryCount: opt(Schema.Number),
-  ReceivedDeliveryCount: opt(Schema.Number),
-  PackageCount: opt(Schema.Number),
-  ReceivedPackageCount: opt(Schema.Number),
+  DeliveryCount: opt(Schema.Finite),
+  ReceivedDeliveryCount: opt(Schema.Finite),
+  PackageCount: opt(Schema.Finite),
+  ReceivedPackageCount: opt(Schema.Finite),
   IsVoided: opt(Schema.Boolean),
   CreatedDateTime: opt(MetrcTime),
   LastModified: opt(MetrcTime),
-  DeliveryId: opt(Schema.Number),
+  DeliveryId: opt(Schema.Finite),
   RecipientFacilityLicenseNumber: opt(Schema.String),
   RecipientFacilityName: opt(Schema.String),
   ShipmentTypeName: opt(Schema.String),
@@ -34,15 +34,15 @@ export const TransferRow = struct({
   ActualDepartureDateTime: opt(MetrcTime),
   EstimatedArrivalDateTime: opt(MetrcTime),
   ActualArrivalDateTime: opt(MetrcTime),
-  DeliveryPackageCount: opt(Schema.Number),
-  DeliveryReceivedPackageCount: opt(Schema.Number),
+  DeliveryPackageCount: opt(Schema.Finite),
+  DeliveryReceivedPackageCount: opt(Schema.Finite),
   ReceivedDateTime: opt(MetrcTime)
 })
 export type TransferRow = typeof TransferRow.Type
 
 /** A delivery of `GET /transfers/v2/{id}/deliveries` or `…/templates/outgoing/{id}/deliveries`. */
 export const TransferDelivery = struct({
-  Id: Schema.Number,
+  Id: Schema.Finite,
   RecipientFacilityLicenseNumber: opt(Schema.String),
   RecipientFacilityName: opt(Schema.String),
   ShipmentTypeName: opt(Schema.String),
@@ -50,26 +50,26 @@ export const TransferDelivery = struct({
   ActualDepartureDateTime: opt(MetrcTime),
   EstimatedArrivalDateTime: opt(MetrcTime),
   ActualArrivalDateTime: opt(MetrcTime),
-  DeliveryPackageCount: opt(Schema.Number),
-  DeliveryReceivedPackageCount: opt(Schema.Number),
+  DeliveryPackageCount: opt(Schema.Finite),
+  DeliveryReceivedPackageCount: opt(Schema.Finite),
   ReceivedDateTime: opt(MetrcTime)
 })
 export type TransferDelivery = typeof TransferDelivery.Type
 
 /** A package of `GET /transfers/v2/deliveries/{id}/packages` (and the template equivalent). */
 export const DeliveryPackage = struct({
-  PackageId: opt(Schema.Number),
+  PackageId: opt(Schema.Finite),
   PackageLabel: Schema.String,
   PackageType: opt(Schema.String),
-  ItemId: opt(Schema.Number),
+  ItemId: opt(Schema.Finite),
   ItemName: Schema.String,
   ItemCategoryName: opt(Schema.String),
   ItemStrainName: opt(Schema.String),
   LabTestingState: opt(Schema.String),
   ShipmentPackageState: opt(Schema.String),
-  ShippedQuantity: Schema.Number,
+  ShippedQuantity: Schema.Finite,
   ShippedUnitOfMeasureName: Schema.String,
-  ReceivedQuantity: opt(Schema.Number),
+  ReceivedQuantity: opt(Schema.Finite),
   ReceivedUnitOfMeasureName: opt(Schema.String)
 })
 export type DeliveryPackage = typeof DeliveryPackage.Type
@@ -77,7 +77,7 @@ export type DeliveryPackage = typeof DeliveryPackage.Type
 /** A package line of a template destination. */
 export const TemplatePackage = struct({
   PackageLabel: Schema.String,
-  WholesalePrice: opt(Schema.Number)
+  WholesalePrice: opt(Schema.Finite)
 })
 
 /** A destination of a template. */

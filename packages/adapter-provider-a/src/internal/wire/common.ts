@@ -21,23 +21,23 @@ export const MetrcTime = Schema.String.pipe(
 export const Paged = <A, I, R>(item: Schema.Schema<A, I, R>) =>
   struct({
     Data: Schema.Array(item),
-    Total: Schema.Number,
-    TotalRecords: Schema.optional(Schema.Number),
-    PageSize: Schema.optional(Schema.Number),
-    RecordsOnPage: Schema.optional(Schema.Number),
-    Page: Schema.optional(Schema.Number),
-    CurrentPage: Schema.optional(Schema.Number),
-    TotalPages: Schema.optional(Schema.Number)
+    Total: Schema.Finite,
+    TotalRecords: Schema.optional(Schema.Finite),
+    PageSize: Schema.optional(Schema.Finite),
+    RecordsOnPage: Schema.optional(Schema.Finite),
+    Page: Schema.optional(Schema.Finite),
+    CurrentPage: Schema.optional(Schema.Finite),
+    TotalPages: Schema.optional(Schema.Finite)
   })
 
 /** A v2 POST answer: the ids created, in the order posted. */
 export const WriteResult = struct({
-  Ids: Schema.Array(Schema.Number),
+  Ids: Schema.Array(Schema.Finite),
   Warnings: opt(Schema.Unknown)
 })
 
 /** A 400 row of a write: one per failing object of the request array. */
-export const ErrorRow = struct({ row: Schema.optional(Schema.Number), message: Schema.String })
+export const ErrorRow = struct({ row: Schema.optional(Schema.Finite), message: Schema.String })
 
 /** A request-level error body. */
 export const ErrorMessage = struct({ Message: Schema.String })
