@@ -208,6 +208,44 @@ describe("Worker fast path", () => {
     }).pipe(Effect.provide(webhookApp())))
 })
 
+describe("Worker fast path, late", () => {
+  it.scoped("a hand-over that comes when the lease no longer covers an attempt is left for a claim, sent once", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T0)
+      const hooks = yield* receiver([200])
+      const { access } = yield* signIn
+      const linked = yield* linkSandbox(access)
+      yield* subscribe(access, hooks.url)
+      const repo = yield* Repo
+      const webhooks = yield* Webhooks
+      const dispatcher = yield* WebhookDispatcher
+      const r = yield* call("POST", `/v1/sandbox/${linked.connection_id}/simulate`, {
+        token: access,
+        json: { scenario: "lab_result_received", params: {} }
+      })
+      assert.strictEqual(yield* dispatcher.runDue, 1)
+      const connection = Option.getOrThrow(yield* repo.getConnection(linked.connection_id))
+      yield* startWorker
+      const late = yield* repo.transaction(
+        webhooks.enqueueAndSend(connection.organisation_id, connection.id, { ...r.body.data.event, id: "evt_late" })
+      )
+      // 51 s later (say, behind slow receivers) only 9 s of the 60 s lease are left: less than the
+      // 10 s an attempt may take. The worker does not send it from memory.
+      yield* TestClock.adjust(Duration.seconds(51))
+      yield* late.send
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 200)))
+      assert.strictEqual(hooks.received.length, 1)
+      assert.strictEqual(yield* dispatcher.runDue, 0)
+      yield* TestClock.adjust(Duration.seconds(9))
+      assert.strictEqual(yield* dispatcher.runDue, 1)
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
+      assert.deepStrictEqual(hooks.received.map((h) => h.headers["x-tracebridge-event-id"]), [
+        r.body.data.event.id,
+        "evt_late"
+      ])
+    }).pipe(Effect.provide(webhookApp())))
+})
+
 describe("Production poller", () => {
   it.effect("reconciles transfer and lab-result lists against the last snapshot and emits the same events", () =>
     Effect.gen(function*() {

@@ -79,16 +79,19 @@ export const HttpSandboxLive = HttpApiBuilder.group(
         if (Either.isLeft(result)) return yield* scenarioError(result.left)
         const outcome = result.right
         // The change and its event are stored together before we answer: no event is lost. Once
-        // committed, the deliveries go straight to this process's worker (or it is woken).
-        const { deliveries, send } = yield* repo.transaction(
-          Effect.zipRight(
-            providers.persist,
-            outcome.event === null
-              ? Effect.succeed({ deliveries: 0, send: Effect.void })
-              : webhooks.enqueueAndSend(connection.organisation_id, connection.id, outcome.event)
-          )
-        )
-        yield* send
+        // committed, the deliveries go straight to this process's worker (or it is woken); not
+        // interrupted in between, so that they never wait for their lease to lapse.
+        const deliveries = yield* Effect.uninterruptible(Effect.flatMap(
+          repo.transaction(
+            Effect.zipRight(
+              providers.persist,
+              outcome.event === null
+                ? Effect.succeed({ deliveries: 0, send: Effect.void })
+                : webhooks.enqueueAndSend(connection.organisation_id, connection.id, outcome.event)
+            )
+          ),
+          ({ deliveries, send }) => Effect.as(send, deliveries)
+        ))
         if (outcome.loginRequired) yield* connections.moveTo(connection, "error")
         return yield* Envelope.one(
           { scenario: outcome.scenario, event: outcome.event, deliveries },

@@ -271,6 +271,14 @@ export const layer = Layer.effect(
     let accepting = false
 
     /**
+     * Whether a held delivery's lease still covers a whole attempt. One that waited longer (slow
+     * receivers ahead of it) is left alone: its lease lapses and a claim takes it, so it is never
+     * sent by this process and by a claim at once.
+     */
+    const stillHeld = (held: Held, now: number) =>
+      held.delivery.locked_until !== null && held.delivery.locked_until - now > Duration.toMillis(TIMEOUT)
+
+    /**
      * Sends what `send` hands over, up to `CONCURRENCY` at once, each as soon as a slot is free.
      * An attempt once started runs to its end; on interruption the ones still waiting are handed back.
      */
@@ -282,14 +290,16 @@ export const layer = Layer.effect(
           slots.take(1),
           Effect.uninterruptibleMask((restore) =>
             Effect.flatMap(
-              restore(Queue.take(handed)),
-              (held) =>
-                FiberSet.run(
-                  inFlight,
-                  Effect.uninterruptible(deliver(held.delivery, attemptHeld(held))).pipe(
-                    Effect.ensuring(slots.release(1))
-                  )
-                )
+              Effect.zip(restore(Queue.take(handed)), Clock.currentTimeMillis),
+              ([held, now]) =>
+                stillHeld(held, now)
+                  ? Effect.asVoid(FiberSet.run(
+                    inFlight,
+                    Effect.uninterruptible(deliver(held.delivery, attemptHeld(held))).pipe(
+                      Effect.ensuring(slots.release(1))
+                    )
+                  ))
+                  : Effect.asVoid(slots.release(1))
             )
           )
         )
@@ -301,7 +311,11 @@ export const layer = Layer.effect(
           accepting = false
           const now = yield* Clock.currentTimeMillis
           const left = yield* Queue.takeAll(handed)
-          yield* Effect.forEach(left, (held) => handBack(held.delivery, now), { discard: true })
+          yield* Effect.forEach(
+            left,
+            (held) => stillHeld(held, now) ? handBack(held.delivery, now) : Effect.void,
+            { discard: true }
+          )
         })
       )
     )
@@ -352,7 +366,10 @@ export const layer = Layer.effect(
           }
           return Effect.flatMap(
             Clock.currentTimeMillis,
-            (now) => Effect.forEach(held, (h) => handBack(h.delivery, now), { discard: true })
+            (now) =>
+              Effect.forEach(held, (h) => stillHeld(h, now) ? handBack(h.delivery, now) : Effect.void, {
+                discard: true
+              })
           )
         }),
       loop: (interval) =>
