@@ -9,6 +9,8 @@ import { WebhookSignature } from "@tracebridge/core"
 import type { Http } from "@tracebridge/http"
 import { Bootstrap } from "@tracebridge/http"
 import { Duration, Effect, Option, TestClock } from "effect"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
 import { Repo } from "../src/persistence/Repo.js"
 import * as UrlGuard from "../src/services/UrlGuard.js"
 import { WebhookDispatcher } from "../src/services/WebhookDispatcher.js"
@@ -366,6 +368,32 @@ describe("Delivery", () => {
       assert.deepStrictEqual(d.attempts.map((a: any) => [a.attempt, a.status_code, a.error]), [[1, 200, null]])
       // Nothing is due any more.
       assert.strictEqual(yield* runDue, 0)
+    }).pipe(withApp()))
+
+  it.scoped("a 3xx is a failed attempt, never followed (a redirect could lead to an internal address)", () =>
+    Effect.gen(function*() {
+      const target = yield* receiver([200])
+      const redirecting = yield* Effect.acquireRelease(
+        Effect.async<http.Server>((resume) => {
+          const server = http.createServer((req, res) => {
+            req.resume()
+            req.on("end", () => res.writeHead(302, { location: target.url }).end())
+          })
+          server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+        }),
+        (server) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
+      )
+      const url = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/hooks`
+      const { access } = yield* signIn
+      const linked = yield* linkSandbox(access)
+      const hook = yield* subscribe(access, url)
+      yield* simulate(access, linked.connection_id, "lab_result_received")
+      assert.strictEqual(yield* runDue, 1)
+      assert.strictEqual(target.received.length, 0, "the redirect was followed")
+      const log = yield* call("GET", `/v1/webhooks/${hook.id}/deliveries`, { token: access })
+      const d = log.body.data[0]
+      assert.strictEqual(d.status, "pending")
+      assert.deepStrictEqual(d.attempts.map((a: any) => [a.status_code, a.error]), [[302, "answered 302"]])
     }).pipe(withApp()))
 
   it.scoped("retries on the TestClock: 500, 500, then 200, every attempt logged, the event id stable", () =>

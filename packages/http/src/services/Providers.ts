@@ -134,6 +134,7 @@ export const layer = Layer.scoped(
       if (connection !== undefined && change !== undefined) pending.push({ connection, change, at: event.at })
     })
     const restored = new Set<string>()
+    const nextSeq = new Map<string, number>()
 
     const loginOf = (connection: Connection, credentials: Readonly<Record<string, string>>) => {
       const c = sandboxCredentials(connection.provider, credentials, connection.id)
@@ -204,13 +205,17 @@ export const layer = Layer.scoped(
       persist: Effect.gen(function*() {
         while (pending.length > 0) {
           const next = pending.shift()!
-          const log = yield* repo.listSandboxChanges(next.connection)
+          // The next sequence number: read from the stored log once per connection and process,
+          // then counted here (the log only grows, and only this process writes a sandbox world).
+          let seq = nextSeq.get(next.connection)
+          if (seq === undefined) seq = (yield* repo.listSandboxChanges(next.connection)).length + 1
           yield* repo.appendSandboxChange({
             connection_id: next.connection,
-            seq: log.length + 1,
+            seq,
             change: JSON.stringify(next.change),
             created_at: next.at
           })
+          nextSeq.set(next.connection, seq + 1)
         }
       }),
       world: (connection) =>
