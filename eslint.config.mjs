@@ -16,6 +16,7 @@ const files = [
   "packages/*/test/**/*.ts",
   "scripts/**/*.ts",
   "scripts/**/*.mjs",
+  "bench/**/*.mjs",
   "*.ts",
   "eslint.config.mjs"
 ]

@@ -2,7 +2,14 @@
 // the exact bytes Tracebridge gave, prebuilt (no auth, no port, no encoding, tracer off). What it
 // serves is the most any HttpApi service can serve on this machine; row 1 reports our share of it.
 //   node bench/lib/effect-server.mjs <port> <body-file> <content-type>
-import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpMiddleware, HttpServerResponse } from "@effect/platform"
+import {
+  HttpApi,
+  HttpApiBuilder,
+  HttpApiEndpoint,
+  HttpApiGroup,
+  HttpMiddleware,
+  HttpServerResponse
+} from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Schema } from "effect"
 import { readFileSync } from "node:fs"
@@ -18,8 +25,11 @@ const Api = HttpApi.make("ceiling").add(
       .addSuccess(Schema.Unknown)
   )
 )
-const Group = HttpApiBuilder.group(Api, "g", (handlers) =>
-  handlers.handle("packages", () => Effect.succeed(HttpServerResponse.text(body, { contentType }))))
+const Group = HttpApiBuilder.group(
+  Api,
+  "g",
+  (handlers) => handlers.handle("packages", () => Effect.succeed(HttpServerResponse.text(body, { contentType })))
+)
 
 const Live = HttpApiBuilder.serve().pipe(
   HttpMiddleware.withTracerDisabledWhen(() => true),

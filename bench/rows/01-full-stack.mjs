@@ -85,7 +85,9 @@ export default {
         note: `${count} packages, ${body.length}-byte body; autocannon ${settings.connections} connections, ` +
           `${settings.warmup} s warm-up + ${settings.duration} s; ${ours.requests} requests measured, all 2xx. Ratio = ours / Fastify req/s. ` +
           `The framework ceiling (an HttpApi endpoint answering the same bytes prebuilt, tracer off) served ` +
-          `${round(ceiling.rps / base.rps, 2)}× Fastify; the whole stack reached ${Math.round((100 * ours.rps) / ceiling.rps)}% of it.`,
+          `${round(ceiling.rps / base.rps, 2)}× Fastify; the whole stack reached ${
+            Math.round((100 * ours.rps) / ceiling.rps)
+          }% of it.`,
         data: { ours, baseline: base, ceiling, bodyBytes: body.length, packages: count }
       }
     } finally {
