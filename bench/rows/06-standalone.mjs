@@ -8,7 +8,7 @@ import { root } from "../lib/api.mjs"
 import { freePort, rssOf, sleep, start } from "../lib/proc.mjs"
 import { mb, median, ms, now, round } from "../lib/stats.mjs"
 
-const bin = join(root, "packages", "sandbox", "dist", "bin.js")
+const bin = join(root, "packages", "sandbox", "dist", "tracebridge-sandbox.mjs")
 const minimal = fileURLToPath(new URL("../lib/minimal-server.mjs", import.meta.url))
 
 /** Spawn → first 2xx answer of `path` (polled every 5 ms), then RSS after a short settle. */

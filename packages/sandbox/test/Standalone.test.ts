@@ -90,3 +90,35 @@ describe("Standalone", () => {
       (running) => Effect.promise(() => running.close())
     ))
 })
+
+describe("the tracebridge-sandbox bin (dist/tracebridge-sandbox.mjs, one bundled module)", () => {
+  it.live("starts from its own file, answers both providers, and stops on SIGTERM", () =>
+    Effect.promise(async () => {
+      const { spawn } = await import("node:child_process")
+      const { fileURLToPath } = await import("node:url")
+      const pkg = JSON.parse(
+        await (await import("node:fs/promises")).readFile(new URL("../package.json", import.meta.url), "utf8")
+      )
+      const bin = fileURLToPath(new URL(`../${pkg.bin["tracebridge-sandbox"]}`, import.meta.url))
+      const child = spawn(process.execPath, [bin, "--port", "0", "--seed", "42"], { stdio: ["ignore", "pipe", "pipe"] })
+      let output = ""
+      child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+      child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+      try {
+        const deadline = Date.now() + 15_000
+        while (!/http:\/\/127\.0\.0\.1:\d+/.test(output)) {
+          if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no banner:\n${output}`)
+          await new Promise((resolve) => setTimeout(resolve, 20))
+        }
+        const origin = /http:\/\/127\.0\.0\.1:\d+/.exec(output)![0]
+        const facilities = await fetch(`${origin}/provider_a/CO/facilities/v2/`, { headers: auth })
+        assert.strictEqual(facilities.status, 200)
+        assert.strictEqual((await facilities.json()).length, 5)
+        child.kill("SIGTERM")
+        assert.strictEqual(await exited, 0, output)
+      } finally {
+        child.kill("SIGKILL")
+      }
+    }), 30_000)
+})
