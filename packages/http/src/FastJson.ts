@@ -45,35 +45,52 @@ export const isIdentity = (ast: SchemaAST.AST, seen: Set<SchemaAST.AST> = new Se
 }
 
 /**
- * The JSON of `data` objects seen before. Answers kept by a cache (the sandbox's read cache) hand
- * out the same `data` object again, so its text is made once; the per-request parts of an
- * envelope (`meta`, `pagination`) are stringified each time. Weak: nothing here outlives its data.
+ * The UTF-8 bytes of `{"data":<json>` for `data` objects seen before. Answers kept by a cache (the
+ * sandbox's read cache) hand out the same `data` object again, so its text is made and encoded
+ * once; the per-request parts of an envelope (`meta`, `pagination`) are stringified each time and
+ * appended. Weak: nothing here outlives its data.
  */
-const dataJson = new WeakMap<object, string>()
+const dataHeads = new WeakMap<object, Uint8Array>()
+const encoder = new TextEncoder()
 
-const stringifyData = (data: object): string => {
-  let text = dataJson.get(data)
-  if (text === undefined) {
-    text = JSON.stringify(data)
-    dataJson.set(data, text)
+const headOf = (data: object): Uint8Array => {
+  let head = dataHeads.get(data)
+  if (head === undefined) {
+    head = encoder.encode(`{"data":${JSON.stringify(data)}`)
+    dataHeads.set(data, head)
   }
-  return text
+  return head
 }
 
 /**
- * The JSON text of an envelope (`{data, …}` with `data` first), reusing the text of a `data`
- * object already stringified; the same bytes as `JSON.stringify(envelope)`.
+ * The JSON of an envelope (`{data, …}` with `data` first) as UTF-8 bytes, reusing the bytes of a
+ * `data` object already encoded; the same bytes as encoding `JSON.stringify(envelope)`.
  *
  * @since 0.1.0
  * @category encoding
  */
-export const stringifyEnvelope = (envelope: unknown): string => {
-  if (typeof envelope !== "object" || envelope === null) return JSON.stringify(envelope)
+export const encodeEnvelope = (envelope: unknown): Uint8Array => {
+  if (typeof envelope !== "object" || envelope === null) return encoder.encode(JSON.stringify(envelope))
   const { data, ...rest } = envelope as { readonly data?: unknown }
-  if (typeof data !== "object" || data === null || Object.keys(envelope)[0] !== "data") return JSON.stringify(envelope)
+  if (typeof data !== "object" || data === null || Object.keys(envelope)[0] !== "data") {
+    return encoder.encode(JSON.stringify(envelope))
+  }
+  const head = headOf(data)
   const tail = JSON.stringify(rest)
-  return tail === "{}" ? `{"data":${stringifyData(data)}}` : `{"data":${stringifyData(data)},${tail.slice(1)}`
+  const end = encoder.encode(tail === "{}" ? "}" : `,${tail.slice(1)}`)
+  const bytes = new Uint8Array(head.length + end.length)
+  bytes.set(head, 0)
+  bytes.set(end, head.length)
+  return bytes
 }
+
+/**
+ * The JSON text of an envelope; the same as `JSON.stringify(envelope)` (see `encodeEnvelope`).
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const stringifyEnvelope = (envelope: unknown): string => new TextDecoder().decode(encodeEnvelope(envelope))
 
 /**
  * A function from a schema's values (envelopes) to finished JSON responses (`status`, default 200).
@@ -85,8 +102,7 @@ export const responder = <A, I>(schema: Schema.Schema<A, I>) => {
   const identity = isIdentity(schema.ast)
   const encode = identity ? undefined : S.encodeSync(schema)
   return (value: A, status = 200): HttpServerResponse.HttpServerResponse =>
-    HttpServerResponse.text(encode === undefined ? stringifyEnvelope(value) : JSON.stringify(encode(value)), {
-      status,
-      contentType: "application/json"
-    })
+    encode === undefined
+      ? HttpServerResponse.uint8Array(encodeEnvelope(value), { status, contentType: "application/json" })
+      : HttpServerResponse.text(JSON.stringify(encode(value)), { status, contentType: "application/json" })
 }

@@ -29,6 +29,9 @@ describe("FastJson", () => {
     const other = { meta: { a: 1 }, data }
     assert.strictEqual(FastJson.stringifyEnvelope(other), JSON.stringify(other))
     assert.strictEqual(FastJson.stringifyEnvelope({ data: "text" }), JSON.stringify({ data: "text" }))
+    const unicode = { data: [{ name: "Blüte ☘ 大麻 \u2028" }], meta: { note: "é" } }
+    assert.deepStrictEqual(FastJson.encodeEnvelope(unicode), new TextEncoder().encode(JSON.stringify(unicode)))
+    assert.deepStrictEqual(FastJson.encodeEnvelope(unicode), new TextEncoder().encode(JSON.stringify(unicode)))
   })
 
   it.effect("encodes a schema that is not the identity with the schema", () =>

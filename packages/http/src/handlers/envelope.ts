@@ -2,6 +2,17 @@ import type { Page } from "@tracebridge/core"
 import { Clock, Effect } from "effect"
 import * as RequestId from "../RequestId.js"
 
+/** The ISO text of the last instant asked for: requests served in the same millisecond share it. */
+let lastMillis = Number.NaN
+let lastIso = ""
+const isoOf = (millis: number): string => {
+  if (millis !== lastMillis) {
+    lastIso = new Date(millis).toISOString()
+    lastMillis = millis
+  }
+  return lastIso
+}
+
 /** `meta` of a response. */
 export const meta = (context: { readonly provider?: string; readonly state?: string } = {}) =>
   Effect.gen(function*() {
@@ -9,7 +20,7 @@ export const meta = (context: { readonly provider?: string; readonly state?: str
     const now = yield* Clock.currentTimeMillis
     return {
       request_id,
-      timestamp: new Date(now).toISOString(),
+      timestamp: isoOf(now),
       ...(context.provider === undefined ? {} : { provider: context.provider as never }),
       ...(context.state === undefined ? {} : { state: context.state as never })
     }
