@@ -21,6 +21,7 @@
 import { type HttpApiGroup, HttpClient, HttpClientRequest } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { Http, RateLimit, Server } from "@tracebridge/http"
+import { Scenario } from "@tracebridge/sandbox"
 import { Effect, Layer, Logger, LogLevel, Runtime } from "effect"
 import fc from "fast-check"
 import { Api } from "../src/Api.js"
@@ -458,14 +459,7 @@ describe("fuzzing", () => {
           link_token: fc.constant(fx.linkToken),
           public_token: fc.constant(fx.publicToken),
           url: fc.constant(fx.hook.url),
-          scenario: fc.constantFrom(
-            "transfer_arrived",
-            "transfer_completed",
-            "lab_result_received",
-            "connection_login_required",
-            "plant_phase_advanced",
-            "package_hold"
-          )
+          scenario: fc.constantFrom(...Scenario.names)
         }
         const options: OpenApiArbitrary.Options = {
           components: document.components?.schemas ?? {},

@@ -5,39 +5,23 @@
  * (TEST_DATABASE_URL), each test in a fresh schema of its own.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
 import { Http, RateLimit } from "@tracebridge/http"
 import * as Database from "@tracebridge/http/persistence/Database"
-import { ConfigProvider, Effect, Layer, Redacted } from "effect"
-import { randomBytes, randomUUID } from "node:crypto"
+import { ConfigProvider, Effect, Layer } from "effect"
+import { randomBytes } from "node:crypto"
 import { Repo } from "../src/persistence/Repo.js"
 import * as Crypto from "../src/services/Crypto.js"
+import { freshSchema, testDatabaseUrl } from "./support/PgSchema.js"
 import { call, signIn } from "./support/TestApp.js"
 
-const url = process.env.TEST_DATABASE_URL
-if (url === undefined || url === "") {
-  throw new Error("RateLimit.pg.test.ts needs TEST_DATABASE_URL (postgres://user:password@host:5432/database)")
-}
-
-/** A fresh schema, dropped with the scope; the URL's connections see only it. */
-const freshSchema = Effect.gen(function*() {
-  const schema = `ratelimit_${randomUUID().replaceAll("-", "")}`
-  const admin = PgClient.layer({ url: Redacted.make(url) })
-  const ddl = (statement: string) =>
-    Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(Effect.provide(admin))
-  yield* ddl(`CREATE SCHEMA ${schema}`)
-  yield* Effect.addFinalizer(() => Effect.orDie(ddl(`DROP SCHEMA ${schema} CASCADE`)))
-  const scoped = new URL(url)
-  scoped.searchParams.set("options", `-c search_path=${schema}`)
-  return scoped.href
-})
+const url = testDatabaseUrl("RateLimit.pg.test.ts")
+const freshSchemaHere = freshSchema(url, "ratelimit")
 
 describe("Rate limit shared through Postgres", () => {
   it.live("two API servers on one database: a client's burst counts on both", () =>
     Effect.gen(function*() {
-      const database = yield* freshSchema
+      const database = yield* freshSchemaHere
       // What a deployment sets; the store would default to `database` with DATABASE_URL anyway.
       const env = ConfigProvider.fromJson({
         TRACEBRIDGE_RATE_LIMIT_STORE: "database",
@@ -82,7 +66,7 @@ describe("Rate limit shared through Postgres", () => {
     "20 concurrent takes from two processes with a burst of 10: exactly 10 allowed",
     () =>
       Effect.gen(function*() {
-        const database = yield* freshSchema
+        const database = yield* freshSchemaHere
         const instance = () =>
           Layer.build(
             RateLimit.layerDatabaseWith({ burst: 10, rate: 0.001 }).pipe(
@@ -109,7 +93,7 @@ describe("Rate limit shared through Postgres", () => {
     "the refill is computed from the caller's clock; a clock behind adds nothing; idle buckets drop",
     () =>
       Effect.gen(function*() {
-        const database = yield* freshSchema
+        const database = yield* freshSchemaHere
         const check = Effect.gen(function*() {
           const repo = yield* Repo
           const bucket = { burst: 2, rate: 0.5 }

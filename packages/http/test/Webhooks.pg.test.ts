@@ -4,36 +4,24 @@
  * `npm run test:pg` (TEST_DATABASE_URL), in a fresh schema of its own.
  */
 import { FetchHttpClient } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
 import * as Database from "@tracebridge/http/persistence/Database"
-import { Effect, Layer, Option, Redacted } from "effect"
-import { randomBytes, randomUUID } from "node:crypto"
+import { Effect, Layer, Option } from "effect"
+import { randomBytes } from "node:crypto"
 import { Repo } from "../src/persistence/Repo.js"
 import * as Crypto from "../src/services/Crypto.js"
 import * as UrlGuard from "../src/services/UrlGuard.js"
 import * as WebhookDispatcher from "../src/services/WebhookDispatcher.js"
+import { freshSchema, testDatabaseUrl } from "./support/PgSchema.js"
 import { receiver } from "./support/Receiver.js"
 
-const url = process.env.TEST_DATABASE_URL
-if (url === undefined || url === "") {
-  throw new Error("Webhooks.pg.test.ts needs TEST_DATABASE_URL (postgres://user:password@host:5432/database)")
-}
-
+const url = testDatabaseUrl("Webhooks.pg.test.ts")
 describe("Webhook workers (Postgres)", () => {
   it.live("two worker processes never send the same attempt twice", () =>
     Effect.gen(function*() {
       const hooks = yield* receiver([200])
       hooks.delayMs = 25
-      const schema = `webhooks_${randomUUID().replaceAll("-", "")}`
-      const admin = PgClient.layer({ url: Redacted.make(url) })
-      const ddl = (statement: string) =>
-        Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(Effect.provide(admin))
-      yield* ddl(`CREATE SCHEMA ${schema}`)
-      yield* Effect.addFinalizer(() => Effect.orDie(ddl(`DROP SCHEMA ${schema} CASCADE`)))
-      const scoped = new URL(url)
-      scoped.searchParams.set("options", `-c search_path=${schema}`)
+      const scoped = new URL(yield* freshSchema(url, "webhooks"))
 
       const crypto = Crypto.make([randomBytes(32)])
       // One "process": its own pool, its own dispatcher.
