@@ -391,13 +391,13 @@ const deliveryWire = (world: World, d: FacilityData["salesDeliveries"][number]) 
 
 const page = (
   world: World,
-  rows: ReadonlyArray<{ readonly id: string; readonly wire: () => unknown }>,
+  rows: Rows,
   q: URLSearchParams,
   requireWindow = false
 ): Response => {
   const start = q.get("lastModifiedStart")
   const end = q.get("lastModifiedEnd")
-  let selected = rows
+  let selected = rows.items
   if (start !== null || end !== null) {
     const s = Date.parse(start ?? "")
     const e = Date.parse(end ?? "")
@@ -407,7 +407,7 @@ const page = (
     if (e - s > 24 * HOUR) {
       return message(400, "The time span between lastModifiedStart and lastModifiedEnd may not exceed 24 hours.")
     }
-    selected = rows.filter((r) => {
+    selected = rows.items.filter((r) => {
       const t = world.modified.get(r.id) ?? 0
       return t >= s && t < e
     })
@@ -418,7 +418,7 @@ const page = (
   const total = selected.length
   if (size === null) {
     return json({
-      Data: selected.map((r) => r.wire()),
+      Data: selected.map(rows.wire),
       Total: total,
       TotalRecords: total,
       PageSize: total,
@@ -436,7 +436,7 @@ const page = (
   if (!Number.isInteger(pageNumber) || pageNumber < 1) {
     return message(400, "The pageNumber parameter must be 1 or more.")
   }
-  const data = selected.slice((pageNumber - 1) * pageSize, pageNumber * pageSize).map((r) => r.wire())
+  const data = selected.slice((pageNumber - 1) * pageSize, pageNumber * pageSize).map(rows.wire)
   return json({
     Data: data,
     Total: total,
@@ -449,8 +449,20 @@ const page = (
   })
 }
 
-const rows = <A extends { readonly id: string }>(items: ReadonlyArray<A>, wire: (a: A) => unknown) =>
-  items.map((a) => ({ id: a.id, wire: () => wire(a) }))
+/** A list and how to put one of its items on the wire; only the page asked for is put there. */
+interface Rows {
+  readonly items: ReadonlyArray<{ readonly id: string }>
+  readonly wire: (item: any) => unknown
+}
+
+const rows = <A extends { readonly id: string }>(items: ReadonlyArray<A>, wire: (a: A) => unknown): Rows => ({
+  items,
+  wire: (item: A) => wire(item)
+})
+
+/** Rows already paired with their wire functions. */
+const thunks = (list: ReadonlyArray<{ readonly id: string; readonly wire: () => unknown }>): Rows =>
+  rows(list, (row) => row.wire())
 
 const one = (found: unknown) => (found === undefined ? notFound() : json(found))
 
@@ -460,7 +472,7 @@ const read = (world: World, data: FacilityData, path: string, q: URLSearchParams
   const findPackage = (key: string) => data.packages.find((p) => p.provider_package_id === key || p.tag === key)
   if (path === "/packages/v2/active") return page(world, pkgRows(data.packages), q)
   if (path === "/packages/v2/onhold") return page(world, pkgRows(data.packages.filter((p) => p.is_on_hold)), q)
-  if (path === "/packages/v2/inactive") return page(world, [], q)
+  if (path === "/packages/v2/inactive") return page(world, rows([], packageWire), q)
   if ((m = /^\/packages\/v2\/(\d+)\/source\/harvests$/.exec(path))) {
     const pkg = findPackage(m[1]!)
     if (pkg === undefined) return notFound()
@@ -519,11 +531,11 @@ const read = (world: World, data: FacilityData, path: string, q: URLSearchParams
     if (id === null) return message(400, "The packageId parameter is required.")
     const pkg = data.packages.find((p) => p.provider_package_id === id)
     const list = pkg === undefined ? [] : labRows(world, data, pkg)
-    return page(world, list.map((wire, i) => ({ id: `${id}:${i}`, wire: () => wire })), q)
+    return page(world, thunks(list.map((wire, i) => ({ id: `${id}:${i}`, wire: () => wire }))), q)
   }
   const seen = transfersOf(world, data)
   const transferRows = (filter: (s: Seen) => boolean) =>
-    seen.filter(filter).map((s) => ({ id: s.transfer.id as string, wire: () => transferRow(world, s) }))
+    thunks(seen.filter(filter).map((s) => ({ id: s.transfer.id as string, wire: () => transferRow(world, s) })))
   if (path === "/transfers/v2/incoming") {
     return page(
       world,
@@ -558,10 +570,10 @@ const read = (world: World, data: FacilityData, path: string, q: URLSearchParams
     )
     return page(
       world,
-      (found === undefined ? [] : deliveryPackages(found)).map((wire, i) => ({
+      thunks((found === undefined ? [] : deliveryPackages(found)).map((wire, i) => ({
         id: `${m![1]}:${i}`,
         wire: () => wire
-      })),
+      }))),
       q
     )
   }
@@ -582,7 +594,7 @@ const read = (world: World, data: FacilityData, path: string, q: URLSearchParams
       DeliveryReceivedPackageCount: 0,
       ReceivedDateTime: null
     })]
-    return page(world, deliveries.map((wire, i) => ({ id: `${m![1]}:d${i}`, wire: () => wire })), q)
+    return page(world, thunks(deliveries.map((wire, i) => ({ id: `${m![1]}:d${i}`, wire: () => wire }))), q)
   }
   if ((m = /^\/transfers\/v2\/templates\/outgoing\/deliveries\/(\d+)\/packages$/.exec(path))) {
     const found = seen.find((s) =>
@@ -590,10 +602,10 @@ const read = (world: World, data: FacilityData, path: string, q: URLSearchParams
     )
     return page(
       world,
-      (found === undefined ? [] : deliveryPackages(found)).map((wire, i) => ({
+      thunks((found === undefined ? [] : deliveryPackages(found)).map((wire, i) => ({
         id: `${m![1]}:${i}`,
         wire: () => wire
-      })),
+      }))),
       q
     )
   }
@@ -669,8 +681,8 @@ const read = (world: World, data: FacilityData, path: string, q: URLSearchParams
         : area === "locations"
         ? "location"
         : "patient"
-      const found = catalog[area].find((r) => providerIdOf(kind, r.id) === m![1])
-      return one(found?.wire())
+      const found = catalog[area].items.find((r) => providerIdOf(kind, r.id) === m![1])
+      return one(found === undefined ? undefined : catalog[area].wire(found))
     }
   }
   return notFound()
