@@ -117,6 +117,30 @@ const startWorker = Effect.gen(function*() {
   return fiber
 })
 
+/**
+ * A subscribed receiver and one event as simulate makes them (the worker not running: queued
+ * unheld, and sent here), then `enqueue` to write more of it held for this process's worker.
+ */
+const handOverSetup = Effect.gen(function*() {
+  yield* TestClock.setTime(T0)
+  const hooks = yield* receiver([200])
+  const { access } = yield* signIn
+  const linked = yield* linkSandbox(access)
+  yield* subscribe(access, hooks.url)
+  const repo = yield* Repo
+  const webhooks = yield* Webhooks
+  const dispatcher = yield* WebhookDispatcher
+  const r = yield* call("POST", `/v1/sandbox/${linked.connection_id}/simulate`, {
+    token: access,
+    json: { scenario: "lab_result_received", params: {} }
+  })
+  assert.strictEqual(yield* dispatcher.runDue, 1)
+  const connection = Option.getOrThrow(yield* repo.getConnection(linked.connection_id))
+  const enqueue = (id: string) =>
+    repo.transaction(webhooks.enqueueAndSend(connection.organisation_id, connection.id, { ...r.body.data.event, id }))
+  return { dispatcher, enqueue, hooks, r }
+})
+
 describe("Worker fast path", () => {
   it.effect("the worker's node:crypto signature header is WebhookSignature.sign's, for one secret and for two", () =>
     Effect.gen(function*() {
@@ -164,25 +188,7 @@ describe("Worker fast path", () => {
 
   it.scoped("held deliveries never handed over wait for their lease; handed to a stopped worker, they are due at once", () =>
     Effect.gen(function*() {
-      yield* TestClock.setTime(T0)
-      const hooks = yield* receiver([200])
-      const { access } = yield* signIn
-      const linked = yield* linkSandbox(access)
-      yield* subscribe(access, hooks.url)
-      const repo = yield* Repo
-      const webhooks = yield* Webhooks
-      const dispatcher = yield* WebhookDispatcher
-      // An event as simulate makes them (the worker not running: queued unheld, and sent here).
-      const r = yield* call("POST", `/v1/sandbox/${linked.connection_id}/simulate`, {
-        token: access,
-        json: { scenario: "lab_result_received", params: {} }
-      })
-      assert.strictEqual(yield* dispatcher.runDue, 1)
-      const connection = Option.getOrThrow(yield* repo.getConnection(linked.connection_id))
-      const enqueue = (id: string) =>
-        repo.transaction(
-          webhooks.enqueueAndSend(connection.organisation_id, connection.id, { ...r.body.data.event, id })
-        )
+      const { dispatcher, enqueue, hooks, r } = yield* handOverSetup
 
       const worker = yield* startWorker
       const lost = yield* enqueue("evt_lost_handover")
@@ -211,24 +217,9 @@ describe("Worker fast path", () => {
 describe("Worker fast path, late", () => {
   it.scoped("a hand-over that comes when the lease no longer covers an attempt is left for a claim, sent once", () =>
     Effect.gen(function*() {
-      yield* TestClock.setTime(T0)
-      const hooks = yield* receiver([200])
-      const { access } = yield* signIn
-      const linked = yield* linkSandbox(access)
-      yield* subscribe(access, hooks.url)
-      const repo = yield* Repo
-      const webhooks = yield* Webhooks
-      const dispatcher = yield* WebhookDispatcher
-      const r = yield* call("POST", `/v1/sandbox/${linked.connection_id}/simulate`, {
-        token: access,
-        json: { scenario: "lab_result_received", params: {} }
-      })
-      assert.strictEqual(yield* dispatcher.runDue, 1)
-      const connection = Option.getOrThrow(yield* repo.getConnection(linked.connection_id))
+      const { dispatcher, enqueue, hooks, r } = yield* handOverSetup
       yield* startWorker
-      const late = yield* repo.transaction(
-        webhooks.enqueueAndSend(connection.organisation_id, connection.id, { ...r.body.data.event, id: "evt_late" })
-      )
+      const late = yield* enqueue("evt_late")
       // 51 s later (say, behind slow receivers) only 9 s of the 60 s lease are left: less than the
       // 10 s an attempt may take. The worker does not send it from memory.
       yield* TestClock.adjust(Duration.seconds(51))
