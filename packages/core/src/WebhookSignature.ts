@@ -82,6 +82,24 @@ const constantTimeEqual = (a: string, b: string): boolean => {
 }
 
 /**
+ * What is signed: the timestamp (unix seconds), a dot, and the raw body.
+ *
+ * @since 0.1.0
+ * @category signing
+ */
+export const signedPayload = (timestamp: number, rawBody: string): string => `${timestamp}.${rawBody}`
+
+/**
+ * The header value from a timestamp and the hex HMAC-SHA256 of `signedPayload` under each secret
+ * (for signers with their own HMAC, such as node:crypto's).
+ *
+ * @since 0.1.0
+ * @category signing
+ */
+export const format = (timestamp: number, macs: ReadonlyArray<string>): string =>
+  [`t=${timestamp}`, ...macs.map((m) => `v1=${m}`)].join(",")
+
+/**
  * The signature header value for a body at a time (unix seconds), one `v1=` per secret.
  *
  * @since 0.1.0
@@ -93,8 +111,8 @@ export const sign = (
   rawBody: string
 ): Effect.Effect<string> =>
   Effect.map(
-    Effect.forEach(secrets, (secret) => hmacHex(secret, `${timestamp}.${rawBody}`)),
-    (macs) => [`t=${timestamp}`, ...macs.map((m) => `v1=${m}`)].join(",")
+    Effect.forEach(secrets, (secret) => hmacHex(secret, signedPayload(timestamp, rawBody))),
+    (macs) => format(timestamp, macs)
   )
 
 /**
@@ -163,7 +181,7 @@ export const verify = (
         message: `The signature's timestamp is more than ${tolerance} s from now`
       })
     }
-    const expected = yield* Effect.forEach(secrets, (s) => hmacHex(s, `${parsed.timestamp}.${rawBody}`))
+    const expected = yield* Effect.forEach(secrets, (s) => hmacHex(s, signedPayload(parsed.timestamp, rawBody)))
     let matched = false
     for (const e of expected) for (const s of parsed.signatures) if (constantTimeEqual(e, s)) matched = true
     if (!matched) {

@@ -85,14 +85,6 @@ export const encodeEnvelope = (envelope: unknown): Uint8Array => {
 }
 
 /**
- * The JSON text of an envelope; the same as `JSON.stringify(envelope)` (see `encodeEnvelope`).
- *
- * @since 0.1.0
- * @category encoding
- */
-export const stringifyEnvelope = (envelope: unknown): string => new TextDecoder().decode(encodeEnvelope(envelope))
-
-/**
  * A function from a schema's values (envelopes) to finished JSON responses (`status`, default 200).
  *
  * @since 0.1.0

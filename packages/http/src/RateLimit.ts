@@ -24,7 +24,8 @@
  *
  * @since 0.1.0
  */
-import { Cause, Clock, Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Cause, Clock, Config, Context, Effect, Layer, Option } from "effect"
+import * as Database from "./persistence/Database.js"
 import { Repo } from "./persistence/Repo.js"
 
 /**
@@ -70,13 +71,12 @@ export type Store = "memory" | "database"
  */
 export const storeConfig: Config.Config<Store> = Config.all({
   store: Config.option(Config.literal("memory", "database")("TRACEBRIDGE_RATE_LIMIT_STORE")),
-  url: Config.option(Config.redacted("DATABASE_URL"))
-}).pipe(Config.map(({ store, url }): Store =>
-  Option.getOrElse(
-    store,
-    () => Option.isSome(url) && Redacted.value(url.value).trim() !== "" ? "database" : "memory"
+  backend: Database.backend
+}).pipe(
+  Config.map(({ backend, store }): Store =>
+    Option.getOrElse(store, () => backend._tag === "Pg" ? "database" : "memory")
   )
-))
+)
 
 /**
  * The outcome of taking one token, with what the `RateLimit-*` headers say.

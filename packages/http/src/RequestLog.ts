@@ -61,31 +61,26 @@ export const make = (
     let successes = 0
     return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const span = `http.span.${++counter}`
-      const annotations = () => ({ "http.method": request.method, "http.url": redactUrl(request.url) })
+      const line = (message: unknown, status: number) =>
+        Effect.withLogSpan(
+          Effect.annotateLogs(Effect.log(message), {
+            "http.method": request.method,
+            "http.url": redactUrl(request.url),
+            "http.status": status
+          }),
+          span
+        )
       return Effect.flatMap(Effect.exit(app), (exit) => {
         if (exit._tag === "Failure") {
           const [response, cause] = HttpServerError.causeResponseStripped(exit.cause)
           return Effect.zipRight(
-            Effect.withLogSpan(
-              Effect.annotateLogs(Effect.log(cause._tag === "Some" ? cause.value : "Sent HTTP Response"), {
-                ...annotations(),
-                "http.status": response.status
-              }),
-              span
-            ),
+            line(cause._tag === "Some" ? cause.value : "Sent HTTP Response", response.status),
             exit
           )
         }
         const status = exit.value.status
         const logged = status >= 400 || (everySuccess > 0 && successes++ % everySuccess === 0)
-        if (!logged) return exit
-        return Effect.zipRight(
-          Effect.withLogSpan(
-            Effect.annotateLogs(Effect.log("Sent HTTP response"), { ...annotations(), "http.status": status }),
-            span
-          ),
-          exit
-        )
+        return logged ? Effect.zipRight(line("Sent HTTP response", status), exit) : exit
       })
     })
   })

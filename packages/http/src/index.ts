@@ -47,6 +47,11 @@ export * as Limits from "./Limits.js"
 /**
  * @since 0.1.0
  */
+export * as Lru from "./Lru.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as OpenApiHeaders from "./OpenApiHeaders.js"
 
 /**

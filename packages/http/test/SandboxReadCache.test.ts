@@ -9,6 +9,7 @@ import { ProviderError, Session as Sessions } from "@tracebridge/core"
 import * as SandboxReadCache from "@tracebridge/http/services/SandboxReadCache"
 import { Faults, Sandbox } from "@tracebridge/sandbox"
 import { Effect, TestClock } from "effect"
+import * as Lru from "../src/Lru.js"
 import { call, linkSandbox, signIn, TestApp } from "./support/TestApp.js"
 
 const setup = (capacity = 10) => {
@@ -37,7 +38,7 @@ const setup = (capacity = 10) => {
   const cached = SandboxReadCache.wrap(
     port,
     sandbox,
-    new SandboxReadCache.Lru(capacity),
+    new Lru.Lru(capacity),
     (s) => worlds.get(s)
   )
   const list = (s: Session.Session = mine, query: unknown = {}) =>

@@ -20,6 +20,7 @@
  * @since 0.1.0
  */
 import { Clock, Config, Effect, FiberRef, Layer, Option } from "effect"
+import { Lru } from "../Lru.js"
 import type { Service } from "./Repo.js"
 import { Repo } from "./Repo.js"
 
@@ -34,7 +35,7 @@ export const ttl: Config.Config<number> = Config.integer("TRACEBRIDGE_READ_CACHE
 
 const inTransaction = FiberRef.unsafeMake(false)
 
-/** Above this many rows per table, the oldest are dropped. */
+/** Above this many rows per table, the least recently used are dropped. */
 const MAX_ROWS = 10_000
 
 /**
@@ -46,11 +47,8 @@ const MAX_ROWS = 10_000
 export const wrap = (repo: Service, ttlMillis: number): Service => {
   if (ttlMillis <= 0) return repo
   let generation = 0
-  const tables = {
-    tokens: new Map<string, { readonly value: unknown; readonly until: number }>(),
-    organisations: new Map<string, { readonly value: unknown; readonly until: number }>(),
-    connections: new Map<string, { readonly value: unknown; readonly until: number }>()
-  }
+  const table = () => new Lru<{ readonly value: unknown; readonly until: number }>(MAX_ROWS)
+  const tables = { tokens: table(), organisations: table(), connections: table() }
   const clear = () => {
     generation++
     tables.tokens.clear()
@@ -72,9 +70,6 @@ export const wrap = (repo: Service, ttlMillis: number): Service => {
           Effect.sync(() => {
             if (Option.isNone(found) || transactional || generation !== before) {
               return
-            }
-            if (rows.size >= MAX_ROWS) {
-              rows.delete(rows.keys().next().value!)
             }
             rows.set(key, { value: found.value, until: now + ttlMillis })
           })))

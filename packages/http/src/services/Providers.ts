@@ -19,6 +19,7 @@ import type { World } from "@tracebridge/sandbox"
 import { Sandbox, SandboxServer } from "@tracebridge/sandbox"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import * as AppConfig from "../AppConfig.js"
+import { Lru } from "../Lru.js"
 import type { Connection } from "../persistence/Repo.js"
 import { Repo } from "../persistence/Repo.js"
 import { Crypto } from "./Crypto.js"
@@ -103,7 +104,7 @@ export const layer = Layer.scoped(
     // The in-process emulator needs no pacing or backoff: it answers at once and never rate limits.
     // Which world a sandbox session reaches, for the read cache (sessions come from `session`).
     const worldOfSession = new WeakMap<Session.Session, string>()
-    const readCache = new SandboxReadCache.Lru<unknown>(yield* SandboxReadCache.config)
+    const readCache = new Lru<unknown>(yield* SandboxReadCache.config)
     const cached = (ports: ReadonlyArray<ProviderPort.Service>) =>
       ports.map((port) => SandboxReadCache.wrap(port, sandbox, readCache, (s) => worldOfSession.get(s)))
     const sandboxPorts = ProviderRegistry.make(
@@ -142,13 +143,12 @@ export const layer = Layer.scoped(
     }
 
     // Logins decrypted once per stored ciphertext (a relink or re-encryption stores a new one).
-    const logins = new Map<string, { readonly ciphertext: string; readonly login: Readonly<Record<string, string>> }>()
+    const logins = new Lru<{ readonly ciphertext: string; readonly login: Readonly<Record<string, string>> }>(10_000)
     const decrypt = (connection: Connection): Readonly<Record<string, string>> => {
       if (connection.credentials === null || connection.key_id === null) return {}
       const known = logins.get(connection.id)
       if (known !== undefined && known.ciphertext === connection.credentials) return known.login
       const login = JSON.parse(crypto.decrypt(connection.credentials, connection.key_id))
-      if (logins.size >= 10_000) logins.delete(logins.keys().next().value!)
       logins.set(connection.id, { ciphertext: connection.credentials, login })
       return login
     }

@@ -23,6 +23,7 @@ import type { ProviderPort, Session } from "@tracebridge/core"
 import type { Sandbox } from "@tracebridge/sandbox"
 import { Faults } from "@tracebridge/sandbox"
 import { Clock, Config, Effect } from "effect"
+import type { Lru } from "../Lru.js"
 
 /**
  * @since 0.1.0
@@ -32,34 +33,6 @@ export const config = Config.integer("TRACEBRIDGE_SANDBOX_CACHE_ENTRIES").pipe(
   Config.withDefault(500),
   Config.validate({ message: "must be >= 0", validation: (n) => n >= 0 })
 )
-
-/**
- * A bounded least-recently-used map.
- *
- * @since 0.1.0
- * @category models
- */
-export class Lru<V> {
-  private readonly entries = new Map<string, V>()
-  constructor(readonly capacity: number) {}
-  get size(): number {
-    return this.entries.size
-  }
-  get(key: string): V | undefined {
-    const value = this.entries.get(key)
-    if (value !== undefined) {
-      this.entries.delete(key)
-      this.entries.set(key, value)
-    }
-    return value
-  }
-  set(key: string, value: V): void {
-    if (this.capacity === 0) return
-    this.entries.delete(key)
-    this.entries.set(key, value)
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!)
-  }
-}
 
 /**
  * Wraps a sandbox port so its reads are kept by world version. `worldKeyOf` names the world a

@@ -130,15 +130,16 @@ export const nextAttemptAt = (n: number, now: number): number | undefined => {
  * @category signing
  */
 export const signatureHeader = (secrets: ReadonlyArray<string>, timestamp: number, body: string): string => {
-  const payload = `${timestamp}.${body}`
-  let header = `t=${timestamp}`
-  for (const secret of secrets) header += `,v1=${createHmac("sha256", secret).update(payload).digest("hex")}`
-  return header
+  const payload = WebhookSignature.signedPayload(timestamp, body)
+  return WebhookSignature.format(
+    timestamp,
+    secrets.map((secret) => createHmac("sha256", secret).update(payload).digest("hex"))
+  )
 }
 
 /**
  * The dispatcher over the repository, the encryption key, the URL guard and an `HttpClient`
- * (which must not follow redirects: `Http.ts` gives it `redirect: "manual"`).
+ * (which must not follow redirects: `Http.ts` gives it node:http, which never does).
  *
  * @since 0.1.0
  * @category layers
