@@ -3,6 +3,7 @@
  */
 import type { HttpServerResponse } from "@effect/platform"
 import { HttpApiBuilder } from "@effect/platform"
+import type { ProviderError, ProviderPort, Session } from "@tracebridge/core"
 import { Envelope as CoreEnvelope, Resource } from "@tracebridge/core"
 import type { Schema } from "effect"
 import { Effect } from "effect"
@@ -24,6 +25,16 @@ const responders = Object.fromEntries(
   readonly page: (value: unknown) => HttpServerResponse.HttpServerResponse
   readonly one: (value: unknown) => HttpServerResponse.HttpServerResponse
 }>
+
+/** A provider call's result for a connection, in the envelope of one object (HttpApi encodes it). */
+const one = <A>(
+  connectionId: string,
+  call: (port: ProviderPort.Service, session: Session.Session) => Effect.Effect<A, ProviderError.ProviderError>
+) =>
+  Effect.gen(function*() {
+    const { connection, value } = yield* withConnection(connectionId, call)
+    return yield* Envelope.one(value, { provider: connection.provider, state: connection.state })
+  })
 
 const list = (resource: Resource.Name) => ({ path, urlParams }: { path: FacilityPath; urlParams: any }) =>
   Effect.gen(function*() {
@@ -55,21 +66,10 @@ export const HttpResourcesLive = HttpApiBuilder.group(Api, "resources", (handler
     .handle("listPackages", list("packages") as never)
     .handle("getPackage", get("packages") as never)
     .handle("getChainOfCustody", ({ path }) =>
-      Effect.gen(function*() {
-        const { connection, value } = yield* withConnection(
-          path.connection_id,
-          (port, session) => port.chainOfCustody(session, path.facility_id, path.id)
-        )
-        return yield* Envelope.one(value, { provider: connection.provider, state: connection.state })
-      }))
+      one(path.connection_id, (port, session) => port.chainOfCustody(session, path.facility_id, path.id)))
     .handle("createPackage", ({ path, payload }) =>
-      Effect.gen(function*() {
-        const { connection, value } = yield* withConnection(
-          path.connection_id,
-          (port, session) => port.splitPackage(session, path.facility_id, payload)
-        )
-        return yield* Envelope.one(value, { provider: connection.provider, state: connection.state })
-      }))
+      one(path.connection_id, (port, session) =>
+        port.splitPackage(session, path.facility_id, payload)))
     .handle("listPlants", list("plants") as never)
     .handle("getPlant", get("plants") as never)
     .handle("listHarvests", list("harvests") as never)
@@ -77,23 +77,13 @@ export const HttpResourcesLive = HttpApiBuilder.group(Api, "resources", (handler
     .handle("listLabResults", list("lab_results") as never)
     .handle("getLabResult", get("lab_results") as never)
     .handle("createLabResult", ({ path, payload }) =>
-      Effect.gen(function*() {
-        const { connection, value } = yield* withConnection(
-          path.connection_id,
-          (port, session) => port.recordLabResult(session, path.facility_id, payload)
-        )
-        return yield* Envelope.one(value, { provider: connection.provider, state: connection.state })
-      }))
+      one(path.connection_id, (port, session) =>
+        port.recordLabResult(session, path.facility_id, payload)))
     .handle("listTransfers", list("transfers") as never)
     .handle("getTransfer", get("transfers") as never)
     .handle("createTransfer", ({ path, payload }) =>
-      Effect.gen(function*() {
-        const { connection, value } = yield* withConnection(
-          path.connection_id,
-          (port, session) => port.createTransfer(session, path.facility_id, payload)
-        )
-        return yield* Envelope.one(value, { provider: connection.provider, state: connection.state })
-      }))
+      one(path.connection_id, (port, session) =>
+        port.createTransfer(session, path.facility_id, payload)))
     .handle("listSales", list("sales") as never)
     .handle("getSale", get("sales") as never)
     .handle("listSalesDeliveries", list("sales_deliveries") as never)
