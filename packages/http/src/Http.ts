@@ -173,7 +173,7 @@ const requestMiddleware = (
           Effect.flatMap(limitsRefusal(refusal), Effect.fail)
         ))
       const run = Effect.provideService(routed, HttpServerRequest.HttpServerRequest, checked)
-      const scope = exit !== undefined && Exit.isSuccess(exit) ? exit.value.organisation.id : undefined
+      const scope = exit !== undefined && Exit.isSuccess(exit) ? Idempotency.scopeOf(exit.value) : undefined
       return yield* Idempotency.handle(
         checked,
         scope,

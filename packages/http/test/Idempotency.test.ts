@@ -161,10 +161,48 @@ const handle = (
   Effect.gen(function*() {
     const repo = yield* Repo
     const crypto = yield* Crypto.Crypto
-    return yield* Idempotency.handle(req, "org_1", run, repo, crypto)
+    // The handler authorises, then says so: only then is the key claimed or replayed.
+    return yield* Idempotency.handle(req, "org_1", Effect.zipRight(Idempotency.authorised, run), repo, crypto)
   })
 
 describe("Idempotency.handle", () => {
+  it.effect("a request refused before its handler's authorisation claims, stores and replays nothing", () =>
+    Effect.gen(function*() {
+      const repo = yield* Repo
+      const crypto = yield* Crypto.Crypto
+      const runs = yield* Ref.make(0)
+      const refused = Effect.zipRight(
+        Ref.update(runs, (n) => n + 1),
+        Effect.orDie(HttpServerResponse.json({ refused: true }, { status: 403 }))
+      )
+      const first = yield* Idempotency.handle(request("ka"), "org_1", refused, repo, crypto)
+      assert.strictEqual(first.status, 403)
+      assert.isTrue(Option.isNone(yield* repo.getIdempotencyKey("org_1", "ka", 0)))
+      // the same key then runs as new once authorised, and is replayed after that
+      const ok = Effect.orDie(HttpServerResponse.json({ ok: true }, { status: 201 }))
+      const second = yield* handle(request("ka"), ok)
+      assert.strictEqual(second.status, 201)
+      assert.isUndefined(second.headers["idempotent-replayed"])
+      const third = yield* handle(request("ka"), ok)
+      assert.strictEqual(third.headers["idempotent-replayed"], "true")
+      assert.strictEqual(yield* Ref.get(runs), 1)
+    }).pipe(Effect.provide(services)))
+
+  it.effect("scopeOf: an access token's keys belong to its client, a connection token's to its connection", () =>
+    Effect.sync(() => {
+      const organisation = { id: "org_1" }
+      const a = Idempotency.scopeOf({ organisation, client_id: "tb_client_a", connection_id: null })
+      const b = Idempotency.scopeOf({ organisation, client_id: "tb_client_b", connection_id: null })
+      const c = Idempotency.scopeOf({ organisation, client_id: null, connection_id: "conn_1" })
+      const other = Idempotency.scopeOf({
+        organisation: { id: "org_2" },
+        client_id: "tb_client_a",
+        connection_id: null
+      })
+      assert.strictEqual(new Set([a, b, c, other]).size, 4)
+      assert.strictEqual(a, Idempotency.scopeOf({ organisation, client_id: "tb_client_a", connection_id: null }))
+    }))
+
   it.effect("a 5xx is not stored: the key is released and a retry runs", () =>
     Effect.gen(function*() {
       const runs = yield* Ref.make(0)

@@ -5,7 +5,9 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import * as Errors from "../Errors.js"
+import * as Idempotency from "../Idempotency.js"
 import { CurrentPrincipal } from "../Security.js"
+import * as Auth from "../services/Auth.js"
 import { Connections } from "../services/Connections.js"
 import * as Envelope from "./envelope.js"
 
@@ -36,13 +38,15 @@ export const HttpLinkLive = HttpApiBuilder.group(Api, "link", (handlers) =>
     .handle("createSandboxPublicToken", ({ payload }) =>
       Effect.gen(function*() {
         const principal = yield* CurrentPrincipal
-        if (!principal.scopes.includes("sandbox") || principal.kind !== "access") {
+        yield* Auth.organisationOnly(principal, "Sandbox public tokens")
+        if (!principal.scopes.includes("sandbox")) {
           return yield* Errors.fail(
             "permission_error",
             "sandbox_only",
             "Sandbox public tokens need an access token with the sandbox scope"
           )
         }
+        yield* Idempotency.authorised
         const connections = yield* Connections
         const linked = yield* connections.link(principal, {
           provider: payload.provider,

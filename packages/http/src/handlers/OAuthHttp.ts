@@ -82,7 +82,10 @@ export const HttpOAuthLive = HttpApiBuilder.group(
           if (body.refresh_token === undefined) {
             return yield* Effect.fail(Errors.oauth("invalid_request", "refresh_token is required"))
           }
-          return yield* auth.refresh(body.refresh_token, body.scope)
+          return yield* auth.refresh(body.refresh_token, body.scope, {
+            id: body.client_id,
+            secret: body.client_secret
+          })
         }
         return yield* Effect.fail(Errors.oauth("unsupported_grant_type", `Unsupported grant_type ${grant.value}`))
       }))

@@ -6,6 +6,7 @@ import { Faults, Sandbox, type Scenario } from "@tracebridge/sandbox"
 import { Clock, Effect, Either } from "effect"
 import { Api } from "../Api.js"
 import * as Errors from "../Errors.js"
+import * as Idempotency from "../Idempotency.js"
 import { Repo } from "../persistence/Repo.js"
 import { CurrentPrincipal } from "../Security.js"
 import { Connections } from "../services/Connections.js"
@@ -42,6 +43,7 @@ const sandboxWorld = (connectionId: string, what: string) =>
     if (connection.status === "inactive") {
       return yield* Errors.fail("conflict_error", "connection_inactive", "This connection was disconnected")
     }
+    yield* Idempotency.authorised
     yield* providers.prepare(connection)
     const world = yield* providers.world(connection)
     return { connection, world, sandbox: providers.sandbox }

@@ -2,6 +2,7 @@ import { HttpApp, HttpServerResponse } from "@effect/platform"
 import type { ProviderError, ProviderPort, Session } from "@tracebridge/core"
 import { Effect, Option } from "effect"
 import * as Errors from "../Errors.js"
+import * as Idempotency from "../Idempotency.js"
 import type { Connection } from "../persistence/Repo.js"
 import { CurrentPrincipal } from "../Security.js"
 import { Connections } from "../services/Connections.js"
@@ -42,6 +43,7 @@ export const withConnection = <A>(
         "Production connections need the production plan"
       )
     }
+    yield* Idempotency.authorised
     yield* providers.prepare(connection)
     const port = yield* providers.port(connection.provider, connection.is_sandbox)
     if (Option.isNone(port)) {

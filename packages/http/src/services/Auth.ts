@@ -56,9 +56,15 @@ export interface Service {
     secret: string,
     scope: string | undefined
   ) => Effect.Effect<TokenResponse, Errors.OAuthBadRequest | Errors.OAuthUnauthorized | Errors.OAuthForbidden>
+  /**
+   * The refresh grant. No client authentication is needed (the spec says so), but a client id or
+   * secret that is sent is checked: a wrong secret is `invalid_client`, another client's refresh
+   * token `invalid_grant`, and neither spends the refresh token.
+   */
   readonly refresh: (
     refreshToken: string,
-    scope: string | undefined
+    scope: string | undefined,
+    client?: { readonly id?: string | undefined; readonly secret?: string | undefined }
   ) => Effect.Effect<TokenResponse, Errors.OAuthBadRequest | Errors.OAuthUnauthorized | Errors.OAuthForbidden>
   readonly connectionToken: (organisationId: string, connectionId: string) => Effect.Effect<string>
   readonly authenticate: (bearer: string) => Effect.Effect<Principal, Errors.AuthenticationError>
@@ -69,6 +75,23 @@ export interface Service {
  * @category tags
  */
 export class Auth extends Context.Tag("Services/Auth")<Auth, Service>() {}
+
+/**
+ * Refuses a connection token: it reads and writes its own connection only, so link tokens,
+ * exchanges, sandbox public tokens and webhooks need the organisation's access token (DECISIONS
+ * "Idempotency scope"). 403 `forbidden`.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const organisationOnly = (principal: Principal, what: string): Effect.Effect<void, Errors.HttpError> =>
+  principal.kind === "access"
+    ? Effect.void
+    : Errors.fail(
+      "permission_error",
+      "forbidden",
+      `${what} need the organisation's access token; a connection token reaches its own connection only`
+    )
 
 const scopesFor = (organisation: Organisation): ReadonlyArray<string> =>
   organisation.plan === "production" ? ["sandbox", "production"] : ["sandbox"]
@@ -157,14 +180,22 @@ export const layer = Layer.effect(
           const granted = yield* grantScope(organisation, scope)
           return yield* issue(organisation.id, client.id, granted, Crypto.id("fam_"))
         }),
-      refresh: (refreshToken, scope) =>
+      refresh: (refreshToken, scope, client = {}) =>
         Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
           const stored = yield* repo.getToken(Crypto.hash(refreshToken))
+          if (client.secret !== undefined) {
+            // Authenticate the client first (a wrong secret is the client's fault, whatever the token).
+            const clientId = client.id ?? (Option.isSome(stored) ? stored.value.client_id ?? "" : "")
+            yield* clientOf(clientId, client.secret)
+          }
           if (Option.isNone(stored) || stored.value.kind !== "refresh") {
             return yield* Effect.fail(Errors.oauth("invalid_grant", "Unknown refresh token"))
           }
           const token = stored.value
+          if (client.id !== undefined && client.id !== token.client_id) {
+            return yield* Effect.fail(Errors.oauth("invalid_grant", "The refresh token was issued to another client"))
+          }
           if (token.revoked_at !== null) {
             return yield* Effect.fail(Errors.oauth("invalid_grant", "The refresh token was revoked"))
           }

@@ -10,9 +10,11 @@ import type { Connection as CoreConnection, ProviderError, ProviderName } from "
 import { Capabilities, Page, Transitions } from "@tracebridge/core"
 import { Clock, Context, Effect, Either, Layer, Option } from "effect"
 import * as Errors from "../Errors.js"
+import * as Idempotency from "../Idempotency.js"
 import type { Connection, LinkToken } from "../persistence/Repo.js"
 import { Repo } from "../persistence/Repo.js"
 import { Auth } from "./Auth.js"
+import * as AuthModule from "./Auth.js"
 import type { Principal } from "./Auth.js"
 import * as Crypto from "./Crypto.js"
 import { Providers } from "./Providers.js"
@@ -151,8 +153,10 @@ export const layer = Layer.effect(
     const service: Service = {
       createLinkToken: (principal, body) =>
         Effect.gen(function*() {
-          const now = yield* Clock.currentTimeMillis
+          yield* AuthModule.organisationOnly(principal, "Link tokens")
           if (body.connection_id !== undefined) yield* service.authorize(principal, body.connection_id)
+          yield* Idempotency.authorised
+          const now = yield* Clock.currentTimeMillis
           const environment = principal.organisation.plan === "production" ? "production" : "sandbox"
           const token = Crypto.token(`link-${environment}-`)
           yield* repo.insertLinkToken({
@@ -239,6 +243,8 @@ export const layer = Layer.effect(
         }),
       exchange: (principal, publicToken) =>
         Effect.gen(function*() {
+          yield* AuthModule.organisationOnly(principal, "Exchanges")
+          yield* Idempotency.authorised
           const now = yield* Clock.currentTimeMillis
           const hash = Crypto.hash(publicToken)
           const stored = yield* repo.getPublicToken(hash)

@@ -12,9 +12,11 @@ import type { WebhookEvent } from "@tracebridge/core"
 import { Page } from "@tracebridge/core"
 import { Clock, Context, Duration, Effect, Either, Layer, Option } from "effect"
 import * as Errors from "../Errors.js"
+import * as Idempotency from "../Idempotency.js"
 import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEventRow } from "../persistence/Repo.js"
 import { Repo } from "../persistence/Repo.js"
 import type { Principal } from "./Auth.js"
+import * as Auth from "./Auth.js"
 import * as Crypto from "./Crypto.js"
 import { UrlGuard } from "./UrlGuard.js"
 import { ROTATION_OVERLAP, WebhookDispatcher } from "./WebhookDispatcher.js"
@@ -161,18 +163,18 @@ export const layer = Layer.effect(
     const dispatcher = yield* WebhookDispatcher
 
     /** Organisation tokens only: a connection token may not manage the organisation's webhooks. */
+    // Both end the request's authorisation: an Idempotency-Key is looked at only after them.
     const organisationOnly = (principal: Principal) =>
-      principal.kind === "access"
-        ? Effect.void
-        : Errors.fail("permission_error", "forbidden", "Webhooks are managed with the organisation's access token")
+      Effect.zipRight(Auth.organisationOnly(principal, "Webhooks"), Idempotency.authorised)
 
     const owned = (principal: Principal, id: string) =>
       Effect.gen(function*() {
-        yield* organisationOnly(principal)
+        yield* Auth.organisationOnly(principal, "Webhooks")
         const endpoint = yield* repo.getWebhookEndpoint(id)
         if (Option.isNone(endpoint) || endpoint.value.organisation_id !== principal.organisation.id) {
           return yield* Errors.fail("not_found_error", "resource_not_found", `No webhook with id ${id}`)
         }
+        yield* Idempotency.authorised
         return endpoint.value
       })
 

@@ -36,6 +36,7 @@ export const call = (
     readonly form?: Record<string, string>
     readonly raw?: string
     readonly contentType?: string
+    readonly headers?: Readonly<Record<string, string>>
   } = {}
 ) =>
   Effect.gen(function*() {
@@ -50,6 +51,7 @@ export const call = (
       ? HttpClientRequest.patch(path)
       : HttpClientRequest.del(path)
     if (options.token !== undefined) request = HttpClientRequest.bearerToken(request, options.token)
+    if (options.headers !== undefined) request = HttpClientRequest.setHeaders(request, options.headers)
     if (options.json !== undefined) request = HttpClientRequest.bodyUnsafeJson(request, options.json)
     if (options.form !== undefined) request = HttpClientRequest.bodyUrlParams(request, options.form)
     if (options.raw !== undefined) {
