@@ -8,6 +8,13 @@ import { Schema } from "effect"
 import { PackageId } from "./Ids.js"
 import { LabTestResult } from "./LabResult.js"
 import { IsoDate, IsoDateTime, PositiveQuantity, Text } from "./Schemas.js"
+import * as Units from "./Units.js"
+
+/** A quantity fine enough for its unit (not below its precision; a whole count), reported on `quantity`. */
+const quantityFitsUnit = (value: { readonly quantity: number; readonly unit_of_measure: string }) => {
+  const problem = Units.quantityProblem(value.quantity, value.unit_of_measure)
+  return problem === undefined || { path: ["quantity"], message: `quantity ${problem}` }
+}
 
 const uniqueIds = (ids: ReadonlyArray<string>) =>
   new Set(ids).size === ids.length || "must not list the same package twice"
@@ -30,7 +37,10 @@ export const SplitPackage = Schema.Struct({
     Schema.maxItems(10),
     Schema.filter(uniqueIds)
   )
-}).annotations({ identifier: "SplitPackage", description: "Split a quantity off source packages into a new package" })
+}).pipe(Schema.filter(quantityFitsUnit)).annotations({
+  identifier: "SplitPackage",
+  description: "Split a quantity off source packages into a new package"
+})
 
 /**
  * @since 0.1.0
@@ -73,7 +83,7 @@ export const TransferLine = Schema.Struct({
   item_name: Text,
   quantity: PositiveQuantity,
   unit_of_measure: Text
-}).annotations({ identifier: "TransferLine" })
+}).pipe(Schema.filter(quantityFitsUnit)).annotations({ identifier: "TransferLine" })
 
 /**
  * Create an outgoing transfer (`POST …/transfers`).

@@ -8,6 +8,7 @@
  */
 import { Schema } from "effect"
 import { isIsoDate, isIsoDateTime } from "./internal/calendar.js"
+import * as Units from "./Units.js"
 
 /**
  * An ISO 8601 calendar date, `YYYY-MM-DD`.
@@ -57,7 +58,8 @@ export const Text = Schema.String.pipe(
 )
 
 /**
- * A finite number greater than zero.
+ * A finite number greater than zero and at most `Units.MAX_QUANTITY`. Whether it is fine enough
+ * for its unit is checked where the unit is known (`Commands`).
  *
  * @since 0.1.0
  * @category schemas
@@ -65,6 +67,7 @@ export const Text = Schema.String.pipe(
 export const PositiveQuantity = Schema.Number.pipe(
   Schema.finite(),
   Schema.positive(),
+  Schema.lessThanOrEqualTo(Units.MAX_QUANTITY),
   Schema.annotations({ identifier: "PositiveQuantity" })
 )
 

@@ -76,3 +76,36 @@ export const convert = (quantity: number, from: string, to: string): Option.Opti
   if (a === undefined || b === undefined || a.kind !== b.kind) return Option.none()
   return Option.some(Math.round((quantity * a.factor) / b.factor * 1e6) / 1e6)
 }
+
+/**
+ * The largest quantity a write accepts, in any unit: anything larger is a mistake, not a package.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MAX_QUANTITY = 1_000_000_000
+
+/**
+ * The smallest step a quantity in `unit` can take: 1 for a count (`Each` is whole), else 0.000001,
+ * the 6 decimals conversions round to. A quantity below it cannot be recorded.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const precision = (unit: string): number => byAlias.get(unit.trim().toLowerCase())?.kind === "count" ? 1 : 1e-6
+
+/**
+ * Why `quantity` cannot be recorded in `unit` (below its precision, or not a whole count), or
+ * undefined when it can. Range (positive, finite, at most {@link MAX_QUANTITY}) is the schema's.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const quantityProblem = (quantity: number, unit: string): string | undefined => {
+  const step = precision(unit)
+  if (step === 1 && (!Number.isInteger(quantity) || quantity < 1)) {
+    return `must be a whole number of ${unit.trim()}, at least 1`
+  }
+  if (quantity < step) return `must be at least ${step} ${unit.trim()}`.trim()
+  return undefined
+}

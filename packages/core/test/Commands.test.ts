@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Commands, Ids } from "@tracebridge/core"
-import { Either, Schema } from "effect"
+import { Commands, Ids, Units } from "@tracebridge/core"
+import { Either, ParseResult, Schema } from "effect"
 
 const decode = <A, I>(schema: Schema.Schema<A, I>) => Schema.decodeUnknownEither(schema, { onExcessProperty: "error" })
 const source = Ids.make("package", "provider_a", "1")
@@ -35,6 +35,36 @@ describe("Commands", () => {
       ]
     ) {
       assert.isTrue(Either.isLeft(decode(Commands.SplitPackage)(bad)), JSON.stringify(bad).slice(0, 80))
+    }
+  })
+
+  it("refuses a quantity below its unit's precision, zero, negative, non-finite or absurdly large, naming quantity", () => {
+    const pathOf = (input: unknown) => {
+      const decoded = decode(Commands.SplitPackage)(input)
+      if (Either.isRight(decoded)) return undefined
+      const issues = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)
+      return issues[0]?.path.join(".")
+    }
+    for (
+      const quantity of [5e-324, 1e-7, 0, -0, -1, Number.POSITIVE_INFINITY, Number.NaN, 1e300, Units.MAX_QUANTITY * 2]
+    ) {
+      assert.strictEqual(pathOf({ ...split, quantity }), "quantity", String(quantity))
+    }
+    // a count is whole: half an Each is below its precision
+    assert.strictEqual(pathOf({ ...split, quantity: 0.5, unit_of_measure: "Each" }), "quantity")
+    assert.strictEqual(pathOf({ ...split, quantity: 2, unit_of_measure: "Each" }), undefined)
+    assert.strictEqual(pathOf({ ...split, quantity: Units.precision("Grams") }), undefined)
+    assert.strictEqual(pathOf({ ...split, quantity: Units.MAX_QUANTITY }), undefined)
+    // the same rule on a transfer line
+    const line = { package_id: source, tag: "TAG-1", item_name: "Buds", quantity: 5e-324, unit_of_measure: "Grams" }
+    const transfer = { transfer_type: "Wholesale", shipper_facility: "A", recipient_facility: "B", packages: [line] }
+    const refused = decode(Commands.CreateTransfer)(transfer)
+    assert.isTrue(Either.isLeft(refused))
+    if (Either.isLeft(refused)) {
+      assert.strictEqual(
+        ParseResult.ArrayFormatter.formatErrorSync(refused.left)[0]?.path.join("."),
+        "packages.0.quantity"
+      )
     }
   })
 
