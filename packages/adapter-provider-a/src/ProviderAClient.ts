@@ -8,6 +8,9 @@
  * - Retries: a 429 is retried after its `Retry-After` (or backoff); a GET that meets a 5xx, a
  *   timeout or a network error is retried with exponential backoff; writes are never retried
  *   after a 5xx, since the provider may have applied them.
+ * - The caller's overall deadline (`Deadline`, e.g. one per `/v1` request): a try's timeout is
+ *   cut to the time left, and a retry whose wait would reach the deadline is not made, so the
+ *   last failure is reported within the budget instead.
  * - Answers: bodies are read with case-insensitive keys and decoded with the wire schemas;
  *   failures become the core error family (`ProviderError`) and nothing else.
  *
@@ -15,7 +18,7 @@
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import type { Session } from "@tracebridge/core"
-import { ProviderDescriptor, ProviderError } from "@tracebridge/core"
+import { Deadline, ProviderDescriptor, ProviderError } from "@tracebridge/core"
 import { Clock, Context, Duration, Effect, Either, Layer, Option, RateLimiter, Redacted, Schema, Scope } from "effect"
 import { decodeWire } from "./internal/decode.js"
 import { Credentials, descriptor } from "./internal/descriptor.js"
@@ -256,7 +259,9 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient | Provider
           })
         }).pipe(
           Effect.scoped,
-          Effect.timeoutFail({ duration: settings.requestTimeout, onTimeout: (): Failure => ({ _tag: "Timeout" }) })
+          (self) =>
+            Effect.flatMap(Deadline.clamp(settings.requestTimeout), (duration) =>
+              Effect.timeoutFail(self, { duration, onTimeout: (): Failure => ({ _tag: "Timeout" }) }))
         )
 
         const vendor = yield* limiterFor(`vendor`, settings.perVendorKey)
@@ -270,16 +275,27 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient | Provider
           Effect.catchAll(paced, (failure) => {
             const retriable = (failure._tag === "Status" && failure.status === 429) ||
               (method === "GET" && (failure._tag !== "Status" || failure.status >= 500))
-            if (!retriable || n >= settings.maxRetries) return Effect.fail(failure)
+            if (!retriable || n >= settings.maxRetries) {
+              return Effect.fail(failure)
+            }
             const backoff = Duration.toMillis(settings.retryBaseDelay) * 2 ** n
             const wait = failure._tag === "Status" && Option.isSome(failure.retryAfter)
               ? failure.retryAfter.value
               : backoff
-            if (wait > maxRetryAfter) return Effect.fail(failure)
-            return wait > 0 ? Effect.zipRight(Effect.sleep(Duration.millis(wait)), attempt(n + 1)) : attempt(n + 1)
+            if (wait > maxRetryAfter) {
+              return Effect.fail(failure)
+            }
+            return Effect.flatMap(Deadline.allows(Duration.millis(wait)), (allowed) =>
+              !allowed
+                ? Effect.fail(failure)
+                : wait > 0
+                ? Effect.zipRight(Effect.sleep(Duration.millis(wait)), attempt(n + 1))
+                : attempt(n + 1))
           })
 
-        const text = yield* attempt(0).pipe(Effect.mapError((f) => toProviderError(f, options)))
+        const text = yield* attempt(0).pipe(Effect.mapError((f) =>
+          toProviderError(f, options)
+        ))
         let json: unknown = null
         if (text.trim() !== "") {
           try {

@@ -13,7 +13,10 @@ import { Config, Context, Duration, Layer, Redacted } from "effect"
 export interface Settings {
   /** Tracebridge's vendor API key: the Basic-auth user name of every call. */
   readonly vendorKey: Redacted.Redacted<string>
-  /** Per request; a GET that times out is retried, then `ProviderTimeout`. */
+  /**
+   * Per request (cut to the time left before the caller's `Deadline`, if any); a GET that times
+   * out is retried, then `ProviderTimeout`.
+   */
   readonly requestTimeout: Duration.DurationInput
   /** Retries of a GET after a 5xx, a timeout or a network error, and of any call after a 429. */
   readonly maxRetries: number

@@ -11,6 +11,8 @@
  *   `ProviderRejected` (by its message), anything else `ProviderRejected` with the text and code.
  * - Transport failures become `ProviderUnavailable`/`ProviderTimeout`/`ProviderRateLimited`;
  *   a body off the wire schema becomes `ProviderInvalidResponse` naming the field.
+ * - Each POST times out after `TIMEOUT`, or sooner when the caller's overall deadline
+ *   (`Deadline`) leaves less, so a login and a call together never pass it.
  *
  * Passwords and session ids never appear in errors or logs.
  *
@@ -19,7 +21,7 @@
 import type { HttpClientError } from "@effect/platform"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import type { ProviderName, Session } from "@tracebridge/core"
-import { ProviderDescriptor, ProviderError } from "@tracebridge/core"
+import { Deadline, ProviderDescriptor, ProviderError } from "@tracebridge/core"
 import type { ParseResult } from "effect"
 import { Context, Duration, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
 import { API_VERSION, Failure, LoginResult } from "./internal/wire/Envelope.js"
@@ -51,7 +53,7 @@ export const ErrorCodes = {
 } as const
 
 /**
- * How long one call may take.
+ * How long one call may take (less when the caller's `Deadline` leaves less).
  *
  * @since 0.1.0
  * @category constants
@@ -186,16 +188,18 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient> = Effect.
         }
         return Effect.mapError(response.text, unreachable(operation))
       }),
-      Effect.timeoutFail({
-        duration: TIMEOUT,
-        onTimeout: () =>
-          new ProviderError.ProviderTimeout({
-            provider: PROVIDER,
-            operation,
-            timeout: TIMEOUT,
-            message: `BioTrack did not answer ${operation} within ${Duration.format(TIMEOUT)}`
-          })
-      }),
+      (self) =>
+        Effect.flatMap(Deadline.clamp(TIMEOUT), (timeout) =>
+          Effect.timeoutFail(self, {
+            duration: timeout,
+            onTimeout: () =>
+              new ProviderError.ProviderTimeout({
+                provider: PROVIDER,
+                operation,
+                timeout,
+                message: `BioTrack did not answer ${operation} within ${Duration.format(timeout)}`
+              })
+          })),
       Effect.flatMap((text) =>
         Either.match(
           Either.try(() => JSON.parse(stripHeaderLeak(text)) as unknown),

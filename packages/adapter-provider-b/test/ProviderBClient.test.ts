@@ -1,7 +1,8 @@
-import { FetchHttpClient } from "@effect/platform"
+import { FetchHttpClient, HttpClient } from "@effect/platform"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { ProviderBClient, Wire } from "@tracebridge/adapter-provider-b"
-import { Effect, Schema } from "effect"
+import { Deadline } from "@tracebridge/core"
+import { Duration, Effect, Exit, Fiber, Option, Schema, TestClock } from "effect"
 import type { JsonBodyType } from "msw"
 import { HttpResponse } from "msw"
 import { setupServer } from "msw/node"
@@ -167,5 +168,48 @@ describe("ProviderBClient", () => {
       const error = yield* Effect.flip(client.call(session, "sync_sale", {}, Wire.syncAnswer("sync_sale"), op))
       assert.strictEqual(error._tag === "ProviderInvalidResponse" && error.path, "sale.0.quantity")
       assert.isTrue(Schema.is(Schema.String)(error.message))
+    }))
+})
+
+describe("ProviderBClient and the deadline", () => {
+  /** A client over a BioTrack that never answers, counting the calls it is sent. */
+  const hung = Effect.gen(function*() {
+    const sent: Array<number> = []
+    const http = HttpClient.make(() =>
+      Effect.flatMap(Effect.clockWith((clock) => clock.currentTimeMillis), (now) => {
+        sent.push(now)
+        return Effect.never
+      })
+    )
+    const client = yield* ProviderBClient.make.pipe(Effect.provideService(HttpClient.HttpClient, http))
+    return { client, sent, session: sessionFor("https://fake-biotrack.test/serverjson.asp", "hung") }
+  })
+
+  it.effect("a call's timeout is cut to the budget left before the deadline (ProviderTimeout)", () =>
+    Effect.gen(function*() {
+      const { client, sent, session } = yield* hung
+      const fiber = yield* Effect.fork(
+        Effect.flip(client.call(session, "sync_vendor", {}, Vendors, op)).pipe(Deadline.withBudget("10 seconds"))
+      )
+      yield* TestClock.adjust("10 seconds")
+      const done = yield* Fiber.poll(fiber)
+      assert.isTrue(Option.isSome(done), "answered at the 10 s deadline, not after its own 30 s")
+      const exit = Option.getOrThrow(done)
+      assert.isTrue(Exit.isSuccess(exit))
+      const error = Exit.isSuccess(exit) ? exit.value : undefined
+      assert.strictEqual(error?._tag, "ProviderTimeout")
+      if (error?._tag === "ProviderTimeout") assert.deepStrictEqual(error.timeout, Duration.seconds(10))
+      assert.deepStrictEqual(sent, [0], "the login was sent once, and nothing after the deadline")
+    }))
+
+  it.effect("without a deadline a call keeps its own 30 s timeout", () =>
+    Effect.gen(function*() {
+      const { client, session } = yield* hung
+      const fiber = yield* Effect.fork(Effect.flip(client.call(session, "sync_vendor", {}, Vendors, op)))
+      yield* TestClock.adjust("29 seconds")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
+      yield* TestClock.adjust("1 second")
+      const error = yield* Fiber.join(fiber)
+      assert.strictEqual(error._tag, "ProviderTimeout")
     }))
 })

@@ -27,6 +27,11 @@ export * as Connection from "./Connection.js"
 /**
  * @since 0.1.0
  */
+export * as Deadline from "./Deadline.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Envelope from "./Envelope.js"
 
 /**

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { HttpApiSchema } from "@effect/platform"
+import { HttpApiSchema, HttpApp, HttpServerResponse } from "@effect/platform"
 import type { ProviderError } from "@tracebridge/core"
 import { Duration, Effect, Schema } from "effect"
 import * as RequestId from "./RequestId.js"
@@ -229,12 +229,24 @@ const provider = <C extends typeof ProviderBadGateway | typeof ProviderUnavailab
   )
 
 /**
- * The one mapping of core errors to the wire (DECISIONS "Errors").
+ * The one mapping of core errors to the wire (DECISIONS "Errors"). A throttled or timed-out state
+ * system's answer also gets its `Retry-After` header (`retryAfterFor`).
  *
  * @since 0.1.0
  * @category mapping
  */
 export const fromProviderError = (error: ProviderError.ProviderError): Effect.Effect<HttpError> => {
+  const retryAfter = retryAfterFor(error)
+  const mapped = toWire(error)
+  return retryAfter === undefined ? mapped : Effect.zipRight(
+    HttpApp.appendPreResponseHandler((_request, response) =>
+      Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(retryAfter)))
+    ),
+    mapped
+  )
+}
+
+const toWire = (error: ProviderError.ProviderError): Effect.Effect<HttpError> => {
   switch (error._tag) {
     case "ResourceNotFound":
       return make("not_found_error", "resource_not_found", error.message)
@@ -276,6 +288,38 @@ export const fromProviderError = (error: ProviderError.ProviderError): Effect.Ef
 export const retryAfterOf = (error: ProviderError.ProviderError): number | undefined =>
   error._tag === "ProviderRateLimited" && error.retryAfter !== undefined
     ? Math.max(1, Math.ceil(Duration.toSeconds(error.retryAfter)))
+    : undefined
+
+/**
+ * The `Retry-After` (seconds) of a state system that throttled us without saying for how long.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const RATE_LIMITED_RETRY_AFTER_SECONDS = 60
+
+/**
+ * The `Retry-After` (seconds) of a state system that did not answer within the upstream deadline
+ * (504 `provider_timeout`): a retry at once would most likely hang as long again.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const TIMEOUT_RETRY_AFTER_SECONDS = 30
+
+/**
+ * The `Retry-After` (seconds) of the answer to a core error: a throttle always gets one (the
+ * provider's own, or `RATE_LIMITED_RETRY_AFTER_SECONDS`), a timeout `TIMEOUT_RETRY_AFTER_SECONDS`;
+ * nothing else has one.
+ *
+ * @since 0.1.0
+ * @category mapping
+ */
+export const retryAfterFor = (error: ProviderError.ProviderError): number | undefined =>
+  error._tag === "ProviderRateLimited"
+    ? retryAfterOf(error) ?? RATE_LIMITED_RETRY_AFTER_SECONDS
+    : error._tag === "ProviderTimeout"
+    ? TIMEOUT_RETRY_AFTER_SECONDS
     : undefined
 
 /**

@@ -6,7 +6,7 @@
  *   on their answers;
  * - `X-Request-Id` and `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` on every
  *   answer (`RateLimit.ts`);
- * - `Retry-After` on 429 and 503 answers.
+ * - `Retry-After` on 429, 503 and 504 answers.
  *
  * It is applied as the API's `OpenApi.Transform` annotation, so the served document, the docs
  * page and anything generated from `OpenApi.fromApi(Api)` all carry it.
@@ -32,7 +32,9 @@ export const headers: Json = {
   "RateLimit-Limit": integer("The size of the API client's token bucket: the most requests in one burst."),
   "RateLimit-Remaining": integer("Whole requests left in the bucket after this one."),
   "RateLimit-Reset": integer("Seconds until the bucket is full again."),
-  "Retry-After": integer("Seconds to wait before retrying (429 `rate_limited`, 503 `provider_rate_limited`)."),
+  "Retry-After": integer(
+    "Seconds to wait before retrying (429 `rate_limited`, 503 `provider_rate_limited`, 504 `provider_timeout`)."
+  ),
   "Idempotent-Replayed": {
     description: "`true` when this answer is the stored answer to an earlier request with the same `Idempotency-Key`.",
     schema: { type: "string", enum: ["true"] }
@@ -84,7 +86,7 @@ export const addHeaders = (spec: Json): Json => {
             "RateLimit-Limit": ref("RateLimit-Limit"),
             "RateLimit-Remaining": ref("RateLimit-Remaining"),
             "RateLimit-Reset": ref("RateLimit-Reset"),
-            ...(status === "429" || status === "503" ? { "Retry-After": ref("Retry-After") } : {}),
+            ...(status === "429" || status === "503" || status === "504" ? { "Retry-After": ref("Retry-After") } : {}),
             ...(method === "post" && authenticated && success
               ? { "Idempotent-Replayed": ref("Idempotent-Replayed") }
               : {})

@@ -5,7 +5,8 @@
  * breaks another. Time is the TestClock's, so retries and timeouts cost nothing.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Option } from "effect"
+import { Scenario } from "@tracebridge/sandbox"
+import { ConfigProvider, Duration, Effect, Fiber, Layer, Option } from "effect"
 import * as TestClock from "effect/TestClock"
 import { call, type Json, linkSandbox, otherOrganisation, signIn, TestApp } from "./support/TestApp.js"
 
@@ -143,5 +144,131 @@ describe("sandbox faults end to end", () => {
       assert.notProperty(foreign.body, "data")
       const still = yield* call("GET", `/v1/sandbox/${conn.connection_id}/faults`, { token: me.access })
       assert.strictEqual(still.body.data.fault, null)
+    }).pipe(Effect.provide(TestApp)))
+})
+
+/** A moment of real time, so that the test server and the in-process sandbox can move. */
+const pause = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2)))
+
+/**
+ * Runs a request while the TestClock moves on a second at a time, but never past `limit`: the
+ * answer must come by then (after that the clock stands still and only real time passes).
+ */
+const answeredWithin = <E, R>(request: Effect.Effect<Json, E, R>, limit: Duration.DurationInput) =>
+  Effect.gen(function*() {
+    const fiber = yield* Effect.fork(request)
+    for (let second = 0; second < Duration.toSeconds(limit); second++) {
+      if (Option.isSome(yield* Fiber.poll(fiber))) break
+      yield* pause
+      yield* TestClock.adjust("1 second")
+    }
+    for (let i = 0; i < 500 && Option.isNone(yield* Fiber.poll(fiber)); i++) yield* pause
+    assert.isTrue(Option.isSome(yield* Fiber.poll(fiber)), `no answer within ${Duration.format(limit)}`)
+    return yield* Fiber.join(fiber)
+  })
+
+const expectTimeout = (answer: Json) => {
+  expectError(answer, 504, "provider_timeout")
+  assert.strictEqual(answer.body.error.type, "provider_error")
+  assert.match(answer.headers["retry-after"] ?? "", /^[1-9][0-9]*$/, "a Retry-After in seconds")
+}
+
+const simulate = (access: string, connection: string, scenario: string, params?: unknown) =>
+  call("POST", `/v1/sandbox/${connection}/simulate`, {
+    token: access,
+    json: params === undefined ? { scenario } : { scenario, params }
+  })
+
+describe("the overall upstream deadline", () => {
+  it.effect("a hung provider_a answers 504 provider_timeout with Retry-After within 30 s, retries included", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const conn = yield* linkSandbox(me.access)
+      const packages = yield* packagesOf(me.access, conn.connection_id)
+      // 600 s a call: the adapter alone would try 4 times at 30 s each (120 s).
+      yield* setFault(me.access, conn.connection_id, { kind: "slow", delay_ms: 600_000 })
+      expectTimeout(yield* answeredWithin(call("GET", packages, { token: me.access }), "30 seconds"))
+      // Every call gets its own deadline: the next one is cut at 30 s as well.
+      expectTimeout(
+        yield* answeredWithin(
+          call("GET", `/v1/connections/${conn.connection_id}/facilities`, { token: me.access }),
+          "30 seconds"
+        )
+      )
+    }).pipe(Effect.provide(TestApp)))
+
+  it.effect("a hung provider_b (a login and a call, 30 s each) also answers within 30 s", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const conn = yield* linkSandbox(me.access, "provider_b")
+      yield* setFault(me.access, conn.connection_id, { kind: "slow", delay_ms: 600_000 })
+      // Past the adapter's 30 s read cache, so that the read reaches the state system.
+      yield* TestClock.adjust("31 seconds")
+      expectTimeout(
+        yield* answeredWithin(
+          call("GET", `/v1/connections/${conn.connection_id}/facilities`, { token: me.access }),
+          "30 seconds"
+        )
+      )
+    }).pipe(Effect.provide(TestApp)))
+
+  it.effect("TRACEBRIDGE_UPSTREAM_DEADLINE_SECONDS sets the deadline", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const conn = yield* linkSandbox(me.access)
+      const packages = yield* packagesOf(me.access, conn.connection_id)
+      yield* setFault(me.access, conn.connection_id, { kind: "slow", delay_ms: 600_000 })
+      expectTimeout(yield* answeredWithin(call("GET", packages, { token: me.access }), "5 seconds"))
+    }).pipe(
+      Effect.provide(TestApp.pipe(
+        Layer.provide(
+          Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["TRACEBRIDGE_UPSTREAM_DEADLINE_SECONDS", "5"]])))
+        )
+      ))
+    ))
+
+  it.effect("upstream_timeout: every /v1 call on the connection answers 504 within the deadline until cleared", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const conn = yield* linkSandbox(me.access)
+      const other = yield* linkSandbox(me.access)
+      const packages = yield* packagesOf(me.access, conn.connection_id)
+      const otherPackages = yield* packagesOf(me.access, other.connection_id)
+      const facilities = `/v1/connections/${conn.connection_id}/facilities`
+
+      const simulated = yield* simulate(me.access, conn.connection_id, "upstream_timeout")
+      assert.strictEqual(simulated.status, 200, JSON.stringify(simulated.body))
+      assert.deepStrictEqual(simulated.body.data, { scenario: "upstream_timeout", event: null, deliveries: 0 })
+      const shown = yield* call("GET", `/v1/sandbox/${conn.connection_id}/faults`, { token: me.access })
+      assert.strictEqual(shown.body.data.fault.kind, "slow")
+
+      for (const path of [facilities, packages, `${facilities}/${packages.split("/")[5]}`]) {
+        expectTimeout(yield* answeredWithin(call("GET", path, { token: me.access }), "30 seconds"))
+      }
+      // Another connection is untouched, without the clock moving.
+      const fine = yield* call("GET", otherPackages, { token: me.access })
+      assert.strictEqual(fine.status, 200)
+
+      const cleared = yield* call("DELETE", `/v1/sandbox/${conn.connection_id}/faults`, { token: me.access })
+      assert.strictEqual(cleared.body.data.fault, null)
+      const healthy = yield* call("GET", packages, { token: me.access })
+      assert.strictEqual(healthy.status, 200)
+      assert.isAbove(healthy.body.data.length, 0)
+
+      // delay_ms is checked like any scenario's params.
+      const bad = yield* simulate(me.access, conn.connection_id, "upstream_timeout", { delay_ms: "never" })
+      assert.strictEqual(bad.status, 400)
+      assert.strictEqual(bad.body.error.code, "invalid_parameter")
+      assert.strictEqual(bad.body.error.param, "params.delay_ms")
+    }).pipe(Effect.provide(TestApp)))
+
+  it.effect("the OpenAPI document lists every scenario, and Retry-After on 504 answers", () =>
+    Effect.gen(function*() {
+      const spec = (yield* call("GET", "/v1/openapi.json")).body
+      const scenario = spec.components.schemas.Simulate.properties.scenario
+      assert.include(Scenario.names, "upstream_timeout")
+      for (const name of Scenario.names) assert.include(scenario.description, name)
+      const resources = spec.paths["/v1/connections/{connection_id}/facilities"].get.responses
+      assert.property(resources["504"].headers, "Retry-After")
     }).pipe(Effect.provide(TestApp)))
 })

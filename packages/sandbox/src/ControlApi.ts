@@ -134,6 +134,8 @@ export const handle = async (sandbox: Sandbox, request: Request): Promise<Respon
           ? error(400, "invalid_parameter", failure.message)
           : failure._tag === "ResourceNotFound"
           ? error(404, "resource_not_found", failure.message)
+          : failure._tag === "Exhausted"
+          ? error(422, "scenario_exhausted", failure.message)
           : error(409, "invalid_state_transition", failure.message),
       onRight: (outcome) =>
         json({ scenario: outcome.scenario, event: outcome.event, login_required: outcome.loginRequired })

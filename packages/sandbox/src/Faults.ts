@@ -12,6 +12,9 @@
  * | `malformed` | 200 with a truncated JSON body | 200 with a truncated JSON body |
  * | `expired_login` | 401 "Invalid or no authentication provided." | login refused, sessions answer errorcode 63 |
  *
+ * The `upstream_timeout` scenario (`Scenario`) switches a world to `slow` at `MAX_DELAY_MS` (or its
+ * `delay_ms`): the state system stops answering until the fault is cleared.
+ *
  * The emulators read the fault of the world a request reaches (`get`); a slow answer is marked
  * with its delay (`delayed`), which the in-process client sleeps on Effect's `Clock` (so
  * `TestClock` drives it) and the standalone server on a timer.
@@ -20,8 +23,8 @@
  */
 import type { ProviderName } from "@tracebridge/core"
 import { Schema } from "effect"
+import { keyOf } from "./internal/key.js"
 import type { Sandbox } from "./Sandbox.js"
-import { keyOf } from "./Sandbox.js"
 
 /**
  * How long a `slow` fault delays an answer unless told: past both adapters' 30 s timeout.
@@ -30,6 +33,16 @@ import { keyOf } from "./Sandbox.js"
  * @category constants
  */
 export const DEFAULT_DELAY_MS = 60_000
+
+/**
+ * The longest a `slow` fault may hold an answer (10 minutes): past any upstream deadline, so a
+ * state system that answers this late has, for its callers, stopped answering (the
+ * `upstream_timeout` scenario's default).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MAX_DELAY_MS = 600_000
 
 /**
  * The `Retry-After` (seconds) of a `rate_limited` fault unless told: past the 30 s the provider_a
@@ -50,7 +63,7 @@ export const Fault = Schema.Union(
   Schema.Struct({ kind: Schema.Literal("outage") }),
   Schema.Struct({
     kind: Schema.Literal("slow"),
-    delay_ms: Schema.optional(Schema.Int.pipe(Schema.between(0, 600_000)))
+    delay_ms: Schema.optional(Schema.Int.pipe(Schema.between(0, MAX_DELAY_MS)))
   }),
   Schema.Struct({
     kind: Schema.Literal("rate_limited"),

@@ -8,8 +8,10 @@
  */
 import type { ProviderName } from "@tracebridge/core"
 import { Either } from "effect"
+import * as Faults from "./Faults.js"
 import type { Size } from "./Generate.js"
 import { generate } from "./Generate.js"
+import * as Key from "./internal/key.js"
 import * as Scenario from "./Scenario.js"
 import type { World } from "./World.js"
 import type { Refusal } from "./Writes.js"
@@ -60,8 +62,8 @@ export interface Options {
  * @since 0.1.0
  * @category constructors
  */
-export const keyOf = (provider: ProviderName.ProviderName, state: string, login: string) =>
-  `${provider}|${state}|${login}`
+export const keyOf = (provider: ProviderName.ProviderName, state: string, login: string): string =>
+  Key.keyOf(provider, state, login)
 
 /**
  * @since 0.1.0
@@ -123,11 +125,21 @@ export class Sandbox {
     return this.options.now()
   }
 
-  /** Applies a change; a refused change changes nothing and is not logged. */
+  /**
+   * Applies a change; a refused change changes nothing and is not logged. A scenario that switches
+   * the world's upstream into a fault (`upstream_timeout`) sets that fault instead: it changes how
+   * the state system answers, not the world, so it is neither logged nor announced, and it lasts
+   * as a fault does (until cleared or reset; a restart forgets it).
+   */
   apply<A, E = Refusal>(world: World, change: Change): Either.Either<A, E> {
     const result = run(world, change) as Either.Either<A, E>
     if (Either.isRight(result)) {
       const key = keyOf(world.provider, world.state, world.login)
+      const fault = change._tag === "Scenario" ? (result.right as Scenario.Outcome).fault : undefined
+      if (fault !== undefined) {
+        Faults.set(this, key, fault)
+        return result
+      }
       const log = this.logs.get(key) ?? []
       log.push(change)
       this.logs.set(key, log)

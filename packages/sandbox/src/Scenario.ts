@@ -5,11 +5,16 @@
  * impossible move is `InvalidStateTransition`) and returns the webhook event a production
  * connection would see, if any.
  *
+ * One scenario changes no state: `upstream_timeout` (DECISIONS "Sandbox reset and faults") stops
+ * the state system answering. It returns the upstream fault to switch on (a `slow` fault held for
+ * `delay_ms`, by default `Faults.MAX_DELAY_MS`), which `Sandbox.apply` sets until it is cleared.
+ *
  * @since 0.1.0
  */
 import type { Package, Plant, Transfer } from "@tracebridge/core"
 import { Ids, LabResult, ProviderError, Transitions, WebhookEvent } from "@tracebridge/core"
 import { Either, Schema } from "effect"
+import * as Faults from "./Faults.js"
 import { profiles } from "./internal/profile.js"
 import * as Seed from "./Seed.js"
 import type { FacilityData, World } from "./World.js"
@@ -28,7 +33,8 @@ export const names = [
   "lab_result_received",
   "connection_login_required",
   "plant_phase_advanced",
-  "package_hold"
+  "package_hold",
+  "upstream_timeout"
 ] as const
 
 /**
@@ -52,7 +58,10 @@ const Params = {
   }),
   connection_login_required: Schema.Struct({}),
   plant_phase_advanced: Schema.Struct({ plant_id: Schema.optional(Schema.String) }),
-  package_hold: Schema.Struct({ package_id: Schema.optional(Schema.String), on_hold: Schema.optional(Schema.Boolean) })
+  package_hold: Schema.Struct({ package_id: Schema.optional(Schema.String), on_hold: Schema.optional(Schema.Boolean) }),
+  upstream_timeout: Schema.Struct({
+    delay_ms: Schema.optional(Schema.Int.pipe(Schema.between(0, Faults.MAX_DELAY_MS)))
+  })
 } as const
 
 /**
@@ -70,8 +79,8 @@ export interface Input {
 }
 
 /**
- * What a scenario did: the event to deliver (none for state-only scenarios) and whether the login
- * now needs re-entering.
+ * What a scenario did: the event to deliver (none for state-only scenarios), whether the login
+ * now needs re-entering, and the upstream fault to switch on, if any (`upstream_timeout`).
  *
  * @since 0.1.0
  * @category models
@@ -80,6 +89,7 @@ export interface Outcome {
   readonly scenario: Name
   readonly event: WebhookEvent.WebhookEvent | null
   readonly loginRequired: boolean
+  readonly fault?: Faults.Fault
 }
 
 /**
@@ -93,6 +103,34 @@ export type Failure =
   | ProviderError.ResourceNotFound
   | ProviderError.InvalidStateTransition
   | { readonly _tag: "UnknownScenario"; readonly message: string }
+  | Exhausted
+
+/**
+ * A scenario asked to pick its own object found none left in the world (every package tested, every
+ * plant flowering, …): what ran out and what to do about it are in the message.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Exhausted {
+  readonly _tag: "Exhausted"
+  readonly scenario: string
+  readonly message: string
+}
+
+const exhausted = (
+  scenario: string,
+  what: string,
+  param: string,
+  remedy?: string
+): Either.Either<never, Exhausted> =>
+  Either.left({
+    _tag: "Exhausted",
+    scenario,
+    message: `${scenario}: no ${what} is left in this sandbox connection's world. Pass params.${param} to pick ` +
+      `one yourself${remedy === undefined ? "" : `, ${remedy}`}, or link a new sandbox connection to start again ` +
+      "from the seeded world."
+  })
 
 const iso = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString()
 const metrcTime = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "+00:00")
@@ -269,11 +307,14 @@ export const run = (world: World, input: Input): Either.Either<Outcome, Failure>
           (t) => t.status === "in_transit" || (outcome === "rejected" && t.status === "pending")
         )
       if (s === undefined) {
-        return fail(
-          params.transfer_id !== undefined
-            ? ProviderError.ResourceNotFound.of("transfer", params.transfer_id)
-            : ProviderError.ResourceNotFound.of("transfer", "(an in-transit transfer to complete)")
-        )
+        return params.transfer_id !== undefined
+          ? fail(ProviderError.ResourceNotFound.of("transfer", params.transfer_id))
+          : exhausted(
+            name,
+            "in-transit transfer",
+            "transfer_id",
+            "run transfer_arrived first (it creates an incoming transfer when none is pending)"
+          )
       }
       const moved = transition(Transitions.transferStatus, s.transfer.status, outcome)
       if (Either.isLeft(moved)) return Either.left(moved.left)
@@ -298,7 +339,14 @@ export const run = (world: World, input: Input): Either.Either<Outcome, Failure>
         (p, d) => d.labResults.every((r) => r.package_id !== p.id) && !p.is_on_hold
       )
       if (found === undefined) {
-        return fail(ProviderError.ResourceNotFound.of("package", params.package_id ?? "(an untested package)"))
+        return params.package_id !== undefined
+          ? fail(ProviderError.ResourceNotFound.of("package", params.package_id))
+          : exhausted(
+            name,
+            "untested package off hold",
+            "package_id",
+            "create packages first (POST …/packages splits a new one off a package)"
+          )
       }
       const lab = world.facilities.find((d) => d.role === "testing")
       const result = Writes.recordLabResult(world, {
@@ -348,7 +396,9 @@ export const run = (world: World, input: Input): Either.Either<Outcome, Failure>
         }
       }
       if (plant === undefined || data === undefined) {
-        return fail(ProviderError.ResourceNotFound.of("plant", params.plant_id ?? "(a plant that can advance)"))
+        return params.plant_id !== undefined
+          ? fail(ProviderError.ResourceNotFound.of("plant", params.plant_id))
+          : exhausted(name, "plant before flowering", "plant_id")
       }
       const to = plant.growth_phase === "clone" ? "vegetative" : "flowering"
       const moved = transition(Transitions.growthPhase, plant.growth_phase, to)
@@ -366,7 +416,14 @@ export const run = (world: World, input: Input): Either.Either<Outcome, Failure>
     case "package_hold": {
       const found = findPackage(world, params.package_id, (p) => !p.is_on_hold)
       if (found === undefined) {
-        return fail(ProviderError.ResourceNotFound.of("package", params.package_id ?? "(a package off hold)"))
+        return params.package_id !== undefined
+          ? fail(ProviderError.ResourceNotFound.of("package", params.package_id))
+          : exhausted(
+            name,
+            "package off hold",
+            "package_id",
+            "release a package (package_hold with params.on_hold false) or create packages first (POST …/packages)"
+          )
       }
       const to = params.on_hold ?? !found.pkg.is_on_hold
       const moved = transition(Transitions.packageHold, found.pkg.is_on_hold, to)
@@ -374,6 +431,13 @@ export const run = (world: World, input: Input): Either.Either<Outcome, Failure>
       setPackage(world, found.data, found.pkg.id, { is_on_hold: to }, at)
       return Either.right({ scenario: name, event: null, loginRequired: false })
     }
+    case "upstream_timeout":
+      return Either.right({
+        scenario: name,
+        event: null,
+        loginRequired: false,
+        fault: { kind: "slow", delay_ms: params.delay_ms ?? Faults.MAX_DELAY_MS }
+      })
   }
 }
 

@@ -264,4 +264,28 @@ describe("faults through the control API", () => {
       yield* control("POST", "reset")
       assert.deepStrictEqual(Faults.list(sandbox), [])
     })))
+
+  it.effect("the upstream_timeout scenario holds every answer of the world until its fault is cleared", () =>
+    run(Effect.gen(function*() {
+      const hung = { ...ref, login: a.login("hung") }
+      const ran = yield* control("POST", "scenarios/upstream_timeout", { ...hung, params: { delay_ms: 300_000 } })
+      assert.deepStrictEqual(ran, {
+        status: 200,
+        body: { scenario: "upstream_timeout", event: null, login_required: false }
+      })
+      const key = Sandbox.keyOf("provider_a", "CO", hung.login)
+      assert.deepStrictEqual(Faults.get(sandbox, key), { kind: "slow", delay_ms: 300_000 })
+      // The adapter gives up on its own timeouts (two tries of 30 s here) long before an answer comes.
+      const stuck = yield* Effect.fork(failure(facilities(a.session("hung"))))
+      yield* TestClock.adjust("60 seconds")
+      assert.strictEqual((yield* Fiber.join(stuck))._tag, "ProviderTimeout")
+      yield* control("DELETE", `faults?${new URLSearchParams(hung).toString()}`)
+      assert.strictEqual(
+        (yield* facilities(a.session("hung"))).length,
+        sandbox.world("provider_a", "CO", hung.login).facilities.length
+      )
+      const bad = yield* control("POST", "scenarios/upstream_timeout", { ...hung, params: { delay_ms: "never" } })
+      assert.strictEqual(bad.status, 400)
+      assert.isUndefined(Faults.get(sandbox, key))
+    })))
 })

@@ -1,7 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Transfer, WebhookEvent } from "@tracebridge/core"
-import type { Scenario } from "@tracebridge/sandbox"
-import { Sandbox } from "@tracebridge/sandbox"
+import { Faults, Sandbox, Scenario } from "@tracebridge/sandbox"
 import { Either, Schema } from "effect"
 
 const REFERENCE = "2026-03-15T12:00:00.000Z"
@@ -117,6 +116,52 @@ describe("Scenario", () => {
     const bad = run("lab_result_received", { result: "maybe" })
     if (Either.isLeft(bad)) assert.strictEqual(bad.left._tag, "InvalidInput")
     else assert.fail("bad params accepted")
+  })
+
+  it("names every scenario of DECISIONS, upstream_timeout included", () => {
+    assert.deepStrictEqual([...Scenario.names], [
+      "transfer_arrived",
+      "transfer_completed",
+      "lab_result_received",
+      "connection_login_required",
+      "plant_phase_advanced",
+      "package_hold",
+      "upstream_timeout"
+    ])
+  })
+
+  it("upstream_timeout stops the world's upstream answering (a fault until cleared), with no event or change", () => {
+    const { events, run, sandbox, world } = setup()
+    const key = Sandbox.keyOf(world.provider, world.state, world.login)
+    const before = JSON.stringify(world.facilities)
+    const outcome = Either.getOrThrow(run("upstream_timeout"))
+    assert.strictEqual(outcome.scenario, "upstream_timeout")
+    assert.isNull(outcome.event)
+    assert.isFalse(outcome.loginRequired)
+    assert.deepStrictEqual(Faults.get(sandbox, key), { kind: "slow", delay_ms: Faults.MAX_DELAY_MS })
+    assert.deepStrictEqual(outcome.fault, Faults.get(sandbox, key))
+    assert.isAtLeast(Faults.delayFor(Faults.get(sandbox, key)), 600_000, "past any upstream deadline")
+    // A fault, not a change to the world: nothing logged (so nothing replayed after a restart), nothing announced.
+    assert.deepStrictEqual(sandbox.log(key), [])
+    assert.strictEqual(events.length, 0)
+    assert.strictEqual(JSON.stringify(world.facilities), before)
+    // delay_ms: how long each answer is held back.
+    Either.getOrThrow(run("upstream_timeout", { delay_ms: 45_000 }))
+    assert.deepStrictEqual(Faults.get(sandbox, key), { kind: "slow", delay_ms: 45_000 })
+    for (const bad of [{ delay_ms: -1 }, { delay_ms: "soon" }, { delay_ms: 600_001 }, { colour: "red" }]) {
+      const refused = run("upstream_timeout", bad)
+      if (Either.isLeft(refused)) assert.strictEqual(refused.left._tag, "InvalidInput", JSON.stringify(bad))
+      else assert.fail(`accepted ${JSON.stringify(bad)}`)
+    }
+    assert.deepStrictEqual(
+      Faults.get(sandbox, key),
+      { kind: "slow", delay_ms: 45_000 },
+      "a refused run changes nothing"
+    )
+    // Cleared like any fault; another world never sees it.
+    assert.isUndefined(Faults.get(sandbox, Sandbox.keyOf("provider_a", "CO", "user_other")))
+    Faults.set(sandbox, key, null)
+    assert.isUndefined(Faults.get(sandbox, key))
   })
 
   it("replays a change log onto the seeded world to the same state", () => {

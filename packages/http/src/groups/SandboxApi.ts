@@ -9,7 +9,7 @@
  */
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Envelope, WebhookEvent } from "@tracebridge/core"
-import { Faults } from "@tracebridge/sandbox"
+import { Faults, Scenario } from "@tracebridge/sandbox"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
 import { strict } from "./Schemas.js"
@@ -17,8 +17,9 @@ import { strict } from "./Schemas.js"
 /** @since 0.1.0 @category schemas */
 export const Simulate = Schema.Struct({
   scenario: Schema.String.annotations({
-    description:
-      "transfer_arrived, transfer_completed, lab_result_received, connection_login_required, plant_phase_advanced or package_hold"
+    description: `One of ${Scenario.names.join(", ")}. upstream_timeout (params delay_ms?) stops the ` +
+      "connection's state system answering until its fault is cleared: every call on it answers 504 " +
+      "provider_timeout with Retry-After within the upstream deadline (30 s, retries included)."
   }),
   params: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 }).annotations({ identifier: "Simulate", parseOptions: strict })
@@ -58,7 +59,7 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
         identifier: "Fault",
         parseOptions: strict,
         description:
-          "outage (503 provider_unavailable), slow with delay_ms (504 provider_timeout past 30 s), rate_limited with retry_after (503 provider_rate_limited), malformed (502 provider_invalid_response), expired_login (409 connection_login_required)"
+          "outage (503 provider_unavailable), slow with delay_ms (504 provider_timeout with Retry-After past the 30 s upstream deadline), rate_limited with retry_after (503 provider_rate_limited), malformed (502 provider_invalid_response), expired_login (409 connection_login_required)"
       }))
       .addSuccess(Envelope.Envelope(SandboxFault))
   )

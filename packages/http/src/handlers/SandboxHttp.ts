@@ -24,6 +24,8 @@ const scenarioError = (failure: Scenario.Failure) =>
       failure.message,
       failure.path === "" ? "params" : `params.${failure.path}`
     )
+    : failure._tag === "Exhausted"
+    ? Errors.fail("invalid_request_error", "scenario_exhausted", failure.message)
     : Effect.flatMap(Errors.fromProviderError(failure), Effect.fail)
 
 /** A sandbox connection of the caller that is not disconnected, with its world restored. */

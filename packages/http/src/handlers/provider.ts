@@ -1,4 +1,3 @@
-import { HttpApp, HttpServerResponse } from "@effect/platform"
 import type { ProviderError, ProviderPort, Session } from "@tracebridge/core"
 import { Effect, Option } from "effect"
 import * as Errors from "../Errors.js"
@@ -8,13 +7,11 @@ import { CurrentPrincipal } from "../Security.js"
 import { Connections } from "../services/Connections.js"
 import { Providers } from "../services/Providers.js"
 
-/** The `Retry-After` of a provider that throttled us without saying for how long. */
-const DEFAULT_RETRY_AFTER_SECONDS = 60
-
 /**
  * Runs a provider call for a connection the caller may reach: authorises it, restores its sandbox
- * world, maps provider errors to the wire (a refused login moves the connection to `error`), and
- * stores the sandbox changes the call made.
+ * world, runs the call within the request's upstream deadline (`Providers.upstream`), maps
+ * provider errors to the wire (a refused login moves the connection to `error`; a throttle or a
+ * timeout gets `Retry-After`), and stores the sandbox changes the call made.
  */
 export const withConnection = <A>(
   connectionId: string,
@@ -50,20 +47,12 @@ export const withConnection = <A>(
       return yield* Errors.fail("api_error", "internal_error", `No port for ${connection.provider}`)
     }
     const session = yield* providers.session(connection)
-    const result = yield* Effect.either(call(port.value, session, connection))
+    const result = yield* Effect.either(providers.upstream(connection.provider, call(port.value, session, connection)))
     yield* providers.persist
     if (result._tag === "Right") {
       return { value: result.right, connection }
     }
     const error = result.left
     if (error._tag === "ProviderLoginRequired") yield* connections.moveTo(connection, "error")
-    // A throttled state system always gets a Retry-After: the provider's own, or a minute when it gave none.
-    const retryAfter = Errors.retryAfterOf(error) ??
-      (error._tag === "ProviderRateLimited" ? DEFAULT_RETRY_AFTER_SECONDS : undefined)
-    if (retryAfter !== undefined) {
-      yield* HttpApp.appendPreResponseHandler((_request, response) =>
-        Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(retryAfter)))
-      )
-    }
     return yield* Effect.flatMap(Errors.fromProviderError(error), Effect.fail)
   })

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import type { Connection as CoreConnection, ProviderError, ProviderName } from "@tracebridge/core"
-import { Capabilities, Page, Transitions } from "@tracebridge/core"
+import { Capabilities, Deadline, Page, Transitions } from "@tracebridge/core"
 import { Clock, Context, Effect, Either, Layer, Option } from "effect"
 import * as Errors from "../Errors.js"
 import * as Idempotency from "../Idempotency.js"
@@ -204,7 +204,7 @@ export const layer = Layer.effect(
           yield* port.value.capabilities(options.state).pipe(
             Effect.catchAll((e) => Effect.flatMap(providerError(e, "state"), Effect.fail))
           )
-          yield* port.value.checkCredentials(session).pipe(
+          yield* providers.upstream(options.provider, port.value.checkCredentials(session)).pipe(
             Effect.catchAll((e) => Effect.flatMap(providerError(e, "credentials"), Effect.fail))
           )
           const sealed = crypto.encrypt(JSON.stringify(options.credentials))
@@ -223,8 +223,11 @@ export const layer = Layer.effect(
             updated_at: now
           }
           yield* repo.insertConnection(pending)
-          // The first facility sync decides: active, or error when the login is refused.
-          const synced = yield* Effect.either(port.value.listFacilities(session, Page.firstPage))
+          // The first facility sync decides: active, or error when the login is refused (pending
+          // when the state system failed or did not answer within what is left of the deadline).
+          const synced = yield* Effect.either(
+            providers.upstream(options.provider, port.value.listFacilities(session, Page.firstPage))
+          )
           const connection = yield* moveTo(
             pending,
             Either.isRight(synced) ? "active" : synced.left._tag === "ProviderLoginRequired" ? "error" : "pending"
@@ -240,7 +243,10 @@ export const layer = Layer.effect(
             used_at: null
           })
           return { public_token: publicToken, connection }
-        }),
+        }).pipe(
+          // The login check and the first sync share the request's one upstream deadline.
+          Deadline.withBudget(providers.deadline)
+        ),
       exchange: (principal, publicToken) =>
         Effect.gen(function*() {
           yield* AuthModule.organisationOnly(principal, "Exchanges")
@@ -327,7 +333,7 @@ export const layer = Layer.effect(
             sandbox: connection.is_sandbox,
             credentials
           })
-          yield* port.value.checkCredentials(session).pipe(
+          yield* providers.upstream(connection.provider, port.value.checkCredentials(session)).pipe(
             Effect.catchAll((e) => Effect.flatMap(providerError(e, "credentials"), Effect.fail))
           )
           const now = yield* Clock.currentTimeMillis

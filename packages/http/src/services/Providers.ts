@@ -7,6 +7,11 @@
  *
  * Adding a provider means adding its port to the two registries here; no handler changes.
  *
+ * Every provider call of a `/v1` request runs through `upstream`: one deadline for the request
+ * (`TRACEBRIDGE_UPSTREAM_DEADLINE_SECONDS`, 30 s), every try and retry included. The adapters see
+ * it (`Deadline`) and do not retry past it; a call still running then is cut with
+ * `ProviderTimeout` (504 `provider_timeout` with `Retry-After`, `Errors.fromProviderError`).
+ *
  * @since 0.1.0
  */
 import type { HttpClient } from "@effect/platform"
@@ -14,10 +19,10 @@ import { FetchHttpClient } from "@effect/platform"
 import { ProviderA, ProviderAConfig } from "@tracebridge/adapter-provider-a"
 import { ProviderB } from "@tracebridge/adapter-provider-b"
 import type { ProviderName, ProviderPort, Session } from "@tracebridge/core"
-import { ProviderRegistry, Session as Sessions } from "@tracebridge/core"
+import { Deadline, ProviderError, ProviderRegistry, Session as Sessions } from "@tracebridge/core"
 import type { World } from "@tracebridge/sandbox"
 import { Sandbox, SandboxServer } from "@tracebridge/sandbox"
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import * as AppConfig from "../AppConfig.js"
 import { Lru } from "../Lru.js"
 import type { Connection } from "../persistence/Repo.js"
@@ -50,6 +55,18 @@ export interface Service {
   readonly persist: Effect.Effect<void>
   /** A sandbox connection's world (call `prepare` first, so that its stored changes are replayed). */
   readonly world: (connection: Connection) => Effect.Effect<World.World>
+  /** The upstream deadline of a `/v1` request (`TRACEBRIDGE_UPSTREAM_DEADLINE_SECONDS`). */
+  readonly deadline: Duration.Duration
+  /**
+   * Runs a provider call within the request's upstream deadline (`deadline` from now, or the
+   * earlier one in force: wrap a request that makes several calls in `Deadline.withBudget(deadline)`
+   * so that they share one). The adapters see it; a call still running then fails with
+   * `ProviderTimeout`.
+   */
+  readonly upstream: <A, E>(
+    provider: string,
+    call: Effect.Effect<A, E>
+  ) => Effect.Effect<A, E | ProviderError.ProviderTimeout>
 }
 
 /**
@@ -85,6 +102,7 @@ export const layer = Layer.scoped(
     const seed = yield* AppConfig.sandboxSeed
     const size = yield* AppConfig.sandboxSize
     const vendorKey = yield* AppConfig.providerAVendorKey
+    const deadline = yield* AppConfig.upstreamDeadline
     const clock = yield* Effect.clock
     const now = () => clock.unsafeCurrentTimeMillis()
     const day = 86_400_000
@@ -225,7 +243,21 @@ export const layer = Layer.scoped(
             connection.state as ProviderName.UsState,
             loginOf(connection, decrypt(connection))
           )
-        )
+        ),
+      deadline,
+      upstream: (provider, call) =>
+        Deadline.within(call, {
+          budget: deadline,
+          onTimeout: () =>
+            new ProviderError.ProviderTimeout({
+              provider: provider as ProviderName.ProviderName,
+              operation: "request",
+              timeout: deadline,
+              message: `The state system (${provider}) did not answer within ${
+                Duration.format(deadline)
+              }, retries included; try again later`
+            })
+        })
     }
     return service
   })

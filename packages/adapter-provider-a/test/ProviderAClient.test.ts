@@ -1,0 +1,105 @@
+/**
+ * The client's retries against the overall deadline of the call (`Deadline`): no try's timeout
+ * and no retry's wait runs past it, so a hung or failing state system costs at most the budget
+ * the caller gave, however many retries the settings allow. Over a fake `HttpClient` that counts
+ * the requests it is sent; time is the TestClock's.
+ */
+import { HttpClient, HttpClientResponse } from "@effect/platform"
+import { assert, describe, it } from "@effect/vitest"
+import { ProviderAClient, ProviderAConfig } from "@tracebridge/adapter-provider-a"
+import { Deadline, Session } from "@tracebridge/core"
+import type { ProviderError } from "@tracebridge/core"
+import { Duration, Effect, Exit, Fiber, Option, Schema, TestClock } from "effect"
+
+const session = Session.make({
+  key: "conn_deadline",
+  provider: "provider_a",
+  state: "CO",
+  environment: "sandbox",
+  credentials: { user_key: "user-key-good-0001" },
+  baseUrl: "https://fake-metrc.test"
+})
+
+/** A client over a state system that answers with `answer` (or never), counting what it is sent. */
+const clientWith = (
+  answer: (request: number) => Option.Option<Response>,
+  settings: Partial<ProviderAConfig.Settings> = {}
+) =>
+  Effect.gen(function*() {
+    const sent: Array<number> = []
+    const http = HttpClient.make((request) =>
+      Effect.flatMap(Effect.clockWith((clock) => clock.currentTimeMillis), (now) => {
+        sent.push(now)
+        return Option.match(answer(sent.length), {
+          onNone: () => Effect.never,
+          onSome: (response) => Effect.succeed(HttpClientResponse.fromWeb(request, response))
+        })
+      })
+    )
+    const client = yield* ProviderAClient.make.pipe(
+      Effect.provideService(HttpClient.HttpClient, http),
+      Effect.provide(ProviderAConfig.layerTest({ requestTimeout: "30 seconds", maxRetries: 3, ...settings }))
+    )
+    return { client, sent }
+  })
+
+const read = (client: ProviderAClient.Client) =>
+  client.get(session, "/facilities/v2/", Schema.Unknown, { operation: "facilities.list" })
+
+/** Forks `call`, moves the clock `by`, and answers its error if it has failed by then. */
+const after = <A>(call: Effect.Effect<A, ProviderError.ProviderError>, by: Duration.DurationInput) =>
+  Effect.gen(function*() {
+    const fiber = yield* Effect.fork(Effect.flip(call))
+    yield* TestClock.adjust(by)
+    const done = yield* Fiber.poll(fiber)
+    return Option.flatMap(done, (exit) => (Exit.isSuccess(exit) ? Option.some(exit.value) : Option.none()))
+  })
+
+describe("ProviderAClient and the deadline", () => {
+  it.scoped("a hung state system: the last try is cut to the budget left, then no retry (ProviderTimeout)", () =>
+    Effect.gen(function*() {
+      const { client, sent } = yield* clientWith(() => Option.none())
+      // 30 s a try and 3 retries would be 120 s; the deadline leaves 45 s: one whole try and 15 s of another.
+      const done = yield* after(read(client).pipe(Deadline.withBudget("45 seconds")), "45 seconds")
+      assert.isTrue(Option.isSome(done), "the call has failed at the deadline")
+      const error = Option.getOrThrow(done)
+      assert.strictEqual(error._tag, "ProviderTimeout")
+      assert.deepStrictEqual(sent, [0, 30_000])
+    }))
+
+  it.scoped("without a deadline it keeps its own per-try timeout and retries", () =>
+    Effect.gen(function*() {
+      const { client, sent } = yield* clientWith(() => Option.none())
+      const done = yield* after(read(client), "120 seconds")
+      assert.isTrue(Option.isSome(done))
+      assert.deepStrictEqual(sent, [0, 30_000, 60_000, 90_000])
+    }))
+
+  it.scoped("a 5xx whose backoff would pass the deadline is reported at once, not waited out", () =>
+    Effect.gen(function*() {
+      const { client, sent } = yield* clientWith(
+        () => Option.some(new Response("{\"Message\":\"down\"}", { status: 503 })),
+        { retryBaseDelay: "10 seconds" }
+      )
+      // Tries at 0 and 10 s; the next would wait 20 s, past the 15 s deadline.
+      const done = yield* after(read(client).pipe(Deadline.withBudget("15 seconds")), "10 seconds")
+      assert.isTrue(Option.isSome(done), "answered when the budget could not cover another wait")
+      const error = Option.getOrThrow(done)
+      assert.strictEqual(error._tag, "ProviderUnavailable")
+      assert.deepStrictEqual(sent, [0, 10_000])
+    }))
+
+  it.scoped("a 429 whose Retry-After passes the deadline is ProviderRateLimited at once, with its Retry-After", () =>
+    Effect.gen(function*() {
+      const { client, sent } = yield* clientWith(
+        () =>
+          Option.some(new Response("{\"Message\":\"slow down\"}", { status: 429, headers: { "retry-after": "20" } }))
+      )
+      const done = yield* after(read(client).pipe(Deadline.withBudget("15 seconds")), "0 seconds")
+      assert.isTrue(Option.isSome(done))
+      const error = Option.getOrThrow(done)
+      assert.strictEqual(error._tag, "ProviderRateLimited")
+      if (error._tag === "ProviderRateLimited") assert.deepStrictEqual(error.retryAfter, Duration.seconds(20))
+      assert.deepStrictEqual(sent, [0])
+    }))
+})
