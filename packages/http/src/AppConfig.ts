@@ -6,6 +6,10 @@
  * | `PORT` | 4000 | the port |
  * | `HOST` | 127.0.0.1 | the interface (0.0.0.0 in a container) |
  * | `TRACEBRIDGE_SHUTDOWN_GRACE_SECONDS` | 30 | after SIGTERM, how long requests still in flight may take before their connections are cut |
+ * | `TRACEBRIDGE_HEADERS_TIMEOUT_SECONDS` | 10 | a connection whose request headers are not complete this long after their first byte (or after it opened) is answered 408 and closed (`Server.ts`) |
+ * | `TRACEBRIDGE_REQUEST_TIMEOUT_SECONDS` | 60 | the same for the whole request, headers and body (not the time the handler takes); at least the headers timeout |
+ * | `TRACEBRIDGE_KEEP_ALIVE_TIMEOUT_SECONDS` | 65 | how long a keep-alive connection may idle between requests; keep it above the idle timeout of a load balancer in front (60 s on AWS) |
+ * | `TRACEBRIDGE_SOCKET_IDLE_TIMEOUT_SECONDS` | 120 | a connection on which nothing moves this long, while no request on it is being worked on, is closed (a client that stopped reading); 0: off |
  * | `DATABASE_URL` | none | Postgres; without it, SQLite in the data folder |
  * | `TRACEBRIDGE_DATA_DIR` | `./.tracebridge` | the embedded database and the dev encryption key |
  * | `TRACEBRIDGE_ENCRYPTION_KEY` | a dev key kept in the data folder | base64 of 32 bytes; required in production; the key new ciphertexts use |
@@ -13,6 +17,7 @@
  * | `TRACEBRIDGE_CLIENT_ID`, `TRACEBRIDGE_CLIENT_SECRET` | generated | fix the first sandbox client's credentials |
  * | `TRACEBRIDGE_SANDBOX_SEED` | 42 | the sandbox worlds' seed |
  * | `TRACEBRIDGE_SANDBOX_SIZE` | small | the sandbox worlds' size: `small` (40 packages per facility), `large` (2,000), or a number of packages per facility (`Generate.ts`) |
+ * | `TRACEBRIDGE_UPSTREAM_DEADLINE_SECONDS` | 30 | one deadline for all of a `/v1` request's calls to the state system, retries included; then 504 `provider_timeout` with `Retry-After` (more than 0, at most 300) |
  * | `PROVIDER_A_VENDOR_KEY` | none | Tracebridge's Metrc vendor key, for production provider_a connections |
  * | `TRACEBRIDGE_ACCESS_LOG_EVERY` | 100 | log one successful response in this many (1: all; 0: none); errors always (`RequestLog.ts`) |
  * | `TRACEBRIDGE_READ_CACHE_MS` | 1000 | how long a token, organisation or connection row is reused; 0: off (`persistence/RepoCache.ts`) |
@@ -25,6 +30,41 @@
  */
 import { Config, Duration } from "effect"
 
+const seconds = (name: string, defaultSeconds: number, zeroAllowed = false) =>
+  Config.number(name).pipe(
+    Config.withDefault(defaultSeconds),
+    Config.validate(
+      zeroAllowed
+        ? { message: `${name} must be >= 0`, validation: (n) => n >= 0 }
+        : { message: `${name} must be > 0`, validation: (n) => n > 0 }
+    )
+  )
+
+/**
+ * The HTTP server's timeouts against slow clients (`Server.Timeouts`, where Node's semantics are
+ * explained); Node's checking interval stays at `Server.defaultTimeouts`' 1 s.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const serverTimeouts = Config.all({
+  headers: seconds("TRACEBRIDGE_HEADERS_TIMEOUT_SECONDS", 10),
+  request: seconds("TRACEBRIDGE_REQUEST_TIMEOUT_SECONDS", 60),
+  keepAlive: seconds("TRACEBRIDGE_KEEP_ALIVE_TIMEOUT_SECONDS", 65),
+  socketIdle: seconds("TRACEBRIDGE_SOCKET_IDLE_TIMEOUT_SECONDS", 120, true)
+}).pipe(
+  Config.validate({
+    message: "TRACEBRIDGE_HEADERS_TIMEOUT_SECONDS must not be more than TRACEBRIDGE_REQUEST_TIMEOUT_SECONDS",
+    validation: (t) => t.headers <= t.request
+  }),
+  Config.map((t) => ({
+    headers: Duration.seconds(t.headers),
+    request: Duration.seconds(t.request),
+    keepAlive: Duration.seconds(t.keepAlive),
+    socketIdle: Duration.seconds(t.socketIdle)
+  }))
+)
+
 /**
  * @since 0.1.0
  * @category config
@@ -36,7 +76,8 @@ export const server = Config.all({
     Config.withDefault(30),
     Config.validate({ message: "must be >= 0", validation: (n) => n >= 0 }),
     Config.map((seconds) => Duration.seconds(seconds))
-  )
+  ),
+  timeouts: serverTimeouts
 })
 
 /**
@@ -96,3 +137,20 @@ export const sandboxSize: Config.Config<"small" | "large" | { readonly packages:
  * @category config
  */
 export const providerAVendorKey = Config.option(Config.redacted("PROVIDER_A_VENDOR_KEY"))
+
+/**
+ * `TRACEBRIDGE_UPSTREAM_DEADLINE_SECONDS` (default 30, more than 0 and at most 300): the one deadline
+ * of a `/v1` request's calls to the state system, every try and retry included. A state system
+ * that has not answered by then gets 504 `provider_timeout` with `Retry-After`; the adapters see
+ * the deadline and do not retry past it (`services/Providers.ts`, `@tracebridge/core` `Deadline`).
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const upstreamDeadline: Config.Config<Duration.Duration> = Config.number(
+  "TRACEBRIDGE_UPSTREAM_DEADLINE_SECONDS"
+).pipe(
+  Config.withDefault(30),
+  Config.validate({ message: "must be more than 0 and at most 300", validation: (n) => n > 0 && n <= 300 }),
+  Config.map((seconds) => Duration.seconds(seconds))
+)

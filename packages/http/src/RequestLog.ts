@@ -1,35 +1,53 @@
 /**
  * The request log: one line per response, like `HttpMiddleware.logger` (method, URL, status and a
- * log span), except that query parameters which may carry a secret have their values replaced by
- * `REDACTED`. The hosted Connect page and its session endpoint take the link token in the query
- * string (`/connect?link_token=…`), and a log line must never hold a token.
+ * log span), with secrets redacted twice over. By name: a query parameter whose name may carry a
+ * secret has its value replaced by `REDACTED`. By value: every token Tracebridge issues, wherever it
+ * is in the URL (path, query string, any parameter name or value), is written as its prefix and
+ * `[REDACTED]` (`Redact.ts`); so is a token in the message of a failure. The hosted Connect page
+ * and its session endpoint take the link token in the query string (`/connect?link_token=…`), a
+ * client may put one under any name (`?lt=link-sandbox-…`) or in a path, and a log line must never
+ * hold a token. (`main.ts` also redacts every line as it is written; this keeps the access log
+ * clean under any logger.)
  *
  * @since 0.1.0
  */
 import type { HttpApp } from "@effect/platform"
 import { HttpMiddleware, HttpServerError, HttpServerRequest } from "@effect/platform"
-import { Config, Effect } from "effect"
+import { Cause, Config, Effect } from "effect"
+import * as Redact from "./Redact.js"
 
 const sensitive = /token|secret|key|password|credential|code/i
 
+const decodeName = (name: string) => {
+  try {
+    return decodeURIComponent(name.replaceAll("+", " "))
+  } catch {
+    return name
+  }
+}
+
 /**
- * A request URL (path and query) with the values of sensitive query parameters redacted.
+ * A request URL (path and query) with the values of sensitive query parameters written as
+ * `REDACTED`, then every issued token as its prefix and `[REDACTED]`; the rest is kept as sent.
  *
  * @since 0.1.0
  * @category redaction
  */
 export const redactUrl = (url: string): string => {
   const q = url.indexOf("?")
-  if (q < 0) return url
-  const params = new URLSearchParams(url.slice(q + 1))
-  let changed = false
-  for (const [name] of params) {
-    if (sensitive.test(name)) {
-      params.set(name, "REDACTED")
-      changed = true
-    }
-  }
-  return changed ? `${url.slice(0, q)}?${params.toString()}` : url
+  if (q < 0) return Redact.text(url)
+  const query = url.slice(q + 1).split("&").map((pair) => {
+    const eq = pair.indexOf("=")
+    return eq >= 0 && sensitive.test(decodeName(pair.slice(0, eq))) ? `${pair.slice(0, eq)}=REDACTED` : pair
+  })
+  return Redact.text(`${url.slice(0, q)}?${query.join("&")}`)
+}
+
+/** A failure's cause as logged: the cause itself, or its rendering redacted when that holds a token. */
+const redactCause = (cause: Cause.Cause<unknown>): unknown => {
+  const rendered = Cause.pretty(cause, { renderErrorCause: true })
+  const redacted = Redact.text(rendered)
+  return redacted === rendered ? cause : redacted
 }
 
 /**
@@ -74,7 +92,7 @@ export const make = (
         if (exit._tag === "Failure") {
           const [response, cause] = HttpServerError.causeResponseStripped(exit.cause)
           return Effect.zipRight(
-            line(cause._tag === "Some" ? cause.value : "Sent HTTP Response", response.status),
+            line(cause._tag === "Some" ? redactCause(cause.value) : "Sent HTTP Response", response.status),
             exit
           )
         }

@@ -62,6 +62,11 @@ export * as RateLimit from "./RateLimit.js"
 /**
  * @since 0.1.0
  */
+export * as Redact from "./Redact.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as RequestId from "./RequestId.js"
 
 /**

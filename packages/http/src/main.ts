@@ -1,14 +1,17 @@
 /**
  * The process entry point of `npm start`: migrates the database, makes sure a sandbox organisation
- * and client exist (printing their credentials the first time), and serves the API on `HOST:PORT`.
+ * and client exist (printing their credentials the first time, but never a secret that came from
+ * the environment), and serves the API on `HOST:PORT`. Every log line is redacted as it is written
+ * (`Redact.ts`).
  */
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer, Option } from "effect"
+import { Cause, Effect, Layer, Option } from "effect"
 import * as AppConfig from "./AppConfig.js"
 import * as Bootstrap from "./Bootstrap.js"
 import { HttpLive } from "./Http.js"
 import * as Database from "./persistence/Database.js"
 import * as RepoCache from "./persistence/RepoCache.js"
+import * as Redact from "./Redact.js"
 import * as Server from "./Server.js"
 import * as Crypto from "./services/Crypto.js"
 
@@ -17,11 +20,12 @@ import * as Crypto from "./services/Crypto.js"
  * close in reverse: the webhook worker finishes the attempts it started and hands back the rest,
  * the server stops accepting connections and waits for the requests in flight, and only then does
  * the database close. Requests still running after `TRACEBRIDGE_SHUTDOWN_GRACE_SECONDS` have their
- * connections cut, so a hung upstream cannot hold the process forever.
+ * connections cut, so a hung upstream cannot hold the process forever. Slow clients are cut by the
+ * server's timeouts (`Server.Timeouts`, `TRACEBRIDGE_*_TIMEOUT_SECONDS`).
  */
 const ServerLive = Layer.unwrapEffect(
-  Effect.map(AppConfig.server, ({ host, port, shutdownGrace }) => {
-    const server = Server.make()
+  Effect.map(AppConfig.server, ({ host, port, shutdownGrace, timeouts }) => {
+    const server = Server.make(timeouts)
     // Built after the server, so released before it: the grace period starts as the server closes.
     const grace = Layer.scopedDiscard(
       Effect.addFinalizer(() =>
@@ -39,19 +43,10 @@ const ServerLive = Layer.unwrapEffect(
 
 const BootstrapLive = Layer.effectDiscard(
   Effect.gen(function*() {
-    const created = yield* Bootstrap.ensureSandboxClient
-    if (Option.isSome(created)) {
-      // Printed once, on first start: the secret is stored only as a hash.
-      process.stdout.write(
-        [
-          "",
-          "A sandbox organisation and API client were created. Keep these; the secret is not shown again:",
-          `  TRACEBRIDGE_CLIENT_ID=${created.value.client_id}`,
-          `  TRACEBRIDGE_CLIENT_SECRET=${created.value.client_secret}`,
-          ""
-        ].join("\n") + "\n"
-      )
-    }
+    const created = yield* Bootstrap.firstStart
+    // Printed once, on first start, straight to stdout (not through the redacting logger): a
+    // generated secret is stored only as a hash; a secret from the environment is not printed.
+    if (Option.isSome(created)) process.stdout.write(Bootstrap.banner(created.value))
   })
 )
 
@@ -63,4 +58,10 @@ const AppLive = HttpLive.pipe(
   Layer.provideMerge(RepoCache.layer.pipe(Layer.provide(Database.layer)))
 )
 
-Layer.launch(AppLive).pipe(NodeRuntime.runMain)
+// The failure of the whole program is logged here, inside the redacting console, rather than by
+// `runMain` (which would log it outside); `runMain` still exits with code 1 on a failure.
+Layer.launch(AppLive).pipe(
+  Effect.tapErrorCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError(cause)),
+  Redact.redacting,
+  NodeRuntime.runMain({ disableErrorReporting: true })
+)

@@ -1,9 +1,9 @@
 /**
- * Configuration read from the environment: the sandbox world size.
+ * Configuration read from the environment: the sandbox world size and the upstream deadline.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as AppConfig from "@tracebridge/http/AppConfig"
-import { ConfigProvider, Effect, Either } from "effect"
+import { ConfigProvider, Duration, Effect, Either } from "effect"
 
 const sizeOf = (env: Record<string, string>) =>
   Effect.runSync(
@@ -20,6 +20,58 @@ describe("AppConfig", () => {
     assert.deepStrictEqual(sizeOf({ TRACEBRIDGE_SANDBOX_SIZE: "100000" }), Either.right({ packages: 100_000 }))
     for (const bad of ["0", "-5", "1.5", "huge", ""]) {
       assert.isTrue(Either.isLeft(sizeOf({ TRACEBRIDGE_SANDBOX_SIZE: bad })), bad)
+    }
+  })
+
+  it("TRACEBRIDGE_UPSTREAM_DEADLINE_SECONDS: 30 by default, more than 0 and at most 300 seconds", () => {
+    const deadlineOf = (env: Record<string, string>) =>
+      Effect.runSync(
+        Effect.either(
+          Effect.withConfigProvider(AppConfig.upstreamDeadline, ConfigProvider.fromMap(new Map(Object.entries(env))))
+        )
+      )
+    assert.deepStrictEqual(deadlineOf({}), Either.right(Duration.seconds(30)))
+    assert.deepStrictEqual(
+      deadlineOf({ TRACEBRIDGE_UPSTREAM_DEADLINE_SECONDS: "5" }),
+      Either.right(Duration.seconds(5))
+    )
+    assert.deepStrictEqual(
+      deadlineOf({ TRACEBRIDGE_UPSTREAM_DEADLINE_SECONDS: "2.5" }),
+      Either.right(Duration.millis(2500))
+    )
+    for (const bad of ["0", "-5", "soon", "", "301"]) {
+      assert.isTrue(Either.isLeft(deadlineOf({ TRACEBRIDGE_UPSTREAM_DEADLINE_SECONDS: bad })), bad)
+    }
+  })
+
+  it("TRACEBRIDGE_*_TIMEOUT_SECONDS: sound defaults, overrides, and refusals", () => {
+    const timeoutsOf = (env: Record<string, string>) =>
+      Effect.runSync(
+        Effect.either(
+          Effect.withConfigProvider(AppConfig.serverTimeouts, ConfigProvider.fromMap(new Map(Object.entries(env))))
+        )
+      ).pipe(Either.map((t) => Object.fromEntries(Object.entries(t).map(([k, d]) => [k, Duration.toSeconds(d)]))))
+    assert.deepStrictEqual(timeoutsOf({}), Either.right({ headers: 10, request: 60, keepAlive: 65, socketIdle: 120 }))
+    assert.deepStrictEqual(
+      timeoutsOf({
+        TRACEBRIDGE_HEADERS_TIMEOUT_SECONDS: "1.5",
+        TRACEBRIDGE_REQUEST_TIMEOUT_SECONDS: "2",
+        TRACEBRIDGE_KEEP_ALIVE_TIMEOUT_SECONDS: "75",
+        TRACEBRIDGE_SOCKET_IDLE_TIMEOUT_SECONDS: "0"
+      }),
+      Either.right({ headers: 1.5, request: 2, keepAlive: 75, socketIdle: 0 })
+    )
+    for (
+      const bad of [
+        { TRACEBRIDGE_HEADERS_TIMEOUT_SECONDS: "0" },
+        { TRACEBRIDGE_HEADERS_TIMEOUT_SECONDS: "-1" },
+        { TRACEBRIDGE_HEADERS_TIMEOUT_SECONDS: "soon" },
+        { TRACEBRIDGE_REQUEST_TIMEOUT_SECONDS: "5" },
+        { TRACEBRIDGE_KEEP_ALIVE_TIMEOUT_SECONDS: "0" },
+        { TRACEBRIDGE_SOCKET_IDLE_TIMEOUT_SECONDS: "-1" }
+      ]
+    ) {
+      assert.isTrue(Either.isLeft(timeoutsOf(bad)), JSON.stringify(bad))
     }
   })
 })

@@ -1,0 +1,152 @@
+/**
+ * `npm start` as an operator runs it (the built `dist/main.js`), with the client credentials and the
+ * server's timeouts from the environment: the first-start banner names the secret but does not print
+ * it, the log lines (the access log, through the pretty logger `runMain` installs and the
+ * redacting console) hold no token nor the configured secret, and a client trickling its headers is closed
+ * within the configured headers timeout while a keep-alive client pausing between requests is served.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import type { ChildProcess } from "node:child_process"
+import { spawn } from "node:child_process"
+import { mkdtempSync } from "node:fs"
+import type { AddressInfo } from "node:net"
+import * as net from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const main = fileURLToPath(new URL("../dist/main.js", import.meta.url))
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = net.createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+const until = async (what: string, check: () => boolean | Promise<boolean>, ms: number) => {
+  const started = Date.now()
+  while (!(await check())) {
+    if (Date.now() - started > ms) throw new Error(`timed out after ${ms} ms waiting for ${what}`)
+    await sleep(20)
+  }
+  return Date.now() - started
+}
+
+/** Sends `requests` on one connection, `pauseMs` apart, and returns the status of each answer. */
+const keepAlive = (port: number, requests: ReadonlyArray<string>, pauseMs: number) =>
+  new Promise<Array<number>>((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1")
+    const statuses: Array<number> = []
+    let buffer = ""
+    const next = () => {
+      const request = requests[statuses.length]
+      if (request === undefined) {
+        socket.destroy()
+        resolve(statuses)
+      } else socket.write(request)
+    }
+    socket.on("data", (chunk) => {
+      buffer += chunk.toString("latin1")
+      const end = buffer.indexOf("\r\n\r\n")
+      if (end < 0) return
+      const length = Number(/content-length: *([0-9]+)/i.exec(buffer.slice(0, end))?.[1] ?? 0)
+      if (buffer.length < end + 4 + length) return
+      statuses.push(Number(buffer.split(" ")[1]))
+      buffer = buffer.slice(end + 4 + length)
+      setTimeout(next, pauseMs)
+    })
+    socket.on("close", () => statuses.length < requests.length && reject(new Error(`closed after ${statuses}`)))
+    socket.on("error", reject)
+    next()
+  })
+
+describe("main", () => {
+  it("keeps secrets out of its output and closes slow clients, as configured", async () => {
+    const secret = "operator-chosen-secret-8d3f21c7"
+    const linkSecret = "TWFpblRlc3RMaW5rVG9rZW5TZWNyZXRQYXJ0"
+    const port = await freePort()
+    const child: ChildProcess = spawn(process.execPath, [main], {
+      env: {
+        ...process.env,
+        DATABASE_URL: "",
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        TRACEBRIDGE_DATA_DIR: mkdtempSync(join(tmpdir(), "tb-main-")),
+        TRACEBRIDGE_CLIENT_ID: "tb_client_main_test",
+        TRACEBRIDGE_CLIENT_SECRET: secret,
+        TRACEBRIDGE_ACCESS_LOG_EVERY: "1",
+        TRACEBRIDGE_HEADERS_TIMEOUT_SECONDS: "1",
+        TRACEBRIDGE_REQUEST_TIMEOUT_SECONDS: "2"
+      },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+    const api = `http://127.0.0.1:${port}`
+    try {
+      await until("the server to answer", async () => {
+        if (child.exitCode !== null) throw new Error(`the server exited early:\n${output}`)
+        return fetch(`${api}/healthz`).then((r) => r.ok, () => false)
+      }, 20_000)
+
+      // the banner names the secret from the environment, and the client accepts it
+      assert.include(output, "TRACEBRIDGE_CLIENT_ID=tb_client_main_test")
+      assert.include(output, "the secret from TRACEBRIDGE_CLIENT_SECRET")
+      const token = await fetch(`${api}/v1/oauth/token`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          grant_type: "client_credentials",
+          client_id: "tb_client_main_test",
+          client_secret: secret
+        })
+      })
+      assert.strictEqual(token.status, 200)
+      const access = ((await token.json()) as { access_token: string }).access_token
+
+      // tokens in odd places of a URL, and the configured secret in a query string
+      await fetch(`${api}/v1/nothing/${access}?lt=link-sandbox-${linkSecret}&note=${encodeURIComponent(secret)}`)
+      await fetch(`${api}/connect/session?lt=link-sandbox-${linkSecret}`)
+      await until("the access-log lines", () => (output.match(/link-sandbox-\[REDACTED\]/g) ?? []).length >= 2, 5_000)
+
+      // a client trickling its headers is closed within the headers timeout (1 s, checked every 1 s)
+      const slow = net.connect({ port, host: "127.0.0.1", allowHalfOpen: true })
+      let answer = ""
+      let ended = false
+      slow.on("data", (chunk) => (answer += chunk.toString("utf8")))
+      slow.on("end", () => (ended = true))
+      slow.on("error", () => {})
+      const request = `GET /healthz HTTP/1.1\r\nHost: a\r\nX-Slow: ${"s".repeat(200)}\r\n\r\n`
+      let sent = 0
+      const trickle = setInterval(() => slow.writable && slow.write(request[sent++]!), 50)
+      const took = await until("the server to close the trickling client", () => ended, 5_000).finally(() =>
+        clearInterval(trickle)
+      )
+      slow.destroy()
+      assert.isBelow(took, 3_500)
+      assert.match(answer, /^HTTP\/1\.1 408 /)
+
+      // a keep-alive client pausing 1.5 s (longer than the headers timeout) between requests
+      const get = "GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n"
+      assert.deepStrictEqual(await keepAlive(port, [get, get], 1_500), [200, 200])
+
+      child.kill("SIGTERM")
+      assert.strictEqual(await exited, 0)
+      assert.notInclude(output, secret)
+      assert.notInclude(output, encodeURIComponent(secret))
+      assert.notInclude(output, linkSecret.slice(0, 10))
+      assert.notInclude(output, access.slice("tb_at_".length, "tb_at_".length + 10))
+      assert.include(output, "tb_at_[REDACTED]")
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL")
+    }
+  }, 60_000)
+})
