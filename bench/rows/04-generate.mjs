@@ -3,7 +3,7 @@
 // The baseline is the time to serialise that same world to canonical JSON and sha256 it: the
 // cheapest thing one can do with every generated value, so the ratio says how many "writes of
 // the world" a generation costs. The pass criteria are absolute: ≤ 2 s and equal hashes.
-import { Generate } from "@tracebridge/sandbox"
+import { Generate, Registry } from "@tracebridge/sandbox"
 import { canonicalHash } from "../lib/canonical.mjs"
 import { median, ms, now } from "../lib/stats.mjs"
 
@@ -13,7 +13,8 @@ const options = {
   seed: "42",
   login: "user_good",
   referenceDate: "2026-03-15T00:00:00.000Z",
-  size: { packages: 100_000 }
+  size: { packages: 100_000 },
+  ...Registry.seedingOf("provider_a")
 }
 
 export default {

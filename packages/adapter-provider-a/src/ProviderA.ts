@@ -11,14 +11,17 @@
  * @since 0.1.0
  */
 import type { HttpClient } from "@effect/platform"
+import type { ProviderModule } from "@tracebridge/core"
 import { ProviderPort } from "@tracebridge/core"
 import type { Scope } from "effect"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import * as Descriptor from "./internal/descriptor.js"
 import { makeDriver as driverOf } from "./internal/driver.js"
 import { classify } from "./internal/mappers/toLabResults.js"
+import * as Normalize from "./Normalize.js"
 import * as ProviderAClient from "./ProviderAClient.js"
 import { ProviderAConfig } from "./ProviderAConfig.js"
+import * as ProviderAConfig_ from "./ProviderAConfig.js"
 
 /**
  * The states a Metrc-style system serves.
@@ -97,3 +100,31 @@ export const layer: Layer.Layer<ProviderPort.ProviderPort, never, HttpClient.Htt
  */
 export const classifyLabTest: (testName: string) => { readonly category: string; readonly unit: string | null } =
   classify
+
+/**
+ * provider_a as one module value: the descriptor, the production port (its settings from
+ * `ProviderAConfig.layerConfig`'s environment; the vendor key is empty until
+ * `PROVIDER_A_VENDOR_KEY` is set), the sandbox port (no pacing, no backoff) and the pure mappers.
+ * The registration list installs it (ADR 0010).
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export const module: ProviderModule.ProviderModule<HttpClient.HttpClient | Scope.Scope> = {
+  descriptor: Descriptor.descriptor,
+  production: Effect.flatMap(
+    ProviderAConfig_.fromEnvironment,
+    (settings) => Effect.provide(make, ProviderAConfig_.layer(settings))
+  ),
+  sandbox: Effect.provide(
+    make,
+    ProviderAConfig_.layer({
+      vendorKey: Redacted.make("tracebridge-sandbox"),
+      retryBaseDelay: 0,
+      perFacility: { requestsPerSecond: 1_000_000, concurrency: 64 },
+      perVendorKey: { requestsPerSecond: 1_000_000, concurrency: 256 }
+    })
+  ),
+  normalize: Normalize,
+  secretConfig: ["PROVIDER_A_VENDOR_KEY"]
+}

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import type { ConfigError, Effect } from "effect"
 import { Config, Context, Duration, Layer, Redacted } from "effect"
 
 /**
@@ -78,18 +79,9 @@ export class ProviderAConfig extends Context.Tag("@tracebridge/adapter-provider-
 export const layer = (settings: Partial<Settings> & { readonly vendorKey: Redacted.Redacted<string> }) =>
   Layer.succeed(ProviderAConfig, { ...defaults, ...settings })
 
-/**
- * The settings from the environment: `PROVIDER_A_VENDOR_KEY` (required, secret),
- * `PROVIDER_A_TIMEOUT_MS`, `PROVIDER_A_MAX_RETRIES`, `PROVIDER_A_FACILITY_RPS`,
- * `PROVIDER_A_VENDOR_RPS`, `PROVIDER_A_SALES_LOOKBACK_DAYS`.
- *
- * @since 0.1.0
- * @category layers
- */
-export const layerConfig = Layer.effect(
-  ProviderAConfig,
+const settingsFrom = (vendorKey: Config.Config<Redacted.Redacted<string>>) =>
   Config.all({
-    vendorKey: Config.redacted("PROVIDER_A_VENDOR_KEY"),
+    vendorKey,
     timeoutMs: Config.integer("PROVIDER_A_TIMEOUT_MS").pipe(Config.withDefault(30_000)),
     maxRetries: Config.integer("PROVIDER_A_MAX_RETRIES").pipe(Config.withDefault(defaults.maxRetries)),
     facilityRps: Config.number("PROVIDER_A_FACILITY_RPS").pipe(
@@ -106,6 +98,26 @@ export const layerConfig = Layer.effect(
     perVendorKey: { ...defaults.perVendorKey, requestsPerSecond: c.vendorRps },
     salesLookbackDays: c.lookback
   })))
+
+/**
+ * The settings from the environment: `PROVIDER_A_VENDOR_KEY` (required, secret),
+ * `PROVIDER_A_TIMEOUT_MS`, `PROVIDER_A_MAX_RETRIES`, `PROVIDER_A_FACILITY_RPS`,
+ * `PROVIDER_A_VENDOR_RPS`, `PROVIDER_A_SALES_LOOKBACK_DAYS`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerConfig = Layer.effect(ProviderAConfig, settingsFrom(Config.redacted("PROVIDER_A_VENDOR_KEY")))
+
+/**
+ * The settings the production port reads from the environment: as {@link layerConfig}, with the
+ * vendor key empty while `PROVIDER_A_VENDOR_KEY` is unset (calls then fail at the state system).
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const fromEnvironment: Effect.Effect<Settings, ConfigError.ConfigError> = settingsFrom(
+  Config.redacted("PROVIDER_A_VENDOR_KEY").pipe(Config.withDefault(Redacted.make("")))
 )
 
 /**

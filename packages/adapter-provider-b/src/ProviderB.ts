@@ -10,8 +10,9 @@
  * @since 0.1.0
  */
 import type { HttpClient } from "@effect/platform"
-import type { Commands, Package, ProviderDescriptor, Resource, Session } from "@tracebridge/core"
+import type { Commands, Package, ProviderDescriptor, ProviderModule, Resource, Session } from "@tracebridge/core"
 import { Capabilities, Ids, Page, ProviderError, ProviderName, ProviderPort, Query } from "@tracebridge/core"
+import type { Scope } from "effect"
 import { Clock, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import type { Context as MapperContext } from "./internal/mappers/context.js"
 import { toFacility } from "./internal/mappers/toFacility.js"
@@ -25,6 +26,7 @@ import type { SyncAction, SyncTables } from "./internal/wire/Tables.js"
 import { syncAnswer } from "./internal/wire/Tables.js"
 import type { Entry } from "./internal/world.js"
 import * as World from "./internal/world.js"
+import * as Normalize from "./Normalize.js"
 import * as ProviderBClient from "./ProviderBClient.js"
 
 const PROVIDER = "provider_b" as const
@@ -79,6 +81,8 @@ export const descriptor: ProviderDescriptor.ProviderDescriptor = {
     { name: "username", label: "Username", secret: false },
     { name: "password", label: "Password", secret: true }
   ],
+  loginKey: ["ubi", "username"],
+  licenseTypes: ["Cultivation", "Manufacturing", "Testing Laboratory", "Adult-Use Retail", "Medical Retail"],
   credentials: Credentials,
   baseUrls: Object.fromEntries(Object.entries(hosts).map(([s, url]) => [s, { sandbox: url, production: url }])),
   providerPageSize: null,
@@ -608,3 +612,19 @@ export const layer: Layer.Layer<ProviderPort.ProviderPort, never, HttpClient.Htt
   ProviderPort.ProviderPort,
   make
 )
+
+/**
+ * provider_b as one module value: the descriptor, the port (the same against the real system and
+ * the sandbox's emulator: it has no settings of its own) and the pure mappers. The registration
+ * list installs it (ADR 0010).
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export const module: ProviderModule.ProviderModule<HttpClient.HttpClient | Scope.Scope> = {
+  descriptor,
+  production: make,
+  sandbox: make,
+  normalize: Normalize,
+  secretConfig: []
+}

@@ -10,6 +10,7 @@ import { Effect, Option } from "effect"
 import type { Capabilities } from "./Capabilities.js"
 import { UnsupportedState } from "./ProviderError.js"
 import type { Environment, ProviderName, UsState } from "./ProviderName.js"
+import { isProviderName } from "./ProviderName.js"
 
 /**
  * One field of the login form the Connect widget shows for this provider.
@@ -70,6 +71,14 @@ export interface ProviderDescriptor {
   readonly displayName: string
   /** The login fields a user enters, in form order. */
   readonly credentialFields: ReadonlyArray<CredentialField>
+  /**
+   * How a login is keyed: the credential fields that together name one account (a user key; a
+   * company and a username). Two logins equal on these fields are the same account; the other
+   * fields (a password) are secrets that may change.
+   */
+  readonly loginKey: ReadonlyArray<string>
+  /** The licence types the system issues (the `license_type` of its facilities), per state when they differ. */
+  readonly licenseTypes: ReadonlyArray<string> | Partial<Record<UsState, ReadonlyArray<string>>>
   /** Decodes the entered login; failures are shown to the user. */
   readonly credentials: Schema.Schema<any, any>
   /** Base URLs per served state. */
@@ -91,6 +100,17 @@ export interface ProviderDescriptor {
  */
 export const states = (d: ProviderDescriptor): ReadonlyArray<UsState> =>
   (Object.keys(d.capabilities) as Array<UsState>).sort()
+
+/**
+ * The licence types of a state.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const licenseTypesFor = (d: ProviderDescriptor, state: UsState): ReadonlyArray<string> =>
+  Array.isArray(d.licenseTypes)
+    ? d.licenseTypes
+    : (d.licenseTypes as Partial<Record<UsState, ReadonlyArray<string>>>)[state] ?? []
 
 /**
  * The capabilities of a state, or `UnsupportedState`.
@@ -143,6 +163,7 @@ export const baseUrl = (
 export const problems = (d: ProviderDescriptor): ReadonlyArray<string> => {
   const out: Array<string> = []
   const served = states(d)
+  if (!isProviderName(d.name)) out.push(`${d.name} is not a provider name (provider_ and lower-case letters or digits)`)
   if (served.length === 0) out.push("serves no state")
   for (const state of served) {
     const urls = d.baseUrls[state]
@@ -157,6 +178,14 @@ export const problems = (d: ProviderDescriptor): ReadonlyArray<string> => {
     if (d.capabilities[state as UsState] === undefined) out.push(`${state} has base URLs but no capabilities`)
   }
   if (d.credentialFields.length === 0) out.push("declares no credential field")
+  const fieldNames = new Set(d.credentialFields.map((f) => f.name))
+  if (d.loginKey.length === 0) out.push("loginKey names no credential field")
+  for (const key of d.loginKey) {
+    if (!fieldNames.has(key)) out.push(`loginKey names ${key}, which is not a credential field`)
+  }
+  for (const state of served) {
+    if (licenseTypesFor(d, state).length === 0) out.push(`${state} has no licence types`)
+  }
   const ast = d.credentials.ast
   const schemaFields = ast._tag === "TypeLiteral" ? ast.propertySignatures.map((p) => String(p.name)).sort() : undefined
   const declared = d.credentialFields.map((f) => f.name).sort()

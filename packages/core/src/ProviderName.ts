@@ -6,15 +6,23 @@
 import { Schema } from "effect"
 
 /**
- * The provider wire value carried by every resource: `provider_a` (modelled on Metrc)
- * or `provider_b` (modelled on BioTrack). A new provider adds its name here.
+ * The provider wire value carried by every resource, e.g. `provider_a` (modelled on Metrc) or
+ * `provider_b` (modelled on BioTrack): `provider_` and then lower-case letters, digits or `_`
+ * (at most 40 characters). The set is open: which providers exist is decided by the one
+ * registration list of installed provider modules (see `ProviderModule` and ADR 0010), and a name
+ * that is well formed but not registered is refused there, never here.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const ProviderName = Schema.Literal("provider_a", "provider_b").annotations({
+export const ProviderName = Schema.String.pipe(
+  Schema.pattern(/^provider_[a-z0-9][a-z0-9_]{0,30}$/, {
+    message: () => "a provider name is provider_ followed by lower-case letters, digits or _"
+  })
+).annotations({
   identifier: "ProviderName",
-  description: "The state track-and-trace system behind a resource"
+  description:
+    "The state track-and-trace system behind a resource (one of the registered providers; see GET /v1/providers)"
 })
 
 /**
@@ -24,12 +32,20 @@ export const ProviderName = Schema.Literal("provider_a", "provider_b").annotatio
 export type ProviderName = typeof ProviderName.Type
 
 /**
- * Every provider name, in a stable order.
+ * Whether a string is a well-formed provider name (registered or not).
  *
  * @since 0.1.0
- * @category constants
+ * @category predicates
  */
-export const all: ReadonlyArray<ProviderName> = ProviderName.literals
+export const isProviderName: (u: unknown) => u is ProviderName = Schema.is(ProviderName)
+
+/**
+ * The package folder of a provider: `provider_c` lives in `packages/adapter-provider-c`.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const folderOf = (name: ProviderName): string => `adapter-${name.replace(/_/g, "-")}`
 
 /**
  * Two-letter codes of the US states, DC and the territories that run track-and-trace systems.

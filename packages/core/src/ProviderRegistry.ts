@@ -7,7 +7,7 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import type * as Scope from "effect/Scope"
 import type { ProviderDescriptor } from "./ProviderDescriptor.js"
-import { ProviderName } from "./ProviderName.js"
+import type { ProviderName } from "./ProviderName.js"
 import type { Service } from "./ProviderPort.js"
 
 /**
@@ -48,7 +48,8 @@ export const make = (ports: ReadonlyArray<Service>): Registry => {
     if (byName.has(port.descriptor.name)) throw new Error(`provider ${port.descriptor.name} registered twice`)
     byName.set(port.descriptor.name, port)
   }
-  const providers = ProviderName.literals.filter((name) => byName.has(name))
+  // In registration order: the order of the one list of installed providers.
+  const providers = [...byName.keys()]
   return {
     providers,
     descriptors: providers.map((name) => byName.get(name)!.descriptor),

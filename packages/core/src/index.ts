@@ -102,6 +102,11 @@ export * as ProviderError from "./ProviderError.js"
 /**
  * @since 0.1.0
  */
+export * as ProviderModule from "./ProviderModule.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as ProviderName from "./ProviderName.js"
 
 /**

@@ -25,6 +25,7 @@ import { ConnectApi } from "./groups/ConnectApi.js"
 import { ConnectionsApi } from "./groups/ConnectionsApi.js"
 import { LinkApi } from "./groups/LinkApi.js"
 import { OAuthApi } from "./groups/OAuthApi.js"
+import { ProvidersApi } from "./groups/ProvidersApi.js"
 import { ResourcesApi } from "./groups/ResourcesApi.js"
 import { SandboxApi } from "./groups/SandboxApi.js"
 import { SystemApi } from "./groups/SystemApi.js"
@@ -47,6 +48,7 @@ export class Api extends HttpApi.make("tracebridge")
   .add(SystemApi)
   .add(OAuthApi)
   .add(LinkApi)
+  .add(ProvidersApi)
   .add(ConnectionsApi)
   .add(ResourcesApi)
   .add(SandboxApi)

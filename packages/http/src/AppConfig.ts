@@ -18,7 +18,7 @@
  * | `TRACEBRIDGE_SANDBOX_SEED` | 42 | the sandbox worlds' seed |
  * | `TRACEBRIDGE_SANDBOX_SIZE` | small | the sandbox worlds' size: `small` (40 packages per facility), `large` (2,000), or a number of packages per facility (`Generate.ts`) |
  * | `TRACEBRIDGE_UPSTREAM_DEADLINE_SECONDS` | 30 | one deadline for all of a `/v1` request's calls to the state system, retries included; then 504 `provider_timeout` with `Retry-After` (more than 0, at most 300) |
- * | `PROVIDER_A_VENDOR_KEY` | none | Tracebridge's Metrc vendor key, for production provider_a connections |
+ * | each provider's own settings | | read by its adapter's module (`ProviderModule.production`), e.g. a vendor key; see the adapter's README |
  * | `TRACEBRIDGE_ACCESS_LOG_EVERY` | 100 | log one successful response in this many (1: all; 0: none); errors always (`RequestLog.ts`) |
  * | `TRACEBRIDGE_READ_CACHE_MS` | 1000 | how long a token, organisation or connection row is reused; 0: off (`persistence/RepoCache.ts`) |
  * | `TRACEBRIDGE_SANDBOX_CACHE_ENTRIES` | 500 | sandbox read answers kept by world version; 0: off (`services/SandboxReadCache.ts`) |
@@ -131,12 +131,6 @@ export const sandboxSize: Config.Config<"small" | "large" | { readonly packages:
   }),
   Config.map((s) => (s === "small" || s === "large" ? s : { packages: Number(s) }))
 )
-
-/**
- * @since 0.1.0
- * @category config
- */
-export const providerAVendorKey = Config.option(Config.redacted("PROVIDER_A_VENDOR_KEY"))
 
 /**
  * `TRACEBRIDGE_UPSTREAM_DEADLINE_SECONDS` (default 30, more than 0 and at most 300): the one deadline

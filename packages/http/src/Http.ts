@@ -23,6 +23,7 @@ import { HttpConnectLive } from "./handlers/ConnectHttp.js"
 import { HttpConnectionsLive } from "./handlers/ConnectionsHttp.js"
 import { HttpLinkLive } from "./handlers/LinkHttp.js"
 import { HttpOAuthLive } from "./handlers/OAuthHttp.js"
+import { HttpProvidersLive } from "./handlers/ProvidersHttp.js"
 import { HttpResourcesLive } from "./handlers/ResourcesHttp.js"
 import { HttpSandboxLive } from "./handlers/SandboxHttp.js"
 import { HttpSystemLive } from "./handlers/SystemHttp.js"
@@ -316,6 +317,7 @@ export const makeApiLive = (options: Options = {}) =>
       HttpSystemLive,
       HttpOAuthLive,
       HttpLinkLive,
+      HttpProvidersLive,
       HttpConnectionsLive,
       HttpResourcesLive,
       HttpConnectLive,

@@ -13,6 +13,7 @@
  *
  * @since 0.1.0
  */
+import { Registry } from "@tracebridge/sandbox"
 import { Config, Console, Effect, Option, Redacted } from "effect"
 import * as util from "node:util"
 import * as AppConfig from "./AppConfig.js"
@@ -108,8 +109,9 @@ const configured = (value: Option.Option<Redacted.Redacted>) =>
 
 /**
  * The redaction for this configuration: the issued tokens, plus `TRACEBRIDGE_CLIENT_SECRET`,
- * `TRACEBRIDGE_ENCRYPTION_KEY`, each key of `TRACEBRIDGE_ENCRYPTION_KEYS_PREVIOUS` and
- * `PROVIDER_A_VENDOR_KEY` when set. A configuration it cannot read leaves the issued tokens.
+ * `TRACEBRIDGE_ENCRYPTION_KEY`, each key of `TRACEBRIDGE_ENCRYPTION_KEYS_PREVIOUS` and every
+ * installed provider's secret settings (`ProviderModule.secretConfig`, e.g. a vendor key) when set.
+ * A configuration it cannot read leaves the issued tokens.
  *
  * @since 0.1.0
  * @category constructors
@@ -118,14 +120,16 @@ export const fromConfig: Effect.Effect<(s: string) => string> = Config.all([
   AppConfig.bootstrapClient,
   AppConfig.encryptionKey,
   AppConfig.encryptionKeysPrevious,
-  AppConfig.providerAVendorKey
+  Config.all(
+    Registry.providers.flatMap((p) => p.module.secretConfig).map((name) => Config.option(Config.redacted(name)))
+  )
 ]).pipe(
-  Effect.map(([client, key, previous, vendor]) =>
+  Effect.map(([client, key, previous, providerSecrets]) =>
     make([
       ...configured(client.secret),
       ...configured(key),
       ...configured(previous).flatMap((keys) => keys.split(",").map((k) => k.trim())),
-      ...configured(vendor)
+      ...providerSecrets.flatMap(configured)
     ])
   ),
   Effect.orElseSucceed(() => text)

@@ -12,8 +12,6 @@
  * @since 0.1.0
  */
 import { faker } from "@faker-js/faker/locale/en"
-import { ProviderA } from "@tracebridge/adapter-provider-a"
-import { ProviderB } from "@tracebridge/adapter-provider-b"
 import type {
   Facility,
   Harvest,
@@ -23,12 +21,14 @@ import type {
   Package,
   Patient,
   Plant,
+  ProviderDescriptor,
   ProviderName,
   Sale,
   Strain
 } from "@tracebridge/core"
 import { Capabilities, Ids } from "@tracebridge/core"
-import { profiles } from "./internal/profile.js"
+import type { Profile } from "./Profile.js"
+import * as Profiles from "./Profile.js"
 import * as Seed from "./Seed.js"
 import type { FacilityData, Role, TransferData, World } from "./World.js"
 
@@ -46,6 +46,10 @@ export type Size = "small" | "large" | { readonly packages: number }
  */
 export interface Options {
   readonly provider: ProviderName.ProviderName
+  /** The provider's descriptor (its capabilities per state shape the world). */
+  readonly descriptor: ProviderDescriptor.ProviderDescriptor
+  /** How the provider's identifiers and details look. */
+  readonly profile: Profile
   readonly state: ProviderName.UsState
   readonly seed: string
   readonly login: string
@@ -75,7 +79,6 @@ const memo = (format: (ms: number) => string) => {
 const isoDay = memo((ms: number) => new Date(ms).toISOString().slice(0, 10))
 /** Whole seconds: what every provider can carry. */
 const isoTime = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString()
-const metrcTime = memo((ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "+00:00"))
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits
 
 const strainNames = [
@@ -190,11 +193,10 @@ export const generate = (options: Options): World => {
   const { provider, state, seed: seedText, login } = options
   // A login may carry "~<key>" (a connection id behind /v1): same world, kept apart.
   const seed = `${seedText}|${provider}|${state}|${login.split("~")[0]}`
-  const profile = profiles[provider]
+  const profile = options.profile
   const ref = Date.parse(options.referenceDate)
   const numericSeed = Seed.integer(seed, "world", 0)
-  const descriptor = provider === "provider_a" ? ProviderA.descriptor : ProviderB.descriptor
-  const capabilities = descriptor.capabilities[state] ?? Capabilities.make(true)
+  const capabilities = options.descriptor.capabilities[state] ?? Capabilities.make(true)
   const roles: Array<Role> = [
     "cultivation",
     "manufacturing",
@@ -213,10 +215,17 @@ export const generate = (options: Options): World => {
     modified: new Map(),
     counters: { next: 1 },
     original: new Map(),
-    draws: []
+    draws: [],
+    [Profiles.key]: profile
   }
   const touch = (id: string, at: number) => world.modified.set(id, Math.floor(at / 1000) * 1000)
   const scopedOf = (facility: Facility.Facility) => ({ facility_id: facility.id, provider })
+
+  const facilityFaker: Profiles.FacilityFaker = {
+    streetAddress: () => faker.location.streetAddress(),
+    city: () => faker.location.city(),
+    zipCode: () => faker.location.zipCode("#####")
+  }
 
   // ------------------------------------------------------------------ facilities
   for (const [f, role] of roles.entries()) {
@@ -224,18 +233,19 @@ export const generate = (options: Options): World => {
     const license = profile.license(f, numericSeed)
     const company = faker.company.name().replace(/[,]/g, "")
     const type = facilityTypes[role]
+    const details = profile.facilityDetails(company, role, facilityFaker)
     const facility: Facility.Facility = {
       id: Ids.make("facility", provider, license),
       name: `${company} ${licenseTypes[role]}`,
-      display_name: provider === "provider_a" ? company : null,
-      alias: provider === "provider_a" ? `${company} (${role})` : null,
+      display_name: details.display_name,
+      alias: details.alias,
       license_number: license,
       license_type: licenseTypes[role],
       license_start_date: isoDay(ref - (400 + f * 30) * DAY),
       license_end_date: isoDay(ref + (330 - f * 20) * DAY),
-      address: provider === "provider_b" ? faker.location.streetAddress() : null,
-      city: provider === "provider_b" ? faker.location.city() : null,
-      zip: provider === "provider_b" ? faker.location.zipCode("#####") : null,
+      address: details.address,
+      city: details.city,
+      zip: details.zip,
       state,
       status: "active",
       credentialed_date: isoDay(ref - 380 * DAY),
@@ -327,20 +337,20 @@ export const generate = (options: Options): World => {
     const tag = profile.tag("plant", 0, n)
     const strain = cultivator.strains[Math.floor(pick() * 2)]!.name
     const planted = ref - (60 + Math.floor(pick() * 60)) * DAY
-    const id = provider === "provider_a" ? String(profile.numeric("plant", 0, n)) : tag
+    const ids = profile.plantIds(tag, n)
     return {
       id: Ids.make("plant", provider, tag),
       tag,
       strain_name: strain,
       growth_phase: phase,
-      plant_batch_id: provider === "provider_a" ? String(profile.numeric("batch", 0, 1 + (n % 3))) : null,
+      plant_batch_id: ids.plantBatchId,
       location: "Flower Room",
       planted_date: isoDay(planted),
       vegetative_date: isoDay(planted + 14 * DAY),
       flowering_date: phase === "flowering" ? isoDay(planted + 45 * DAY) : null,
       harvest_date: harvested === null ? null : isoDay(harvested),
       ...scopedOf(cultivator.facility),
-      provider_plant_id: id
+      provider_plant_id: ids.providerId
     }
   }
   let plantNo = 0
@@ -397,30 +407,14 @@ export const generate = (options: Options): World => {
     const f = world.facilities.indexOf(data)
     const tag = profile.tag("package", f, n)
     const numericId = profile.numeric("package", f, n)
-    const providerId = provider === "provider_a" ? String(numericId) : tag
-    // Built key by key in the order of the object literal it replaces (the emulators serialise it).
-    const metadata: Record<string, unknown> = {}
-    if (provider === "provider_a") {
-      metadata.PackageType = "Product"
-      metadata.LocationName = "Vault"
-      metadata.LocationTypeName = "Default"
-      metadata.OriginalPackageQuantity = options.quantity
-      metadata.UnitOfMeasureAbbreviation = "g"
-      metadata.InitialLabTestingState = "NotSubmitted"
-      metadata.IsProductionBatch = false
-      metadata.IsTradeSample = false
-      metadata.IsDonation = false
-      metadata.IsTestingSample = false
-      metadata.ProductRequiresRemediation = false
-      if (options.harvests.length > 0) {
-        metadata.SourceHarvestNames = options.harvests.length === 1
-          ? options.harvests[0]!.harvest_name
-          : options.harvests.map((h) => h.harvest_name).join(",")
-      }
-      metadata.IsFinished = false
-      metadata.LastModified = metrcTime(options.packagedAt)
-      metadata.ItemId = Number(options.item.provider_item_id)
-    }
+    const providerId = profile.packageId(tag, numericId)
+    const metadata = profile.packageMetadata({
+      quantity: options.quantity,
+      unitAbbreviation: "g",
+      sourceHarvestNames: options.harvests.map((h) => h.harvest_name),
+      at: options.packagedAt,
+      providerItemId: options.item.provider_item_id
+    })
     const pkg: Package.Package = {
       id: Ids.make("package", provider, tag),
       tag,
@@ -457,7 +451,7 @@ export const generate = (options: Options): World => {
       data.packages[i] = {
         ...p,
         quantity: round(quantity, 4),
-        metadata: provider === "provider_a" ? { ...p.metadata, LastModified: metrcTime(at) } : p.metadata
+        metadata: profile.touchMetadata(p.metadata, at)
       }
     }
     touch(id, at)
@@ -500,9 +494,7 @@ export const generate = (options: Options): World => {
     const pick = Seed.prng(seed, "lab", h)
     const failing = h % 4 === 3
     const resultNo = profile.numeric("lab", 0, h + 1)
-    const providerId = provider === "provider_a"
-      ? `${tested.provider_package_id}-${resultNo}`
-      : profile.tag("package", 9, h + 1)
+    const { providerId, providerResultId } = profile.labResultIds(tested, resultNo, h + 1)
     const testedAt = Date.parse(`${tested.packaged_date}T00:00:00Z`) + 2 * DAY
     const result: LabResult.LabResult = {
       id: Ids.make("lab_result", provider, providerId),
@@ -515,7 +507,7 @@ export const generate = (options: Options): World => {
       test_type: "ComplianceTesting",
       results: panel(pick, failing),
       ...scopedOf(cultivator.facility),
-      provider_result_id: provider === "provider_a" ? String(resultNo) : providerId
+      provider_result_id: providerResultId
     }
     cultivator.labResults.push(result)
     const state = failing ? "TestFailed" : "TestPassed"
@@ -563,12 +555,7 @@ export const generate = (options: Options): World => {
     departAt: number
   ) => {
     faker.seed(Seed.integer(seed, "transfer", n))
-    const providerId = provider === "provider_a"
-      ? String(profile.numeric("transfer", 0, n))
-      : `${profile.tag("package", 8, n)}/1`
-    const manifest = provider === "provider_a"
-      ? String(profile.numeric("transfer", 0, n)).padStart(10, "0")
-      : providerId.split("/")[0]!
+    const { manifest, providerId } = profile.transferIds(n, profile.numeric("transfer", 0, n), false)
     const shipper = typeof from === "string" ? from : from.facility.license_number
     const departed = status !== "pending"
     const stored: TransferData = {
@@ -652,8 +639,8 @@ export const generate = (options: Options): World => {
       const pkg = stock[Math.floor(pick() * stock.length)]!
       const quantity = 1 + Math.floor(pick() * 2)
       const unitPrice = round(8 + pick() * 7)
-      // provider_a's read model has no discounts, so its worlds have none.
-      const discount = provider === "provider_a" ? 0 : i % 4 === 3 ? 1 : 0
+      // A read model without discounts (provider_a's) gets worlds without them.
+      const discount = profile.discounts && i % 4 === 3 ? 1 : 0
       const at = ref - (7 - (i % 7)) * DAY + (10 + (i % 8)) * HOUR
       const providerId = String(profile.numeric("sale", f, i + 1))
       const patient = patients.length > 0 ? patients[i % patients.length]! : null

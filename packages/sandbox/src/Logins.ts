@@ -1,42 +1,12 @@
 /**
- * The sandbox's test logins, in the Plaid style. Any login whose user part starts with
- * `user_good` works (and each distinct one gets its own world); `user_bad` is refused as a wrong
- * login, `user_locked` as a locked account, both exactly as the real system words it.
- *
- * | provider | good | wrong | locked |
- * |---|---|---|---|
- * | provider_a | user key `user_good` | `user_bad` | `user_locked` |
- * | provider_b | UBI `000000000`, username `user_good`, password `pass_good` | username `user_bad` or another password | username `user_locked` |
+ * The sandbox's test logins, in the Plaid style: each provider's sandbox part documents a good, a
+ * wrong and a locked login (`SandboxProvider.logins`). Any login whose user part starts with
+ * `user_good` works, and each distinct one gets its own world; `user_bad` is refused as a wrong
+ * login and `user_locked` as a locked account, both worded as the real system words them. The
+ * table of each provider's logins is in `packages/sandbox/README.md` and `tracebridge-sandbox --help`.
  *
  * @since 0.1.0
  */
-import type { ProviderName } from "@tracebridge/core"
-
-/**
- * The documented logins per provider (what the Connect widget and the banner show).
- *
- * @since 0.1.0
- * @category constants
- */
-export const documented: Record<
-  ProviderName.ProviderName,
-  {
-    readonly good: Record<string, string>
-    readonly bad: Record<string, string>
-    readonly locked: Record<string, string>
-  }
-> = {
-  provider_a: {
-    good: { user_key: "user_good" },
-    bad: { user_key: "user_bad" },
-    locked: { user_key: "user_locked" }
-  },
-  provider_b: {
-    good: { ubi: "000000000", username: "user_good", password: "pass_good" },
-    bad: { ubi: "000000000", username: "user_bad", password: "pass_good" },
-    locked: { ubi: "000000000", username: "user_locked", password: "pass_good" }
-  }
-}
 
 /**
  * The outcome of a sandbox login: the world key it opens, or why it is refused.
@@ -50,26 +20,46 @@ export type Outcome =
   | { readonly _tag: "Locked" }
 
 /**
- * Checks a provider_a user key.
+ * A provider's sandbox logins.
  *
  * @since 0.1.0
- * @category checks
+ * @category models
  */
-export const checkUserKey = (userKey: string): Outcome =>
-  userKey.startsWith("user_good")
-    ? { _tag: "Ok", login: userKey }
-    : userKey.startsWith("user_locked")
-    ? { _tag: "Locked" }
-    : { _tag: "Invalid" }
+export interface Logins {
+  /** The documented logins, by credential field (what the widget, the banner and the docs show). */
+  readonly good: Readonly<Record<string, string>>
+  readonly bad: Readonly<Record<string, string>>
+  readonly locked: Readonly<Record<string, string>>
+  /** Checks an entered login as the emulator does. */
+  readonly check: (credentials: Readonly<Record<string, string>>) => Outcome
+  /**
+   * The entered login kept apart per connection: `~` and the key appended to the field that names
+   * the world, so that every connection behind `/v1` has its own world.
+   */
+  readonly scope: (credentials: Readonly<Record<string, string>>, key: string) => Readonly<Record<string, string>>
+}
 
 /**
- * Checks a provider_b login.
+ * The world login a good login opens, or undefined when the login is refused.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const worldLogin = (logins: Logins, credentials: Readonly<Record<string, string>>): string | undefined => {
+  const outcome = logins.check(credentials)
+  return outcome._tag === "Ok" ? outcome.login : undefined
+}
+
+/**
+ * The user part of a login: `user_good…` works, `user_locked…` is a locked account, anything
+ * else a wrong login.
  *
  * @since 0.1.0
  * @category checks
  */
-export const checkBioTrack = (ubi: string, username: string, password: string): Outcome => {
-  if (username.startsWith("user_locked")) return { _tag: "Locked" }
-  if (!/^\d{9}$/.test(ubi) || !username.startsWith("user_good") || password !== "pass_good") return { _tag: "Invalid" }
-  return { _tag: "Ok", login: `${ubi}:${username}` }
-}
+export const checkUser = (user: string, login: string): Outcome =>
+  user.startsWith("user_good")
+    ? { _tag: "Ok", login }
+    : user.startsWith("user_locked")
+    ? { _tag: "Locked" }
+    : { _tag: "Invalid" }

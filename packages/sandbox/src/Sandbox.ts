@@ -12,6 +12,7 @@ import * as Faults from "./Faults.js"
 import type { Size } from "./Generate.js"
 import { generate } from "./Generate.js"
 import * as Key from "./internal/key.js"
+import * as Registry from "./Registry.js"
 import * as Scenario from "./Scenario.js"
 import type { World } from "./World.js"
 import type { Refusal } from "./Writes.js"
@@ -54,6 +55,8 @@ export interface Options {
   readonly size?: Size
   /** The clock writes are stamped with (Effect's `Clock` in services, so tests control it). */
   readonly now: () => number
+  /** The providers it emulates (default: every installed one, `Registry.installed`). */
+  readonly providers?: Registry.Lookup
 }
 
 /**
@@ -86,8 +89,12 @@ export class Sandbox {
     const key = keyOf(provider, state, login)
     let world = this.worlds.get(key)
     if (world === undefined) {
+      const installed = (this.options.providers ?? Registry.installed).get(provider)
+      if (installed === undefined) throw new Registry.RegistrationError([`${provider} is not an installed provider`])
       world = generate({
         provider,
+        descriptor: installed.module.descriptor,
+        profile: installed.profile,
         state,
         login,
         seed: this.options.seed,
@@ -229,7 +236,20 @@ export const replay = (
   },
   log: ReadonlyArray<Change>
 ): World => {
-  const world = generate({ ...options })
+  const installed = (options.providers ?? Registry.installed).get(options.provider)
+  if (installed === undefined) {
+    throw new Registry.RegistrationError([`${options.provider} is not an installed provider`])
+  }
+  const world = generate({
+    provider: options.provider,
+    state: options.state,
+    login: options.login,
+    seed: options.seed,
+    referenceDate: options.referenceDate,
+    descriptor: installed.module.descriptor,
+    profile: installed.profile,
+    ...(options.size ? { size: options.size } : {})
+  })
   for (const change of log) run(world, change)
   return world
 }

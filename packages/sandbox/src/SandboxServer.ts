@@ -1,9 +1,8 @@
 /**
- * The sandbox as one web handler: both emulated providers and the control API, mounted at
+ * The sandbox as one web handler: every installed provider's emulator and the control API, mounted at
  *
- * - `/provider_a/{STATE}/…`: the Metrc-style REST API (so a session's base URL is
- *   `<origin>/provider_a/CO`);
- * - `/provider_b/{STATE}/serverjson.asp`: the BioTrack-style action API;
+ * - `/<provider>/{STATE}/…`: that provider's own wire API (so a session's base URL is
+ *   `<origin>/<provider>/CO`; `Registry` lists the providers);
  * - `/_sandbox/…`: the control API (state, reset, seed, scenarios, faults).
  *
  * The same handler serves in process (`layerHttpClient`, no sockets: the /v1 service sends sandbox
@@ -17,8 +16,7 @@ import { ProviderName as Names } from "@tracebridge/core"
 import { Effect, Layer, Schema } from "effect"
 import * as ControlApi from "./ControlApi.js"
 import * as Faults from "./Faults.js"
-import * as ProviderAEmulator from "./ProviderAEmulator.js"
-import * as ProviderBEmulator from "./ProviderBEmulator.js"
+import * as Registry from "./Registry.js"
 import type { Sandbox } from "./Sandbox.js"
 
 /**
@@ -39,14 +37,12 @@ const isState = Schema.is(Names.UsState)
  */
 export const makeHandler = (sandbox: Sandbox): Handler => async (request) => {
   const url = new URL(request.url)
-  const mount = /^\/(provider_a|provider_b)\/([A-Za-z]{2})(\/.*)?$/.exec(url.pathname)
-  if (mount !== null) {
+  const mount = /^\/([a-z0-9_]+)\/([A-Za-z]{2})(\/.*)?$/.exec(url.pathname)
+  const provider = mount === null ? undefined : (sandbox.options.providers ?? Registry.installed).get(mount[1]!)
+  if (mount !== null && provider !== undefined) {
     const state = mount[2]!.toUpperCase()
     if (!isState(state)) return new Response(JSON.stringify({ Message: `Unknown state ${mount[2]}` }), { status: 404 })
-    const path = mount[3] ?? "/"
-    return mount[1] === "provider_a"
-      ? ProviderAEmulator.handle(sandbox, state as ProviderName.UsState, path, request)
-      : ProviderBEmulator.handle(sandbox, state as ProviderName.UsState, path, request)
+    return provider.emulator(sandbox, state as ProviderName.UsState, mount[3] ?? "/", request)
   }
   if (url.pathname.startsWith("/_sandbox/") || url.pathname === "/_sandbox") return ControlApi.handle(sandbox, request)
   return new Response(JSON.stringify({ error: "not_found", message: `No sandbox route ${url.pathname}` }), {

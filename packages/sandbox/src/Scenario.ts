@@ -15,7 +15,7 @@ import type { Package, Plant, Transfer } from "@tracebridge/core"
 import { Ids, LabResult, ProviderError, Transitions, WebhookEvent } from "@tracebridge/core"
 import { Either, Schema } from "effect"
 import * as Faults from "./Faults.js"
-import { profiles } from "./internal/profile.js"
+import * as Profile from "./Profile.js"
 import * as Seed from "./Seed.js"
 import type { FacilityData, World } from "./World.js"
 import { facilityByLicense, packageView } from "./World.js"
@@ -133,7 +133,6 @@ const exhausted = (
   })
 
 const iso = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString()
-const metrcTime = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "+00:00")
 
 const eventId = (world: World, n: number) =>
   `evt_${Seed.integer(`${world.seed}|${world.provider}|${world.state}|${world.login}`, "event", n).toString(36)}${
@@ -215,7 +214,7 @@ const setPackage = (world: World, data: FacilityData, id: string, patch: Partial
       ? {
         ...p,
         ...patch,
-        metadata: world.provider === "provider_a" ? { ...p.metadata, LastModified: metrcTime(at) } : p.metadata
+        metadata: Profile.of(world).touchMetadata(p.metadata, at)
       }
       : p
   )
@@ -448,15 +447,14 @@ const created = (world: World, input: Input, facilityId: string | undefined): Ei
     : world.facilities.find((d) => d.facility.id === facilityId)
   if (recipient === undefined) return fail(ProviderError.ResourceNotFound.of("facility", facilityId ?? ""))
   const n = world.counters.next++
-  const providerId = world.provider === "provider_a"
-    ? String(profiles.provider_a.numeric("transfer", 0, n))
-    : `${profiles.provider_b.tag("package", 8, n)}/1`
+  const profile = Profile.of(world)
+  const { manifest, providerId } = profile.transferIds(n, profile.numeric("transfer", 0, n), false)
   const at = input.at
   const transfer: Omit<Transfer.Transfer, "facility_id"> = {
     id: Ids.make("transfer", world.provider, providerId),
-    manifest_number: world.provider === "provider_a" ? providerId.padStart(10, "0") : providerId.split("/")[0]!,
+    manifest_number: manifest,
     transfer_type: "Transfer",
-    shipper_facility: profiles[world.provider].license(8, n),
+    shipper_facility: profile.license(8, n),
     recipient_facility: recipient.facility.license_number,
     packages: [],
     status: "in_transit",

@@ -4,13 +4,15 @@
  *
  * @since 0.1.0
  */
+import { ProviderDescriptor as Descriptor } from "@tracebridge/core"
 import { Clock, Effect } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as Faults from "./Faults.js"
 import type { Size } from "./Generate.js"
-import * as Logins from "./Logins.js"
+import * as Registry from "./Registry.js"
 import { Sandbox } from "./Sandbox.js"
+import { nameOf } from "./SandboxProvider.js"
 import type { Handler } from "./SandboxServer.js"
 import { baseUrl, makeHandler } from "./SandboxServer.js"
 
@@ -125,17 +127,19 @@ export const start = async (options: Options): Promise<Running> => {
  */
 export const banner = (running: Running): string => {
   const { origin, sandbox } = running
-  const a = Logins.documented.provider_a
-  const b = Logins.documented.provider_b
+  const installed = sandbox.options.providers ?? Registry.installed
   return [
     `Tracebridge sandbox on ${origin}  (seed ${sandbox.options.seed}, reference date ${sandbox.options.referenceDate})`,
     "",
-    `  provider_a (Metrc-style REST)   ${baseUrl(origin, "provider_a", "{STATE}")}   e.g. ${
-      baseUrl(origin, "provider_a", "CO")
-    }/facilities/v2/`,
-    `    good login: user key ${a.good.user_key} (any vendor key)   refused: ${a.bad.user_key}   locked: ${a.locked.user_key}`,
-    `  provider_b (BioTrack-style)     ${baseUrl(origin, "provider_b", "{STATE}")}/serverjson.asp`,
-    `    good login: UBI ${b.good.ubi}, username ${b.good.username}, password ${b.good.password}   refused: ${b.bad.username}   locked: ${b.locked.username}`,
+    ...installed.providers.flatMap((provider) => {
+      const name = nameOf(provider)
+      return [
+        `  ${`${name} (${provider.banner.style})`.padEnd(32)} ${baseUrl(origin, name, "{STATE}")}   e.g. ${
+          baseUrl(origin, name, Descriptor.states(provider.module.descriptor)[0] ?? "CO")
+        }${provider.banner.examplePath}`,
+        `    good login: ${provider.banner.loginHint}`
+      ]
+    }),
     "",
     `  control: GET ${origin}/_sandbox/state · POST ${origin}/_sandbox/reset · POST ${origin}/_sandbox/seed · POST ${origin}/_sandbox/scenarios/{name}`
   ].join("\n")

@@ -23,6 +23,8 @@ import type {
   Strain,
   Transfer
 } from "@tracebridge/core"
+import type { Profile } from "./Profile.js"
+import type { key as profileKey } from "./Profile.js"
 
 /**
  * What a facility is for.
@@ -90,6 +92,8 @@ export interface World {
   loginRequired?: boolean
   /** What was drawn from a package into another (splits), in the source's unit. */
   readonly draws: Array<{ readonly source: string; readonly target: string; readonly quantity: number }>
+  /** How its provider's ids and details look (a symbol key: not in JSON, not in its hash). */
+  readonly [profileKey]: Profile
 }
 
 /**

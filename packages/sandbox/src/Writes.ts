@@ -5,11 +5,10 @@
  *
  * @since 0.1.0
  */
-import { ProviderA } from "@tracebridge/adapter-provider-a"
 import type { LabResult, Package, Transfer } from "@tracebridge/core"
 import { Ids, Units } from "@tracebridge/core"
 import { Either, Option } from "effect"
-import { profiles } from "./internal/profile.js"
+import * as Profile from "./Profile.js"
 import type { FacilityData, World } from "./World.js"
 import { facilityByLicense, packageView } from "./World.js"
 
@@ -35,7 +34,6 @@ const refuse = (reason: Refusal["reason"], message: string): Either.Either<never
   Either.left({ reason, message })
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
-const metrcTime = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "+00:00")
 const round = (n: number) => Math.round(n * 10_000) / 10_000
 
 const facilityOf = (world: World, license: string): Either.Either<FacilityData, Refusal> => {
@@ -50,7 +48,7 @@ export const availableTags = (world: World, license: string, count = 10): Readon
   const used = new Set(world.facilities.flatMap((d) => d.packages.map((p) => p.tag)))
   const out: Array<string> = []
   for (let n = world.counters.next; out.length < count; n++) {
-    const tag = profiles[world.provider].tag("package", f, n)
+    const tag = Profile.of(world).tag("package", f, n)
     if (!used.has(tag)) out.push(tag)
   }
   return out
@@ -115,7 +113,8 @@ export const splitPackage = (world: World, split: Split): Either.Either<Package.
     }
     const n = world.counters.next++
     const f = world.facilities.indexOf(data)
-    const providerId = world.provider === "provider_a" ? String(profiles.provider_a.numeric("package", f, n)) : tag
+    const profile = Profile.of(world)
+    const providerId = profile.packageId(tag, profile.numeric("package", f, n))
     const sources = plan.map(([p]) => p)
     const harvestIds = [...new Set(sources.flatMap((p) => p.source_harvest_ids))]
     const harvestNames = harvestIds.map((id) =>
@@ -140,27 +139,13 @@ export const splitPackage = (world: World, split: Split): Either.Either<Package.
       source_harvest_ids: harvestIds,
       source_package_ids: [...new Set(sources.map((p) => p.id))],
       lab_results: [],
-      metadata: world.provider === "provider_a"
-        ? {
-          PackageType: "Product",
-          LocationName: "Vault",
-          LocationTypeName: "Default",
-          OriginalPackageQuantity: split.quantity,
-          UnitOfMeasureAbbreviation: Option.getOrElse(Units.canonical(split.unit), () => split.unit) === "Each"
-            ? "ea"
-            : "g",
-          InitialLabTestingState: "NotSubmitted",
-          IsProductionBatch: false,
-          IsTradeSample: false,
-          IsDonation: false,
-          IsTestingSample: false,
-          ProductRequiresRemediation: false,
-          ...(harvestNames.length > 0 ? { SourceHarvestNames: harvestNames.join(",") } : {}),
-          IsFinished: false,
-          LastModified: metrcTime(split.at),
-          ItemId: Number(item.provider_item_id)
-        }
-        : {}
+      metadata: profile.packageMetadata({
+        quantity: split.quantity,
+        unitAbbreviation: Option.getOrElse(Units.canonical(split.unit), () => split.unit) === "Each" ? "ea" : "g",
+        sourceHarvestNames: harvestNames,
+        at: split.at,
+        providerItemId: item.provider_item_id
+      })
     }
     for (const [source, take] of plan) {
       data.packages = data.packages.map((p) =>
@@ -168,9 +153,7 @@ export const splitPackage = (world: World, split: Split): Either.Either<Package.
           ? {
             ...p,
             quantity: round(p.quantity - take),
-            metadata: world.provider === "provider_a"
-              ? { ...p.metadata, LastModified: metrcTime(split.at) }
-              : p.metadata
+            metadata: profile.touchMetadata(p.metadata, split.at)
           }
           : p
       )
@@ -213,10 +196,9 @@ export const recordLabResult = (world: World, input: RecordLabResult): Either.Ei
     if (pkg === undefined) return yield* refuse("package_not_found", `Package ${input.tag} was not found`)
     if (input.results.length === 0) return yield* refuse("invalid", "A lab result needs at least one test")
     const n = world.counters.next++
-    const resultNo = profiles[world.provider].numeric("lab", world.facilities.indexOf(data), n)
-    const providerId = world.provider === "provider_a"
-      ? `${pkg.provider_package_id}-${resultNo}`
-      : profiles.provider_b.tag("package", 9, n)
+    const profile = Profile.of(world)
+    const resultNo = profile.numeric("lab", world.facilities.indexOf(data), n)
+    const { providerId, providerResultId } = profile.labResultIds(pkg, resultNo, n)
     const passed = input.results.every((r) => r.passed)
     const result: LabResult.LabResult = {
       id: Ids.make("lab_result", world.provider, providerId),
@@ -228,12 +210,12 @@ export const recordLabResult = (world: World, input: RecordLabResult): Either.Ei
       overall_passed: passed,
       test_type: "ComplianceTesting",
       results: input.results.map((r) => {
-        const { category, unit } = ProviderA.classifyLabTest(r.name)
+        const { category, unit } = profile.classifyLabTest(r.name)
         return { name: r.name, category, value: r.value, unit, passed: r.passed, notes: r.notes }
       }),
       facility_id: data.facility.id,
       provider: world.provider,
-      provider_result_id: world.provider === "provider_a" ? String(resultNo) : providerId
+      provider_result_id: providerResultId
     }
     data.labResults.push(result)
     data.packages = data.packages.map((p) =>
@@ -241,7 +223,7 @@ export const recordLabResult = (world: World, input: RecordLabResult): Either.Ei
         ? {
           ...p,
           lab_testing_state: passed ? "TestPassed" : "TestFailed",
-          metadata: world.provider === "provider_a" ? { ...p.metadata, LastModified: metrcTime(input.at) } : p.metadata
+          metadata: profile.touchMetadata(p.metadata, input.at)
         }
         : p
     )
@@ -292,20 +274,14 @@ export const createTransfer = (world: World, input: CreateTransfer): Either.Eith
       })
     }
     const n = world.counters.next++
-    const numeric = profiles[world.provider].numeric("transfer", 0, n)
-    const providerId = world.provider === "provider_a"
-      ? (input.template ? `template-${numeric}` : String(numeric))
-      : `${profiles.provider_b.tag("package", 8, n)}/1`
+    const profile = Profile.of(world)
+    const { manifest, providerId } = profile.transferIds(n, profile.numeric("transfer", 0, n), input.template)
     const canonical = (
       t: string | null
     ) => (t === null || Number.isNaN(Date.parse(t)) ? null : new Date(Date.parse(t)).toISOString())
     const transfer: Omit<Transfer.Transfer, "facility_id"> = {
       id: Ids.make("transfer", world.provider, providerId),
-      manifest_number: input.template
-        ? ""
-        : world.provider === "provider_a"
-        ? String(numeric).padStart(10, "0")
-        : providerId.split("/")[0]!,
+      manifest_number: manifest,
       transfer_type: input.transferType,
       shipper_facility: data.facility.license_number,
       recipient_facility: input.recipient,

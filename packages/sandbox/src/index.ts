@@ -27,17 +27,22 @@ export * as Logins from "./Logins.js"
 /**
  * @since 0.1.0
  */
-export * as ProviderAEmulator from "./ProviderAEmulator.js"
+export * as Profile from "./Profile.js"
 
 /**
  * @since 0.1.0
  */
-export * as ProviderBEmulator from "./ProviderBEmulator.js"
+export * as Registry from "./Registry.js"
 
 /**
  * @since 0.1.0
  */
 export * as Sandbox from "./Sandbox.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as SandboxProvider from "./SandboxProvider.js"
 
 /**
  * @since 0.1.0

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ChainOfCustody } from "@tracebridge/core"
-import { Generate, World } from "@tracebridge/sandbox"
+import { Generate, Registry, World } from "@tracebridge/sandbox"
 import { Either } from "effect"
 import { createHash } from "node:crypto"
 
@@ -10,7 +10,8 @@ const options = {
   state: "CO" as const,
   seed: "42",
   login: "user_good",
-  referenceDate: REFERENCE
+  referenceDate: REFERENCE,
+  ...Registry.seedingOf("provider_a")
 }
 
 const hash = (world: World.World) =>
@@ -22,7 +23,10 @@ describe("Generate", () => {
     assert.strictEqual(a, hash(Generate.generate(options)))
     assert.notStrictEqual(a, hash(Generate.generate({ ...options, login: "user_good_2" })))
     assert.notStrictEqual(a, hash(Generate.generate({ ...options, seed: "43" })))
-    assert.notStrictEqual(a, hash(Generate.generate({ ...options, provider: "provider_b", state: "HI" })))
+    assert.notStrictEqual(
+      a,
+      hash(Generate.generate({ ...options, provider: "provider_b", state: "HI", ...Registry.seedingOf("provider_b") }))
+    )
   })
 
   it("pins the default world's hash (a change to generation must be deliberate)", () => {
@@ -85,7 +89,12 @@ describe("Generate", () => {
 
   it("keeps the chain of custody: every package traces to a harvest and its plants, every sale and transfer line to a package", () => {
     for (const provider of ["provider_a", "provider_b"] as const) {
-      const world = Generate.generate({ ...options, provider, state: provider === "provider_a" ? "CO" : "HI" })
+      const world = Generate.generate({
+        ...options,
+        provider,
+        state: provider === "provider_a" ? "CO" : "HI",
+        ...Registry.seedingOf(provider)
+      })
       const pool: ChainOfCustody.Pool = {
         packages: world.facilities.flatMap((d) => d.packages.map((p) => World.packageView(d, p))),
         plants: world.facilities.flatMap((d) => d.plants),

@@ -5,7 +5,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ProviderA, ProviderAConfig } from "@tracebridge/adapter-provider-a"
 import { Ids, ProviderContract, ProviderPort, Session } from "@tracebridge/core"
-import { ProviderAEmulator, Sandbox, SandboxServer, World } from "@tracebridge/sandbox"
+import { Sandbox, SandboxServer, World } from "@tracebridge/sandbox"
+import * as ProviderAEmulator from "@tracebridge/sandbox/providers/provider-a/Emulator"
 import { Effect, Layer, TestClock } from "effect"
 
 const REFERENCE = "2026-03-15T12:00:00.000Z"

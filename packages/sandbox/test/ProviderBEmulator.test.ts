@@ -7,7 +7,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { ProviderB } from "@tracebridge/adapter-provider-b"
 import type { ProviderError } from "@tracebridge/core"
 import { Ids, Page, ProviderContract, ProviderPort, Session } from "@tracebridge/core"
-import { Logins, ProviderBEmulator, Sandbox, SandboxServer } from "@tracebridge/sandbox"
+import { Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
+import * as ProviderBEmulator from "@tracebridge/sandbox/providers/provider-b/Emulator"
 import { Effect, Layer, TestClock } from "effect"
 
 const REFERENCE = "2026-03-15T12:00:00.000Z"
@@ -15,7 +16,7 @@ const NOW = Date.parse(REFERENCE) + 60_000
 const STATE = "HI"
 const LOGIN = "000000000:user_good"
 const URL_B = SandboxServer.baseUrl(SandboxServer.IN_PROCESS_ORIGIN, "provider_b", STATE)
-const { bad, good, locked } = Logins.documented.provider_b
+const { bad, good, locked } = Registry.get("provider_b").logins
 
 /** A sandbox whose clock the test moves, and a handler that records every action it receives. */
 const makeSandbox = () => {

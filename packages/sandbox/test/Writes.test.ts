@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Generate, Writes } from "@tracebridge/sandbox"
+import { Generate, Registry, Writes } from "@tracebridge/sandbox"
 import { Either } from "effect"
 
 const world = () =>
@@ -8,7 +8,8 @@ const world = () =>
     state: "CO",
     seed: "7",
     login: "user_good",
-    referenceDate: "2026-03-15T12:00:00.000Z"
+    referenceDate: "2026-03-15T12:00:00.000Z",
+    ...Registry.seedingOf("provider_a")
   })
 const dump = (w: ReturnType<typeof world>) => JSON.stringify(w, (_, v) => (v instanceof Map ? [...v.entries()] : v))
 

@@ -85,6 +85,8 @@ export const descriptor: ProviderDescriptor.ProviderDescriptor = {
       description: "Your personal API key from the state system's profile page"
     }
   ],
+  loginKey: ["user_key"],
+  licenseTypes: ["Cultivation", "Manufacturing", "Testing Laboratory", "Adult-Use Retail", "Medical Retail"],
   credentials: Credentials,
   baseUrls: Object.fromEntries(states.map((s) => [s, hosts(s)])),
   providerPageSize: 20,

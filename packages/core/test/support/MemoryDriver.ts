@@ -31,6 +31,8 @@ export const descriptor: ProviderDescriptor.ProviderDescriptor = {
   name: PROVIDER,
   displayName: "Memory Provider",
   credentialFields: [{ name: "user_key", label: "User API key", secret: true }],
+  loginKey: ["user_key"],
+  licenseTypes: ["Cultivation", "Adult-Use Retail"],
   credentials: Schema.Struct({ user_key: Schema.String }),
   baseUrls: {
     CO: { sandbox: "http://memory.invalid/sandbox", production: "http://memory.invalid" },

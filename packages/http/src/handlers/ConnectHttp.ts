@@ -3,7 +3,7 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { ProviderDescriptor } from "@tracebridge/core"
-import { Logins } from "@tracebridge/sandbox"
+import { Registry } from "@tracebridge/sandbox"
 import { Clock, Effect, Option } from "effect"
 import { Api } from "../Api.js"
 import * as Errors from "../Errors.js"
@@ -97,7 +97,7 @@ export const HttpConnectLive = HttpApiBuilder.group(Api, "connect", (handlers) =
               secret: f.secret,
               ...(f.description ? { description: f.description } : {})
             })),
-            ...(sandbox ? { test_login: Logins.documented[d.name].good } : {})
+            ...(sandbox ? { test_login: Registry.get(d.name).logins.good } : {})
           }))
         })
       }))

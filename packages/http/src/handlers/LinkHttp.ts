@@ -2,6 +2,7 @@
  * @since 0.1.0
  */
 import { HttpApiBuilder } from "@effect/platform"
+import { Registry } from "@tracebridge/sandbox"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import * as Errors from "../Errors.js"
@@ -10,11 +11,6 @@ import { CurrentPrincipal } from "../Security.js"
 import * as Auth from "../services/Auth.js"
 import { Connections } from "../services/Connections.js"
 import * as Envelope from "./envelope.js"
-
-const sandboxLogins: Record<string, Record<string, string>> = {
-  provider_a: { user_key: "user_good" },
-  provider_b: { ubi: "000000000", username: "user_good", password: "pass_good" }
-}
 
 /**
  * @since 0.1.0
@@ -51,7 +47,8 @@ export const HttpLinkLive = HttpApiBuilder.group(Api, "link", (handlers) =>
         const linked = yield* connections.link(principal, {
           provider: payload.provider,
           state: payload.state,
-          credentials: payload.credentials ?? sandboxLogins[payload.provider] ?? {},
+          // Without a login, the provider's documented good sandbox login.
+          credentials: payload.credentials ?? Registry.installed.get(payload.provider)?.logins.good ?? {},
           sandbox: true,
           external_id: payload.external_id ?? null,
           client_state: null

@@ -5,7 +5,8 @@
  * from its stored, encrypted login, and keeps each sandbox connection's world: generated from the
  * seed, its change log stored in the database and restored on first use in a process.
  *
- * Adding a provider means adding its port to the two registries here; no handler changes.
+ * The ports come from the one registration list (`Registry` of `@tracebridge/sandbox`): adding a
+ * provider changes nothing here or in any handler.
  *
  * Every provider call of a `/v1` request runs through `upstream`: one deadline for the request
  * (`TRACEBRIDGE_UPSTREAM_DEADLINE_SECONDS`, 30 s), every try and retry included. The adapters see
@@ -16,13 +17,12 @@
  */
 import type { HttpClient } from "@effect/platform"
 import { FetchHttpClient } from "@effect/platform"
-import { ProviderA, ProviderAConfig } from "@tracebridge/adapter-provider-a"
-import { ProviderB } from "@tracebridge/adapter-provider-b"
 import type { ProviderName, ProviderPort, Session } from "@tracebridge/core"
 import { Deadline, ProviderError, ProviderRegistry, Session as Sessions } from "@tracebridge/core"
 import type { World } from "@tracebridge/sandbox"
-import { Sandbox, SandboxServer } from "@tracebridge/sandbox"
-import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Logins, Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
+import type { Option, Scope } from "effect"
+import { Context, Duration, Effect, Layer } from "effect"
 import * as AppConfig from "../AppConfig.js"
 import { Lru } from "../Lru.js"
 import type { Connection } from "../persistence/Repo.js"
@@ -80,10 +80,10 @@ const sandboxCredentials = (
   provider: string,
   credentials: Readonly<Record<string, string>>,
   key: string
-): Readonly<Record<string, string>> =>
-  provider === "provider_a"
-    ? { ...credentials, user_key: `${credentials.user_key ?? ""}~${key}` }
-    : { ...credentials, username: `${credentials.username ?? ""}~${key}` }
+): Readonly<Record<string, string>> => {
+  const installed = Registry.installed.get(provider)
+  return installed === undefined ? credentials : installed.logins.scope(credentials, key)
+}
 
 const connectionOfLogin = (login: string): string | undefined => {
   const tilde = login.lastIndexOf("~")
@@ -101,7 +101,6 @@ export const layer = Layer.scoped(
     const crypto = yield* Crypto
     const seed = yield* AppConfig.sandboxSeed
     const size = yield* AppConfig.sandboxSize
-    const vendorKey = yield* AppConfig.providerAVendorKey
     const deadline = yield* AppConfig.upstreamDeadline
     const clock = yield* Effect.clock
     const now = () => clock.unsafeCurrentTimeMillis()
@@ -115,10 +114,15 @@ export const layer = Layer.scoped(
     })
     const inProcess = SandboxServer.layerHttpClient(SandboxServer.makeHandler(sandbox))
 
-    const portsWith = (
+    // Every installed provider's port, built from its module value (the one registration list).
+    const portsWith = <E>(
       http: Layer.Layer<HttpClient.HttpClient>,
-      settings: Layer.Layer<ProviderAConfig.ProviderAConfig>
-    ) => Effect.all([ProviderA.make, ProviderB.make]).pipe(Effect.provide(Layer.merge(http, settings)))
+      build: (module: Registry.Lookup["providers"][number]["module"]) => Effect.Effect<
+        ProviderPort.Service,
+        E,
+        HttpClient.HttpClient | Scope.Scope
+      >
+    ) => Effect.all(Registry.installed.providers.map((p) => build(p.module))).pipe(Effect.provide(http))
     // The in-process emulator needs no pacing or backoff: it answers at once and never rate limits.
     // Which world a sandbox session reaches, for the read cache (sessions come from `session`).
     const worldOfSession = new WeakMap<Session.Session, string>()
@@ -127,22 +131,11 @@ export const layer = Layer.scoped(
       ports.map((port) => SandboxReadCache.wrap(port, sandbox, readCache, (s) => worldOfSession.get(s)))
     const sandboxPorts = ProviderRegistry.make(
       cached(
-        yield* portsWith(
-          inProcess,
-          ProviderAConfig.layer({
-            vendorKey: Redacted.make("tracebridge-sandbox"),
-            retryBaseDelay: 0,
-            perFacility: { requestsPerSecond: 1_000_000, concurrency: 64 },
-            perVendorKey: { requestsPerSecond: 1_000_000, concurrency: 256 }
-          })
-        )
+        yield* portsWith(inProcess, (module) => module.sandbox)
       )
     )
     const productionPorts = ProviderRegistry.make(
-      yield* portsWith(
-        FetchHttpClient.layer,
-        ProviderAConfig.layer({ vendorKey: Option.getOrElse(vendorKey, () => Redacted.make("")) })
-      )
+      yield* Effect.orDie(portsWith(FetchHttpClient.layer, (module) => module.production))
     )
 
     const pending: Array<{ readonly connection: string; readonly change: Sandbox.Change; readonly at: number }> = []
@@ -155,9 +148,12 @@ export const layer = Layer.scoped(
     const restored = new Set<string>()
     const nextSeq = new Map<string, number>()
 
+    // The world a stored sandbox login opens (as its emulator keys it).
     const loginOf = (connection: Connection, credentials: Readonly<Record<string, string>>) => {
-      const c = sandboxCredentials(connection.provider, credentials, connection.id)
-      return connection.provider === "provider_a" ? c.user_key! : `${c.ubi}:${c.username}`
+      const scoped = sandboxCredentials(connection.provider, credentials, connection.id)
+      const installed = Registry.installed.get(connection.provider)
+      return (installed === undefined ? undefined : Logins.worldLogin(installed.logins, scoped)) ??
+        JSON.stringify(scoped)
     }
 
     // Logins decrypted once per stored ciphertext (a relink or re-encryption stores a new one).

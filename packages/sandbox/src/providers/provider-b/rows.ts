@@ -16,7 +16,7 @@ import type { Wire } from "@tracebridge/adapter-provider-b"
 import type { LabResult, Package, Transfer } from "@tracebridge/core"
 import { Ids } from "@tracebridge/core"
 import { Option } from "effect"
-import type { FacilityData, Role, World } from "../World.js"
+import type { FacilityData, Role, World } from "../../World.js"
 
 type Inventory = typeof Wire.Inventory.Type
 type Vendor = typeof Wire.Vendor.Type

@@ -26,15 +26,15 @@
 import { Wire } from "@tracebridge/adapter-provider-b"
 import type { ProviderName } from "@tracebridge/core"
 import { Either, Schema } from "effect"
-import * as Faults from "./Faults.js"
-import type { PendingSample } from "./internal/biotrackRows.js"
-import * as Rows from "./internal/biotrackRows.js"
-import * as Writes from "./internal/biotrackWrites.js"
+import * as Faults from "../../Faults.js"
+import { keyOf } from "../../internal/key.js"
+import type { Sandbox } from "../../Sandbox.js"
+import * as Seed from "../../Seed.js"
+import type { World } from "../../World.js"
 import * as Logins from "./Logins.js"
-import type { Sandbox } from "./Sandbox.js"
-import { keyOf } from "./Sandbox.js"
-import * as Seed from "./Seed.js"
-import type { World } from "./World.js"
+import type { PendingSample } from "./rows.js"
+import * as Rows from "./rows.js"
+import * as Writes from "./writes.js"
 
 /**
  * @since 0.1.0

@@ -7,10 +7,11 @@
  */
 import { Wire } from "@tracebridge/adapter-provider-b"
 import { Either, ParseResult, Schema } from "effect"
-import type { Sandbox } from "../Sandbox.js"
-import type { World } from "../World.js"
-import type { Refusal } from "../Writes.js"
-import type { PendingSample } from "./biotrackRows.js"
+import type { Sandbox } from "../../Sandbox.js"
+import type { World } from "../../World.js"
+import type { Refusal } from "../../Writes.js"
+import { profile } from "./Profile.js"
+import type { PendingSample } from "./rows.js"
 import {
   categoryOfPanel,
   findLot,
@@ -21,8 +22,7 @@ import {
   typeOfPackage,
   unitOfType,
   uomOf
-} from "./biotrackRows.js"
-import { profiles } from "./profile.js"
+} from "./rows.js"
 
 /** What the emulator keeps per world between calls: samples awaiting results, renamed samples. */
 export interface Memory {
@@ -199,7 +199,7 @@ const sampleBarcode = (world: World, memory: Memory): string => {
     ...samples(world, [], memory.aliases).map((s) => s.sample.inventoryid)
   ])
   for (let n = world.counters.next;; n++) {
-    const barcode = profiles.provider_b.tag("package", 9, n)
+    const barcode = profile.tag("package", 9, n)
     if (!taken.has(barcode)) return barcode
   }
 }

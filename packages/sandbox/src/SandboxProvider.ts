@@ -1,0 +1,57 @@
+/**
+ * A provider's sandbox part: what the sandbox needs to emulate one state system over seeded
+ * worlds. With the adapter's module value (`ProviderModule`, exported by the adapter package) it
+ * makes one entry of the registration list (`Registry`). Each lives in its provider's own folder,
+ * `packages/sandbox/src/providers/<folder>/` (ADR 0010).
+ *
+ * @since 0.1.0
+ */
+import type { HttpClient } from "@effect/platform"
+import type { ProviderModule, ProviderName } from "@tracebridge/core"
+import type { Scope } from "effect"
+import type { Logins } from "./Logins.js"
+import type { Profile } from "./Profile.js"
+import type { Sandbox } from "./Sandbox.js"
+
+/**
+ * An emulator: answers one request to the provider's wire API for a state, from the sandbox's
+ * worlds. `path` is what follows `/<provider>/<STATE>` in the URL.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Emulator = (
+  sandbox: Sandbox,
+  state: ProviderName.UsState,
+  path: string,
+  request: Request
+) => Promise<Response>
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface SandboxProvider {
+  /** The adapter's module value: descriptor, ports and mappers. */
+  readonly module: ProviderModule.ProviderModule<HttpClient.HttpClient | Scope.Scope>
+  /** The provider's wire API over the sandbox's worlds. */
+  readonly emulator: Emulator
+  /** The documented test logins and how the emulator checks them. */
+  readonly logins: Logins
+  /** How its worlds' identifiers and details look. */
+  readonly profile: Profile
+  /** For the standalone banner: what the API is, and an example path under a state's base URL. */
+  readonly banner: {
+    readonly style: string
+    readonly examplePath: string
+    readonly loginHint: string
+  }
+}
+
+/**
+ * The provider's name (its descriptor's).
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const nameOf = (provider: SandboxProvider): ProviderName.ProviderName => provider.module.descriptor.name

@@ -1,0 +1,28 @@
+/**
+ * provider_a's sandbox part: the Metrc-style REST emulator, its test logins and how its worlds
+ * are seeded, with the adapter's module value.
+ *
+ * @since 0.1.0
+ */
+import { ProviderA } from "@tracebridge/adapter-provider-a"
+import type { SandboxProvider } from "../../SandboxProvider.js"
+import * as Emulator from "./Emulator.js"
+import { logins } from "./Logins.js"
+import { profile } from "./Profile.js"
+
+/**
+ * @since 0.1.0
+ * @category providers
+ */
+export const provider: SandboxProvider = {
+  module: ProviderA.module,
+  emulator: Emulator.handle,
+  logins,
+  profile,
+  banner: {
+    style: "Metrc-style REST",
+    examplePath: "/facilities/v2/",
+    loginHint:
+      `user key ${logins.good.user_key} (any vendor key)   refused: ${logins.bad.user_key}   locked: ${logins.locked.user_key}`
+  }
+}
