@@ -1,14 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ProviderA } from "@tracebridge/adapter-provider-a"
-import type { ProviderError } from "@tracebridge/core"
-import { Ids, ProviderContract, ProviderDescriptor, ProviderPort } from "@tracebridge/core"
-import { Effect, Fiber, Layer, TestClock } from "effect"
-import { HttpResponse } from "msw"
-import { makeServer, NOW } from "./support/FakeMetrc.js"
+import type { ProviderError, Resource } from "@tracebridge/core"
+import { Ids, Page, ProviderContract, ProviderDescriptor, ProviderPort } from "@tracebridge/core"
+import { Effect, Fiber, Layer, Option, TestClock } from "effect"
+import { http, HttpResponse } from "msw"
+import { LICENSE, makeServer, NOW } from "./support/FakeMetrc.js"
 import { facilityId, portLayer, sessionFor, withPort } from "./support/layers.js"
 import { useMsw } from "./support/msw.js"
 
-useMsw()
+const msw = useMsw()
+const HOUR = 3_600_000
 
 describe("ProviderA descriptor", () => {
   it("is complete, pages by 20 and declares the three writes", () => {
@@ -43,17 +44,90 @@ describe.sequential("ProviderA conformance (CO, over msw)", () => {
         { count }
       )
     )
+  const own = server.data.get(LICENSE)!
+  // The fake's catalogue records carry no LastModified and its transfers share one: give them
+  // change markers apart, so that updated_since can be told from no filter.
+  for (const area of ["items", "strains", "locations", "patients"] as const) {
+    own[area].forEach((record, i) => {
+      record.LastModified = new Date(NOW - (i + 1) * 2 * HOUR).toISOString()
+    })
+  }
+  own.transfers.incoming[0]!.LastModified = new Date(NOW - 40 * HOUR).toISOString()
+  /** Metrc's change marker of the record behind an object (`LastModified`). */
+  const lastModified = (resource: Resource.Name, item: any): number | null | undefined => {
+    const license = Option.getOrUndefined(Ids.decodeAs("facility", "provider_a", item.facility_id))
+    const d = license === undefined ? undefined : server.data.get(license)
+    if (d === undefined) return undefined
+    const at = (record: { readonly LastModified?: string | null } | undefined) =>
+      record === undefined ? undefined : record.LastModified == null ? null : Date.parse(record.LastModified)
+    const byId = (records: ReadonlyArray<any>, id: string) =>
+      at(records.find((r) => String(r.Id ?? r.PatientId) === id))
+    switch (resource) {
+      case "packages":
+        return at(d.packages.find((p) => p.Label === item.tag))
+      case "plants":
+        return at(
+          [...d.plants.vegetative, ...d.plants.flowering, ...d.plants.inactive].find((p) => p.Label === item.tag)
+        )
+      case "harvests":
+        return byId(d.harvests, item.provider_harvest_id)
+      case "lab_results":
+        // Metrc keeps no change marker per result: results are read per package changed in the window.
+        return at(d.packages.find((p) => Ids.make("package", "provider_a", p.Label) === item.package_id))
+      case "transfers": {
+        const { incoming, outgoing, rejected, templates } = d.transfers
+        return item.provider_transfer_id.startsWith("template-")
+          ? byId(templates, item.provider_transfer_id.slice("template-".length))
+          : byId([...incoming, ...outgoing, ...rejected], item.provider_transfer_id)
+      }
+      case "sales":
+        return byId(d.receipts, item.provider_sale_id)
+      case "sales_deliveries":
+        return byId(d.deliveries, item.provider_delivery_id)
+      case "items":
+        return byId(d.items, item.provider_item_id)
+      case "strains":
+        return byId(d.strains, item.provider_strain_id)
+      case "locations":
+        return byId(d.locations, item.provider_location_id)
+      case "patients":
+        return byId(d.patients, item.provider_patient_id)
+    }
+  }
+  /** Runs a call while the fake stops answering, moving the clock past every try's timeout. */
+  const unanswered = <A, E>(call: Effect.Effect<A, E>) =>
+    Effect.gen(function*() {
+      msw.use(
+        http.all("*", ({ request }) =>
+          new Promise<Response>((resolve) => {
+            request.signal.addEventListener("abort", () => resolve(HttpResponse.error()))
+          }))
+      )
+      const fiber = yield* Effect.fork(call)
+      for (let i = 0; i < 200 && Option.isNone(yield* Fiber.poll(fiber)); i++) {
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+        yield* TestClock.adjust("31 seconds")
+      }
+      return yield* Fiber.join(fiber)
+    }).pipe(Effect.ensuring(Effect.sync(() => msw.resetHandlers())))
   const layer = Layer.mergeAll(
     portLayer(),
     Layer.succeed(ProviderContract.ContractFixture, {
       session: sessionFor(server),
       invalidCredentials: { user_key: "user-key-wrong-0001" },
       facilityId,
+      updatedAt: lastModified,
       failures: [
         {
           name: "500s past the retries become ProviderUnavailable",
           arrange: fail(500, 4),
           expected: "ProviderUnavailable"
+        },
+        {
+          name: "no answer within the timeout, past the retries, becomes ProviderTimeout",
+          arrange: Effect.void,
+          expected: "ProviderTimeout",
+          call: (port, fx) => unanswered(port.list("items", fx.session, fx.facilityId, {}, Page.firstPage))
         },
         { name: "a 401 becomes ProviderLoginRequired", arrange: fail(401, 1), expected: "ProviderLoginRequired" },
         { name: "a 403 becomes ProviderPermissionDenied", arrange: fail(403, 1), expected: "ProviderPermissionDenied" },
@@ -66,6 +140,20 @@ describe.sequential("ProviderA conformance (CO, over msw)", () => {
           name: "a body off the wire schema becomes ProviderInvalidResponse",
           arrange: Effect.sync(() => server.failNext(() => HttpResponse.json({ Data: [{ Id: "x" }], Total: 1 }))),
           expected: "ProviderInvalidResponse"
+        },
+        {
+          name: "a write refused with validation rows becomes ProviderRejected",
+          arrange: Effect.void,
+          expected: "ProviderRejected",
+          call: (port, fx) =>
+            port.splitPackage(fx.session, fx.facilityId, {
+              item_name: "No Such Item",
+              item_category: "Buds",
+              item_strain: null,
+              quantity: 1,
+              unit_of_measure: "Grams",
+              source_package_ids: [Ids.make("package", "provider_a", "1A4FF0000000000000000001")]
+            })
         },
         {
           name: "a 404 on a get becomes ResourceNotFound",

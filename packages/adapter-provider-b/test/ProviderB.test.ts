@@ -1,11 +1,12 @@
 import { FetchHttpClient } from "@effect/platform"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { ProviderB } from "@tracebridge/adapter-provider-b"
+import type { Resource } from "@tracebridge/core"
 import { Ids, Page, ProviderContract, ProviderDescriptor, ProviderPort } from "@tracebridge/core"
-import { Effect, Either, Layer, Schema } from "effect"
-import { HttpResponse } from "msw"
+import { Effect, Either, Fiber, Layer, Option, Schema, TestClock } from "effect"
+import { http, HttpResponse } from "msw"
 import { setupServer } from "msw/node"
-import { handlers, LICENSE, makeStore } from "./support/BioTrackServer.js"
+import { handlers, LICENSE, makeStore, T0 } from "./support/BioTrackServer.js"
 import { facilityId, good, sessionFor, world } from "./support/setup.js"
 
 const server = setupServer(...handlers)
@@ -154,16 +155,111 @@ const arrangeFault = (action: string, respond: () => Response) =>
   })
 const fresh = (n: string) => ({ ...session, key: `contract-fresh-${n}` })
 
+// The fake's rooms carry no sessiontime: give them change markers apart, so that updated_since on
+// locations can be told from no filter.
+for (const table of ["inventory_room", "plant_room"]) {
+  contract.store.tables[table]!.forEach((room, i) => {
+    room["sessiontime"] = String(T0 + 50 + 10 * i + (table === "plant_room" ? 5 : 0))
+  })
+}
+
+/**
+ * BioTrack's change marker of an object: the newest `sessiontime` (epoch seconds) of the live rows
+ * of the facility's licence behind it.
+ */
+const sessiontime = (resource: Resource.Name, item: any): number | null | undefined => {
+  const tables = contract.store.tables
+  const rows = (table: string, match: (row: Record<string, any>) => boolean) =>
+    (tables[table] ?? []).filter((r) => String(r["deleted"]) !== "1" && match(r))
+  const atLicence = (r: Record<string, any>) => r["location"] === LICENSE
+  const newest = (found: ReadonlyArray<Record<string, any>>) => {
+    const times = found.map((r) => r["sessiontime"]).filter((t) => t !== undefined && t !== null).map(Number)
+    return found.length === 0 ? undefined : times.length === 0 ? null : Math.max(...times) * 1000
+  }
+  switch (resource) {
+    case "packages":
+      return newest(rows("inventory", (r) => atLicence(r) && r["id"] === item.provider_package_id))
+    case "plants":
+      return newest(rows("plant", (r) => atLicence(r) && r["id"] === item.provider_plant_id))
+    case "harvests":
+      return newest(
+        rows("plant_derivative", (r) => atLicence(r) && String(r["transactionid"]) === item.provider_harvest_id)
+      )
+    case "lab_results":
+      return newest(rows("inventory_qa_sample", (r) => atLicence(r) && r["inventoryid"] === item.provider_result_id))
+    case "transfers": {
+      const [manifest, stop] = String(item.provider_transfer_id).split("/")
+      const onStop = (r: Record<string, any>) => String(r["manifestid"]) === manifest
+      return newest([
+        ...rows("manifest", onStop),
+        ...rows("manifest_stop_data", (r) => onStop(r) && String(r["stopnumber"]) === stop),
+        ...rows("manifest_stop_items", (r) => onStop(r) && String(r["stopnumber"]) === stop),
+        ...rows("inventory_transfer", (r) => onStop(r) && String(r["manifest_stop"]) === stop),
+        ...rows("inventory_transfer_inbound", (r) => onStop(r) && String(r["manifest_stop"]) === stop)
+      ])
+    }
+    case "sales":
+      return newest(rows("sale", (r) => atLicence(r) && String(r["transactionid"]) === item.provider_sale_id))
+    case "items":
+      return newest(rows("inventory", (r) =>
+        atLicence(r) &&
+        `${r["inventorytype"]}:${(r["productname"] as string | null)?.trim() || item.name}` === item.provider_item_id))
+    case "strains":
+      return newest([
+        ...rows("inventory", (r) => atLicence(r) && (r["strain"] as string | null)?.trim() === item.name),
+        ...rows("plant", (r) => atLicence(r) && (r["strain"] as string | null)?.trim() === item.name)
+      ])
+    case "locations": {
+      const [kind, roomid] = String(item.provider_location_id).split(":")
+      return newest(
+        rows(kind === "plant" ? "plant_room" : "inventory_room", (r) => atLicence(r) && r["roomid"] === roomid)
+      )
+    }
+    default:
+      return undefined
+  }
+}
+
+/** Runs a call while BioTrack stops answering, moving the clock past its timeout. */
+const unanswered = <A, E>(call: Effect.Effect<A, E>) =>
+  Effect.gen(function*() {
+    server.use(
+      http.post("*", ({ request }) =>
+        new Promise<Response>((resolve) => {
+          request.signal.addEventListener("abort", () => resolve(HttpResponse.error()))
+        }))
+    )
+    const fiber = yield* Effect.fork(call)
+    for (let i = 0; i < 200 && Option.isNone(yield* Fiber.poll(fiber)); i++) {
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+      yield* TestClock.adjust("31 seconds")
+    }
+    return yield* Fiber.join(fiber)
+  }).pipe(Effect.ensuring(Effect.sync(() => server.resetHandlers())))
+
 const fixture: ProviderContract.Fixture = {
   session,
   invalidCredentials: { ...good, password: "wrong-password" },
   facilityId,
+  updatedAt: sessiontime,
   failures: [
     {
       name: "an HTTP 500 becomes ProviderUnavailable",
       arrange: arrangeFault("sync_inventory", () => HttpResponse.text("oops", { status: 500 })),
       expected: "ProviderUnavailable",
       call: (port, fx) => port.list("packages", fresh("500"), fx.facilityId, {}, Page.firstPage)
+    },
+    {
+      name: "no answer within the timeout becomes ProviderTimeout",
+      arrange: Effect.void,
+      expected: "ProviderTimeout",
+      call: (port, fx) => unanswered(port.list("packages", fresh("timeout"), fx.facilityId, {}, Page.firstPage))
+    },
+    {
+      name: "an HTTP 429 becomes ProviderRateLimited",
+      arrange: arrangeFault("sync_inventory", () => HttpResponse.text("slow down", { status: 429 })),
+      expected: "ProviderRateLimited",
+      call: (port, fx) => port.list("packages", fresh("429"), fx.facilityId, {}, Page.firstPage)
     },
     {
       name: "errorcode 62 becomes ProviderPermissionDenied",
@@ -175,6 +271,12 @@ const fixture: ProviderContract.Fixture = {
         })),
       expected: "ProviderPermissionDenied",
       call: (port, fx) => port.list("plants", fresh("62"), fx.facilityId, {}, Page.firstPage)
+    },
+    {
+      name: "a login refused mid-connection becomes ProviderLoginRequired",
+      arrange: arrangeFault("login", () => HttpResponse.json({ success: 0, error: "Invalid username or password." })),
+      expected: "ProviderLoginRequired",
+      call: (port, fx) => port.list("strains", fresh("login"), fx.facilityId, {}, Page.firstPage)
     },
     {
       name: "a malformed row becomes ProviderInvalidResponse",
@@ -191,6 +293,27 @@ const fixture: ProviderContract.Fixture = {
         })),
       expected: "ProviderInvalidResponse",
       call: (port, fx) => port.list("sales", fresh("bad"), fx.facilityId, {}, Page.firstPage)
+    },
+    {
+      name: "a write BioTrack refuses on its merits becomes ProviderRejected",
+      arrange: arrangeFault(
+        "inventory_split",
+        () => HttpResponse.json({ success: 0, error: "The lot is on an open manifest." })
+      ),
+      expected: "ProviderRejected",
+      call: (port, fx) =>
+        Effect.flatMap(
+          port.get("packages", fresh("rejected"), fx.facilityId, Ids.make("package", "provider_b", "9000000000000001")),
+          (lot) =>
+            port.splitPackage(fresh("rejected"), fx.facilityId, {
+              item_name: lot.item_name,
+              item_category: lot.item_category,
+              item_strain: lot.item_strain,
+              quantity: 1,
+              unit_of_measure: lot.unit_of_measure,
+              source_package_ids: [lot.id]
+            })
+        )
     }
   ]
 }

@@ -4,6 +4,21 @@
  * under test and a fixture, and fails with a `ContractViolation` (or the provider error that
  * broke it).
  *
+ * What it proves, for one state of a provider (see `docs/adding-a-provider.md`, "What the
+ * conformance kit proves"):
+ * - the descriptor's claims: complete, base URLs for the state, the port reports the state's
+ *   capabilities, every claimed resource answers and every unclaimed one (its list, each of its
+ *   filters and a get) is `CapabilityNotEnabled`, every declared write works and every undeclared
+ *   one is `CapabilityNotEnabled`;
+ * - paging: consistent totals, per_page 1 walks every item once in order, per_page 100 covers the
+ *   list, a page past the end is empty with the true total;
+ * - every filter of every claimed list (the filters of `Query`, found from `Resource`): for values
+ *   taken from the unfiltered list, their edges, and values matching nothing, the filtered list
+ *   holds exactly the unfiltered items that pass;
+ * - every error kind: the ones the kit provokes itself ({@link errorCoverage}) and the
+ *   provider-side ones the fixture arranges ({@link providerSideKinds}); a kind the fixture neither
+ *   arranges nor declares not applicable, with a reason, fails a check that names it.
+ *
  * @example
  * ```ts
  * // adapter-provider-x/test/ProviderX.test.ts
@@ -18,26 +33,30 @@
  * ```
  *
  * Run the checks in order (writes come last and change the data the earlier checks read).
- * See `docs/adding-a-provider.md`.
  *
  * @since 0.1.0
  */
+import type { SchemaAST } from "effect"
 import { Context, Effect, Either, Redacted, Schema } from "effect"
 import * as Capabilities from "./Capabilities.js"
 import type * as Commands from "./Commands.js"
 import { Facility } from "./Facility.js"
 import * as Ids from "./Ids.js"
+import { toEpochMillis } from "./internal/calendar.js"
 import { deepEqual, firstDifference } from "./internal/equal.js"
 import type { Package } from "./Package.js"
 import * as Page from "./Page.js"
+import { GrowthPhase } from "./Plant.js"
 import type { ProviderDescriptor, WriteName } from "./ProviderDescriptor.js"
-import { problems } from "./ProviderDescriptor.js"
+import { baseUrl, problems } from "./ProviderDescriptor.js"
 import type { ProviderError } from "./ProviderError.js"
-import type { UsState } from "./ProviderName.js"
+import type { ProviderName, UsState } from "./ProviderName.js"
+import { stateCodes } from "./ProviderName.js"
 import { ProviderPort } from "./ProviderPort.js"
 import * as Query from "./Query.js"
 import * as Resource from "./Resource.js"
 import type { Session } from "./Session.js"
+import { TransferStatus } from "./Transfer.js"
 
 /**
  * A provider failure the fixture can cause, and the error it must become.
@@ -51,9 +70,20 @@ export interface FailureCase {
   readonly arrange: Effect.Effect<void>
   /** The tag the port must fail with. */
   readonly expected: ProviderError["_tag"]
-  /** The call that meets the failure; default: the first page of packages. */
+  /**
+   * The call that meets the failure; default: the first page of packages. It may also undo what
+   * `arrange` did (e.g. `Effect.ensuring` a fault switch off) or drive a `TestClock` for a timeout.
+   */
   readonly call?: (port: ProviderPort["Type"], fixture: Fixture) => Effect.Effect<unknown, ProviderError>
 }
+
+/**
+ * A filter of a resource, as `<resource>.<filter>`, e.g. `packages.updated_since`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type FilterKey = `${Resource.Name}.${string}`
 
 /**
  * What the adapter's test supplies.
@@ -73,7 +103,27 @@ export interface Fixture {
    * a dispensary no harvests). Writes always use `facilityId`.
    */
   readonly facilityFor?: Partial<Record<Resource.Name, string>>
+  /** Provider failures and the error each must become: at least one per {@link providerSideKinds}. */
   readonly failures: ReadonlyArray<FailureCase>
+  /**
+   * When a listed object last changed in the provider's data (epoch ms or an ISO date-time), as the
+   * provider's own change marker says (Metrc's `LastModified`, BioTrack's `sessiontime`): core
+   * objects carry no modification time, so the `updated_since` checks read it here. `null` for an
+   * object with no change marker (no `updated_since` returns it); `undefined` when the fixture
+   * cannot tell (the check fails, naming the object).
+   */
+  readonly updatedAt?: (resource: Resource.Name, item: any) => number | string | null | undefined
+  /**
+   * Coverage the fixture cannot give, each with its reason, so that what is missing stays visible
+   * in the fixture rather than silently untested. A declaration that is not needed (the kind is
+   * arranged; the data exercises the filter) fails its check, so declarations do not go stale.
+   */
+  readonly notApplicable?: {
+    /** Provider-side error kinds ({@link providerSideKinds}) the fixture cannot arrange. */
+    readonly failures?: Partial<Record<ProviderError["_tag"], string>>
+    /** Filters the fixture's data cannot tell from no filter (e.g. every package is off hold). */
+    readonly filters?: Partial<Record<FilterKey, string>>
+  }
 }
 
 /**
@@ -106,13 +156,62 @@ export interface Check {
   readonly run: Effect.Effect<void, ContractViolation | ProviderError, ProviderPort | ContractFixture>
 }
 
+/**
+ * The error kinds only the provider can cause: the fixture arranges each (a `FailureCase`), or
+ * declares it not applicable with a reason.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const providerSideKinds: ReadonlyArray<ProviderError["_tag"]> = [
+  "ProviderUnavailable",
+  "ProviderTimeout",
+  "ProviderRateLimited",
+  "ProviderInvalidResponse",
+  "ProviderLoginRequired",
+  "ProviderPermissionDenied",
+  "ProviderRejected"
+]
+
+/**
+ * How the kit covers each error kind of the family: `fixture` (arranged by the fixture, one check
+ * per kind), `kit` (provoked by the kit's own checks), or `none` (no port call can cause it).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const errorCoverage: {
+  readonly [K in ProviderError["_tag"]]: { readonly by: "fixture" | "kit" | "none"; readonly how: string }
+} = {
+  ProviderUnavailable: { by: "fixture", how: "the system down or answering 5xx past the adapter's retries" },
+  ProviderTimeout: { by: "fixture", how: "the system not answering within the adapter's deadline" },
+  ProviderRateLimited: { by: "fixture", how: "429s past the adapter's retries" },
+  ProviderInvalidResponse: { by: "fixture", how: "an answer off the provider's wire schema" },
+  ProviderLoginRequired: {
+    by: "fixture",
+    how: "a call refused for the login (an expired session, a locked account); the kit also checks a refused login"
+  },
+  ProviderPermissionDenied: { by: "fixture", how: "a login that may not read this facility or resource" },
+  ProviderRejected: { by: "fixture", how: "the system refusing a request on its merits (a write's validation)" },
+  ResourceNotFound: { by: "kit", how: "unknown and malformed ids of every claimed resource and of facilities" },
+  CapabilityNotEnabled: { by: "kit", how: "every resource, filter and write the descriptor does not claim" },
+  UnsupportedState: { by: "kit", how: "a session for a state the descriptor does not serve" },
+  InvalidInput: { by: "kit", how: "a session of another provider; an invalid command for each declared write" },
+  InsufficientQuantity: { by: "kit", how: "a split beyond its source (when split_package is declared)" },
+  SandboxOnly: { by: "kit", how: "a write with a production session (when any write is declared)" },
+  InvalidStateTransition: {
+    by: "none",
+    how: "no port call moves a state; the sandbox's scenarios raise it, and the sandbox's tests check them"
+  }
+}
+
+type Port = ProviderPort["Type"]
+type Assert = (condition: boolean, message: string) => Effect.Effect<void, ContractViolation>
+type AnyResource = Resource.Definition<any, any>
+
 const check = (
   name: string,
-  body: (
-    port: ProviderPort["Type"],
-    fixture: Fixture,
-    assert: (condition: boolean, message: string) => Effect.Effect<void, ContractViolation>
-  ) => Effect.Effect<void, ContractViolation | ProviderError>
+  body: (port: Port, fixture: Fixture, assert: Assert) => Effect.Effect<void, ContractViolation | ProviderError>
 ): Check => ({
   name,
   run: Effect.gen(function*() {
@@ -126,15 +225,16 @@ const check = (
   })
 })
 
+/** Succeeds with the error when the effect fails with `tag`; a violation otherwise. */
 const expectFailure = <A>(
   effect: Effect.Effect<A, ProviderError>,
   tag: ProviderError["_tag"],
   name: string
-): Effect.Effect<void, ContractViolation> =>
+): Effect.Effect<ProviderError, ContractViolation> =>
   Effect.either(effect).pipe(
     Effect.flatMap((result) =>
       Either.isLeft(result) && result.left._tag === tag
-        ? Effect.void
+        ? Effect.succeed(result.left)
         : Effect.fail(
           new ContractViolation({
             check: name,
@@ -146,11 +246,7 @@ const expectFailure = <A>(
     )
   )
 
-const exactFields = (
-  schema: Schema.Schema<any, any>,
-  item: unknown,
-  assert: (condition: boolean, message: string) => Effect.Effect<void, ContractViolation>
-) => {
+const exactFields = (schema: Schema.Schema<any, any>, item: unknown, assert: Assert) => {
   const ast = schema.ast
   const expected = ast._tag === "TypeLiteral" ? ast.propertySignatures.map((p) => String(p.name)).sort() : []
   const actual = Object.keys(item as object).sort()
@@ -162,11 +258,163 @@ const exactFields = (
   )
 }
 
-type AnyResource = Resource.Definition<any, any>
-
 const facilityOf = (fx: Fixture, name: Resource.Name): string => fx.facilityFor?.[name] ?? fx.facilityId
 
 const idOf = (item: unknown): string => (item as { readonly id: string }).id
+
+const iso = (ms: number): string => new Date(ms).toISOString()
+
+const nonNull = <A>(a: A | null | undefined): a is A => a !== null && a !== undefined
+
+const distinct = <A>(xs: ReadonlyArray<A>): Array<A> => [...new Set(xs)]
+
+/** Up to `n` of `xs`: the first, the last and evenly between. */
+const spread = <A>(xs: ReadonlyArray<A>, n: number): ReadonlyArray<A> =>
+  xs.length <= n
+    ? xs
+    : distinct(Array.from({ length: n }, (_, i) => xs[Math.round((i * (xs.length - 1)) / (n - 1))]!))
+
+const listed = (ids: ReadonlyArray<string>, max = 5) =>
+  `[${ids.slice(0, max).join(", ")}${ids.length > max ? `, … ${ids.length - max} more` : ""}]`
+
+/** Whether the error names a provider other than the port's. */
+const foreignProvider = (error: ProviderError, provider: ProviderName): string | undefined => {
+  const named = (error as { readonly provider?: unknown }).provider
+  return named === undefined || named === provider ? undefined : String(named)
+}
+
+// ------------------------------------------------------------------ the descriptor and sessions
+
+const otherProvider = (name: ProviderName): ProviderName =>
+  name === "provider_contract_other" ? "provider_contract_else" : "provider_contract_other"
+
+const descriptorChecks = (state: UsState): ReadonlyArray<Check> => [
+  check("descriptor: is complete and consistent", (port, _fx, assert) => {
+    const found = problems(port.descriptor)
+    return assert(found.length === 0, found.join("; "))
+  }),
+  check(`descriptor: ${state} has a sandbox and a production base URL`, (port, _fx, assert) =>
+    Effect.gen(function*() {
+      for (const environment of ["sandbox", "production"] as const) {
+        const url = yield* baseUrl(port.descriptor, state, environment)
+        yield* assert(/^https?:\/\/\S+$/.test(url), `the ${environment} base URL of ${state} is ${url}`)
+      }
+    })),
+  check(
+    `descriptor: the port reports ${state}'s capabilities as the descriptor claims them`,
+    (port, _fx, assert) =>
+      Effect.gen(function*() {
+        const reported = yield* port.capabilities(state)
+        const claimed = port.descriptor.capabilities[state]
+        yield* assert(
+          deepEqual(reported, claimed),
+          `the port reports capabilities that differ from the descriptor at ${firstDifference(reported, claimed)}`
+        )
+      })
+  ),
+  check("credentials: the fixture login passes the credential check", (port, fx) => port.checkCredentials(fx.session)),
+  check("credentials: a refused login is ProviderLoginRequired", (port, fx) =>
+    expectFailure(
+      port.checkCredentials({
+        ...fx.session,
+        key: `${fx.session.key}:refused`,
+        credentials: Redacted.make(fx.invalidCredentials)
+      }),
+      "ProviderLoginRequired",
+      "refused login"
+    )),
+  check("sessions: a state the provider does not serve is UnsupportedState", (port, fx) =>
+    Effect.gen(function*() {
+      const other = stateCodes.find((s) => port.descriptor.capabilities[s] === undefined)
+      if (other === undefined) return // it serves every state
+      yield* expectFailure(port.capabilities(other), "UnsupportedState", "capabilities of an unserved state")
+      yield* expectFailure(
+        port.listFacilities({ ...fx.session, state: other }, Page.firstPage),
+        "UnsupportedState",
+        "facilities in an unserved state"
+      )
+    })),
+  check("sessions: a session of another provider is InvalidInput", (port, fx) =>
+    Effect.asVoid(
+      expectFailure(
+        port.listFacilities({ ...fx.session, provider: otherProvider(port.descriptor.name) }, Page.firstPage),
+        "InvalidInput",
+        "foreign session"
+      )
+    ))
+]
+
+// ------------------------------------------------------------------ facilities
+
+const facilityChecks: ReadonlyArray<Check> = [
+  check(
+    "facilities: per_page 1 walks every facility once and holds the fixture facility",
+    (port, fx, assert) =>
+      Effect.gen(function*() {
+        const first = yield* port.listFacilities(fx.session, { page: 1, per_page: 1 })
+        const total = first.pagination.total
+        yield* assert(total >= 1, "the login reaches no facility")
+        yield* assert(
+          first.pagination.total_pages === total,
+          `total_pages ${first.pagination.total_pages} at per_page 1`
+        )
+        const ids: Array<string> = []
+        for (let n = 1; n <= total; n++) {
+          const page = n === 1 ? first : yield* port.listFacilities(fx.session, { page: n, per_page: 1 })
+          yield* assert(
+            page.items.length === 1 && page.pagination.total === total,
+            `facility page ${n} is inconsistent`
+          )
+          ids.push(...page.items.map(idOf))
+        }
+        yield* assert(new Set(ids).size === total, "facility ids repeat")
+        yield* assert(ids.includes(fx.facilityId), `the fixture facility ${fx.facilityId} is not listed`)
+        const past = yield* port.listFacilities(fx.session, { page: total + 1, per_page: 1 })
+        yield* assert(past.items.length === 0 && past.pagination.total === total, "the page past the end is not empty")
+        const max = yield* port.listFacilities(fx.session, { page: 1, per_page: Page.MAX_PER_PAGE })
+        yield* assert(
+          deepEqual(max.items.slice(0, total).map(idOf), ids.slice(0, Page.MAX_PER_PAGE)),
+          `per_page ${Page.MAX_PER_PAGE} lists other facilities, or another order, than per_page 1`
+        )
+      })
+  ),
+  check(
+    "facilities: a get returns the listed object with exactly the spec's fields",
+    (port, fx, assert) =>
+      Effect.gen(function*() {
+        const page = yield* port.listFacilities(fx.session, { page: 1, per_page: Page.MAX_PER_PAGE })
+        for (const facility of page.items) {
+          yield* exactFields(Facility, facility, assert)
+          const got = yield* port.getFacility(fx.session, facility.id)
+          yield* assert(deepEqual(got, facility), `getFacility differs at ${firstDifference(got, facility)}`)
+        }
+      })
+  ),
+  check("facilities: an unknown id is ResourceNotFound", (port, fx) =>
+    Effect.gen(function*() {
+      const missing = Ids.make("facility", port.descriptor.name, "tracebridge-contract-missing-0")
+      yield* expectFailure(port.getFacility(fx.session, missing), "ResourceNotFound", "facility missing")
+      yield* expectFailure(
+        port.list("packages", fx.session, missing.replace(/^fac_/, "xyz_"), {}, Page.firstPage),
+        "ResourceNotFound",
+        "malformed facility"
+      )
+    }))
+]
+
+// ------------------------------------------------------------------ resources: capability, paging, reads
+
+const claimedCheck = (name: Resource.Name, state: string) => {
+  const definition: AnyResource = Resource.resources[name]
+  return check(
+    `${name}: claimed in ${state} (${definition.capability}), its list answers`,
+    (port, fx, assert) =>
+      Effect.gen(function*() {
+        const page = yield* port.list(name, fx.session, facilityOf(fx, name), {}, Page.firstPage)
+        yield* assert(page.pagination.page === 1, "the first page does not say it is page 1")
+      })
+  )
+}
 
 const pagingCheck = (name: Resource.Name) =>
   check(`${name}: lists paginate consistently`, (port, fx, assert) =>
@@ -204,6 +452,45 @@ const pagingCheck = (name: Resource.Name) =>
       })
       yield* assert(past.items.length === 0, `the page past the end holds ${past.items.length} items`)
       yield* assert(past.pagination.total === total, `the page past the end says total ${past.pagination.total}`)
+    }))
+
+/** Walks every page at `perPage` and compares it with the whole list, then the page past the end. */
+const walkCheck = (name: Resource.Name, perPage: number, title: string) =>
+  check(`${name}: ${title}`, (port, fx, assert) =>
+    Effect.gen(function*() {
+      const facilityId = facilityOf(fx, name)
+      const all = (yield* port.listAll(name, fx.session, facilityId, {})).map(idOf)
+      const total = all.length
+      const totalPages = Math.ceil(total / perPage)
+      const seen: Array<string> = []
+      for (let n = 1; n <= Math.max(1, totalPages); n++) {
+        const page = yield* port.list(name, fx.session, facilityId, {}, { page: n, per_page: perPage })
+        const { pagination } = page
+        yield* assert(
+          pagination.total === total && pagination.total_pages === totalPages,
+          `page ${n} at per_page ${perPage} says total ${pagination.total} in ${pagination.total_pages} pages; ` +
+            `the whole list has ${total} (${totalPages} pages)`
+        )
+        yield* assert(
+          pagination.page === n && pagination.per_page === perPage,
+          `page ${n} at per_page ${perPage} echoes page ${pagination.page}, per_page ${pagination.per_page}`
+        )
+        const expected = all.slice((n - 1) * perPage, n * perPage)
+        const ids = page.items.map(idOf)
+        yield* assert(
+          deepEqual(ids, expected),
+          `page ${n} at per_page ${perPage} holds ${listed(ids)}, expected ${listed(expected)}`
+        )
+        seen.push(...ids)
+      }
+      yield* assert(new Set(seen).size === seen.length, `the pages at per_page ${perPage} repeat an item`)
+      yield* assert(seen.length === total, `the pages at per_page ${perPage} hold ${seen.length} of ${total} items`)
+      const past = yield* port.list(name, fx.session, facilityId, {}, { page: totalPages + 1, per_page: perPage })
+      yield* assert(
+        past.items.length === 0 && past.pagination.total === total && past.pagination.total_pages === totalPages,
+        `page ${totalPages + 1} (past the end) at per_page ${perPage} holds ${past.items.length} items, ` +
+          `says total ${past.pagination.total} in ${past.pagination.total_pages} pages`
+      )
     }))
 
 const getCheck = (name: Resource.Name) =>
@@ -255,121 +542,461 @@ const notFoundCheck = (name: Resource.Name, descriptor: ProviderDescriptor) =>
       )
     }))
 
-const filterPredicates: Partial<Record<Resource.Name, (item: any) => { query: object; matches: (x: any) => boolean }>> =
-  {
-    packages: (p) => {
-      const query: Query.Packages = { is_on_hold: p.is_on_hold }
-      return { query, matches: Query.matchesPackage(query) }
-    },
-    plants: (p) => {
-      const query: Query.Plants = { growth_phase: p.growth_phase }
-      return { query, matches: Query.matchesPlant(query) }
-    },
-    lab_results: (r) => {
-      const query: Query.LabResults = { package_id: r.package_id }
-      return { query, matches: Query.matchesLabResult(query) }
-    },
-    transfers: (t) => {
-      const query: Query.Transfers = { status: t.status }
-      return { query, matches: Query.matchesTransfer(query) }
-    },
-    sales: (s) => {
-      const query: Query.Sales = { from: s.sale_date, to: s.sale_date }
-      return { query, matches: Query.matchesSale(query) }
-    }
+// ------------------------------------------------------------------ filters
+
+/**
+ * The filters of a resource's list, read from its query schema (`Query`), so a filter added there
+ * gets a check here (which fails until the kit knows how to check it).
+ *
+ * @since 0.1.0
+ * @category reflection
+ */
+export const filtersOf = (name: Resource.Name): ReadonlyArray<string> => {
+  let ast: SchemaAST.AST = (Resource.resources[name] as AnyResource).query.ast
+  while (ast._tag === "Refinement") ast = ast.from
+  return ast._tag === "TypeLiteral" ? ast.propertySignatures.map((p) => String(p.name)) : []
+}
+
+interface FilterCase {
+  readonly query: Readonly<Record<string, unknown>>
+  readonly matches: (item: any) => boolean
+}
+
+interface FilterPlan {
+  readonly cases: ReadonlyArray<FilterCase>
+  /** Why the data cannot exercise the filter, when it cannot. */
+  readonly thin?: string
+}
+
+interface FilterEnv {
+  readonly port: Port
+  readonly fixture: Fixture
+  readonly resource: Resource.Name
+  readonly facilityId: string
+}
+
+type FilterSpec = (all: ReadonlyArray<any>, env: FilterEnv) => Effect.Effect<FilterPlan, ProviderError>
+
+const caseOf = (query: Readonly<Record<string, unknown>>, predicate: (q: any) => (item: any) => boolean) => ({
+  query,
+  matches: predicate(query)
+})
+
+/** Every value of a closed set. */
+const oneOf =
+  (field: string, values: ReadonlyArray<unknown>, predicate: (q: any) => (item: any) => boolean): FilterSpec => () =>
+    Effect.succeed({ cases: values.map((value) => caseOf({ [field]: value }, predicate)) })
+
+/** Up to `limit` values present in the data (the first, the last, evenly between), and values present nowhere. */
+const sampled = (
+  field: string,
+  valueOf: (item: any) => string | null,
+  nowhere: (env: FilterEnv) => ReadonlyArray<string>,
+  predicate: (q: any) => (item: any) => boolean,
+  limit: number
+): FilterSpec =>
+(all, env) => {
+  const present = distinct(all.map(valueOf).filter(nonNull))
+  const absent = nowhere(env).filter((v) => !present.includes(v))
+  return Effect.succeed({
+    cases: [...spread(present, limit), ...absent].map((value) => caseOf({ [field]: value }, predicate))
+  })
+}
+
+/**
+ * `updated_since` (at or after, DECISIONS "Paths"), from the fixture's `updatedAt`: at the second
+ * newest change (so some objects fall before it), one millisecond later (the objects changed at
+ * that instant drop out), and just after the newest change (nothing).
+ */
+const updatedSince: FilterSpec = (all, env) => {
+  const oracle = env.fixture.updatedAt
+  if (oracle === undefined) {
+    return Effect.succeed({
+      cases: [],
+      thin: "the fixture gives no updatedAt, so the kit cannot tell which objects changed when"
+    })
   }
-
-const filterCheck = (name: Resource.Name) =>
-  check(`${name}: filters narrow the list`, (port, fx, assert) =>
-    Effect.gen(function*() {
-      const all = yield* port.listAll(name, fx.session, facilityOf(fx, name), {})
-      const sample = all[0]
-      yield* assert(sample !== undefined, `the fixture facility holds no ${name}`)
-      const { matches, query } = filterPredicates[name]!(sample)
-      const filtered = yield* port.listAll(name, fx.session, facilityOf(fx, name), query as never)
-      const expected = all.filter(matches).map(idOf).sort()
-      yield* assert(
-        deepEqual(filtered.map(idOf).sort(), expected),
-        `filter ${JSON.stringify(query)} gave ${filtered.length} items, expected ${expected.length}`
-      )
-    }))
-
-const disabledCheck = (name: Resource.Name, state: string) =>
-  check(`${name}: not offered in ${state}, answers CapabilityNotEnabled`, (port, fx) =>
-    Effect.gen(function*() {
-      yield* expectFailure(
-        port.list(name, fx.session, facilityOf(fx, name), {}, Page.firstPage),
-        "CapabilityNotEnabled",
-        `${name} disabled`
-      )
-    }))
-
-const facilityChecks: ReadonlyArray<Check> = [
-  check("descriptor: is complete and consistent", (port, _fx, assert) => {
-    const found = problems(port.descriptor)
-    return assert(found.length === 0, found.join("; "))
-  }),
-  check("credentials: the fixture login passes the credential check", (port, fx) => port.checkCredentials(fx.session)),
-  check("credentials: a refused login is ProviderLoginRequired", (port, fx) =>
-    expectFailure(
-      port.checkCredentials({
-        ...fx.session,
-        key: `${fx.session.key}:refused`,
-        credentials: Redacted.make(fx.invalidCredentials)
-      }),
-      "ProviderLoginRequired",
-      "refused login"
-    )),
-  check(
-    "facilities: the list paginates consistently and holds the fixture facility",
-    (port, fx, assert) =>
-      Effect.gen(function*() {
-        const first = yield* port.listFacilities(fx.session, { page: 1, per_page: 1 })
-        const total = first.pagination.total
-        yield* assert(total >= 1, "the login reaches no facility")
-        const ids: Array<string> = []
-        for (let n = 1; n <= total; n++) {
-          const page = n === 1 ? first : yield* port.listFacilities(fx.session, { page: n, per_page: 1 })
-          yield* assert(
-            page.items.length === 1 && page.pagination.total === total,
-            `facility page ${n} is inconsistent`
-          )
-          ids.push(...page.items.map(idOf))
-        }
-        yield* assert(new Set(ids).size === total, "facility ids repeat")
-        yield* assert(ids.includes(fx.facilityId), `the fixture facility ${fx.facilityId} is not listed`)
-        const past = yield* port.listFacilities(fx.session, { page: total + 1, per_page: 1 })
-        yield* assert(past.items.length === 0 && past.pagination.total === total, "the page past the end is not empty")
+  const times = new Map<string, number | null>()
+  for (const item of all) {
+    const at = oracle(env.resource, item)
+    if (at === undefined) {
+      return Effect.succeed({
+        cases: [],
+        thin: `the fixture's updatedAt does not say when ${env.resource} ${idOf(item)} changed`
       })
-  ),
-  check(
-    "facilities: a get returns the listed object with exactly the spec's fields",
-    (port, fx, assert) =>
-      Effect.gen(function*() {
-        const page = yield* port.listFacilities(fx.session, { page: 1, per_page: Page.MAX_PER_PAGE })
-        for (const facility of page.items) {
-          yield* exactFields(Facility, facility, assert)
-          const got = yield* port.getFacility(fx.session, facility.id)
-          yield* assert(deepEqual(got, facility), `getFacility differs at ${firstDifference(got, facility)}`)
-        }
-      })
-  ),
-  check("facilities: an unknown id is ResourceNotFound", (port, fx) =>
-    Effect.gen(function*() {
-      const missing = Ids.make("facility", port.descriptor.name, "tracebridge-contract-missing-0")
-      yield* expectFailure(port.getFacility(fx.session, missing), "ResourceNotFound", "facility missing")
-      yield* expectFailure(
-        port.list("packages", fx.session, missing.replace(/^fac_/, "xyz_"), {}, Page.firstPage),
-        "ResourceNotFound",
-        "malformed facility"
-      )
-    }))
+    }
+    times.set(idOf(item), at === null ? null : typeof at === "number" ? at : toEpochMillis(at))
+  }
+  const known = distinct([...times.values()].filter(nonNull)).sort((a, b) => b - a)
+  if (known.length === 0) {
+    return Effect.succeed({ cases: [], thin: `no ${env.resource} of the fixture facility has a change marker` })
+  }
+  const since = (ms: number): FilterCase => ({
+    query: { updated_since: iso(ms) },
+    matches: (item) => {
+      const t = times.get(idOf(item))
+      return t !== undefined && t !== null && t >= ms
+    }
+  })
+  const boundary = known[Math.min(1, known.length - 1)]!
+  return Effect.succeed({ cases: [since(boundary), since(boundary + 1), since(known[0]! + 1)] })
+}
+
+/**
+ * `from` or `to` (inclusive, DECISIONS "Paths") on a date-time field: at a date of the data, one
+ * millisecond past it (the objects of that instant drop out), past every date (nothing), and for
+ * `to` also `from` = `to` = one date (exactly the objects of that instant). Undated objects pass
+ * no bound.
+ */
+const dateBound = (
+  bound: "from" | "to",
+  dateOf: (item: any) => string | null,
+  predicate: (q: any) => (item: any) => boolean
+): FilterSpec =>
+(all, env) => {
+  const dates = distinct(all.map(dateOf).filter(nonNull).map(toEpochMillis)).sort((a, b) => a - b)
+  if (dates.length === 0) {
+    return Effect.succeed({ cases: [], thin: `no ${env.resource} of the fixture facility is dated` })
+  }
+  const first = dates[0]!
+  const last = dates[dates.length - 1]!
+  const late = dates[Math.max(0, dates.length - 2)]!
+  const early = dates[Math.min(1, dates.length - 1)]!
+  return Effect.succeed({
+    cases: bound === "from"
+      ? [
+        caseOf({ from: iso(late) }, predicate),
+        caseOf({ from: iso(late + 1) }, predicate),
+        caseOf({ from: iso(last + 1) }, predicate)
+      ]
+      : [
+        caseOf({ to: iso(early) }, predicate),
+        caseOf({ to: iso(early - 1) }, predicate),
+        caseOf({ to: iso(first - 1) }, predicate),
+        caseOf({ from: iso(late), to: iso(late) }, predicate)
+      ]
+  })
+}
+
+/**
+ * `direction`, relative to the facility asked: outgoing when the transfer's `shipper_facility` names
+ * it (by id, licence number or name, as the spec allows), incoming otherwise.
+ */
+const direction: FilterSpec = (_all, env) =>
+  Effect.map(env.port.getFacility(env.fixture.session, env.facilityId), (facility) => {
+    const names = new Set(
+      [facility.id, facility.license_number, facility.name, facility.display_name, facility.alias].filter(nonNull)
+    )
+    return {
+      cases: (["incoming", "outgoing"] as const).map((value) => ({
+        query: { direction: value },
+        matches: (t: { readonly shipper_facility: string }) => names.has(t.shipper_facility) === (value === "outgoing")
+      }))
+    }
+  })
+
+const missingPackage = (env: FilterEnv) => [
+  Ids.make("package", env.port.descriptor.name, "tracebridge-contract-missing-0"),
+  "not-an-id"
 ]
 
-const pickPackage = (port: ProviderPort["Type"], fx: Fixture) =>
+/** How the kit checks each filter of each list (the semantics are `Query`'s predicates). */
+const filterSpecs: { readonly [R in Resource.Name]: Readonly<Record<string, FilterSpec>> } = {
+  packages: {
+    updated_since: updatedSince,
+    is_on_hold: oneOf("is_on_hold", [true, false], Query.matchesPackage),
+    lab_testing_state: sampled(
+      "lab_testing_state",
+      (p) => p.lab_testing_state,
+      () => ["TracebridgeContractNoSuchState"],
+      Query.matchesPackage,
+      6
+    ),
+    tag: sampled("tag", (p) => p.tag, () => ["TRACEBRIDGE-CONTRACT-NO-SUCH-TAG"], Query.matchesPackage, 3)
+  },
+  plants: {
+    updated_since: updatedSince,
+    growth_phase: oneOf("growth_phase", GrowthPhase.literals, Query.matchesPlant)
+  },
+  harvests: { updated_since: updatedSince },
+  lab_results: {
+    updated_since: updatedSince,
+    package_id: sampled("package_id", (r) => r.package_id, missingPackage, Query.matchesLabResult, 3)
+  },
+  transfers: {
+    updated_since: updatedSince,
+    status: oneOf("status", TransferStatus.literals, Query.matchesTransfer),
+    direction
+  },
+  sales: {
+    updated_since: updatedSince,
+    from: dateBound("from", (s) => s.sale_date, Query.matchesSale),
+    to: dateBound("to", (s) => s.sale_date, Query.matchesSale)
+  },
+  sales_deliveries: {
+    updated_since: updatedSince,
+    from: dateBound("from", (d) => d.delivery_date, Query.matchesSalesDelivery),
+    to: dateBound("to", (d) => d.delivery_date, Query.matchesSalesDelivery)
+  },
+  items: { updated_since: updatedSince },
+  strains: { updated_since: updatedSince },
+  locations: { updated_since: updatedSince },
+  patients: { updated_since: updatedSince }
+}
+
+const filterCheck = (name: Resource.Name, filter: string) =>
+  check(
+    `${name}: the ${filter} filter returns exactly the matching items`,
+    (port, fx, assert) =>
+      Effect.gen(function*() {
+        const key: FilterKey = `${name}.${filter}`
+        const spec = filterSpecs[name][filter]
+        yield* assert(spec !== undefined, `the kit does not know how to check the ${filter} filter of ${name}`)
+        const facilityId = facilityOf(fx, name)
+        const all = yield* port.listAll(name, fx.session, facilityId, {})
+        yield* assert(all.length > 0, `the fixture facility holds no ${name}`)
+        const byId = new Map(all.map((item) => [idOf(item), item]))
+        const plan = yield* spec!(all, { port, fixture: fx, resource: name, facilityId })
+        for (const { matches, query } of plan.cases) {
+          const shown = JSON.stringify(query)
+          const expected = all.filter(matches).map(idOf)
+          const got = yield* port.listAll(name, fx.session, facilityId, query as never)
+          const ids = got.map(idOf)
+          yield* assert(new Set(ids).size === ids.length, `${shown} repeats items`)
+          const missing = expected.filter((id) => !ids.includes(id))
+          const extra = ids.filter((id) => !expected.includes(id))
+          yield* assert(
+            missing.length === 0 && extra.length === 0,
+            `${shown} returned ${ids.length} of the ${all.length} unfiltered items, expected ${expected.length}: ` +
+              `missing ${listed(missing)}, not matching ${listed(extra)}`
+          )
+          for (const item of got) {
+            const unfiltered = byId.get(idOf(item))
+            yield* assert(
+              deepEqual(item, unfiltered),
+              `${shown} returns ${idOf(item)} unlike the unfiltered list, at ${firstDifference(item, unfiltered)}`
+            )
+          }
+          const page = yield* port.list(name, fx.session, facilityId, query as never, {
+            page: 1,
+            per_page: Page.MAX_PER_PAGE
+          })
+          const pageIds = page.items.map(idOf)
+          yield* assert(
+            page.pagination.total === expected.length &&
+              page.pagination.total_pages === Math.ceil(expected.length / Page.MAX_PER_PAGE),
+            `${shown}: page 1 says total ${page.pagination.total} in ${page.pagination.total_pages} pages, ` +
+              `expected ${expected.length}`
+          )
+          yield* assert(
+            pageIds.length === Math.min(expected.length, Page.MAX_PER_PAGE) &&
+              pageIds.every((id) => expected.includes(id)),
+            `${shown}: page 1 holds ${listed(pageIds)}, not the first matching items`
+          )
+        }
+        const discriminating = plan.cases.some((c) => {
+          const n = all.filter(c.matches).length
+          return n > 0 && n < all.length
+        })
+        const thin = plan.thin ??
+          (discriminating
+            ? undefined
+            : `no tried value of ${filter} keeps some ${name} and drops others, so it cannot be told from no filter`)
+        const declared = fx.notApplicable?.filters?.[key]
+        yield* assert(
+          thin === undefined || (declared !== undefined && declared.trim().length > 0),
+          `${thin}: give the fixture data that tells the values apart, or declare notApplicable.filters["${key}"] ` +
+            "with a reason"
+        )
+        yield* assert(
+          thin !== undefined || declared === undefined,
+          `notApplicable.filters["${key}"] says "${declared}", but the data exercises the filter: remove it`
+        )
+      })
+  )
+
+const sampleFilterValue = (filter: string, provider: ProviderName): unknown =>
+  ({
+    updated_since: "2026-01-01T00:00:00Z",
+    from: "2026-01-01T00:00:00Z",
+    to: "2026-12-31T23:59:59Z",
+    is_on_hold: true,
+    lab_testing_state: "TestPassed",
+    tag: "TRACEBRIDGE-CONTRACT-TAG",
+    growth_phase: "vegetative",
+    status: "pending",
+    direction: "incoming",
+    package_id: Ids.make("package", provider, "tracebridge-contract-missing-0")
+  } as Record<string, unknown>)[filter]
+
+const disabledCheck = (name: Resource.Name, state: string) => {
+  const definition: AnyResource = Resource.resources[name]
+  return check(
+    `${name}: not claimed in ${state}, its list, each filter and a get answer CapabilityNotEnabled`,
+    (port, fx, assert) =>
+      Effect.gen(function*() {
+        const facilityId = facilityOf(fx, name)
+        const refused = (error: ProviderError, what: string) => {
+          const e = error as { readonly capability?: unknown; readonly state?: unknown }
+          return assert(
+            e.capability === definition.capability && e.state === state,
+            `${what}: CapabilityNotEnabled names capability ${String(e.capability)} in ${
+              String(e.state)
+            }, expected ${definition.capability} in ${state}`
+          )
+        }
+        const list = yield* expectFailure(
+          port.list(name, fx.session, facilityId, {}, Page.firstPage),
+          "CapabilityNotEnabled",
+          `${name} disabled`
+        )
+        yield* refused(list, "the list")
+        for (const filter of filtersOf(name)) {
+          const value = sampleFilterValue(filter, port.descriptor.name)
+          yield* assert(value !== undefined, `the kit has no sample value for the ${filter} filter`)
+          const error = yield* expectFailure(
+            port.list(name, fx.session, facilityId, { [filter]: value } as never, Page.firstPage),
+            "CapabilityNotEnabled",
+            `${name} disabled, filtered by ${filter}`
+          )
+          yield* refused(error, `the ${filter} filter`)
+        }
+        const missing = Ids.make(definition.kind, port.descriptor.name, "tracebridge-contract-missing-0")
+        const get = yield* expectFailure(
+          port.get(name, fx.session, facilityId, missing),
+          "CapabilityNotEnabled",
+          `${name} get disabled`
+        )
+        yield* refused(get, "a get")
+      })
+  )
+}
+
+// ------------------------------------------------------------------ failures
+
+const runCase = (port: Port, fx: Fixture, failure: FailureCase, assert: Assert) =>
+  Effect.gen(function*() {
+    yield* failure.arrange
+    const call = failure.call?.(port, fx) ?? port.list("packages", fx.session, fx.facilityId, {}, Page.firstPage)
+    const error = yield* expectFailure(call, failure.expected, failure.name)
+    const foreign = foreignProvider(error, port.descriptor.name)
+    yield* assert(
+      foreign === undefined,
+      `${failure.name}: the ${error._tag} names provider ${foreign}, not ${port.descriptor.name}`
+    )
+  })
+
+const declaredReason = (fx: Fixture, kind: ProviderError["_tag"]): string | undefined => {
+  const reason = fx.notApplicable?.failures?.[kind]
+  return reason !== undefined && reason.trim().length > 0 ? reason : undefined
+}
+
+const failureCoverageCheck = check(
+  "failures: the fixture arranges every provider-side error kind, or says why not",
+  (_port, fx, assert) =>
+    Effect.gen(function*() {
+      const arranged = new Set(fx.failures.map((f) => f.expected))
+      const missing = providerSideKinds.filter((k) => !arranged.has(k) && declaredReason(fx, k) === undefined)
+      const stale = providerSideKinds.filter((k) => arranged.has(k) && fx.notApplicable?.failures?.[k] !== undefined)
+      const unknown = Object.keys(fx.notApplicable?.failures ?? {}).filter(
+        (k) => !providerSideKinds.includes(k as ProviderError["_tag"])
+      )
+      yield* assert(
+        missing.length === 0,
+        `not arranged: ${missing.join(", ")}. Add a FailureCase for each, or declare notApplicable.failures.<kind> ` +
+          "with the reason the fixture cannot cause it"
+      )
+      yield* assert(stale.length === 0, `declared not applicable but arranged: ${stale.join(", ")}`)
+      yield* assert(
+        unknown.length === 0,
+        `notApplicable.failures names kinds the kit provokes itself: ${unknown.join(", ")}`
+      )
+    })
+)
+
+const failureKindCheck = (kind: ProviderError["_tag"]) =>
+  check(
+    `failures: ${kind} arranged by the fixture maps into the error family`,
+    (port, fx, assert) =>
+      Effect.gen(function*() {
+        const cases = fx.failures.filter((f) => f.expected === kind)
+        yield* assert(
+          cases.length > 0 || declaredReason(fx, kind) !== undefined,
+          `the fixture arranges no failure that must become ${kind}: add a FailureCase, or declare ` +
+            `notApplicable.failures.${kind} with a reason`
+        )
+        for (const failure of cases) yield* runCase(port, fx, failure, assert)
+      })
+  )
+
+const otherFailuresCheck = check(
+  "failures: the fixture's other cases map as expected",
+  (port, fx, assert) =>
+    Effect.forEach(
+      fx.failures.filter((f) => !providerSideKinds.includes(f.expected)),
+      (failure) => runCase(port, fx, failure, assert),
+      { discard: true }
+    )
+)
+
+// ------------------------------------------------------------------ writes
+
+const pickPackage = (port: Port, fx: Fixture) =>
   Effect.map(
     port.listAll("packages", fx.session, fx.facilityId, { is_on_hold: false }),
     (all) => all.find((p) => p.quantity >= 2)
+  )
+
+const invalidWrites = (port: Port, fx: Fixture): Record<WriteName, Effect.Effect<unknown, ProviderError>> => ({
+  split_package: port.splitPackage(fx.session, fx.facilityId, {
+    item_name: "x",
+    item_category: "x",
+    item_strain: null,
+    quantity: -1,
+    unit_of_measure: "Grams",
+    source_package_ids: []
+  }),
+  record_lab_result: port.recordLabResult(fx.session, fx.facilityId, {
+    package_id: Ids.make("package", port.descriptor.name, "1"),
+    lab_name: "x",
+    overall_passed: true,
+    results: [],
+    lab_license: null,
+    test_type: "ComplianceTesting",
+    test_date: null
+  }),
+  create_transfer: port.createTransfer(fx.session, fx.facilityId, {
+    transfer_type: "Transfer",
+    shipper_facility: "x",
+    recipient_facility: "y",
+    packages: [],
+    estimated_departure: null,
+    estimated_arrival: null,
+    transporter: null,
+    driver_name: null,
+    vehicle_info: null
+  })
+})
+
+const invalidWriteCheck = (name: WriteName) =>
+  check(
+    `writes: ${name} with an invalid command is InvalidInput and changes nothing`,
+    (port, fx, assert) =>
+      Effect.gen(function*() {
+        const counts = () =>
+          Effect.all([
+            port.list("packages", fx.session, fx.facilityId, {}, Page.firstPage),
+            port.list("transfers", fx.session, fx.facilityId, {}, Page.firstPage),
+            port.list("lab_results", fx.session, fx.facilityId, {}, Page.firstPage)
+          ]).pipe(
+            Effect.map((pages) => pages.map((p) => p.pagination.total)),
+            Effect.catchTag("CapabilityNotEnabled", () => Effect.succeed<ReadonlyArray<number>>([]))
+          )
+        const before = yield* counts()
+        yield* expectFailure(invalidWrites(port, fx)[name], "InvalidInput", `${name} invalid`)
+        const after = yield* counts()
+        yield* assert(deepEqual(before, after), `a refused ${name} changed the lists: [${before}] → [${after}]`)
+      })
   )
 
 const writeChecks: Record<WriteName, ReadonlyArray<Check>> = {
@@ -534,7 +1161,7 @@ const productionRefusal = check(
 )
 
 const undeclaredWrite = (name: WriteName) =>
-  check(`writes: ${name} is not offered, answers CapabilityNotEnabled`, (port, fx) => {
+  check(`writes: ${name} is not declared, answers CapabilityNotEnabled`, (port, fx) => {
     const calls: Record<WriteName, Effect.Effect<unknown, ProviderError>> = {
       split_package: port.splitPackage(fx.session, fx.facilityId, {
         item_name: "x",
@@ -574,23 +1201,20 @@ const undeclaredWrite = (name: WriteName) =>
     return expectFailure(calls[name], "CapabilityNotEnabled", `${name} undeclared`)
   })
 
-const failureChecks = check(
-  "failures: provider failures map into the error family",
-  (port, fx, assert) =>
-    Effect.gen(function*() {
-      yield* assert(fx.failures.length > 0, "the fixture names no provider failures to check")
-      for (const failure of fx.failures) {
-        yield* failure.arrange
-        const call = failure.call?.(port, fx) ?? port.list("packages", fx.session, fx.facilityId, {}, Page.firstPage)
-        yield* expectFailure(call, failure.expected, failure.name)
-      }
-    })
-)
+// ------------------------------------------------------------------ all of it
 
 /**
- * The checks for one state of a provider, in the order to run them: credentials, facilities,
- * each resource (enabled ones for paging, gets, fields, unknown ids and filters; disabled ones
- * for `CapabilityNotEnabled`), provider failures, then writes.
+ * Every write a descriptor may declare.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const writeNames: ReadonlyArray<WriteName> = ["split_package", "record_lab_result", "create_transfer"]
+
+/**
+ * The checks for one state of a provider, in the order to run them: the descriptor and sessions,
+ * credentials, facilities, each resource (claimed ones for paging, gets, fields, unknown ids and
+ * every filter; unclaimed ones for `CapabilityNotEnabled`), provider failures, then writes.
  *
  * @since 0.1.0
  * @category constructors
@@ -601,22 +1225,27 @@ export const checksFor = (descriptor: ProviderDescriptor, state: UsState): Reado
   const resourceChecks = Resource.names.flatMap((name) =>
     Resource.resources[name].enabled(capabilities)
       ? [
+        claimedCheck(name, state),
         pagingCheck(name),
+        walkCheck(name, 1, "per_page 1 walks every item exactly once, in order"),
+        walkCheck(name, Page.MAX_PER_PAGE, `per_page ${Page.MAX_PER_PAGE} (the most) covers the list in order`),
         getCheck(name),
         fieldsCheck(name),
         notFoundCheck(name, descriptor),
-        ...(filterPredicates[name] ? [filterCheck(name)] : [])
+        ...filtersOf(name).map((filter) => filterCheck(name, filter))
       ]
       : [disabledCheck(name, state)]
   )
-  const allWrites: ReadonlyArray<WriteName> = ["split_package", "record_lab_result", "create_transfer"]
   return [
+    ...descriptorChecks(state),
     ...facilityChecks,
     ...resourceChecks,
-    failureChecks,
-    ...allWrites.filter((w) => !descriptor.writes.includes(w)).map(undeclaredWrite),
+    failureCoverageCheck,
+    ...providerSideKinds.map(failureKindCheck),
+    otherFailuresCheck,
+    ...writeNames.filter((w) => !descriptor.writes.includes(w)).map(undeclaredWrite),
     ...(descriptor.writes.length > 0 ? [productionRefusal] : []),
-    ...descriptor.writes.flatMap((w) => writeChecks[w])
+    ...descriptor.writes.flatMap((w) => [invalidWriteCheck(w), ...writeChecks[w]])
   ]
 }
 

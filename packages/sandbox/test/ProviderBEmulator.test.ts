@@ -5,11 +5,12 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ProviderB } from "@tracebridge/adapter-provider-b"
-import type { ProviderError } from "@tracebridge/core"
+import type { ProviderError, Resource } from "@tracebridge/core"
 import { Ids, Page, ProviderContract, ProviderPort, Session } from "@tracebridge/core"
-import { Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
+import { Faults, Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
 import * as ProviderBEmulator from "@tracebridge/sandbox/providers/provider-b/Emulator"
-import { Effect, Layer, TestClock } from "effect"
+import * as Rows from "@tracebridge/sandbox/providers/provider-b/rows"
+import { Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
 
 const REFERENCE = "2026-03-15T12:00:00.000Z"
 const NOW = Date.parse(REFERENCE) + 60_000
@@ -59,12 +60,98 @@ const loginRaw = (handler: SandboxServer.Handler) =>
 
 const dump = (value: unknown) => JSON.stringify(value, (_, v) => (v instanceof Map ? [...v.entries()] : v))
 
+/**
+ * BioTrack's change marker of an object: the newest `sessiontime` (epoch seconds) of the live rows
+ * of the facility's licence behind it, in the sync tables the emulator serves.
+ */
+const sessiontime = (
+  tables: Readonly<Record<string, ReadonlyArray<Record<string, any>>>>,
+  license: string,
+  resource: Resource.Name,
+  item: any
+): number | null | undefined => {
+  const rows = (table: string, match: (row: Record<string, any>) => boolean) =>
+    (tables[table] ?? []).filter((r) => r["deleted"] !== true && match(r))
+  const here = (r: Record<string, any>) => r["location"] === license
+  const newest = (found: ReadonlyArray<Record<string, any>>) => {
+    const times = found.map((r) => r["sessiontime"]).filter((t): t is number => typeof t === "number")
+    return found.length === 0 ? undefined : times.length === 0 ? null : Math.max(...times) * 1000
+  }
+  switch (resource) {
+    case "packages":
+      return newest(rows("inventory", (r) => here(r) && r["id"] === item.provider_package_id))
+    case "plants":
+      return newest(rows("plant", (r) => here(r) && r["id"] === item.provider_plant_id))
+    case "harvests":
+      return newest(rows("plant_derivative", (r) => here(r) && r["transactionid"] === item.provider_harvest_id))
+    case "lab_results":
+      return newest(rows("inventory_qa_sample", (r) => here(r) && r["inventoryid"] === item.provider_result_id))
+    case "transfers": {
+      const [manifest, stop] = String(item.provider_transfer_id).split("/")
+      const on = (r: Record<string, any>) => r["manifestid"] === manifest
+      return newest([
+        ...rows("manifest", on),
+        ...rows("manifest_stop_data", (r) => on(r) && String(r["stopnumber"]) === stop),
+        ...rows("manifest_stop_items", (r) => on(r) && String(r["stopnumber"]) === stop),
+        ...rows("inventory_transfer", (r) => on(r) && String(r["manifest_stop"]) === stop),
+        ...rows("inventory_transfer_inbound", (r) => on(r) && String(r["manifest_stop"]) === stop)
+      ])
+    }
+    case "sales":
+      return newest(rows("sale", (r) => here(r) && r["transactionid"] === item.provider_sale_id))
+    case "items":
+      return newest(
+        rows(
+          "inventory",
+          (r) =>
+            here(r) && `${r["inventorytype"]}:${(r["productname"] as string | null)?.trim() || item.name}` ===
+              item.provider_item_id
+        )
+      )
+    case "strains":
+      return newest([
+        ...rows("inventory", (r) => here(r) && (r["strain"] as string | null)?.trim() === item.name),
+        ...rows("plant", (r) => here(r) && (r["strain"] as string | null)?.trim() === item.name)
+      ])
+    case "locations": {
+      const [kind, roomid] = String(item.provider_location_id).split(":")
+      return newest(rows(kind === "plant" ? "plant_room" : "inventory_room", (r) => here(r) && r["roomid"] === roomid))
+    }
+    default:
+      return undefined
+  }
+}
+
 describe.sequential("provider_b adapter against the emulator: conformance (HI)", () => {
   const { handler, sandbox } = makeSandbox()
   const world = sandbox.world("provider_b", STATE, LOGIN)
   const cultivator = world.facilities.find((d) => d.role === "cultivation")!
   const retail = world.facilities.find((d) => d.role === "retail")!
   const fresh = (name: string) => sessionFor(good, `sandbox:b:${name}`)
+  // The seeded cultivator only ships: transfer_arrived gives it an incoming transfer, so that the
+  // direction filter can be told from no filter.
+  const arrived = sandbox.apply(world, {
+    _tag: "Scenario",
+    input: {
+      name: "transfer_arrived",
+      params: { facility_id: cultivator.facility.id },
+      connection_id: "contract",
+      at: NOW - 3_600_000
+    }
+  })
+  if (Either.isLeft(arrived)) throw new Error(`transfer_arrived: ${JSON.stringify(arrived.left)}`)
+  const changedAt = (resource: Resource.Name, item: any) => {
+    const tables = Rows.tablesOf(world, LOGIN.split(":")[0]!, [], new Map())
+    const all = Object.assign({}, ...Object.values(tables).map((read) => read()))
+    const license = world.facilities.find((d) => d.facility.id === item.facility_id)?.facility.license_number
+    return license === undefined ? undefined : sessiontime(all, license, resource, item)
+  }
+  /** Sets a fault on the world for one call, and clears it after. */
+  const faulted = <A, E>(fault: Faults.Fault, call: Effect.Effect<A, E>) =>
+    Effect.sync(() => Faults.setFor(sandbox, world, fault)).pipe(
+      Effect.zipRight(call),
+      Effect.ensuring(Effect.sync(() => Faults.setFor(sandbox, world, null)))
+    )
   const layer = Layer.mergeAll(
     portFor(handler),
     Layer.succeed(ProviderContract.ContractFixture, {
@@ -73,6 +160,13 @@ describe.sequential("provider_b adapter against the emulator: conformance (HI)",
       facilityId: cultivator.facility.id,
       // a cultivator sells nothing; the adult-use dispensary does
       facilityFor: { sales: retail.facility.id },
+      updatedAt: changedAt,
+      notApplicable: {
+        filters: {
+          "locations.updated_since": "the emulator's room rows carry no sessiontime (rows.ts roomsOf), so no " +
+            "updated_since returns a location"
+        }
+      },
       failures: [
         {
           name: "errorcode 62 is ProviderPermissionDenied",
@@ -117,10 +211,56 @@ describe.sequential("provider_b adapter against the emulator: conformance (HI)",
           call: (port, fx) => port.list("packages", fresh("500"), fx.facilityId, {}, Page.firstPage)
         },
         {
+          name: "a state system that stops answering is ProviderTimeout",
+          arrange: Effect.void,
+          expected: "ProviderTimeout",
+          call: (port, fx) =>
+            faulted(
+              { kind: "slow", delay_ms: Faults.MAX_DELAY_MS },
+              Effect.gen(function*() {
+                const fiber = yield* Effect.fork(port.list("strains", fresh("slow"), fx.facilityId, {}, Page.firstPage))
+                for (let i = 0; i < 200 && Option.isNone(yield* Fiber.poll(fiber)); i++) {
+                  yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+                  yield* TestClock.adjust("31 seconds")
+                }
+                return yield* Fiber.join(fiber)
+              })
+            )
+        },
+        {
+          name: "HTTP 429 is ProviderRateLimited",
+          arrange: Effect.void,
+          expected: "ProviderRateLimited",
+          call: (port, fx) =>
+            faulted({ kind: "rate_limited" }, port.list("items", fresh("429"), fx.facilityId, {}, Page.firstPage))
+        },
+        {
           name: "a locked account is ProviderLoginRequired",
           arrange: Effect.void,
           expected: "ProviderLoginRequired",
           call: (port) => port.checkCredentials(sessionFor(locked, "sandbox:b:locked"))
+        },
+        {
+          name: "a split BioTrack refuses on its merits is ProviderRejected",
+          arrange: Effect.sync(() =>
+            ProviderBEmulator.failNext(sandbox, {
+              _tag: "Failure",
+              action: "inventory_split",
+              error: "The lot is on an open manifest."
+            })
+          ),
+          expected: "ProviderRejected",
+          call: (port, fx) => {
+            const lot = cultivator.packages.find((p) => !p.is_on_hold && p.quantity >= 2)!
+            return port.splitPackage(fresh("rejected"), fx.facilityId, {
+              item_name: lot.item_name,
+              item_category: lot.item_category,
+              item_strain: lot.item_strain,
+              quantity: 1,
+              unit_of_measure: lot.unit_of_measure,
+              source_package_ids: [lot.id]
+            })
+          }
         }
       ]
     })

@@ -53,8 +53,11 @@ export const readAll = <W>(
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
 
 /**
- * The lastModified windows that cover `[from, to)`, each at most `hours` long, oldest first
- * (Metrc refuses longer windows, so callers never meet the limit).
+ * The lastModified windows that cover every change at or after `from` up to `to` (now), each at
+ * most `hours` long, oldest first (Metrc refuses longer windows, so callers never meet the limit).
+ * Metrc's change markers and window bounds are whole seconds: "at or after `from`" starts at the
+ * next whole second, and the last window runs to the end of `to`'s second, so that neither a
+ * change in the second before `from` nor one in the current second is lost to the rounding.
  */
 export const windows = (
   fromMs: number,
@@ -63,8 +66,10 @@ export const windows = (
 ): ReadonlyArray<{ readonly lastModifiedStart: string; readonly lastModifiedEnd: string }> => {
   const out: Array<{ lastModifiedStart: string; lastModifiedEnd: string }> = []
   const step = hours * 3_600_000
-  for (let start = fromMs; start < toMs; start += step) {
-    out.push({ lastModifiedStart: iso(start), lastModifiedEnd: iso(Math.min(start + step, toMs)) })
+  const first = Math.ceil(fromMs / 1000) * 1000
+  const end = Math.floor(toMs / 1000) * 1000 + 1000
+  for (let start = first; start < end; start += step) {
+    out.push({ lastModifiedStart: iso(start), lastModifiedEnd: iso(Math.min(start + step, end)) })
   }
   return out
 }
