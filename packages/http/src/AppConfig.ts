@@ -18,6 +18,7 @@
  * | `TRACEBRIDGE_SANDBOX_SEED` | 42 | the sandbox worlds' seed |
  * | `TRACEBRIDGE_SANDBOX_SIZE` | small | the sandbox worlds' size: `small` (40 packages per facility), `large` (2,000), or a number of packages per facility (`Generate.ts`) |
  * | `TRACEBRIDGE_UPSTREAM_DEADLINE_SECONDS` | 30 | one deadline for all of a `/v1` request's calls to the state system, retries included; then 504 `provider_timeout` with `Retry-After` (more than 0, at most 300) |
+ * | `TRACEBRIDGE_<PROVIDER>_BASE_URL_<STATE>`, `TRACEBRIDGE_<PROVIDER>_BASE_URL` | the descriptor's | where production connections of a provider reach its state system (`{state}` is replaced by the state code); e.g. `TRACEBRIDGE_PROVIDER_A_BASE_URL_CA` |
  * | each provider's own settings | | read by its adapter's module (`ProviderModule.production`), e.g. a vendor key; see the adapter's README |
  * | `TRACEBRIDGE_ACCESS_LOG_EVERY` | 100 | log one successful response in this many (1: all; 0: none); errors always (`RequestLog.ts`) |
  * | `TRACEBRIDGE_READ_CACHE_MS` | 1000 | how long a token, organisation or connection row is reused; 0: off (`persistence/RepoCache.ts`) |
@@ -148,3 +149,35 @@ export const upstreamDeadline: Config.Config<Duration.Duration> = Config.number(
   Config.validate({ message: "must be more than 0 and at most 300", validation: (n) => n > 0 && n <= 300 }),
   Config.map((seconds) => Duration.seconds(seconds))
 )
+
+/**
+ * The upstream base URL overrides of one provider (DECISIONS "Upstream base URLs"):
+ * `TRACEBRIDGE_<PROVIDER>_BASE_URL_<STATE>` for one state, else `TRACEBRIDGE_<PROVIDER>_BASE_URL`
+ * for all of them (a `{state}` in it is replaced by the state code, e.g.
+ * `http://127.0.0.1:4010/provider_a/{state}` for a standalone sandbox). Each must be an http(s) URL.
+ * Production connections then call that host instead of the descriptor's: a state's test system,
+ * a recorded fake, or the standalone sandbox.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const upstreamBaseUrls = (provider: string, states: ReadonlyArray<string>) => {
+  const prefix = `TRACEBRIDGE_${provider.toUpperCase()}_BASE_URL`
+  const url = (name: string) =>
+    Config.option(
+      Config.string(name).pipe(Config.validate({
+        message: `${name} must be an http(s) URL`,
+        validation: (value) => /^https?:\/\/[^\s/]+/.test(value)
+      }))
+    )
+  return Config.all({
+    all: url(prefix),
+    byState: Config.all(Object.fromEntries(states.map((state) => [state, url(`${prefix}_${state}`)])))
+  }).pipe(
+    Config.map(({ all, byState }) => (state: string): string | undefined => {
+      const own = byState[state]
+      if (own !== undefined && own._tag === "Some") return own.value
+      return all._tag === "Some" ? all.value.replaceAll("{state}", state) : undefined
+    })
+  )
+}

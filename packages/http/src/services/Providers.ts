@@ -102,6 +102,15 @@ export const layer = Layer.scoped(
     const seed = yield* AppConfig.sandboxSeed
     const size = yield* AppConfig.sandboxSize
     const deadline = yield* AppConfig.upstreamDeadline
+    // Where each provider's production connections go, per state (configuration over the descriptor).
+    const upstreamBaseUrl = new Map<string, (state: string) => string | undefined>()
+    for (const provider of Registry.installed.providers) {
+      const descriptor = provider.module.descriptor
+      upstreamBaseUrl.set(
+        descriptor.name,
+        yield* Effect.orDie(AppConfig.upstreamBaseUrls(descriptor.name, Object.keys(descriptor.capabilities)))
+      )
+    }
     const clock = yield* Effect.clock
     const now = () => clock.unsafeCurrentTimeMillis()
     const day = 86_400_000
@@ -178,7 +187,7 @@ export const layer = Layer.scoped(
           : options.credentials,
         baseUrl: options.sandbox
           ? SandboxServer.baseUrl(SandboxServer.IN_PROCESS_ORIGIN, options.provider, options.state)
-          : undefined
+          : upstreamBaseUrl.get(options.provider)?.(options.state)
       })
 
     const service: Service = {

@@ -1,0 +1,124 @@
+/**
+ * DECISIONS "Upstream base URLs": `TRACEBRIDGE_<PROVIDER>_BASE_URL[_<STATE>]` points a provider's
+ * production connections at another host. End to end: the standalone sandbox on a real port stands
+ * in for the state system, and a production organisation links, reads facilities and packages over
+ * `/v1` through the real adapter and real sockets.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Bootstrap, Http, Server } from "@tracebridge/http"
+import { Standalone } from "@tracebridge/sandbox"
+import { ConfigProvider, Effect, Layer } from "effect"
+import { AppConfig } from "../src/index.js"
+import * as RepoMemory from "../src/persistence/RepoMemory.js"
+import * as Crypto from "../src/services/Crypto.js"
+import { call } from "./support/TestApp.js"
+
+const appWith = (settings: Record<string, string>) =>
+  Http.makeHttpLive({ worker: false }).pipe(
+    Layer.provideMerge(Server.layerTest),
+    Layer.provideMerge(Crypto.layerTest),
+    Layer.provideMerge(RepoMemory.layer),
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))))
+  )
+
+const standalone = Effect.acquireRelease(
+  Effect.promise(() => Standalone.start({ port: 0, host: "127.0.0.1", seed: "42" })),
+  (running) => Effect.promise(() => running.close())
+)
+
+describe("upstream base URLs from configuration", () => {
+  it.effect("the per-provider and per-state variables resolve, with {state} filled in", () =>
+    Effect.gen(function*() {
+      const settings = new Map([
+        ["TRACEBRIDGE_PROVIDER_A_BASE_URL", "http://127.0.0.1:4010/provider_a/{state}"],
+        ["TRACEBRIDGE_PROVIDER_A_BASE_URL_CA", "https://ca.test.example"]
+      ])
+      const resolve = yield* Effect.withConfigProvider(
+        AppConfig.upstreamBaseUrls("provider_a", ["CA", "CO"]),
+        ConfigProvider.fromMap(settings)
+      )
+      assert.strictEqual(resolve("CA"), "https://ca.test.example")
+      assert.strictEqual(resolve("CO"), "http://127.0.0.1:4010/provider_a/CO")
+      const none = yield* Effect.withConfigProvider(
+        AppConfig.upstreamBaseUrls("provider_b", ["HI"]),
+        ConfigProvider.fromMap(new Map())
+      )
+      assert.isUndefined(none("HI"))
+      const bad = yield* Effect.either(Effect.withConfigProvider(
+        AppConfig.upstreamBaseUrls("provider_a", ["CO"]),
+        ConfigProvider.fromMap(new Map([["TRACEBRIDGE_PROVIDER_A_BASE_URL_CO", "ftp://nope"]]))
+      ))
+      assert.isTrue(bad._tag === "Left")
+    }))
+
+  it.live(
+    "a production connection reads the standalone sandbox on a real port through /v1",
+    () =>
+      Effect.gen(function*() {
+        const running = yield* standalone
+        const flow = Effect.gen(function*() {
+          const organisation = yield* Bootstrap.createOrganisation("Production org", "production")
+          const client = yield* Bootstrap.createClient(organisation.id)
+          const token = yield* call("POST", "/v1/oauth/token", {
+            json: { grant_type: "client_credentials", ...client, scope: "production" }
+          })
+          const access = token.body.access_token as string
+          const link = yield* call("POST", "/v1/link/token/create", { token: access, json: {} })
+          const linkToken = link.body.data.link_token as string
+          const session = yield* call("GET", `/connect/session?link_token=${encodeURIComponent(linkToken)}`)
+          const submitted = yield* call("POST", "/connect/submit", {
+            json: {
+              link_token: linkToken,
+              link_session_id: session.body.data.link_session_id,
+              provider: "provider_a",
+              state: "CO",
+              credentials: { user_key: "user_good" }
+            }
+          })
+          assert.strictEqual(submitted.status, 200, JSON.stringify(submitted.body))
+          const exchanged = yield* call("POST", "/v1/link/token/exchange", {
+            token: access,
+            json: { public_token: submitted.body.data.public_token }
+          })
+          assert.strictEqual(exchanged.status, 200, JSON.stringify(exchanged.body))
+          const connection = exchanged.body.data.connection_id as string
+          const facilities = yield* call("GET", `/v1/connections/${connection}/facilities`, { token: access })
+          assert.strictEqual(facilities.status, 200, JSON.stringify(facilities.body))
+          const world = running.sandbox.world("provider_a", "CO", "user_good")
+          assert.deepStrictEqual(
+            facilities.body.data.map((f: any) => f.license_number).sort(),
+            world.facilities.map((d) => d.facility.license_number).sort()
+          )
+          const cultivator = world.facilities.find((d) => d.role === "cultivation")!
+          const packages = yield* call(
+            "GET",
+            `/v1/connections/${connection}/facilities/${cultivator.facility.id}/packages?per_page=5`,
+            { token: access }
+          )
+          assert.strictEqual(packages.status, 200, JSON.stringify(packages.body))
+          assert.isAbove(packages.body.pagination.total, 0)
+          assert.strictEqual(packages.body.data[0].provider, "provider_a")
+          // the wrong login is refused by the "state system" itself
+          const refused = yield* call("POST", "/connect/submit", {
+            json: {
+              link_token:
+                (yield* call("POST", "/v1/link/token/create", { token: access, json: {} })).body.data.link_token,
+              provider: "provider_a",
+              state: "CO",
+              credentials: { user_key: "user_bad_key" }
+            }
+          })
+          assert.strictEqual(refused.status, 400, JSON.stringify(refused.body))
+          assert.strictEqual(refused.body.error.code, "invalid_credentials")
+        })
+        yield* Effect.provide(
+          flow,
+          appWith({
+            TRACEBRIDGE_PROVIDER_A_BASE_URL: `${running.origin}/provider_a/{state}`,
+            PROVIDER_A_VENDOR_KEY: "integrator-vendor-key"
+          })
+        )
+      }).pipe(Effect.scoped),
+    60_000
+  )
+})
