@@ -5,11 +5,12 @@
  *
  * @since 0.1.0
  */
-import type { HttpApiError, HttpClient, HttpServer } from "@effect/platform"
+import type { HttpApiError, HttpServer } from "@effect/platform"
 import {
   HttpApiBuilder,
   HttpApiSwagger,
   HttpApp,
+  HttpClient,
   HttpMiddleware,
   HttpServerRequest,
   HttpServerResponse
@@ -276,12 +277,34 @@ const DeliveryClientLive = NodeHttpClient.layerWithoutAgent.pipe(
   Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true }))
 )
 
+/**
+ * Production organisations' deliveries: the same, with a DNS lookup that refuses any non-public
+ * address when the socket connects (the guard's check before the attempt cannot see a name
+ * rebound in between).
+ */
+const ProductionDeliveryClientLive = Layer.effect(
+  WebhookDispatcher.ProductionDeliveryClient,
+  HttpClient.HttpClient
+).pipe(
+  Layer.provide(NodeHttpClient.layerWithoutAgent),
+  Layer.provide(
+    NodeHttpClient.makeAgentLayer({ keepAlive: true, lookup: UrlGuard.guardedLookup("production") })
+  )
+)
+
 const servicesLive = (options: Options) =>
   Layer.mergeAll(WebhookPoller.layer, Connections.layer).pipe(
     Layer.provideMerge(Webhooks.layer),
     Layer.provideMerge(WebhookDispatcher.layer),
     Layer.provideMerge(options.urlGuard ?? UrlGuard.layer),
     Layer.provide(options.deliveryClient ?? DeliveryClientLive),
+    Layer.provide(
+      options.deliveryClient === undefined
+        ? ProductionDeliveryClientLive
+        : Layer.effect(WebhookDispatcher.ProductionDeliveryClient, HttpClient.HttpClient).pipe(
+          Layer.provide(options.deliveryClient)
+        )
+    ),
     Layer.provideMerge(Auth.layer),
     Layer.provideMerge(Providers.layer)
   )

@@ -383,3 +383,47 @@ describe("UrlGuard", () => {
     { fastCheck: { numRuns: 60 } }
   )
 })
+
+describe("UrlGuard.guardedLookup (the check when a delivery's socket connects)", () => {
+  const lookupOf = (plan: Plan, host: string, all: boolean) =>
+    new Promise<{ error: NodeJS.ErrnoException | null; address: unknown }>((resolve) =>
+      UrlGuard.guardedLookup(plan)(host, { all }, (error, address) => resolve({ error, address }))
+    )
+
+  it("refuses a name that resolves to loopback for production, lets the sandbox through", async () => {
+    for (const all of [false, true]) {
+      const production = await lookupOf("production", "localhost", all)
+      assert.strictEqual(production.error?.code, "EREFUSED")
+      assert.match(production.error?.message ?? "", /refused at connect/)
+      const sandbox = await lookupOf("sandbox", "localhost", all)
+      assert.isNull(sandbox.error)
+      if (all) assert.isTrue(Array.isArray(sandbox.address))
+      else assert.match(String(sandbox.address), /^(127\.|::1)/)
+    }
+  })
+
+  it("a production delivery through a socket whose name resolves to loopback never connects", async () => {
+    const { createServer } = await import("node:http")
+    const { request, Agent } = await import("node:http")
+    let reached = 0
+    const server = createServer((_req, res) => {
+      reached++
+      res.end("ok")
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const port = (server.address() as { port: number }).port
+    const agent = new Agent({ lookup: UrlGuard.guardedLookup("production") } as never)
+    const outcome = await new Promise<string>((resolve) => {
+      const req = request({ host: "localhost", port, path: "/", agent, method: "POST" }, (res) => {
+        res.resume()
+        resolve(`answered ${res.statusCode}`)
+      })
+      req.on("error", (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message))
+      req.end("{}")
+    })
+    agent.destroy()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    assert.strictEqual(outcome, "EREFUSED")
+    assert.strictEqual(reached, 0)
+  })
+})

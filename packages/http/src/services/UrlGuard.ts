@@ -23,6 +23,8 @@
  */
 import { Context, Effect, Either, Layer } from "effect"
 import ipaddr from "ipaddr.js"
+import type { LookupAddress, LookupOptions } from "node:dns"
+import { lookup as dnsLookup } from "node:dns"
 import { lookup } from "node:dns/promises"
 import { isIP } from "node:net"
 import type { Plan } from "../persistence/Repo.js"
@@ -281,3 +283,40 @@ export const layer = Layer.succeed(UrlGuard, make(systemResolve))
  * @category layers
  */
 export const layerWith = (resolve: Resolve) => Layer.succeed(UrlGuard, make(resolve))
+
+/**
+ * A `lookup` for node's sockets (`net.connect`, an `http.Agent`'s options) that resolves with the
+ * system resolver and refuses the connection when any address is forbidden for `plan`: the check at
+ * the moment of connecting, so that a name whose DNS answer changes between the guard's check and
+ * the connection (rebinding) is still refused.
+ *
+ * @since 0.1.0
+ * @category resolvers
+ */
+export const guardedLookup = (plan: Plan) =>
+(
+  hostname: string,
+  options: LookupOptions,
+  callback: (error: NodeJS.ErrnoException | null, address: string | Array<LookupAddress>, family?: number) => void
+): void => {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error !== null) return callback(error, [])
+    const list = addresses as Array<LookupAddress>
+    for (const entry of list) {
+      const problem = addressProblem(entry.address, plan)
+      if (problem !== undefined) {
+        const refused: NodeJS.ErrnoException = new Error(`refused at connect: ${problem}`)
+        refused.code = "EREFUSED"
+        return callback(refused, [])
+      }
+    }
+    if (options.all === true) return callback(null, list)
+    const first = list[0]
+    if (first === undefined) {
+      const none: NodeJS.ErrnoException = new Error(`${hostname} does not resolve`)
+      none.code = "ENOTFOUND"
+      return callback(none, [])
+    }
+    return callback(null, first.address, first.family)
+  })
+}

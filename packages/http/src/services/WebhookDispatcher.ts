@@ -138,6 +138,18 @@ export const signatureHeader = (secrets: ReadonlyArray<string>, timestamp: numbe
 }
 
 /**
+ * The client that production organisations' deliveries go out through (`Http.ts` gives it a
+ * node:http agent whose DNS lookup refuses non-public addresses at connect time). Without it,
+ * they use the `HttpClient` the sandbox deliveries use.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class ProductionDeliveryClient
+  extends Context.Tag("Webhooks/ProductionDeliveryClient")<ProductionDeliveryClient, HttpClient.HttpClient>()
+{}
+
+/**
  * The dispatcher over the repository, the encryption key, the URL guard and an `HttpClient`
  * (which must not follow redirects: `Http.ts` gives it node:http, which never does).
  *
@@ -150,7 +162,11 @@ export const layer = Layer.effect(
     const repo = yield* Repo
     const crypto = yield* Crypto
     const guard = yield* UrlGuard
-    const client = yield* HttpClient.HttpClient
+    const sandboxClient = yield* HttpClient.HttpClient
+    const productionClient = Option.getOrElse(
+      yield* Effect.serviceOption(ProductionDeliveryClient),
+      () => sandboxClient
+    )
     const wakeUp = yield* Queue.sliding<void>(1)
 
     const secretsOf: Service["secretsOf"] = (endpoint, now) => [
@@ -215,6 +231,7 @@ export const layer = Layer.effect(
           }),
           HttpClientRequest.bodyText(body, "application/json")
         )
+        const client = plan === "production" ? productionClient : sandboxClient
         return yield* client.execute(request).pipe(
           Effect.flatMap((response) => Effect.as(Effect.ignore(response.text), response.status)),
           Effect.scoped,
