@@ -114,7 +114,15 @@ export const module: ProviderModule.ProviderModule<HttpClient.HttpClient | Scope
   descriptor: Descriptor.descriptor,
   production: Effect.flatMap(
     ProviderAConfig_.fromEnvironment,
-    (settings) => Effect.provide(make, ProviderAConfig_.layer(settings))
+    (settings) =>
+      Effect.zipRight(
+        Redacted.value(settings.vendorKey) === ""
+          ? Effect.logWarning(
+            "provider_a: PROVIDER_A_VENDOR_KEY is not set; production provider_a calls answer 503 provider_unavailable until it is"
+          )
+          : Effect.void,
+        Effect.provide(make, ProviderAConfig_.layer(settings))
+      )
   ),
   sandbox: Effect.provide(
     make,

@@ -220,6 +220,15 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient | Provider
       options: RequestOptions
     ): Effect.Effect<A, ProviderError.ProviderError> =>
       Effect.gen(function*() {
+        if (vendorKey === "") {
+          // Tracebridge's own key is missing: the operator's fault, never the end user's login.
+          return yield* new ProviderError.ProviderUnavailable({
+            provider: PROVIDER,
+            operation: options.operation,
+            message: "Tracebridge is not configured for provider_a: its operator must set PROVIDER_A_VENDOR_KEY " +
+              "(the integrator's vendor key); no request was sent"
+          })
+        }
         const credentials = decodeCredentials(Redacted.value(session.credentials))
         if (Either.isLeft(credentials)) {
           return yield* new ProviderError.ProviderLoginRequired({

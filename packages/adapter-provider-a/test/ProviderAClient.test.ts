@@ -9,7 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ProviderAClient, ProviderAConfig } from "@tracebridge/adapter-provider-a"
 import { Deadline, Session } from "@tracebridge/core"
 import type { ProviderError } from "@tracebridge/core"
-import { Duration, Effect, Exit, Fiber, Option, Schema, TestClock } from "effect"
+import { Duration, Effect, Exit, Fiber, Option, Redacted, Schema, TestClock } from "effect"
 
 const session = Session.make({
   key: "conn_deadline",
@@ -101,5 +101,18 @@ describe("ProviderAClient and the deadline", () => {
       assert.strictEqual(error._tag, "ProviderRateLimited")
       if (error._tag === "ProviderRateLimited") assert.deepStrictEqual(error.retryAfter, Duration.seconds(20))
       assert.deepStrictEqual(sent, [0])
+    }))
+})
+
+describe("ProviderAClient without a vendor key (issue 17: production configuration fails loudly)", () => {
+  it.scoped("sends nothing and answers a provider error naming the operator's setting, never a refused login", () =>
+    Effect.gen(function*() {
+      const { client, sent } = yield* clientWith(() => Option.some(new Response(null, { status: 401 })), {
+        vendorKey: Redacted.make("")
+      })
+      const error = yield* Effect.flip(read(client))
+      assert.strictEqual(error._tag, "ProviderUnavailable")
+      assert.include(error.message, "PROVIDER_A_VENDOR_KEY")
+      assert.deepStrictEqual(sent, [])
     }))
 })

@@ -121,4 +121,38 @@ describe("upstream base URLs from configuration", () => {
       }).pipe(Effect.scoped),
     60_000
   )
+
+  it.live(
+    "without the vendor key, linking a production login is the operator's provider_error, not a refused login",
+    () =>
+      Effect.gen(function*() {
+        const running = yield* standalone
+        const flow = Effect.gen(function*() {
+          const organisation = yield* Bootstrap.createOrganisation("Production org", "production")
+          const client = yield* Bootstrap.createClient(organisation.id)
+          const token = yield* call("POST", "/v1/oauth/token", {
+            json: { grant_type: "client_credentials", ...client, scope: "production" }
+          })
+          const access = token.body.access_token as string
+          const link = yield* call("POST", "/v1/link/token/create", { token: access, json: {} })
+          const submitted = yield* call("POST", "/connect/submit", {
+            json: {
+              link_token: link.body.data.link_token,
+              provider: "provider_a",
+              state: "CO",
+              credentials: { user_key: "user_good" }
+            }
+          })
+          assert.strictEqual(submitted.status, 503, JSON.stringify(submitted.body))
+          assert.strictEqual(submitted.body.error.type, "provider_error")
+          assert.strictEqual(submitted.body.error.code, "provider_unavailable")
+          assert.include(submitted.body.error.message, "PROVIDER_A_VENDOR_KEY")
+        })
+        yield* Effect.provide(
+          flow,
+          appWith({ TRACEBRIDGE_PROVIDER_A_BASE_URL: `${running.origin}/provider_a/{state}` })
+        )
+      }).pipe(Effect.scoped),
+    60_000
+  )
 })
