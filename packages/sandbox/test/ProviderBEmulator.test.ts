@@ -71,7 +71,7 @@ const sessiontime = (
   item: any
 ): number | null | undefined => {
   const rows = (table: string, match: (row: Record<string, any>) => boolean) =>
-    (tables[table] ?? []).filter((r) => r["deleted"] !== true && match(r))
+    (tables[table] ?? []).filter((r) => String(r["deleted"]) !== "1" && match(r))
   const here = (r: Record<string, any>) => r["location"] === license
   const newest = (found: ReadonlyArray<Record<string, any>>) => {
     const times = found.map((r) => r["sessiontime"]).filter((t): t is number => typeof t === "number")
@@ -83,7 +83,9 @@ const sessiontime = (
     case "plants":
       return newest(rows("plant", (r) => here(r) && r["id"] === item.provider_plant_id))
     case "harvests":
-      return newest(rows("plant_derivative", (r) => here(r) && r["transactionid"] === item.provider_harvest_id))
+      return newest(
+        rows("plant_derivative", (r) => here(r) && String(r["transactionid"]) === item.provider_harvest_id)
+      )
     case "lab_results":
       return newest(rows("inventory_qa_sample", (r) => here(r) && r["inventoryid"] === item.provider_result_id))
     case "transfers": {
@@ -98,7 +100,7 @@ const sessiontime = (
       ])
     }
     case "sales":
-      return newest(rows("sale", (r) => here(r) && r["transactionid"] === item.provider_sale_id))
+      return newest(rows("sale", (r) => here(r) && String(r["transactionid"]) === item.provider_sale_id))
     case "items":
       return newest(
         rows(
@@ -351,7 +353,7 @@ describe("ProviderBEmulator sessions", () => {
       const version = yield* post(handler, { API: "3.0", action: "login" })
       assert.strictEqual(version.status, 200)
       assert.strictEqual(version.body["success"], 0)
-      assert.match(String(version.body["error"]), /API version/)
+      assert.deepStrictEqual(version.body, { success: 0, error: "Invalid API Version", errorcode: 17 })
       const noSession = yield* post(handler, { API: "4.0", action: "sync_inventory", sessionid: "nope" })
       assert.strictEqual(noSession.body["errorcode"], 63)
       const sid = yield* loginRaw(handler)

@@ -7,10 +7,14 @@
  *   are kept here, per sandbox, and expire after an idle time (`configure`; default 30 minutes of
  *   `sandbox.now()`), after which every call answers errorcode 63.
  * - Every answer is HTTP 200 with `success` 1 or 0; failures carry `error` and usually `errorcode`
- *   (62 missing privilege, 63 session expired, 602 validation or not found, 200 lab-only results).
- * - `sync_*` answers serve the login's world in BioTrack's rows, encoded with the adapter's own wire
- *   schemas (`Wire`), so that emulator and adapter cannot drift: string numbers, epoch seconds,
- *   "0"/"1" flags. `transaction_start` keeps the rows with a higher `transactionid`.
+ *   (17 wrong API version, 62 missing privilege, 63 session expired, 602 validation or not found,
+ *   200 lab-only results).
+ * - `sync_*` answers serve the login's world in BioTrack's rows (`rows.ts`), which the emulator
+ *   writes itself in BioTrack's formats (`format.ts`: string numbers, epoch seconds, "0"/"1"
+ *   flags): it does not use the adapter's wire schemas, so that a mistake in one of them fails the
+ *   adapter's decoding instead of hiding. `test/providers/provider-b/Fidelity.test.ts` checks
+ *   every answer against the recorded ones. `transaction_start` keeps the rows with a higher
+ *   `transactionid`.
  * - Writes (`inventory_split`, `inventory_convert`, `inventory_qa_sample`,
  *   `inventory_qa_sample_results`, `inventory_manifest`, `inventory_transfer_outbound`) change the
  *   world only through `sandbox.apply`.
@@ -23,14 +27,15 @@
  *
  * @since 0.1.0
  */
-import { Wire } from "@tracebridge/adapter-provider-b"
 import type { ProviderName } from "@tracebridge/core"
-import { Either, Schema } from "effect"
+import { Either } from "effect"
 import * as Faults from "../../Faults.js"
 import { keyOf } from "../../internal/key.js"
 import type { Sandbox } from "../../Sandbox.js"
 import * as Seed from "../../Seed.js"
 import type { World } from "../../World.js"
+import type { JsonObject } from "./format.js"
+import { API_VERSION } from "./format.js"
 import * as Logins from "./Logins.js"
 import type { PendingSample } from "./rows.js"
 import * as Rows from "./rows.js"
@@ -69,6 +74,7 @@ export type Fault =
  * @category constants
  */
 export const ErrorCodes = {
+  apiVersion: 17,
   labOnly: Writes.LAB_ONLY,
   missingPrivilege: 62,
   sessionExpired: 63,
@@ -147,8 +153,9 @@ const flags = (world: World) => world as { loginRequired?: boolean }
 const json = (body: unknown, status = 200): Response =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } })
 
+/** BioTrack's failure: `{success: 0, error, errorcode?}` under HTTP 200. */
 const failure = (error: string, errorcode?: number): Response =>
-  json(Schema.encodeSync(Wire.Failure)({ success: 0, error, ...(errorcode === undefined ? {} : { errorcode }) }))
+  json({ success: 0, error, ...(errorcode === undefined ? {} : { errorcode }) })
 
 /** What a faulted world answers before the world is consulted (outage, rate limit, broken body). */
 const refusal = (fault: Faults.Fault | undefined): Response | undefined => {
@@ -173,9 +180,16 @@ const dropSessions = (emulator: EmulatorState, session: SessionEntry) => {
   }
 }
 
-const isSync = (action: string): action is Wire.SyncAction => Object.hasOwn(Wire.syncActions, action)
-
 const text = (u: unknown): string => (typeof u === "string" ? u : typeof u === "number" ? String(u) : "")
+
+/**
+ * The id of the `n`th session: 64 hex digits, as BioTrack's (recorded) session ids, from the
+ * sandbox seed; the counter is its last 8 digits, so that no two sessions share one.
+ */
+const sessionIdOf = (sandbox: Sandbox, n: number): string =>
+  [...Array.from({ length: 7 }, (_, i) => Seed.integer(sandbox.options.seed, `biotrack-session-${i}`, n)), n]
+    .map((x) => x.toString(16).padStart(8, "0"))
+    .join("")
 
 const login = (
   sandbox: Sandbox,
@@ -204,13 +218,11 @@ const login = (
       }
       emulator.logins += 1
       const n = emulator.logins
-      const sessionid = [Seed.integer(sandbox.options.seed, "biotrack-session", n), n]
-        .map((x) => x.toString(16).padStart(8, "0"))
-        .join("")
       const now = sandbox.now()
+      const sessionid = sessionIdOf(sandbox, n)
       emulator.sessions.set(sessionid, { state, login: outcome.login, ubi, lastSeen: now })
       return Faults.delayed(
-        json(Schema.encodeSync(Wire.LoginResult)({ success: 1, sessionid, admin: 1, time: Rows.seconds(now) })),
+        json({ success: 1, admin: 1, sessionid, time: Rows.seconds(now) }),
         Faults.delayFor(fault)
       )
     }
@@ -220,7 +232,7 @@ const login = (
 const sync = (
   world: World,
   session: SessionEntry,
-  action: Wire.SyncAction,
+  action: Rows.SyncAction,
   body: Record<string, unknown>,
   pending: ReadonlyArray<PendingSample>,
   aliases: ReadonlyMap<string, string>
@@ -230,19 +242,18 @@ const sync = (
   const kept = Object.fromEntries(
     Object.entries(tables).map(([table, rows]) => [
       table,
-      Number.isFinite(start) && start > 0 ? rows.filter((r) => Number(r.transactionid) > start) : rows
+      Number.isFinite(start) && start > 0 ? rows.filter((r) => Number(r["transactionid"]) > start) : rows
     ])
   )
-  return json({ success: 1, ...(Schema.encodeSync(Wire.syncAnswer(action))(kept as never) as object) })
+  return json({ success: 1, ...kept })
 }
 
 const qaCheck = (world: World, memory: Writes.Memory, body: Record<string, unknown>): Response => {
   const id = text(body["sample_id"])
-  const found = Rows.samples(world, [...memory.pending.values()], memory.aliases).find((s) =>
-    s.sample.inventoryid === id
-  )
+  if (id.length === 0) return failure("Please specify at least one identifier.", ErrorCodes.validation)
+  const found = Rows.samples(world, [...memory.pending.values()], memory.aliases).find((s) => s.barcode === id)
   if (found === undefined) return failure("Sample not found.", ErrorCodes.validation)
-  return json(Schema.encodeSync(Wire.QaCheckResult)({ success: 1, data: Rows.check(found) }))
+  return json({ success: 1, data: Rows.check(found) } satisfies JsonObject)
 }
 
 const writes: Record<string, (ctx: Writes.Context) => Either.Either<Writes.Written, Writes.Failure>> = {
@@ -254,17 +265,30 @@ const writes: Record<string, (ctx: Writes.Context) => Either.Either<Writes.Writt
   inventory_transfer_outbound: Writes.outbound
 }
 
+/**
+ * Every action the emulator answers: `login`, the sync actions, `inventory_qa_check` and the writes.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const actions: ReadonlyArray<string> = [
+  "login",
+  ...Object.keys(Rows.syncActions),
+  "inventory_qa_check",
+  ...Object.keys(writes)
+]
+
 const act = (sandbox: Sandbox, session: SessionEntry, action: string, body: Record<string, unknown>): Response => {
   const world = sandbox.world("provider_b", session.state, session.login)
   const memory = memoryOf(world)
-  if (isSync(action)) return sync(world, session, action, body, [...memory.pending.values()], memory.aliases)
+  if (Rows.isSync(action)) return sync(world, session, action, body, [...memory.pending.values()], memory.aliases)
   if (action === "inventory_qa_check") return qaCheck(world, memory, body)
   const write = writes[action]
   if (write === undefined) return failure(`Invalid action: ${action}.`)
   const training = text(body["training"]) === "1"
   return Either.match(write({ sandbox, world, memory, body, training }), {
     onLeft: (f) => failure(f.error, f.errorcode),
-    onRight: (answer) => json(Schema.encodeSync(Wire.WriteResult)(answer))
+    onRight: (answer) => json(answer)
   })
 }
 
@@ -289,9 +313,9 @@ export const handle = async (
   }
   const body = parsed.right as Record<string, unknown>
   const action = text(body["action"])
-  if (text(body["API"]) !== Wire.API_VERSION) {
-    return failure(`Invalid API version; this server speaks API ${Wire.API_VERSION}.`)
-  }
+  // As recorded (openthc/bunk); the recording answers it with HTTP 400, but BioTrack answers its
+  // refusals under HTTP 200 and its clients treat any other status as a system error.
+  if (text(body["API"]) !== API_VERSION) return failure("Invalid API Version", ErrorCodes.apiVersion)
   const emulator = stateOf(sandbox)
   if (action === "login") return login(sandbox, emulator, state, body)
   const sessionid = text(body["sessionid"])

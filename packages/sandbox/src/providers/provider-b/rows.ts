@@ -1,7 +1,10 @@
 /**
- * From a sandbox world to the rows of BioTrack's `sync_*` tables (the decoded side of the
- * adapter's wire schemas; the emulator encodes them with those schemas). Where the world lacks
- * something BioTrack has, it is derived deterministically:
+ * From a sandbox world to the rows of BioTrack's `sync_*` tables, written as BioTrack writes them
+ * (field names and value formats in `format.ts`, checked against the recorded answers by
+ * `test/providers/provider-b/Fidelity.test.ts`). The emulator builds them itself: the adapter's
+ * wire schemas are not used, so that a mistake in one of them shows as a decoding failure
+ * instead of hiding behind an emulator that shares it. Where the world lacks something BioTrack
+ * has, it is derived deterministically:
  *
  * - `inventorytype` from the item's category and unit ({@link inventoryTypeOf});
  * - rooms from the facility's locations (a plant room when plants stand in it, quarantine by
@@ -10,27 +13,17 @@
  *   harvest, the waste over its plants, in hundredths of a gram so that the sums hold;
  * - `sessiontime` from `world.modified` (objects) or the object's own date (samples, sales);
  *   `transactionid` from the same second (so that later changes have higher ids), except where
- *   BioTrack groups rows by it (a harvest, a sale): there it is the object's provider id.
+ *   BioTrack groups rows by it (a harvest, a sale): there it is the object's provider id. The
+ *   emulator keeps no history of a row, so `transactionid_original` is the current id.
  */
-import type { Wire } from "@tracebridge/adapter-provider-b"
 import type { LabResult, Package, Transfer } from "@tracebridge/core"
 import { Ids } from "@tracebridge/core"
 import { Option } from "effect"
 import type { FacilityData, Role, World } from "../../World.js"
+import type { Json, JsonObject } from "./format.js"
+import { barcodes, bit, code, decimal, epochText, flag, money, seconds } from "./format.js"
 
-type Inventory = typeof Wire.Inventory.Type
-type Vendor = typeof Wire.Vendor.Type
-type Plant = typeof Wire.Plant.Type
-type PlantDerivative = typeof Wire.PlantDerivative.Type
-type Room = typeof Wire.Room.Type
-type Manifest = typeof Wire.Manifest.Type
-type ManifestStop = typeof Wire.ManifestStop.Type
-type ManifestStopItem = typeof Wire.ManifestStopItem.Type
-type TransferLine = typeof Wire.TransferLine.Type
-type QaSample = typeof Wire.QaSample.Type
-type QaCheck = typeof Wire.QaCheck.Type
-type Panel = typeof Wire.Panel.Type
-type SaleRow = typeof Wire.Sale.Type
+export { seconds } from "./format.js"
 
 // ---- vocabulary ------------------------------------------------------------------------------------
 
@@ -102,9 +95,6 @@ export const categoryOfPanel = (type: number): string =>
 
 // ---- time and ids ----------------------------------------------------------------------------------
 
-/** Epoch seconds of epoch milliseconds. */
-export const seconds = (ms: number): number => Math.floor(ms / 1000)
-
 /** Epoch seconds of an ISO date or date-time, or null. */
 export const epochOf = (iso: string | null): number | null => {
   if (iso === null) return null
@@ -121,15 +111,17 @@ const changedAt = (world: World, id: string): number | null => {
 }
 
 /** A row's transaction id: the second of its last change (1 for rows that never changed). */
-const txAt = (epoch: number | null): string => String(epoch ?? 1)
+const txAt = (epoch: number | null): number => epoch ?? 1
 
 const providerIdOf = (kind: Ids.Kind, id: string): string =>
   Option.getOrElse(Ids.decodeAs(kind, "provider_b", id), () => id)
 
-const syncColumns = (epoch: number | null, tx?: string) => ({
-  deleted: false,
+/** The bookkeeping columns of a row whose transaction id is a string (most tables). */
+const stamped = (epoch: number | null, tx: string = String(txAt(epoch))) => ({
+  deleted: flag(false),
   sessiontime: epoch,
-  transactionid: tx ?? txAt(epoch)
+  transactionid: tx,
+  transactionid_original: tx
 })
 
 // ---- lookups ---------------------------------------------------------------------------------------
@@ -160,30 +152,43 @@ export const typeOfPackage = (pkg: Package.Package): number => inventoryTypeOf(p
 /** The rooms of a facility: its locations, as plant rooms (where plants stand) or inventory rooms. */
 const roomsOf = (data: FacilityData) => {
   const plantRooms = new Set(data.plants.map((p) => p.location).filter((l): l is string => l !== null))
-  return data.locations.map((location) => ({
-    kind: plantRooms.has(location.name) ? ("plant" as const) : ("inventory" as const),
-    row: {
-      roomid: location.provider_location_id,
+  return data.locations.map((location) => {
+    const quarantine = /quarantine/i.test(location.name)
+    return {
+      kind: plantRooms.has(location.name) ? ("plant" as const) : ("inventory" as const),
       name: location.name,
-      location: data.facility.license_number,
-      quarantine: /quarantine/i.test(location.name),
-      ...syncColumns(null)
-    } satisfies Room
-  }))
+      roomid: location.provider_location_id,
+      quarantine,
+      // As recorded, room rows carry no sessiontime; they never changed, so their id is 1.
+      row: {
+        roomid: location.provider_location_id,
+        name: location.name,
+        location: data.facility.license_number,
+        quarantine: flag(quarantine),
+        deleted: flag(false),
+        transactionid: "1",
+        transactionid_original: "1"
+      } satisfies JsonObject
+    }
+  })
 }
 
 const lotRoom = (data: FacilityData, pkg: Package.Package): string | null => {
-  const rooms = roomsOf(data).filter((r) => r.kind === "inventory").map((r) => r.row)
+  const rooms = roomsOf(data).filter((r) => r.kind === "inventory")
   const room = pkg.is_on_hold ? rooms.find((r) => r.quarantine) ?? rooms[0] : rooms.find((r) => !r.quarantine)
   return room?.roomid ?? null
 }
 
 // ---- tables ----------------------------------------------------------------------------------------
 
-/** `vendor`: the login's facilities, all under its UBI. */
-export const vendors = (world: World, ubi: string): Array<Vendor> =>
+/** A row as it goes on the wire. */
+export type Row = JsonObject
+
+/** `vendor`: the login's facilities, all under its UBI (numbers and 0/1 flags, as recorded). */
+export const vendors = (world: World, ubi: string): Array<Row> =>
   world.facilities.map((data) => {
     const f = data.facility
+    const tx = txAt(changedAt(world, f.id))
     return {
       ubi,
       location: f.license_number,
@@ -194,43 +199,48 @@ export const vendors = (world: World, ubi: string): Array<Vendor> =>
       city: f.city,
       state: f.state,
       zip: f.zip,
-      producer: data.role === "cultivation",
-      processor: f.capabilities.includes("manufacturing"),
-      retail: data.role === "retail" || data.role === "medical" || data.sales.length > 0,
-      medical: data.role === "medical",
-      ...syncColumns(changedAt(world, f.id)),
-      deleted: f.status !== "active"
+      producer: bit(data.role === "cultivation"),
+      processor: bit(f.capabilities.includes("manufacturing")),
+      retail: bit(data.role === "retail" || data.role === "medical" || data.sales.length > 0),
+      medical: bit(data.role === "medical"),
+      deleted: bit(f.status !== "active"),
+      transactionid: tx,
+      transactionid_original: tx
     }
   })
 
-/** `inventory`: every lot of every facility. */
-export const inventory = (world: World): Array<Inventory> =>
+/** `inventory`: every lot of every facility (its transaction ids are numbers, as recorded). */
+export const inventory = (world: World): Array<Row> =>
   world.facilities.flatMap((data) =>
-    data.packages.map((pkg): Inventory => {
+    data.packages.map((pkg): Row => {
       const type = typeOfPackage(pkg)
       const item = data.items.find((i) => i.name === pkg.item_name)
       const epoch = changedAt(world, pkg.id)
+      const usable = unitOfType(type) === "Each" ? item?.unit_weight ?? null : null
       return {
         id: pkg.tag,
-        inventorytype: type,
+        inventorytype: code(type),
         strain: pkg.item_strain,
         productname: pkg.item_name,
-        remaining_quantity: pkg.quantity,
-        usable_weight: unitOfType(type) === "Each" ? item?.unit_weight ?? null : null,
+        remaining_quantity: decimal(pkg.quantity),
+        usable_weight: usable === null ? null : decimal(usable),
         rec_usableweight: null,
         net_package: null,
         currentroom: lotRoom(data, pkg),
         location: data.facility.license_number,
-        plantid: [],
-        parentid: pkg.source_package_ids.map((id) => providerIdOf("package", id)),
-        inventoryparentid: [],
+        plantid: null,
+        parentid: barcodes(pkg.source_package_ids.map((id) => providerIdOf("package", id))),
+        inventoryparentid: null,
         source_id: null,
-        is_sample: false,
-        seized: false,
-        wet: false,
+        is_sample: null,
+        seized: null,
+        wet: flag(false),
         inventorystatus: pkg.is_on_hold ? "1" : null,
         inventorystatustime: pkg.is_on_hold ? epoch : null,
-        ...syncColumns(epoch)
+        deleted: flag(false),
+        sessiontime: epoch,
+        transactionid: txAt(epoch),
+        transactionid_original: txAt(epoch)
       }
     })
   )
@@ -239,27 +249,30 @@ const PLANT_GROWING = 0
 const PLANT_HARVESTED = 2
 
 /** `plant`: a growing plant is state 0 (flowering once its harvest is scheduled); a cut one 2. */
-export const plants = (world: World): Array<Plant> =>
+export const plants = (world: World): Array<Row> =>
   world.facilities.flatMap((data) => {
     const rooms = roomsOf(data)
-    return data.plants.map((plant): Plant => {
+    return data.plants.map((plant): Row => {
       const flowering = plant.growth_phase === "flowering" || plant.harvest_date !== null
       return {
         id: plant.tag,
         strain: plant.strain_name,
-        room: rooms.find((r) => r.row.name === plant.location)?.row.roomid ?? null,
+        room: rooms.find((r) => r.name === plant.location)?.roomid ?? null,
         location: data.facility.license_number,
-        state: plant.harvest_date === null ? PLANT_GROWING : PLANT_HARVESTED,
-        mother: false,
+        state: code(plant.harvest_date === null ? PLANT_GROWING : PLANT_HARVESTED),
+        mother: flag(false),
         parentid: null,
-        converted: false,
-        harvestscheduled: flowering,
+        converted: flag(false),
+        harvestscheduled: flag(flowering),
         harvestscheduletime: flowering ? epochOf(plant.flowering_date) : null,
-        removescheduled: false,
+        harvestcollect: null,
+        curecollect: null,
+        removescheduled: flag(false),
         removescheduletime: null,
         removereason: null,
-        seized: false,
-        ...syncColumns(changedAt(world, plant.id))
+        seized: null,
+        deletetime: null,
+        ...stamped(changedAt(world, plant.id))
       }
     })
   })
@@ -276,26 +289,26 @@ const OTHER_MATERIAL = 9
 const WASTE = 27
 
 /** `plant_derivative`: each harvest's yield over the lots made from it, its waste over its plants. */
-export const derivatives = (world: World): Array<PlantDerivative> =>
+export const derivatives = (world: World): Array<Row> =>
   world.facilities.flatMap((data) =>
-    data.harvests.flatMap((harvest): Array<PlantDerivative> => {
+    data.harvests.flatMap((harvest): Array<Row> => {
       const plantTags = harvest.source_plant_ids.map((id) => providerIdOf("plant", id))
       const lots = world.facilities.flatMap((d) =>
         d.packages.filter((p) => p.source_package_ids.length === 0 && p.source_harvest_ids.includes(harvest.id))
       )
       const manicure = harvest.harvest_type === "Manicure"
-      const row = (plantid: string, inventoryid: string | null, type: number, weight: number): PlantDerivative => ({
+      const row = (plantid: string, inventoryid: string | null, type: number, weight: number) => ({
         plantid,
         inventoryid,
-        inventorytype: type,
-        weight,
+        inventorytype: code(type),
+        weight: decimal(weight),
         wholeweight: null,
-        harvestcollect: !manicure,
-        curecollect: false,
-        collectadditional: manicure,
+        harvestcollect: flag(!manicure),
+        curecollect: flag(false),
+        collectadditional: flag(manicure),
         room: null,
         location: data.facility.license_number,
-        ...syncColumns(epochOf(harvest.harvested_date), harvest.provider_harvest_id)
+        ...stamped(epochOf(harvest.harvested_date), harvest.provider_harvest_id)
       })
       const yieldRows = lots.length > 0
         ? shares(harvest.current_weight, lots.length).map((w, i) =>
@@ -315,7 +328,7 @@ export const derivatives = (world: World): Array<PlantDerivative> =>
   )
 
 /** `inventory_room` and `plant_room`. */
-export const rooms = (world: World): { readonly inventory: Array<Room>; readonly plant: Array<Room> } => {
+export const rooms = (world: World): { readonly inventory: Array<Row>; readonly plant: Array<Row> } => {
   const all = world.facilities.flatMap(roomsOf)
   return {
     inventory: all.filter((r) => r.kind === "inventory").map((r) => r.row),
@@ -329,23 +342,28 @@ export const manifestOf = (transfer: Pick<Transfer.Transfer, "provider_transfer_
   stop: transfer.provider_transfer_id.split("/")[1] ?? "1"
 })
 
-/** `manifest`, `manifest_stop_data`, `manifest_stop_items` and the transfer lines. */
+/**
+ * `manifest`, `manifest_stop_data`, `manifest_stop_items` (each row under the shipper's
+ * `location`, as recorded) and the transfer lines: outbound lines under the shipper, inbound
+ * ones (with `is_refund` and `refund_amount`) under the recipient once the transfer arrived.
+ */
 export const manifests = (world: World) => {
   const name = (license: string) => world.facilities.find((d) => d.facility.license_number === license)?.facility
   const out = {
-    manifest: [] as Array<Manifest>,
-    manifest_stop_data: [] as Array<ManifestStop>,
-    manifest_stop_items: [] as Array<ManifestStopItem>,
-    inventory_transfer: [] as Array<TransferLine>,
-    inventory_transfer_inbound: [] as Array<TransferLine>
+    manifest: [] as Array<Row>,
+    manifest_stop_data: [] as Array<Row>,
+    manifest_stop_items: [] as Array<Row>,
+    inventory_transfer: [] as Array<Row>,
+    inventory_transfer_inbound: [] as Array<Row>
   }
   for (const { template, transfer } of world.transfers) {
     if (template || !/^\d{16}$/.test(transfer.manifest_number)) continue
     const { manifestid, stop } = manifestOf(transfer)
     const epoch = changedAt(world, transfer.id)
-    const columns = syncColumns(epoch)
+    const columns = stamped(epoch)
     const shipper = name(transfer.shipper_facility)
     const recipient = name(transfer.recipient_facility)
+    const count = code(transfer.packages.length)
     out.manifest.push({
       manifestid,
       location: transfer.shipper_facility,
@@ -361,15 +379,16 @@ export const manifests = (world: World) => {
       transporter_dob: null,
       transporter_vehicle_details: transfer.vehicle_info,
       transporter_vehicle_identification: null,
-      stopcount: 1,
-      total_item_count: transfer.packages.length,
-      completion_date: transfer.status === "pending" ? null : epochOf(transfer.actual_departure),
-      fulfilled: transfer.status === "received",
+      stopcount: code(1),
+      total_item_count: count,
+      completion_date: epochText(transfer.status === "pending" ? null : epochOf(transfer.actual_departure)),
+      fulfilled: flag(transfer.status === "received"),
       ...columns
     })
     out.manifest_stop_data.push({
       manifestid,
       stopnumber: stop,
+      location: transfer.shipper_facility,
       license_number: transfer.recipient_facility,
       name: recipient?.name ?? null,
       street: recipient?.address ?? null,
@@ -378,9 +397,9 @@ export const manifests = (world: World) => {
       zip: recipient?.zip ?? null,
       phone: null,
       travel_route: null,
-      depart_time: epochOf(transfer.estimated_departure),
-      arrive_time: epochOf(transfer.estimated_arrival),
-      item_count: transfer.packages.length,
+      depart_time: epochText(epochOf(transfer.estimated_departure)),
+      arrive_time: epochText(epochOf(transfer.estimated_arrival)),
+      item_count: count,
       ...columns
     })
     const arrived = transfer.status === "received" || transfer.status === "rejected"
@@ -390,32 +409,31 @@ export const manifests = (world: World) => {
       out.manifest_stop_items.push({
         manifestid,
         stopnumber: stop,
+        location: transfer.shipper_facility,
         inventoryid: line.tag,
         description: line.item_name,
-        quantity: line.quantity,
-        requiresweighing: false,
+        quantity: decimal(line.quantity),
+        requiresweighing: null,
         ...columns
       })
       const transferLine = {
         inventoryid: line.tag,
-        inventorytype: type,
+        inventorytype: code(type),
         strain: pkg?.item_strain ?? null,
-        quantity: line.quantity,
-        price: 0,
+        quantity: decimal(line.quantity),
+        price: money(0),
         manifestid,
         manifest_stop: stop,
-        outbound_license: transfer.shipper_facility,
-        is_refund: false,
-        refund_amount: null
+        outbound_license: transfer.shipper_facility
       }
       out.inventory_transfer.push({ ...transferLine, location: transfer.shipper_facility, ...columns })
       if (arrived) {
         out.inventory_transfer_inbound.push({
           ...transferLine,
           location: transfer.recipient_facility,
-          is_refund: transfer.status === "rejected",
-          refund_amount: transfer.status === "rejected" ? 0 : null,
-          ...syncColumns(epochOf(transfer.actual_arrival) ?? epoch)
+          is_refund: flag(transfer.status === "rejected"),
+          refund_amount: transfer.status === "rejected" ? money(0) : null,
+          ...stamped(epochOf(transfer.actual_arrival) ?? epoch)
         })
       }
     }
@@ -433,105 +451,159 @@ export interface PendingSample {
   readonly at: number
 }
 
-/** A lab result with the sample barcode the wire knows it by. */
-export interface SampleOf {
-  readonly sample: QaSample
-  readonly result: LabResult.LabResult | undefined
+/** A QA sample as the emulator knows it: what its row and its `inventory_qa_check` are made of. */
+export interface Sample {
+  /** The sample's own barcode (`inventoryid`, `sample_id`). */
+  readonly barcode: string
+  /** The lot it was taken from (`parentid`). */
+  readonly parent: string
+  readonly inventorytype: number | null
+  readonly lab: string
+  readonly location: string
+  readonly quantity: number | null
+  /** 0 pending, 1 passed, -1 failed. */
+  readonly result: -1 | 0 | 1
+  readonly use: number
+  readonly strain: string | null
+  readonly sessiontime: number | null
+  readonly transactionid: number
+  /** The world's lab result, once judged. */
+  readonly judged: LabResult.LabResult | undefined
 }
 
-/** `inventory_qa_sample`: every judged result as a sample of its lot, then the pending ones. */
+/** Every judged result as a sample of its lot, then the pending ones. */
 export const samples = (
   world: World,
   pending: ReadonlyArray<PendingSample>,
   aliases: ReadonlyMap<string, string>
-): Array<SampleOf> => [
+): Array<Sample> => [
   ...world.facilities.flatMap((data) =>
-    data.labResults.map((result): SampleOf => {
+    data.labResults.map((result): Sample => {
       const pkg = packageById(world, result.package_id)
-      const epoch = epochOf(result.test_date) ?? changedAt(world, result.id)
       return {
-        result,
-        sample: {
-          inventoryid: aliases.get(result.id) ?? result.provider_result_id,
-          parentid: providerIdOf("package", result.package_id),
-          inventorytype: pkg === undefined ? null : typeOfPackage(pkg),
-          lab_license: result.lab_license ?? result.lab_name,
-          location: data.facility.license_number,
-          quantity: null,
-          result: result.overall_passed ? 1 : -1,
-          sample_use: result.test_type === "ResearchTesting" ? 2 : 1,
-          strain: pkg?.item_strain ?? null,
-          ...syncColumns(epoch, txAt(changedAt(world, result.id)))
-        }
+        barcode: aliases.get(result.id) ?? result.provider_result_id,
+        parent: providerIdOf("package", result.package_id),
+        inventorytype: pkg === undefined ? null : typeOfPackage(pkg),
+        lab: result.lab_license ?? result.lab_name,
+        location: data.facility.license_number,
+        quantity: null,
+        result: result.overall_passed ? 1 : -1,
+        use: result.test_type === "ResearchTesting" ? 2 : 1,
+        strain: pkg?.item_strain ?? null,
+        sessiontime: epochOf(result.test_date) ?? changedAt(world, result.id),
+        transactionid: txAt(changedAt(world, result.id)),
+        judged: result
       }
     })
   ),
-  ...pending.map((p): SampleOf => {
+  ...pending.map((p): Sample => {
     const lot = findLot(world, p.tag)
     return {
-      result: undefined,
-      sample: {
-        inventoryid: p.barcode,
-        parentid: p.tag,
-        inventorytype: lot === undefined ? null : typeOfPackage(lot.pkg),
-        lab_license: p.labId,
-        location: p.license,
-        quantity: 0,
-        result: 0,
-        sample_use: p.use,
-        strain: lot?.pkg.item_strain ?? null,
-        ...syncColumns(seconds(p.at))
-      }
+      barcode: p.barcode,
+      parent: p.tag,
+      inventorytype: lot === undefined ? null : typeOfPackage(lot.pkg),
+      lab: p.labId,
+      location: p.license,
+      quantity: 0,
+      result: 0,
+      use: p.use,
+      strain: lot?.pkg.item_strain ?? null,
+      sessiontime: seconds(p.at),
+      transactionid: txAt(seconds(p.at)),
+      judged: undefined
     }
   })
 ]
 
-/** The `inventory_qa_check` of a sample: its panels, one per category with a panel type. */
-export const check = (found: SampleOf): QaCheck => {
-  const panels = new Map<number, Record<string, number | null>>()
-  for (const test of found.result?.results ?? []) {
+/** `inventory_qa_sample`: one sample's row. */
+export const sampleRow = (sample: Sample): Row => ({
+  inventoryid: sample.barcode,
+  parentid: sample.parent,
+  inventorytype: sample.inventorytype === null ? null : code(sample.inventorytype),
+  lab_license: sample.lab,
+  location: sample.location,
+  quantity: sample.quantity === null ? null : decimal(sample.quantity),
+  result: code(sample.result),
+  sample_use: code(sample.use),
+  strain: sample.strain,
+  ...stamped(sample.sessiontime, String(sample.transactionid))
+})
+
+/**
+ * The `data` of a sample's `inventory_qa_check`: numbers for codes and transaction ids, the lot's
+ * barcode again as `barcode_id`, and one panel per category with a panel type, its values as
+ * strings (as recorded).
+ */
+export const check = (sample: Sample): Row => {
+  const panels = new Map<number, Record<string, Json>>()
+  for (const test of sample.judged?.results ?? []) {
     const type = panelTypes[test.category]
     if (type === undefined || test.name === "type") continue
     const panel = panels.get(type) ?? {}
-    panel[test.name] = test.value
+    panel[test.name] = test.value === null ? null : decimal(test.value)
     panels.set(type, panel)
   }
   return {
-    sample_id: found.sample.inventoryid,
-    parent_id: found.sample.parentid,
-    lab_license: found.sample.lab_license,
-    inventorytype: found.sample.inventorytype,
-    result: found.sample.result,
-    use: found.sample.sample_use,
-    transactionid: found.sample.transactionid,
-    test: [...panels.entries()].sort(([a], [b]) => a - b).map(([type, values]) => ({ ...values, type }) as Panel)
+    sample_id: sample.barcode,
+    parent_id: sample.parent,
+    barcode_id: sample.parent,
+    lab_license: sample.lab,
+    inventorytype: sample.inventorytype,
+    result: sample.result,
+    use: sample.use,
+    transactionid: sample.transactionid,
+    transactionid_original: sample.transactionid,
+    test: [...panels.entries()].sort(([a], [b]) => a - b).map(([type, values]) => ({ type, ...values }))
   }
 }
 
 /** `sale`: one row per sold line; the sale is the `transactionid`. */
-export const sales = (world: World): Array<SaleRow> =>
+export const sales = (world: World): Array<Row> =>
   world.facilities.flatMap((data) =>
     data.sales.flatMap((sale) =>
-      sale.items.map((line, i): SaleRow => ({
+      sale.items.map((line, i): Row => ({
         inventoryid: line.tag,
-        itemnumber: String(i),
-        price: line.total,
-        quantity: line.quantity,
+        itemnumber: code(i),
+        price: money(line.total),
+        quantity: decimal(line.quantity),
         terminal_id: "1",
         location: data.facility.license_number,
         card_id: sale.patient_license,
-        ...syncColumns(epochOf(sale.sale_date), sale.provider_sale_id)
+        ...stamped(epochOf(sale.sale_date), sale.provider_sale_id)
       }))
     )
   )
 
-/** Every table of a sync action, as decoded rows. */
+/**
+ * The sync actions the emulator answers, and the tables of each.
+ */
+export const syncActions = {
+  sync_vendor: ["vendor"],
+  sync_inventory: ["inventory"],
+  sync_plant: ["plant"],
+  sync_plant_derivative: ["plant_derivative"],
+  sync_inventory_room: ["inventory_room"],
+  sync_plant_room: ["plant_room"],
+  sync_manifest: ["manifest", "manifest_stop_data", "manifest_stop_items"],
+  sync_inventory_transfer: ["inventory_transfer"],
+  sync_inventory_transfer_inbound: ["inventory_transfer_inbound"],
+  sync_inventory_qa_sample: ["inventory_qa_sample"],
+  sync_sale: ["sale"]
+} as const
+
+/** A sync action. */
+export type SyncAction = keyof typeof syncActions
+
+/** Is this action a sync action the emulator answers? */
+export const isSync = (action: string): action is SyncAction => Object.hasOwn(syncActions, action)
+
+/** Every table of a sync action, as wire rows. */
 export const tablesOf = (
   world: World,
   ubi: string,
   pending: ReadonlyArray<PendingSample>,
   aliases: ReadonlyMap<string, string>
-): Record<Wire.SyncAction, () => Record<string, ReadonlyArray<{ readonly transactionid: string }>>> => ({
+): Record<SyncAction, () => Record<string, ReadonlyArray<Row>>> => ({
   sync_vendor: () => ({ vendor: vendors(world, ubi) }),
   sync_inventory: () => ({ inventory: inventory(world) }),
   sync_plant: () => ({ plant: plants(world) }),
@@ -548,6 +620,6 @@ export const tablesOf = (
   },
   sync_inventory_transfer: () => ({ inventory_transfer: manifests(world).inventory_transfer }),
   sync_inventory_transfer_inbound: () => ({ inventory_transfer_inbound: manifests(world).inventory_transfer_inbound }),
-  sync_inventory_qa_sample: () => ({ inventory_qa_sample: samples(world, pending, aliases).map((s) => s.sample) }),
+  sync_inventory_qa_sample: () => ({ inventory_qa_sample: samples(world, pending, aliases).map(sampleRow) }),
   sync_sale: () => ({ sale: sales(world) })
 })

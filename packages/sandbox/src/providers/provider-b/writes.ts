@@ -1,28 +1,25 @@
 /**
  * The write actions of the BioTrack emulator: `inventory_split`, `inventory_convert`,
  * `inventory_qa_sample` + `inventory_qa_sample_results`, `inventory_manifest` +
- * `inventory_transfer_outbound`. Each decodes its body, checks what BioTrack checks, and changes
- * the world only through `sandbox.apply` (so a refused write changes nothing and an accepted one
- * is logged and announced). A `Refusal` becomes errorcode 602 with its text.
+ * `inventory_transfer_outbound`. Each decodes its body (with the emulator's own request schemas,
+ * `request.ts`), checks what BioTrack checks, and changes the world only through `sandbox.apply`
+ * (so a refused write changes nothing and an accepted one is logged and announced). A `Refusal`
+ * becomes errorcode 602 with its text.
+ *
+ * The answer is BioTrack's `{success: 1, transactionid, sessiontime}` (numbers, as recorded),
+ * with `barcode_id` (a list) when the write created lots or samples, and `manifest_id` after
+ * `inventory_manifest`.
  */
-import { Wire } from "@tracebridge/adapter-provider-b"
 import { Either, ParseResult, Schema } from "effect"
 import type { Sandbox } from "../../Sandbox.js"
 import type { World } from "../../World.js"
 import type { Refusal } from "../../Writes.js"
+import type { JsonObject } from "./format.js"
+import { seconds } from "./format.js"
 import { profile } from "./Profile.js"
+import { Barcode, Code, Epoch, Id, LabId, Panel, Quantity } from "./request.js"
 import type { PendingSample } from "./rows.js"
-import {
-  categoryOfPanel,
-  findLot,
-  isoOf,
-  manifestOf,
-  samples,
-  seconds,
-  typeOfPackage,
-  unitOfType,
-  uomOf
-} from "./rows.js"
+import { categoryOfPanel, findLot, isoOf, manifestOf, samples, typeOfPackage, unitOfType, uomOf } from "./rows.js"
 
 /** What the emulator keeps per world between calls: samples awaiting results, renamed samples. */
 export interface Memory {
@@ -37,8 +34,8 @@ export interface Failure {
   readonly errorcode?: number
 }
 
-/** A write's answer (the decoded side of `Wire.WriteResult`). */
-export type Written = typeof Wire.WriteResult.Type
+/** A write's answer, as it goes on the wire. */
+export type Written = JsonObject
 
 /** What a write action needs. */
 export interface Context {
@@ -73,9 +70,9 @@ const written = (
   const at = seconds(ctx.sandbox.now())
   return {
     success: 1,
-    transactionid: String(at),
+    transactionid: at,
     sessiontime: at,
-    barcode_id: extra.barcode_id ?? [],
+    ...(extra.barcode_id === undefined ? {} : { barcode_id: extra.barcode_id }),
     ...(extra.manifest_id === undefined ? {} : { manifest_id: extra.manifest_id })
   }
 }
@@ -85,16 +82,16 @@ const notFound = (barcode: string) => fail(`Barcode ${barcode} not found.`)
 // ---- inventory_split / inventory_convert ------------------------------------------------------------
 
 const Draw = Schema.Struct({
-  barcodeid: Wire.Barcode,
-  remove_quantity: Wire.StringNumber,
+  barcodeid: Barcode,
+  remove_quantity: Quantity,
   remove_quantity_uom: Schema.optional(Schema.String)
 })
 const SplitBody = Schema.Struct({ data: Schema.NonEmptyArray(Draw) })
 const ConvertBody = Schema.Struct({
   data: Schema.NonEmptyArray(Draw),
   derivative_product: Schema.String.pipe(Schema.minLength(1)),
-  derivative_quantity: Wire.StringNumber,
-  derivative_type: Schema.optional(Wire.Code),
+  derivative_quantity: Quantity,
+  derivative_type: Schema.optional(Code),
   derivative_strain: Schema.optional(Schema.NullOr(Schema.String)),
   derivative_quantity_uom: Schema.optional(Schema.String)
 })
@@ -185,18 +182,16 @@ export const convert = (ctx: Context): Either.Either<Written, Failure> =>
 // ---- inventory_qa_sample / inventory_qa_sample_results ----------------------------------------------
 
 const SampleBody = Schema.Struct({
-  barcodeid: Wire.Barcode,
-  lab_id: Schema.Union(Schema.String, Schema.Number).pipe(
-    Schema.transform(Schema.String.pipe(Schema.minLength(1)), { decode: String, encode: (s) => s })
-  ),
-  use: Schema.optionalWith(Wire.Code, { default: () => 1 })
+  barcodeid: Barcode,
+  lab_id: LabId,
+  use: Schema.optionalWith(Code, { default: () => 1 })
 })
 
 /** The barcode a new sample gets: the id the world will mint for its result, when free. */
 const sampleBarcode = (world: World, memory: Memory): string => {
   const taken = new Set([
     ...memory.pending.keys(),
-    ...samples(world, [], memory.aliases).map((s) => s.sample.inventoryid)
+    ...samples(world, [], memory.aliases).map((s) => s.barcode)
   ])
   for (let n = world.counters.next;; n++) {
     const barcode = profile.tag("package", 9, n)
@@ -223,10 +218,19 @@ export const sample = (ctx: Context): Either.Either<Written, Failure> =>
   })
 
 const ResultsBody = Schema.Struct({
-  sample_id: Wire.Barcode,
-  result: Wire.Code.pipe(Schema.filter((n) => n === 1 || n === -1 || "result is 1 (pass) or -1 (fail)")),
-  test: Schema.Array(Wire.Panel)
+  sample_id: Barcode,
+  result: Schema.optional(Code.pipe(Schema.filter((n) => n === 1 || n === -1 || "result is 1 (pass) or -1 (fail)"))),
+  test: Schema.Array(Panel)
 })
+
+const isContaminant = (category: string) => category !== "potency" && category !== "moisture"
+
+/**
+ * The verdict of a sample filed without `result` (the recorded lab call sends none: BioTrack
+ * judges): it passes when no contaminant was found, i.e. every contaminant value is 0 or empty.
+ */
+const judge = (tests: ReadonlyArray<{ readonly category: string; readonly value: number | null }>): boolean =>
+  tests.every((t) => !isContaminant(t.category) || t.value === null || t.value === 0)
 
 /**
  * Per-test verdicts from BioTrack's one verdict per sample (the adapter's reading): all pass when
@@ -237,9 +241,9 @@ const verdicts = (
   passed: boolean,
   tests: ReadonlyArray<{ readonly category: string; readonly value: number | null }>
 ) => {
-  const out = tests.map((t) => passed || t.category === "potency" || t.category === "moisture" || t.value === 0)
+  const out = tests.map((t) => passed || !isContaminant(t.category) || t.value === 0)
   if (!passed && out.every((p) => p) && out.length > 0) {
-    const contaminant = tests.findIndex((t) => t.category !== "potency" && t.category !== "moisture")
+    const contaminant = tests.findIndex((t) => isContaminant(t.category))
     out[contaminant >= 0 ? contaminant : 0] = false
   }
   return out
@@ -252,7 +256,7 @@ export const results = (ctx: Context): Either.Either<Written, Failure> =>
     const body = yield* decode(ResultsBody, ctx.body)
     const pending = ctx.memory.pending.get(body.sample_id)
     if (pending === undefined) {
-      const judged = samples(ctx.world, [], ctx.memory.aliases).some((s) => s.sample.inventoryid === body.sample_id)
+      const judged = samples(ctx.world, [], ctx.memory.aliases).some((s) => s.barcode === body.sample_id)
       return yield* fail(judged ? `Results were already entered for sample ${body.sample_id}.` : "Sample not found.")
     }
     const tests = body.test.flatMap((panel) =>
@@ -260,7 +264,7 @@ export const results = (ctx: Context): Either.Either<Written, Failure> =>
         .filter(([name]) => name !== "type")
         .map(([name, value]) => ({ name, value: value ?? null, category: categoryOfPanel(panel.type) }))
     )
-    const passed = verdicts(body.result === 1, tests)
+    const passed = verdicts(body.result === undefined ? judge(tests) : body.result === 1, tests)
     const lab = ctx.world.facilities.find((d) => d.facility.license_number === pending.labId)
     const result = ctx.sandbox.apply<{ readonly id: string; readonly provider_result_id: string }>(ctx.world, {
       _tag: "RecordLabResult",
@@ -283,14 +287,14 @@ export const results = (ctx: Context): Either.Either<Written, Failure> =>
 // ---- inventory_manifest / inventory_transfer_outbound -----------------------------------------------
 
 const Stop = Schema.Struct({
-  vendor_license: Wire.IdString,
-  stop_number: Schema.optional(Wire.IdString),
-  approximate_departure: Schema.optionalWith(Wire.Epoch, { default: () => null }),
-  approximate_arrival: Schema.optionalWith(Wire.Epoch, { default: () => null }),
-  barcodeid: Schema.NonEmptyArray(Wire.Barcode)
+  vendor_license: Id,
+  stop_number: Schema.optional(Id),
+  approximate_departure: Schema.optionalWith(Epoch, { default: () => null }),
+  approximate_arrival: Schema.optionalWith(Epoch, { default: () => null }),
+  barcodeid: Schema.NonEmptyArray(Barcode)
 })
 const ManifestBody = Schema.Struct({
-  location: Wire.IdString,
+  location: Id,
   stop_overview: Schema.NonEmptyArray(Stop),
   transporter_name: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
   transporter_vehicle_details: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
@@ -332,8 +336,8 @@ export const manifest = (ctx: Context): Either.Either<Written, Failure> =>
   })
 
 const OutboundBody = Schema.Struct({
-  manifest_id: Wire.Barcode,
-  data: Schema.NonEmptyArray(Schema.Struct({ barcodeid: Wire.Barcode, quantity: Wire.StringNumber }))
+  manifest_id: Barcode,
+  data: Schema.NonEmptyArray(Schema.Struct({ barcodeid: Barcode, quantity: Quantity }))
 })
 
 /** `inventory_transfer_outbound`: the lines of a pending manifest (checked; the manifest holds them). */

@@ -1,0 +1,51 @@
+/**
+ * provider_b's static description: the states it serves (the hosts of the classic API), the
+ * login, the capabilities per state, pacing and the writes it takes.
+ */
+import type { ProviderDescriptor } from "@tracebridge/core"
+import { Capabilities } from "@tracebridge/core"
+import * as ProviderBClient from "../ProviderBClient.js"
+
+/** The provider's name. */
+export const PROVIDER = "provider_b" as const
+
+/** The state hosts of the classic API (overridable per session with `baseUrl`). */
+export const hosts = ProviderBClient.hosts
+
+/** The login the end user enters: the company UBI (sent as `license_number`), username and password. */
+export const Credentials = ProviderBClient.Credentials
+
+/**
+ * The capabilities of every served state: no sales deliveries (BioTrack has none), no plant
+ * batches (plants are tagged one by one from the start) and no patients (the classic API has no
+ * patient registry, only card look-ups at sale time).
+ */
+export const stateCapabilities = Capabilities.make(true, {
+  sales_deliveries: false,
+  plant_batches: false,
+  patients: false
+})
+
+/** The descriptor. */
+export const descriptor: ProviderDescriptor.ProviderDescriptor = {
+  name: PROVIDER,
+  displayName: "BioTrack",
+  credentialFields: [
+    { name: "ubi", label: "Company UBI", secret: false, description: "The 9-digit business identifier" },
+    { name: "username", label: "Username", secret: false },
+    { name: "password", label: "Password", secret: true }
+  ],
+  loginKey: ["ubi", "username"],
+  licenseTypes: ["Cultivation", "Manufacturing", "Testing Laboratory", "Adult-Use Retail", "Medical Retail"],
+  credentials: Credentials,
+  baseUrls: Object.fromEntries(Object.entries(hosts).map(([s, url]) => [s, { sandbox: url, production: url }])),
+  providerPageSize: null,
+  rateLimit: {
+    requestsPerSecond: 5,
+    concurrency: 2,
+    retryAfterHeader: false,
+    notes: "No published limits; conservative pacing per session"
+  },
+  capabilities: Object.fromEntries(Object.keys(hosts).map((s) => [s, stateCapabilities])),
+  writes: ["split_package", "record_lab_result", "create_transfer"]
+}

@@ -1,0 +1,300 @@
+/**
+ * The writes of provider_b: `split_package` (`inventory_split`, or `inventory_convert` for
+ * another product), `record_lab_result` (`inventory_qa_sample` then
+ * `inventory_qa_sample_results`) and `create_transfer` (`inventory_manifest` then
+ * `inventory_transfer_outbound`). Each checks the command against fresh inventory first, clears
+ * the connection's tables, and reads the created object back from the sync tables.
+ */
+import type { Commands, Package, ProviderPort, Resource, Session } from "@tracebridge/core"
+import { Ids, ProviderError } from "@tracebridge/core"
+import { Effect, Option } from "effect"
+import type { Client } from "../ProviderBClient.js"
+import { PROVIDER } from "./descriptor.js"
+import { itemName } from "./mappers/toPackage.js"
+import { codeForCategory, gramsPer, inventoryType, panelTypeFor, round, uom } from "./mappers/vocabulary.js"
+import type { Reads } from "./reads.js"
+import type { SyncTablesCache } from "./tables.js"
+import { WriteResult } from "./wire/Envelope.js"
+import type { Inventory } from "./wire/Inventory.js"
+import * as World from "./world.js"
+
+type Facility = ProviderPort.FacilityRef
+
+/** The writes over the session client, the connection's tables and the reads (to read back). */
+export const make = (client: Client, tables: SyncTablesCache, reads: Reads): ProviderPort.Writes => {
+  const { invalidate, sync } = tables
+  const { resourceDriver } = reads
+
+  const freshInventory = (session: Session.Session, facility: Facility, operation: string) =>
+    Effect.gen(function*() {
+      yield* invalidate(session)
+      const { inventory } = yield* sync(session, "sync_inventory", operation)
+      return World.live(inventory, facility.provider_facility_id)
+    })
+
+  const lotOf = (lots: ReadonlyArray<Inventory>, packageId: string) =>
+    Option.match(Ids.decodeAs("package", PROVIDER, packageId), {
+      onNone: () => Effect.fail(ProviderError.ResourceNotFound.of("package", packageId)),
+      onSome: (barcode) => {
+        const lot = lots.find((l) => l.id === barcode)
+        return lot === undefined
+          ? Effect.fail(ProviderError.ResourceNotFound.of("package", packageId))
+          : Effect.succeed(lot)
+      }
+    })
+
+  /** A quantity in the command's unit, in the lot's own unit; or why it cannot be. */
+  const inLotUnit = (lot: Inventory, quantity: number, unit: string, packageId: string) => {
+    const lotUnit = inventoryType(lot.inventorytype).unit
+    const converted = unit === lotUnit
+      ? quantity
+      : lotUnit === "Grams" && gramsPer[unit] !== undefined
+      ? round(quantity * gramsPer[unit]!)
+      : undefined
+    return converted === undefined
+      ? Effect.fail(
+        new ProviderError.InsufficientQuantity({
+          package_id: packageId,
+          requested: quantity,
+          available: lot.remaining_quantity,
+          unit_of_measure: lotUnit,
+          message: `${unit} cannot be drawn from a lot counted in ${lotUnit}`
+        })
+      )
+      : Effect.succeed(converted)
+  }
+
+  const readBack = <R extends Resource.Name>(
+    session: Session.Session,
+    facility: Facility,
+    name: R,
+    providerId: string,
+    operation: string
+  ) =>
+    Effect.zipRight(invalidate(session), resourceDriver(name).get(session, facility, providerId)).pipe(
+      Effect.catchTag("ResourceNotFound", () =>
+        Effect.fail(
+          new ProviderError.ProviderInvalidResponse({
+            provider: PROVIDER,
+            operation,
+            path: "transactionid",
+            message: `BioTrack accepted ${operation} but the created object is not in its sync tables`
+          })
+        ))
+    )
+
+  const created = (answer: WriteResult, operation: string) =>
+    answer.barcode_id[0] === undefined
+      ? Effect.fail(
+        new ProviderError.ProviderInvalidResponse({
+          provider: PROVIDER,
+          operation,
+          path: "barcode_id",
+          message: `BioTrack answered ${operation} without the new barcode`
+        })
+      )
+      : Effect.succeed(answer.barcode_id[0])
+
+  const insufficientFromText =
+    (packageId: string, requested: number, unit: string) =>
+    <A>(self: Effect.Effect<A, ProviderError.ProviderError>): Effect.Effect<A, ProviderError.ProviderError> =>
+      Effect.catchIf(
+        self,
+        (e): e is ProviderError.ProviderRejected =>
+          e._tag === "ProviderRejected" && /insufficient|exceed|more than/i.test(e.message),
+        (e) =>
+          Effect.fail(
+            new ProviderError.InsufficientQuantity({
+              package_id: packageId,
+              requested,
+              available: 0,
+              unit_of_measure: unit,
+              message: e.messages[0] ?? e.message
+            })
+          )
+      )
+
+  const splitPackage = (session: Session.Session, facility: Facility, command: Commands.SplitPackage) =>
+    Effect.gen(function*() {
+      const operation = "split_package"
+      const lots = yield* freshInventory(session, facility, operation)
+      const sources = yield* Effect.forEach(command.source_package_ids, (id) => lotOf(lots, id))
+      const first = sources[0]!
+      const firstId = command.source_package_ids[0]!
+      const unit = inventoryType(first.inventorytype).unit
+      for (const [i, lot] of sources.entries()) {
+        const id = command.source_package_ids[i]!
+        const onHold = lot.seized || (lot.inventorystatus !== null && lot.inventorystatus !== "0")
+        if (onHold || inventoryType(lot.inventorytype).unit !== unit) {
+          return yield* new ProviderError.InsufficientQuantity({
+            package_id: id,
+            requested: command.quantity,
+            available: onHold ? 0 : lot.remaining_quantity,
+            unit_of_measure: inventoryType(lot.inventorytype).unit,
+            message: onHold ? `${lot.id} is on hold` : `the sources mix ${unit} and another unit`
+          })
+        }
+      }
+      const wanted = yield* inLotUnit(first, command.quantity, command.unit_of_measure, firstId)
+      const available = round(sources.reduce((n, l) => n + l.remaining_quantity, 0))
+      if (wanted > available + 1e-9) {
+        return yield* new ProviderError.InsufficientQuantity({
+          package_id: firstId,
+          requested: wanted,
+          available,
+          unit_of_measure: unit,
+          message: `asked for ${wanted} ${unit} but the sources hold ${available}`
+        })
+      }
+      let left = wanted
+      const draws = sources.flatMap((lot) => {
+        const take = round(Math.min(left, lot.remaining_quantity))
+        left = round(left - take)
+        return take > 0 ? [{ barcodeid: lot.id, remove_quantity: String(take), remove_quantity_uom: uom(unit) }] : []
+      })
+      const strain = command.item_strain ?? first.strain
+      const sameItem = sources.length === 1 && itemName(first) === command.item_name &&
+        inventoryType(first.inventorytype).category === command.item_category &&
+        (first.strain ?? null) === (command.item_strain ?? null)
+      const type = inventoryType(first.inventorytype).category === command.item_category
+        ? first.inventorytype
+        : codeForCategory(command.item_category)
+      if (type === undefined) {
+        return yield* new ProviderError.InvalidInput({
+          operation,
+          path: "item_category",
+          message: `BioTrack has no inventory type for the category ${command.item_category}`
+        })
+      }
+      const answer = yield* (sameItem
+        ? client.call(session, "inventory_split", { data: draws }, WriteResult, { operation })
+        : client.call(
+          session,
+          "inventory_convert",
+          {
+            data: draws,
+            derivative_strain: strain,
+            derivative_product: command.item_name,
+            derivative_type: type,
+            derivative_quantity: wanted,
+            derivative_quantity_uom: uom(unit)
+          },
+          WriteResult,
+          { operation }
+        )).pipe(insufficientFromText(firstId, wanted, unit))
+      const barcode = yield* created(answer, operation)
+      return yield* readBack(session, facility, "packages", barcode, operation)
+    }).pipe(Effect.ensuring(invalidate(session))) as Effect.Effect<Package.Package, ProviderError.ProviderError>
+
+  const recordLabResult = (session: Session.Session, facility: Facility, command: Commands.RecordLabResult) =>
+    Effect.gen(function*() {
+      const operation = "record_lab_result"
+      const lots = yield* freshInventory(session, facility, operation)
+      const lot = yield* lotOf(lots, command.package_id)
+      const panels = new Map<number, Record<string, string | number | null>>()
+      for (const [i, result] of command.results.entries()) {
+        const type = panelTypeFor(result.category)
+        if (type === undefined) {
+          return yield* new ProviderError.InvalidInput({
+            operation,
+            path: `results.${i}.category`,
+            message: `BioTrack has no QA panel for the category ${result.category}`
+          })
+        }
+        const panel = panels.get(type) ?? { type }
+        panel[result.name] = result.value === null ? null : String(result.value)
+        panels.set(type, panel)
+      }
+      const sample = yield* client.call(
+        session,
+        "inventory_qa_sample",
+        {
+          barcodeid: lot.id,
+          lab_id: command.lab_license ?? command.lab_name,
+          quantity: "0",
+          quantity_uom: uom(inventoryType(lot.inventorytype).unit),
+          use: command.test_type === "ResearchTesting" ? 2 : 1
+        },
+        WriteResult,
+        { operation, notFound: { resource: "package", id: command.package_id } }
+      ).pipe(
+        Effect.flatMap((answer) => created(answer, operation))
+      )
+      yield* client.call(
+        session,
+        "inventory_qa_sample_results",
+        {
+          sample_id: sample,
+          result: command.overall_passed ? 1 : -1,
+          test: [...panels.values()]
+        },
+        WriteResult,
+        { operation }
+      )
+      return yield* readBack(session, facility, "lab_results", sample, operation)
+    }).pipe(Effect.ensuring(invalidate(session)))
+
+  const epoch = (iso: string | null) => (iso === null ? undefined : Math.floor(Date.parse(iso) / 1000))
+
+  const createTransfer = (session: Session.Session, facility: Facility, command: Commands.CreateTransfer) =>
+    Effect.gen(function*() {
+      const operation = "create_transfer"
+      const lots = yield* freshInventory(session, facility, operation)
+      const lines = yield* Effect.forEach(command.packages, (line) =>
+        Effect.gen(function*() {
+          const lot = yield* lotOf(lots, line.package_id)
+          const quantity = yield* inLotUnit(lot, line.quantity, line.unit_of_measure, line.package_id)
+          if (quantity > lot.remaining_quantity + 1e-9) {
+            return yield* new ProviderError.InsufficientQuantity({
+              package_id: line.package_id,
+              requested: quantity,
+              available: lot.remaining_quantity,
+              unit_of_measure: inventoryType(lot.inventorytype).unit,
+              message: `asked to ship ${quantity} but ${lot.id} holds ${lot.remaining_quantity}`
+            })
+          }
+          return { barcodeid: lot.id, quantity: String(quantity), price: "0.00" }
+        }))
+      const departure = epoch(command.estimated_departure)
+      const arrival = epoch(command.estimated_arrival)
+      const manifest = yield* client.call(
+        session,
+        "inventory_manifest",
+        {
+          location: facility.provider_facility_id,
+          ...(command.driver_name === null ? {} : { transporter_name: command.driver_name }),
+          ...(command.vehicle_info === null ? {} : { transporter_vehicle_details: command.vehicle_info }),
+          stop_overview: [{
+            vendor_license: command.recipient_facility,
+            stop_number: 1,
+            ...(departure === undefined ? {} : { approximate_departure: departure }),
+            ...(arrival === undefined ? {} : { approximate_arrival: arrival }),
+            approximate_route: "",
+            barcodeid: lines.map((l) => l.barcodeid)
+          }]
+        },
+        WriteResult,
+        { operation }
+      )
+      if (manifest.manifest_id === undefined) {
+        return yield* new ProviderError.ProviderInvalidResponse({
+          provider: PROVIDER,
+          operation,
+          path: "manifest_id",
+          message: "BioTrack answered inventory_manifest without the manifest id"
+        })
+      }
+      yield* client.call(
+        session,
+        "inventory_transfer_outbound",
+        { manifest_id: manifest.manifest_id, data: lines },
+        WriteResult,
+        {
+          operation
+        }
+      )
+      return yield* readBack(session, facility, "transfers", `${manifest.manifest_id}/1`, operation)
+    }).pipe(Effect.ensuring(invalidate(session)))
+
+  return { splitPackage, recordLabResult, createTransfer }
+}
