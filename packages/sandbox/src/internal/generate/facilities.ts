@@ -54,8 +54,8 @@ const licenseTypes: Record<Role, string> = {
   medical: "Medical Retail"
 }
 
-/** The capability tags provider_a derives from a facility type (kept in step with its adapter). */
-const metrcCapabilityTags = (type: Record<string, boolean>, deliveries: boolean): Array<string> => {
+/** The capability tags a facility type gives (what the adapters derive from the same flags). */
+const capabilityTagsOf = (type: Record<string, boolean>, deliveries: boolean): Array<string> => {
   const tags: Array<string> = []
   if (type.CanGrowPlants) tags.push("cultivation")
   if (type.CanCreateDerivedPackages || type.CanInfuseProducts) tags.push("manufacturing")
@@ -121,7 +121,7 @@ export const generate = (ctx: Context): Cast => {
       provider,
       provider_facility_id: license,
       user_permissions: { is_owner: f === 0, is_manager: true, is_financial_contact: f === 0, occupations: [] },
-      capabilities: metrcCapabilityTags(type, capabilities.sales_deliveries),
+      capabilities: capabilityTagsOf(type, capabilities.sales_deliveries),
       facility_type: type
     }
     world.facilities.push({

@@ -72,7 +72,9 @@ const transfer = (
     }
   }
   world.transfers.push(stored)
-  touch(ctx, stored.transfer.id, departAt + (departed ? 4 * HOUR : 0))
+  // Changed when it departed and when it arrived, never later than the reference date (a window up
+  // to now must see every transfer).
+  touch(ctx, stored.transfer.id, Math.min(departAt + (departed ? 4 * HOUR : 0), ctx.ref))
   if (status === "received" && typeof from !== "string") { for (const p of shipped) move(from, to, p) }
 }
 
