@@ -1,6 +1,8 @@
 /**
  * provider_a's wire schemas, named as the provider names them: the shapes the adapter reads and
- * writes. Public so that an emulator (the sandbox) can encode exactly what the adapter decodes.
+ * writes. Public for services that bring their own transport. The sandbox's emulator does not use
+ * them: it writes the provider's JSON itself, checked against recorded payloads, so that a mistake
+ * here cannot hide itself (issue 16).
  * Fields the adapter does not use are left out; decoding ignores them.
  *
  * @since 0.1.0

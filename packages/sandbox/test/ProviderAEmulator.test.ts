@@ -39,12 +39,7 @@ const UNSTAMPED = "the seeded world records no change of items, strains, locatio
  * Conformance checks that fail on a known bug of the emulator's seeded world, each with the bug. They
  * run as `it.effect.fails`: fixing the bug makes them fail loudly here, to be moved back.
  */
-const knownFailures: Readonly<Record<string, string>> = {
-  "transfers: the updated_since filter returns exactly the matching items":
-    "Generate.ts stamps a transfer's change at departure + 4 h (in_transit) or at its future departure " +
-    "(pending): three seeded transfers changed after the reference date, so no lastModified window up to " +
-    "now holds them"
-}
+const knownFailures: Readonly<Record<string, string>> = {}
 
 describe.sequential("provider_a adapter against the emulator: conformance (CO)", () => {
   const sandbox = makeSandbox()
@@ -241,6 +236,38 @@ describe("ProviderAEmulator rules", () => {
       )
       assert.strictEqual(day.status, 200)
       assert.strictEqual((await get("/facilities/v2/", "user_locked")).status, 401)
+    }))
+
+  it.effect("routes: literal paths before parameters, numeric ids only, unknown paths 404 after the licence check", () =>
+    Effect.promise(async () => {
+      const world = sandbox.world("provider_a", "CO", "user_good")
+      const cultivator = world.facilities.find((d) => d.role === "cultivation")!
+      const scoped = `licenseNumber=${cultivator.facility.license_number}`
+      const active = await get(`/packages/v2/active?${scoped}`)
+      assert.strictEqual(active.status, 200)
+      assert.isTrue(Array.isArray((await active.json()).Data))
+      const tag = cultivator.packages[0]!.tag
+      assert.strictEqual((await (await get(`/packages/v2/${tag}?${scoped}`)).json()).Label, tag)
+      assert.strictEqual((await get(`/harvests/v2/not-a-number?${scoped}`)).status, 404)
+      assert.strictEqual((await get(`/no/such/path?${scoped}`)).status, 404)
+      assert.strictEqual((await get("/no/such/path")).status, 400)
+      const units = await get("/unitsofmeasure/v2/active")
+      assert.strictEqual(units.status, 200)
+      assert.includeDeepMembers(await units.json(), [{ QuantityType: "WeightBased", Name: "Grams", Abbreviation: "g" }])
+      const post = (path: string, body: string) =>
+        handler(
+          new Request(`${base}${path}?${scoped}`, {
+            method: "POST",
+            body,
+            headers: { authorization: `Basic ${btoa("vendor:user_good")}` }
+          })
+        )
+      assert.strictEqual(
+        (await post("/packages/v2/", JSON.stringify(Array.from({ length: 11 }, () => ({}))))).status,
+        413
+      )
+      assert.strictEqual((await post("/no/such/path", "[{}]")).status, 404)
+      assert.strictEqual((await post("/packages/v2/", "{")).status, 400)
     }))
 
   it.effect("answers 429 with Retry-After past the configured rate", () =>

@@ -1,0 +1,46 @@
+import type { ProviderPort, Query } from "@tracebridge/core"
+import { Ids } from "@tracebridge/core"
+import { Effect } from "effect"
+import { PROVIDER } from "../mappers/context.js"
+import { toPlant } from "../mappers/toPlant.js"
+import { readAcross } from "../paging.js"
+import type { Reader } from "../reader.js"
+import { map, PAGE } from "../reader.js"
+import type { PlantV2 } from "../wire/Plant.js"
+import { PlantV2 as PlantWire } from "../wire/Plant.js"
+
+const plantPaths = (phase: Query.Plants["growth_phase"]): ReadonlyArray<string> =>
+  phase === "vegetative"
+    ? ["/plants/v2/vegetative"]
+    : phase === "flowering"
+    ? ["/plants/v2/flowering"]
+    : phase === "clone"
+    ? [] // Metrc tracks immature (clone) plants only as plant batches, never as plants.
+    : ["/plants/v2/vegetative", "/plants/v2/flowering"]
+
+/** Plants: the vegetative and flowering lists (by growth phase), by label. */
+export const plants = ({ ctxOf, getOne, windowed }: Reader): ProviderPort.ResourceDriver<any, Query.Plants> => ({
+  list: (session, facility, q, window) =>
+    Effect.gen(function*() {
+      const sources = yield* windowed(
+        session,
+        facility,
+        plantPaths(q.growth_phase),
+        PlantWire,
+        "plants.list",
+        q.updated_since
+      )
+      const slice = yield* readAcross(sources, window, PAGE)
+      const ctx = ctxOf(session, facility)
+      const items = yield* Effect.forEach(slice.items, map("plants.list", (w: PlantV2) => toPlant(w, ctx)))
+      return { items, total: slice.total }
+    }),
+  get: (session, facility, label) =>
+    Effect.flatMap(
+      getOne(session, facility, `/plants/v2/${encodeURIComponent(label)}`, PlantWire, "plants.get", {
+        resource: "plant",
+        id: Ids.make("plant", PROVIDER, label)
+      }),
+      map("plants.get", (w: PlantV2) => toPlant(w, ctxOf(session, facility)))
+    )
+})

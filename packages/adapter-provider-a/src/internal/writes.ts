@@ -1,0 +1,224 @@
+import type { Commands, ProviderPort, Query, Session } from "@tracebridge/core"
+import { Ids, ProviderError, Units } from "@tracebridge/core"
+import { Clock, Effect, Option, Schema as S } from "effect"
+import type { Enricher } from "./enrich.js"
+import { PROVIDER } from "./mappers/context.js"
+import { transferProviderId } from "./mappers/toTransfer.js"
+import type { FacilityRef, Reader } from "./reader.js"
+import { WriteResult } from "./wire/common.js"
+import type { PackageV2 } from "./wire/Package.js"
+import { AvailableTag, PackageV2 as PackageWire } from "./wire/Package.js"
+
+const todayIn = Effect.map(Clock.currentTimeMillis, (now) => new Date(now).toISOString().slice(0, 10))
+
+/**
+ * The writes: a split (`POST /packages/v2/` from an unused tag), a lab result
+ * (`POST /labtests/v2/record`) and a transfer (`POST /transfers/v2/templates/outgoing`: the API
+ * creates templates only). Each checks what it can first, then reads back what it wrote.
+ */
+export const makeWrites = (
+  { client, getOne, license }: Reader,
+  { enrichPackage, labResultsOfPackage, packageByLabel }: Enricher,
+  transfers: ProviderPort.ResourceDriver<any, Query.Transfers>
+) => {
+  const splitPackage = (session: Session.Session, facility: FacilityRef, command: Commands.SplitPackage) =>
+    Effect.gen(function*() {
+      const sources: Array<PackageV2> = []
+      for (const id of command.source_package_ids) {
+        const label = Ids.decodeAs("package", PROVIDER, id)
+        if (Option.isNone(label)) return yield* ProviderError.ResourceNotFound.of("package", id)
+        sources.push(yield* packageByLabel(session, facility, label.value, id))
+      }
+      const refuse = (message: string, available: number) =>
+        new ProviderError.InsufficientQuantity({
+          package_id: command.source_package_ids[0]!,
+          requested: command.quantity,
+          available,
+          unit_of_measure: command.unit_of_measure,
+          message
+        })
+      const held = sources.find((s) => s.IsOnHold === true)
+      if (held !== undefined) return yield* refuse(`Package ${held.Label} is on hold`, 0)
+      const ingredients: Array<{ Package: string; Quantity: number; UnitOfMeasure: string }> = []
+      let needed = command.quantity
+      let available = 0
+      for (const source of sources) {
+        const inTarget = Units.convert(source.Quantity, source.UnitOfMeasureName, command.unit_of_measure)
+        if (Option.isNone(inTarget)) {
+          return yield* refuse(
+            `Package ${source.Label} is measured in ${source.UnitOfMeasureName}, which cannot convert to ${command.unit_of_measure}`,
+            available
+          )
+        }
+        available += inTarget.value
+        if (needed <= 1e-9) continue
+        const take = Math.min(needed, inTarget.value)
+        if (take <= 0) continue
+        const inSource = Option.getOrElse(
+          Units.convert(take, command.unit_of_measure, source.UnitOfMeasureName),
+          () => take
+        )
+        ingredients.push({ Package: source.Label, Quantity: inSource, UnitOfMeasure: source.UnitOfMeasureName })
+        needed -= take
+      }
+      if (needed > 1e-9) {
+        return yield* refuse(
+          `The sources hold ${available} ${command.unit_of_measure}; ${command.quantity} were asked for`,
+          available
+        )
+      }
+      const tags = yield* client.get(session, "/tags/v2/package/available", S.Array(AvailableTag), {
+        operation: "split_package",
+        license: license(facility)
+      })
+      const tag = tags[0]
+      if (tag === undefined) {
+        return yield* new ProviderError.ProviderRejected({
+          provider: PROVIDER,
+          operation: "split_package",
+          messages: ["No unused package tag is available at this facility"],
+          message: "provider_a has no unused package tag for the new package; order tags first"
+        })
+      }
+      const actualDate = yield* todayIn
+      const result = yield* client.post(
+        session,
+        "/packages/v2/",
+        [{
+          Tag: tag.Label,
+          Location: sources[0]!.LocationName,
+          Sublocation: null,
+          Item: command.item_name,
+          Quantity: command.quantity,
+          UnitOfMeasure: command.unit_of_measure,
+          PatientLicenseNumber: null,
+          Note: null,
+          ProductionBatchNumber: null,
+          ActualDate: actualDate,
+          ExpirationDate: null,
+          SellByDate: null,
+          UseByDate: null,
+          Ingredients: ingredients
+        }],
+        WriteResult,
+        { operation: "split_package", license: license(facility) }
+      )
+      const createdId = result.Ids[0]
+      if (createdId === undefined) {
+        return yield* new ProviderError.ProviderInvalidResponse({
+          provider: PROVIDER,
+          operation: "split_package",
+          path: "Ids",
+          message: "provider_a created a package but returned no id"
+        })
+      }
+      const created = yield* getOne(session, facility, `/packages/v2/${createdId}`, PackageWire, "split_package", {
+        resource: "package",
+        id: String(createdId)
+      })
+      return yield* enrichPackage(session, facility, created)
+    })
+
+  const recordLabResult = (session: Session.Session, facility: FacilityRef, command: Commands.RecordLabResult) =>
+    Effect.gen(function*() {
+      const label = Ids.decodeAs("package", PROVIDER, command.package_id)
+      if (Option.isNone(label)) return yield* ProviderError.ResourceNotFound.of("package", command.package_id)
+      const target = yield* packageByLabel(session, facility, label.value, command.package_id)
+      const date = command.test_date ?? (yield* todayIn)
+      const result = yield* client.post(
+        session,
+        "/labtests/v2/record",
+        [{
+          Label: target.Label,
+          ResultDate: `${date}T00:00:00Z`,
+          DocumentFileName: null,
+          DocumentFileBase64: null,
+          Results: command.results.map((r) => ({
+            LabTestTypeName: r.name,
+            Quantity: r.value ?? 0,
+            Passed: r.passed,
+            Notes: r.notes
+          }))
+        }],
+        WriteResult,
+        { operation: "record_lab_result", license: license(facility) }
+      )
+      const resultId = result.Ids[0]
+      const recorded = (yield* labResultsOfPackage(session, facility, target)).find((r) =>
+        r.provider_result_id === String(resultId)
+      )
+      if (recorded === undefined) {
+        return yield* new ProviderError.ProviderInvalidResponse({
+          provider: PROVIDER,
+          operation: "record_lab_result",
+          path: "Ids",
+          message: `provider_a recorded lab result ${resultId} but does not list it`
+        })
+      }
+      return recorded
+    })
+
+  const createTransfer = (session: Session.Session, facility: FacilityRef, command: Commands.CreateTransfer) =>
+    Effect.gen(function*() {
+      if (command.shipper_facility !== license(facility)) {
+        return yield* new ProviderError.InvalidInput({
+          operation: "create_transfer",
+          path: "shipper_facility",
+          message: `shipper_facility must be this facility's licence number (${license(facility)})`
+        })
+      }
+      const labels: Array<string> = []
+      for (const [i, line] of command.packages.entries()) {
+        const label = Ids.decodeAs("package", PROVIDER, line.package_id)
+        if (Option.isNone(label)) return yield* ProviderError.ResourceNotFound.of("package", line.package_id)
+        if (label.value !== line.tag) {
+          return yield* new ProviderError.InvalidInput({
+            operation: "create_transfer",
+            path: `packages.${i}.tag`,
+            message: `tag ${line.tag} is not the tag of package ${line.package_id}`
+          })
+        }
+        yield* packageByLabel(session, facility, label.value, line.package_id)
+        labels.push(label.value)
+      }
+      const today = yield* todayIn
+      const result = yield* client.post(
+        session,
+        "/transfers/v2/templates/outgoing",
+        [{
+          Name: `${command.transfer_type} to ${command.recipient_facility} (${today})`,
+          TransporterFacilityLicenseNumber: command.transporter,
+          DriverOccupationalLicenseNumber: null,
+          DriverName: command.driver_name,
+          DriverLicenseNumber: null,
+          PhoneNumberForQuestions: null,
+          VehicleMake: command.vehicle_info,
+          VehicleModel: null,
+          VehicleLicensePlateNumber: null,
+          Destinations: [{
+            RecipientLicenseNumber: command.recipient_facility,
+            TransferTypeName: command.transfer_type,
+            PlannedRoute: null,
+            EstimatedDepartureDateTime: command.estimated_departure,
+            EstimatedArrivalDateTime: command.estimated_arrival,
+            Transporters: [],
+            Packages: labels.map((PackageLabel) => ({ PackageLabel, WholesalePrice: null }))
+          }]
+        }],
+        WriteResult,
+        { operation: "create_transfer", license: license(facility) }
+      )
+      const templateId = result.Ids[0]
+      if (templateId === undefined) {
+        return yield* new ProviderError.ProviderInvalidResponse({
+          provider: PROVIDER,
+          operation: "create_transfer",
+          path: "Ids",
+          message: "provider_a created a transfer template but returned no id"
+        })
+      }
+      return yield* transfers.get(session, facility, transferProviderId(templateId, "template"))
+    })
+
+  return { splitPackage, recordLabResult, createTransfer }
+}

@@ -1,0 +1,37 @@
+/**
+ * The HTTP answers of a Metrc-style system: JSON bodies, the request-level `{Message}` error, the
+ * row-level `[{row,message}]` error of a write, and the statuses that carry no body.
+ */
+
+/** A JSON answer. */
+export const json = (body: unknown, status = 200, headers: Record<string, string> = {}): Response =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } })
+
+/** A request-level error: `{"Message": "…"}`. */
+export const message = (status: number, text: string): Response => json({ Message: text }, status)
+
+/** A write refused row by row: `[{"row": 0, "message": "…"}]`. */
+export const rows = (refusals: ReadonlyArray<{ readonly row: number; readonly message: string }>): Response =>
+  json(refusals.map((r) => ({ row: r.row, message: r.message })), 400)
+
+/** A status with no body (401 on a refused key, 405, 413). */
+export const empty = (status: number): Response => new Response(null, { status })
+
+/** Metrc's 429 text. */
+export const RATE_LIMITED =
+  "The limit of API calls allowed has been exceeded. Please pace the usage rate of the API more apart."
+
+/** A 429 with `Retry-After` (seconds). */
+export const rateLimited = (retryAfterSeconds: number): Response =>
+  json({ Message: RATE_LIMITED }, 429, { "retry-after": String(retryAfterSeconds) })
+
+/** Metrc's 404 for an unknown path, id or label. */
+export const notFound = (): Response =>
+  message(404, "The requested resource could not be found (incorrect or invalid URI).")
+
+/** Metrc's 403 for a licence the user key has no access to. */
+export const forbidden = (): Response =>
+  message(403, "The authenticated user does not have access to the requested resource.")
+
+/** A single object, or the 404 when there is none. */
+export const one = (found: unknown): Response => (found === undefined ? notFound() : json(found))
