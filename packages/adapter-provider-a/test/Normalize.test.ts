@@ -23,6 +23,24 @@ describe("Normalize", () => {
     assert.isTrue(Schema.is(Package.Package)(pkg))
   })
 
+  it("holds: an investigation, a recall or an administrative hold each count as is_on_hold (issue 17)", () => {
+    const base = { ...fixture("package"), IsOnHold: false }
+    const flags = [
+      "IsOnHold",
+      "IsOnHoldCombined",
+      "IsOnInvestigation",
+      "IsOnInvestigationHold",
+      "IsOnInvestigationRecall",
+      "IsOnRecall",
+      "IsOnRecallCombined"
+    ]
+    const clear = Object.fromEntries(flags.map((f) => [f, false]))
+    assert.isFalse(normalizeSync.package({ ...base, ...clear }, ctx).is_on_hold)
+    for (const flag of flags) {
+      assert.isTrue(normalizeSync.package({ ...base, ...clear, [flag]: true }, ctx).is_on_hold, flag)
+    }
+  })
+
   it("maps the v1 package example (flat product fields) as well", () => {
     const raw = fixture("package-v1")
     const pkg = normalizeSync.package(raw, { facility_id })

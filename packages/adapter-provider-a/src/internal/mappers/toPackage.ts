@@ -43,6 +43,20 @@ export interface PackageExtras {
   readonly sourceHarvestIds?: ReadonlyArray<number>
 }
 
+/** Any of Metrc's holds: administrative, investigation or recall (each stops the package). */
+const onHold = (wire: {
+  readonly IsOnHold?: boolean | null | undefined
+  readonly IsOnHoldCombined?: boolean | null | undefined
+  readonly IsOnInvestigation?: boolean | null | undefined
+  readonly IsOnInvestigationHold?: boolean | null | undefined
+  readonly IsOnInvestigationRecall?: boolean | null | undefined
+  readonly IsOnRecall?: boolean | null | undefined
+  readonly IsOnRecallCombined?: boolean | null | undefined
+}): boolean =>
+  wire.IsOnHold === true || wire.IsOnHoldCombined === true || wire.IsOnInvestigation === true ||
+  wire.IsOnInvestigationHold === true || wire.IsOnInvestigationRecall === true || wire.IsOnRecall === true ||
+  wire.IsOnRecallCombined === true
+
 /** The Tracebridge id of a Metrc package: derived from its label (tag), which every cross-reference uses. */
 export const packageId = (label: string) => Ids.make("package", PROVIDER, label)
 
@@ -68,7 +82,7 @@ export const toPackage = (wire: PackageV2, ctx: MapContext, extras: PackageExtra
     quantity: wire.Quantity,
     unit_of_measure: wire.UnitOfMeasureName,
     lab_testing_state: labState(wire.LabTestingState),
-    is_on_hold: wire.IsOnHold ?? false,
+    is_on_hold: onHold(wire),
     packaged_date: toDate(wire.PackagedDate),
     expiration_date: toDate(wire.ExpirationDate),
     facility_id: facilityIdOf(ctx),

@@ -53,6 +53,13 @@ export const PackageV2 = struct({
   ReceivedFromManifestNumber: opt(Schema.String),
   ReceivedFromFacilityLicenseNumber: opt(Schema.String),
   IsOnHold: opt(Schema.Boolean),
+  // Metrc's other holds (investigations and recalls) stop a package as surely as IsOnHold.
+  IsOnHoldCombined: opt(Schema.Boolean),
+  IsOnInvestigation: opt(Schema.Boolean),
+  IsOnInvestigationHold: opt(Schema.Boolean),
+  IsOnInvestigationRecall: opt(Schema.Boolean),
+  IsOnRecall: opt(Schema.Boolean),
+  IsOnRecallCombined: opt(Schema.Boolean),
   ArchivedDate: opt(MetrcTime),
   IsFinished: opt(Schema.Boolean),
   FinishedDate: opt(MetrcTime),
