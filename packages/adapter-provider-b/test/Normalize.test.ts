@@ -122,6 +122,30 @@ describe("Normalize", () => {
     ]])
   })
 
+  it("a QA result of 2 (rejected) reads as a failed test, not a failed table (issue 17)", () => {
+    const p = Normalize.normalizeSync.package({
+      inventory: { ...inventoryRow, inventorytype: "6", sessiontime: "1767225600" },
+      inventory_qa_sample: [{
+        inventoryid: "1000000000000021",
+        parentid: "1000000000000010",
+        lab_license: "900901",
+        location: "900101",
+        result: "2",
+        sessiontime: "1767312000",
+        transactionid: "6"
+      }],
+      inventory_qa_check: [{
+        sample_id: "1000000000000021",
+        parent_id: "1000000000000010",
+        lab_license: "900901",
+        result: 2,
+        test: [{ type: 6, total_mycotoxins: "3.5" }]
+      }]
+    }, o)
+    assert.strictEqual(p.lab_testing_state, "TestFailed")
+    assert.deepStrictEqual(p.lab_results.map((r) => r.overall_passed), [false])
+  })
+
   it("malformed values become ProviderInvalidResponse naming the field", () => {
     const quantity = thrown(() => Normalize.normalizeSync.package({ ...inventoryRow, remaining_quantity: "1,5" }, o))
     assert.strictEqual(quantity._tag, "ProviderInvalidResponse")

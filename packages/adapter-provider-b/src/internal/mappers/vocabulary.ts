@@ -121,7 +121,7 @@ export const labTestingState = (result: number | undefined): string =>
     ? "NotSubmitted"
     : result === 1
     ? "TestPassed"
-    : result === -1
+    : result === -1 || result === 2
     ? "TestFailed"
     : "SubmittedForTesting"
 

@@ -5,9 +5,9 @@
 import { Schema } from "effect"
 import { Barcode, Code, IdString, OptionalNumber, OptionalText, StringNumber, syncColumns } from "./Common.js"
 
-/** `result`: 0 pending, 1 passed, -1 failed. */
+/** `result`: 0 pending, 1 passed, -1 failed, 2 rejected (the lab refused the sample: it reads as failed). */
 export const SampleResult = Code.pipe(
-  Schema.filter((n) => n === 0 || n === 1 || n === -1 || `expected a result of 0, 1 or -1, got ${n}`)
+  Schema.filter((n) => n === 0 || n === 1 || n === -1 || n === 2 || `expected a result of 0, 1, -1 or 2, got ${n}`)
 )
 
 /** One `inventory_qa_sample` row. */
