@@ -261,6 +261,34 @@ describe("Normalize", () => {
     assert.strictEqual(normalizeSync.transfer({ ...raw, ReceivedDateTime: null }, ctx).status, "pending")
   })
 
+  // Licence numbers of the research's payloads (metrc-transfers.json, metrc-facilities.json) come in
+  // several shapes; a New Mexico-style prefix is one more. None may drop or alter a transfer (issue 17).
+  it("transfer: licence numbers of every documented shape pass through, incoming and outgoing (issue 17)", () => {
+    const shapes = ["123-ABC", "3a-X0001", "402-X0002", "NM-TEST-00001", "ABC-12345"]
+    for (const license of shapes) {
+      const here = { facility_id: Ids.make("facility", "provider_a", license), state: "CO" }
+      const incoming = {
+        ...fixture("transfer-incoming"),
+        _source: "metrc-transfers.json GET /transfers/v2/incoming, placeholder licences",
+        ShipperFacilityLicenseNumber: "4a-X0001",
+        RecipientFacilityLicenseNumber: license
+      }
+      const t = normalizeSync.transfer(incoming, { ...here, source: "incoming" })
+      assert.strictEqual(t.shipper_facility, "4a-X0001", license)
+      assert.strictEqual(t.recipient_facility, license, license)
+      assert.strictEqual(t.facility_id, here.facility_id)
+      const outgoing = {
+        ...fixture("transfer-incoming"),
+        _source: "metrc-transfers.json GET /transfers/v2/outgoing, placeholder licences",
+        ShipperFacilityLicenseNumber: license,
+        RecipientFacilityLicenseNumber: "4a-X0001"
+      }
+      const o = normalizeSync.transfer(outgoing, { ...here, source: "outgoing" })
+      assert.strictEqual(o.shipper_facility, license, license)
+      assert.strictEqual(o.recipient_facility, "4a-X0001", license)
+    }
+  })
+
   it("sale", () => {
     const raw = {
       ...fixture("sales-receipt"),

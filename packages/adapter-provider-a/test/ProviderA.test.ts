@@ -363,6 +363,48 @@ describe("ProviderA", () => {
     )
   })
 
+  // shared/research/provider-payloads/metrc-transfers.json (GET /transfers/v2/rejected): the row
+  // carries the shipper and the recipient, and licence numbers come in several documented shapes
+  // (`123-ABC`, `3a-X0001`, `402-X0002`; metrc-facilities.json `License.Number`). A manifest the
+  // facility rejected itself is listed there too: it is incoming, not outgoing (issue 17).
+  it.effect("reads a rejected manifest's direction from its row, whatever the licence's shape (issue 17)", () => {
+    const server = makeServer()
+    const own = server.data.get(LICENSE)!
+    const rejectedHere = {
+      ...own.transfers.incoming[1]!,
+      _source: "metrc-transfers.json GET /transfers/v2/rejected, placeholder licences",
+      Id: 420,
+      ManifestNumber: "0000000420",
+      DeliveryId: 4200,
+      ShipperFacilityLicenseNumber: "4a-X0001",
+      ShipperFacilityName: "Test Shipper 4a",
+      RecipientFacilityLicenseNumber: LICENSE.toLowerCase()
+    }
+    own.transfers.rejected.push(rejectedHere)
+    return withPort((port) =>
+      Effect.gen(function*() {
+        const session = sessionFor(server)
+        const ids = (ts: ReadonlyArray<{ readonly provider_transfer_id: string }>) =>
+          ts.map((t) => t.provider_transfer_id)
+        const incoming = yield* port.listAll("transfers", session, facilityId, { direction: "incoming" })
+        assert.deepStrictEqual(ids(incoming), ["400", "401", "420"])
+        const outgoing = yield* port.listAll("transfers", session, facilityId, { direction: "outgoing" })
+        assert.deepStrictEqual(ids(outgoing), ["410", "411"])
+        const all = yield* port.listAll("transfers", session, facilityId, {})
+        assert.deepStrictEqual(ids(all), ["400", "401", "410", "411", "420"])
+        const got = incoming.find((t) => t.provider_transfer_id === "420")!
+        assert.strictEqual(got.status, "rejected")
+        assert.strictEqual(got.shipper_facility, "4a-X0001")
+        assert.strictEqual(got.recipient_facility, LICENSE.toLowerCase())
+        const rejectedIncoming = yield* port.listAll("transfers", session, facilityId, {
+          direction: "incoming",
+          status: "rejected"
+        })
+        assert.deepStrictEqual(ids(rejectedIncoming), ["420"])
+      })
+    )
+  })
+
   it.effect("lists a harvest's source plants from the plants that name it", () => {
     const server = makeServer()
     return withPort((port) =>

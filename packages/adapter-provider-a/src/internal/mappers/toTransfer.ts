@@ -15,6 +15,31 @@ export const transferProviderId = (id: number, source: TransferSource) =>
 
 const present = (s: string | null): s is string => s !== null
 
+/** Licence numbers compared as text: any shape (`123-ABC`, `3a-X0001`, `NM-…`), case and spaces aside. */
+const sameLicense = (a: string | null | undefined, b: string): boolean =>
+  text(a)?.trim().toUpperCase() === b.trim().toUpperCase()
+
+/**
+ * A transfer's direction as seen from the facility of `license`. The list a row came from decides
+ * (`/incoming` is incoming; `/outgoing` and templates are outgoing); `/rejected` holds manifests of
+ * either direction (the facility's, rejected by their recipients, and those it rejected itself),
+ * and a row of no known list (the embedding API) may come from either: there the facility is the
+ * shipper of an outgoing transfer and the recipient of an incoming one. Outgoing when neither.
+ */
+export const transferDirection = (
+  rows: ReadonlyArray<TransferRow>,
+  license: string | undefined,
+  source: TransferSource | undefined
+): Transfer.TransferDirection => {
+  if (source === "incoming") return "incoming"
+  if (source === "outgoing" || source === "template") return "outgoing"
+  if (license !== undefined && text(license) !== null) {
+    if (rows.some((r) => sameLicense(r.ShipperFacilityLicenseNumber, license))) return "outgoing"
+    if (rows.some((r) => sameLicense(r.RecipientFacilityLicenseNumber, license))) return "incoming"
+  }
+  return "outgoing"
+}
+
 /**
  * Metrc has no transfer status; it is derived, in this order:
  * 1. `rejected` when the row came from `/transfers/v2/rejected`, or every shipped package was rejected;

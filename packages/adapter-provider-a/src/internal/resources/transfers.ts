@@ -3,7 +3,7 @@ import { Ids, ProviderError } from "@tracebridge/core"
 import { Effect } from "effect"
 import { PROVIDER } from "../mappers/context.js"
 import type { TransferSource } from "../mappers/toTransfer.js"
-import { toTransfer, transferProviderId } from "../mappers/toTransfer.js"
+import { toTransfer, transferDirection, transferProviderId } from "../mappers/toTransfer.js"
 import { readAll } from "../paging.js"
 import type { FacilityRef, Reader } from "../reader.js"
 import { map, PAGE } from "../reader.js"
@@ -19,13 +19,18 @@ type Tagged = { readonly row: TransferRow; readonly source: TransferSource }
 const transferSources = (
   direction: Query.Transfers["direction"]
 ): ReadonlyArray<readonly [string, TransferSource]> => {
-  const incoming = [["/transfers/v2/incoming", "incoming"]] as const
+  // `/rejected` holds manifests of either direction: each row's direction is read from it.
+  const incoming = [["/transfers/v2/incoming", "incoming"], ["/transfers/v2/rejected", "rejected"]] as const
   const outgoing = [
     ["/transfers/v2/outgoing", "outgoing"],
     ["/transfers/v2/rejected", "rejected"],
     ["/transfers/v2/templates/outgoing", "template"]
   ] as const
-  return direction === "incoming" ? incoming : direction === "outgoing" ? outgoing : [...incoming, ...outgoing]
+  return direction === "incoming"
+    ? incoming
+    : direction === "outgoing"
+    ? outgoing
+    : [incoming[0], ...outgoing]
 }
 
 /**
@@ -33,7 +38,7 @@ const transferSources = (
  * grouped into transfers; each with the packages of its deliveries.
  */
 export const transfers = (
-  { ctxOf, paged, windowed }: Reader
+  { ctxOf, license, paged, windowed }: Reader
 ): ProviderPort.ResourceDriver<any, Query.Transfers> => {
   const transferRows = (
     session: Session.Session,
@@ -57,7 +62,9 @@ export const transfers = (
           }
         }
       }
-      return [...groups.values()].map((g): ReadonlyArray<Tagged> => g.rows.map((row) => ({ row, source: g.source })))
+      return [...groups.values()]
+        .filter((g) => direction === undefined || transferDirection(g.rows, license(facility), g.source) === direction)
+        .map((g): ReadonlyArray<Tagged> => g.rows.map((row) => ({ row, source: g.source })))
     })
 
   /** The rows of a transfer with its deliveries resolved, and the packages of those deliveries. */
