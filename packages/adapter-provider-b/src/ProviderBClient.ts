@@ -4,7 +4,11 @@
  *
  * - It logs in lazily (`login` with the company UBI as `license_number`) and keeps the session id
  *   per connection, `Redacted`.
- * - On errorcode 63 (session expired) it logs in again once and retries the call.
+ * - Errorcode 63 is read by its message: when the text says the session expired or is invalid it
+ *   logs in again once and retries the call; concurrent calls of one connection that meet the
+ *   expiry share that one login. Any other 63 (a privilege or license text, or anything else)
+ *   is no session problem: it keeps the session and becomes `ProviderPermissionDenied` or
+ *   `ProviderRejected`, never `ProviderLoginRequired`.
  * - Every answer is HTTP 200, so it never takes the status as success: `success` decides. A
  *   `success: 0` answer becomes one of the core errors: a refused login `ProviderLoginRequired`
  *   (with BioTrack's text), 62 `ProviderPermissionDenied`, 602 `ResourceNotFound` or
@@ -23,7 +27,7 @@ import { HttpClient, HttpClientRequest } from "@effect/platform"
 import type { ProviderName, Session } from "@tracebridge/core"
 import { Deadline, ProviderDescriptor, ProviderError } from "@tracebridge/core"
 import type { ParseResult } from "effect"
-import { Context, Duration, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Either, FiberId, Layer, Option, Redacted, Schema } from "effect"
 import { API_VERSION, Failure, LoginResult } from "./internal/wire/Envelope.js"
 
 const PROVIDER: ProviderName.ProviderName = "provider_b"
@@ -100,15 +104,38 @@ export class ProviderBClient extends Context.Tag("@tracebridge/adapter-provider-
   Client
 >() {}
 
+/** A text saying the session expired or is not (or no longer) valid. */
+const SESSION_EXPIRED_TEXT =
+  /\bsession\b[^.]*\b(expired|timed out|invalid|not valid|no longer valid|not found|unknown)\b|\b(invalid|expired|unknown)\s+session\b|not logged in|log ?in again/i
+
+/** A text about a privilege, permission or license the login lacks. */
+const PERMISSION_TEXT =
+  /privilege|permission|not (authori[sz]ed|allowed|permitted)|unauthori[sz]ed|access denied|does not possess access|\blicen[cs]e\b/i
+
+/**
+ * Whether a `success: 0` answer is an expired session: errorcode 63 whose text says so (or that
+ * carries no text of its own, which the wire schema defaults to "Unknown error"; BioTrack documents
+ * 63 as "Your session has expired.").
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isSessionExpired = (failure: Failure): boolean =>
+  Number(failure.errorcode) === ErrorCodes.sessionExpired &&
+  (failure.error.trim() === "" || failure.error === "Unknown error" || SESSION_EXPIRED_TEXT.test(failure.error))
+
 /** Maps a `success: 0` answer to the core error family. */
 const fromFailure = (failure: Failure, options: CallOptions): ProviderError.ProviderError => {
   const code = failure.errorcode === undefined ? undefined : Number(failure.errorcode)
   const text = failure.error
   const context = { provider: PROVIDER, operation: options.operation }
-  if (code === ErrorCodes.sessionExpired) {
+  if (isSessionExpired(failure)) {
     return new ProviderError.ProviderLoginRequired({ ...context, reason: "session_expired", message: text })
   }
-  if (code === ErrorCodes.missingPrivilege) {
+  if (
+    code === ErrorCodes.missingPrivilege ||
+    (code === ErrorCodes.sessionExpired && PERMISSION_TEXT.test(text))
+  ) {
     return new ProviderError.ProviderPermissionDenied({ ...context, message: text })
   }
   if (code === ErrorCodes.validation && /not (be )?found|does not exist|no such|unknown|invalid barcode/i.test(text)) {
@@ -140,6 +167,8 @@ const isSuccess = Schema.is(Schema.Struct({ success: Schema.Union(Schema.Literal
 export const make: Effect.Effect<Client, never, HttpClient.HttpClient> = Effect.gen(function*() {
   const http = yield* HttpClient.HttpClient
   const sessions = new Map<string, Redacted.Redacted<string>>()
+  /** The login under way per connection, which concurrent calls join instead of sending their own. */
+  const logins = new Map<string, Deferred.Deferred<Redacted.Redacted<string>, ProviderError.ProviderError>>()
 
   const urlOf = (session: Session.Session, operation: string) =>
     ProviderDescriptor.baseUrl(descriptorStub, session.state, session.environment, session.baseUrl).pipe(
@@ -254,7 +283,11 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient> = Effect.
       if (isFailure(json)) {
         const failure = yield* Schema.decodeUnknown(Failure)(json).pipe(Effect.mapError(invalid(operation)))
         const code = failure.errorcode === undefined ? undefined : Number(failure.errorcode)
-        if (code === ErrorCodes.missingPrivilege) return yield* fromFailure(failure, { operation })
+        if (
+          code === ErrorCodes.missingPrivilege || (code === ErrorCodes.sessionExpired && !isSessionExpired(failure))
+        ) {
+          return yield* fromFailure(failure, { operation })
+        }
         return yield* new ProviderError.ProviderLoginRequired({
           provider: PROVIDER,
           operation,
@@ -268,10 +301,53 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient> = Effect.
       return sid
     }).pipe(Effect.withSpan("ProviderBClient.login", { attributes: { state: session.state } }))
 
+  /**
+   * Logs in for a connection, or joins the login already under way for it, so concurrent calls
+   * send one login. When the fiber running it is interrupted, a joined call logs in itself.
+   */
+  const sharedLogin = (
+    session: Session.Session,
+    operation: string
+  ): Effect.Effect<Redacted.Redacted<string>, ProviderError.ProviderError> =>
+    Effect.suspend(() => {
+      const key = keyOf(session)
+      const running = logins.get(key)
+      if (running !== undefined) {
+        return Deferred.await(running).pipe(
+          Effect.catchAllCause((cause) =>
+            Cause.isInterruptedOnly(cause) ? sharedLogin(session, operation) : Effect.failCause(cause)
+          )
+        )
+      }
+      const deferred = Deferred.unsafeMake<Redacted.Redacted<string>, ProviderError.ProviderError>(FiberId.none)
+      logins.set(key, deferred)
+      return login(session, operation).pipe(
+        Effect.onExit((exit) =>
+          Effect.suspend(() => {
+            if (logins.get(key) === deferred) logins.delete(key)
+            return Deferred.done(deferred, exit)
+          })
+        )
+      )
+    })
+
   const sessionId = (session: Session.Session, operation: string) =>
     Option.match(Option.fromNullable(sessions.get(keyOf(session))), {
-      onNone: () => login(session, operation),
+      onNone: () => sharedLogin(session, operation),
       onSome: Effect.succeed
+    })
+
+  /**
+   * A fresh session after `stale` expired: the one another call already got, if any, else a
+   * (shared) new login.
+   */
+  const relogin = (session: Session.Session, stale: Redacted.Redacted<string>, operation: string) =>
+    Effect.suspend(() => {
+      const key = keyOf(session)
+      const current = sessions.get(key)
+      if (current !== undefined && current !== stale) return Effect.succeed(current)
+      sessions.delete(key)
+      return sharedLogin(session, operation)
     })
 
   const call = <A, I>(
@@ -290,17 +366,15 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient> = Effect.
           { API: API_VERSION, action, sessionid: Redacted.value(sid), ...training(session), ...fields },
           operation
         )
-      let json = yield* once(yield* sessionId(session, operation))
+      const sid = yield* sessionId(session, operation)
+      let json = yield* once(sid)
       if (isFailure(json)) {
         const failure = yield* Schema.decodeUnknown(Failure)(json).pipe(Effect.mapError(invalid(operation)))
-        if (Number(failure.errorcode) === ErrorCodes.sessionExpired) {
-          sessions.delete(keyOf(session))
-          json = yield* once(yield* login(session, operation))
-        }
+        if (isSessionExpired(failure)) json = yield* once(yield* relogin(session, sid, operation))
       }
       if (isFailure(json)) {
         const failure = yield* Schema.decodeUnknown(Failure)(json).pipe(Effect.mapError(invalid(operation)))
-        if (Number(failure.errorcode) === ErrorCodes.sessionExpired) sessions.delete(keyOf(session))
+        if (isSessionExpired(failure)) sessions.delete(keyOf(session))
         return yield* fromFailure(failure, options)
       }
       if (!isSuccess(json)) {

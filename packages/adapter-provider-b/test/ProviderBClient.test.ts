@@ -58,6 +58,80 @@ describe("ProviderBClient", () => {
       assert.strictEqual(store.calls.filter((c) => c === "login").length, 2)
     }))
 
+  it.effect("an errorcode 63 that says the session is invalid also logs in again once and retries", () =>
+    Effect.gen(function*() {
+      const { client, session, store } = yield* setup("expiry-invalid")
+      yield* client.call(session, "sync_vendor", {}, Vendors, op)
+      store.faults.push(fault({ success: 0, error: "Invalid session ID.", errorcode: "63" }))
+      const again = yield* client.call(session, "sync_vendor", {}, Vendors, op)
+      assert.strictEqual(again.vendor.length, 4)
+      assert.deepStrictEqual(store.calls, ["login", "sync_vendor", "sync_vendor", "login", "sync_vendor"])
+    }))
+
+  it.effect("an errorcode 63 about a missing privilege is ProviderPermissionDenied, without a new login", () =>
+    Effect.gen(function*() {
+      const { client, session, store } = yield* setup("e63-privilege")
+      yield* client.call(session, "sync_vendor", {}, Vendors, op)
+      const text = "The current session does not possess access to the sync_vendor privilege."
+      store.faults.push(fault({ success: 0, error: text, errorcode: 63 }))
+      const error = yield* Effect.flip(client.call(session, "sync_vendor", {}, Vendors, op))
+      assert.strictEqual(error._tag, "ProviderPermissionDenied")
+      assert.include(error.message, "does not possess access")
+      assert.deepStrictEqual(store.calls, ["login", "sync_vendor", "sync_vendor"])
+      // The session was kept: the next call reuses it without logging in.
+      yield* client.call(session, "sync_vendor", {}, Vendors, op)
+      assert.deepStrictEqual(store.calls, ["login", "sync_vendor", "sync_vendor", "sync_vendor"])
+      assert.strictEqual(store.bodies[1]!["sessionid"], store.bodies[3]!["sessionid"])
+    }))
+
+  it.effect("an errorcode 63 about the license is ProviderPermissionDenied, not ProviderLoginRequired", () =>
+    Effect.gen(function*() {
+      const { client, session, store } = yield* setup("e63-license")
+      store.faults.push(
+        fault({ success: 0, error: "Your license is not permitted to perform this action.", errorcode: 63 })
+      )
+      const error = yield* Effect.flip(client.call(session, "sync_vendor", {}, Vendors, op))
+      assert.strictEqual(error._tag, "ProviderPermissionDenied")
+      assert.strictEqual(store.calls.filter((c) => c === "login").length, 1)
+    }))
+
+  it.effect("any other errorcode 63 is ProviderRejected with the code and text, without a new login", () =>
+    Effect.gen(function*() {
+      const { client, session, store } = yield* setup("e63-other")
+      store.faults.push(fault({ success: 0, error: "Transaction could not be completed.", errorcode: 63 }))
+      const error = yield* Effect.flip(client.call(session, "sync_vendor", {}, Vendors, op))
+      assert.strictEqual(error._tag, "ProviderRejected")
+      if (error._tag === "ProviderRejected") {
+        assert.strictEqual(error.code, "63")
+        assert.deepStrictEqual(error.messages, ["Transaction could not be completed."])
+      }
+      assert.deepStrictEqual(store.calls, ["login", "sync_vendor"])
+    }))
+
+  it.effect("concurrent calls that meet an expired session share one new login", () =>
+    Effect.gen(function*() {
+      const { client, session, store } = yield* setup("expiry-concurrent")
+      yield* client.call(session, "sync_vendor", {}, Vendors, op)
+      store.sessions.clear()
+      const answers = yield* Effect.all(
+        Array.from({ length: 6 }, () => client.call(session, "sync_vendor", {}, Vendors, op)),
+        { concurrency: "unbounded" }
+      )
+      assert.isTrue(answers.every((a) => a.vendor.length === 4))
+      assert.strictEqual(store.calls.filter((c) => c === "login").length, 2, "the first login and one shared re-login")
+    }))
+
+  it.effect("concurrent first calls share one login", () =>
+    Effect.gen(function*() {
+      const { client, session, store } = yield* setup("login-concurrent")
+      const answers = yield* Effect.all(
+        Array.from({ length: 6 }, () => client.call(session, "sync_vendor", {}, Vendors, op)),
+        { concurrency: "unbounded" }
+      )
+      assert.isTrue(answers.every((a) => a.vendor.length === 4))
+      assert.strictEqual(store.calls.filter((c) => c === "login").length, 1)
+    }))
+
   it.effect("a refused login is ProviderLoginRequired with BioTrack's text and no secret", () =>
     Effect.gen(function*() {
       const { client, session } = yield* setup("bad-login", { ...good, password: "not-the-password" })
