@@ -4,12 +4,12 @@
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Bootstrap, Http } from "@tracebridge/http"
+import { Http } from "@tracebridge/http"
 import { Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 import * as RepoMemory from "../src/persistence/RepoMemory.js"
 import * as Crypto from "../src/services/Crypto.js"
-import { call, linkSandbox, signIn } from "./support/TestApp.js"
+import { call, linkSandbox, productionSignIn, signIn, submitLogin } from "./support/TestApp.js"
 
 const DevKeyApp = Http.HttpLive.pipe(
   Layer.provideMerge(NodeHttpServer.layerTest),
@@ -24,24 +24,13 @@ describe("production logins need a configured encryption key", () => {
       const linked = yield* linkSandbox(sandbox.access)
       assert.strictEqual(linked.status, "active")
 
-      const organisation = yield* Bootstrap.createOrganisation("Production org", "production")
-      const client = yield* Bootstrap.createClient(organisation.id)
-      const token = yield* call("POST", "/v1/oauth/token", {
-        json: { grant_type: "client_credentials", ...client, scope: "production" }
-      })
-      const access = token.body.access_token as string
+      const { access } = yield* productionSignIn
       const link = yield* call("POST", "/v1/link/token/create", { token: access, json: {} })
-      const linkToken = link.body.data.link_token as string
-      assert.match(linkToken, /^link-production-/)
-      const session = yield* call("GET", `/connect/session?link_token=${encodeURIComponent(linkToken)}`)
-      const submitted = yield* call("POST", "/connect/submit", {
-        json: {
-          link_token: linkToken,
-          link_session_id: session.body.data.link_session_id,
-          provider: "provider_a",
-          state: "CO",
-          credentials: { user_key: "production-user-key" }
-        }
+      assert.match(link.body.data.link_token, /^link-production-/)
+      const submitted = yield* submitLogin(access, {
+        provider: "provider_a",
+        state: "CO",
+        credentials: { user_key: "production-user-key" }
       })
       assert.strictEqual(submitted.status, 500, JSON.stringify(submitted.body))
       assert.strictEqual(submitted.body.error.code, "internal_error")

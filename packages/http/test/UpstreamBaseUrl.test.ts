@@ -5,13 +5,13 @@
  * `/v1` through the real adapter and real sockets.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Bootstrap, Http, Server } from "@tracebridge/http"
+import { Http, Server } from "@tracebridge/http"
 import { Standalone } from "@tracebridge/sandbox"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { AppConfig } from "../src/index.js"
 import * as RepoMemory from "../src/persistence/RepoMemory.js"
 import * as Crypto from "../src/services/Crypto.js"
-import { call } from "./support/TestApp.js"
+import { call, productionSignIn, submitLogin } from "./support/TestApp.js"
 
 const appWith = (settings: Record<string, string>) =>
   Http.makeHttpLive({ worker: false }).pipe(
@@ -57,23 +57,11 @@ describe("upstream base URLs from configuration", () => {
       Effect.gen(function*() {
         const running = yield* standalone
         const flow = Effect.gen(function*() {
-          const organisation = yield* Bootstrap.createOrganisation("Production org", "production")
-          const client = yield* Bootstrap.createClient(organisation.id)
-          const token = yield* call("POST", "/v1/oauth/token", {
-            json: { grant_type: "client_credentials", ...client, scope: "production" }
-          })
-          const access = token.body.access_token as string
-          const link = yield* call("POST", "/v1/link/token/create", { token: access, json: {} })
-          const linkToken = link.body.data.link_token as string
-          const session = yield* call("GET", `/connect/session?link_token=${encodeURIComponent(linkToken)}`)
-          const submitted = yield* call("POST", "/connect/submit", {
-            json: {
-              link_token: linkToken,
-              link_session_id: session.body.data.link_session_id,
-              provider: "provider_a",
-              state: "CO",
-              credentials: { user_key: "user_good" }
-            }
+          const { access } = yield* productionSignIn
+          const submitted = yield* submitLogin(access, {
+            provider: "provider_a",
+            state: "CO",
+            credentials: { user_key: "user_good" }
           })
           assert.strictEqual(submitted.status, 200, JSON.stringify(submitted.body))
           const exchanged = yield* call("POST", "/v1/link/token/exchange", {
@@ -99,14 +87,10 @@ describe("upstream base URLs from configuration", () => {
           assert.isAbove(packages.body.pagination.total, 0)
           assert.strictEqual(packages.body.data[0].provider, "provider_a")
           // the wrong login is refused by the "state system" itself
-          const refused = yield* call("POST", "/connect/submit", {
-            json: {
-              link_token:
-                (yield* call("POST", "/v1/link/token/create", { token: access, json: {} })).body.data.link_token,
-              provider: "provider_a",
-              state: "CO",
-              credentials: { user_key: "user_bad_key" }
-            }
+          const refused = yield* submitLogin(access, {
+            provider: "provider_a",
+            state: "CO",
+            credentials: { user_key: "user_bad_key" }
           })
           assert.strictEqual(refused.status, 400, JSON.stringify(refused.body))
           assert.strictEqual(refused.body.error.code, "invalid_credentials")
@@ -128,20 +112,11 @@ describe("upstream base URLs from configuration", () => {
       Effect.gen(function*() {
         const running = yield* standalone
         const flow = Effect.gen(function*() {
-          const organisation = yield* Bootstrap.createOrganisation("Production org", "production")
-          const client = yield* Bootstrap.createClient(organisation.id)
-          const token = yield* call("POST", "/v1/oauth/token", {
-            json: { grant_type: "client_credentials", ...client, scope: "production" }
-          })
-          const access = token.body.access_token as string
-          const link = yield* call("POST", "/v1/link/token/create", { token: access, json: {} })
-          const submitted = yield* call("POST", "/connect/submit", {
-            json: {
-              link_token: link.body.data.link_token,
-              provider: "provider_a",
-              state: "CO",
-              credentials: { user_key: "user_good" }
-            }
+          const { access } = yield* productionSignIn
+          const submitted = yield* submitLogin(access, {
+            provider: "provider_a",
+            state: "CO",
+            credentials: { user_key: "user_good" }
           })
           assert.strictEqual(submitted.status, 503, JSON.stringify(submitted.body))
           assert.strictEqual(submitted.body.error.type, "provider_error")

@@ -78,6 +78,30 @@ export const otherOrganisation = Effect.gen(function*() {
   return token.body.access_token as string
 })
 
+/** A production organisation with its own client, and an access token with the production scope. */
+export const productionSignIn = Effect.gen(function*() {
+  const organisation = yield* Bootstrap.createOrganisation("Production org", "production")
+  const client = yield* Bootstrap.createClient(organisation.id)
+  const token = yield* call("POST", "/v1/oauth/token", {
+    json: { grant_type: "client_credentials", ...client, scope: "production" }
+  })
+  return { organisation, access: token.body.access_token as string }
+})
+
+/** The Connect widget's flow for a login: a link token, the page's session, and the submit's answer. */
+export const submitLogin = (
+  access: string,
+  login: { readonly provider: string; readonly state: string; readonly credentials: Record<string, string> }
+) =>
+  Effect.gen(function*() {
+    const link = yield* call("POST", "/v1/link/token/create", { token: access, json: {} })
+    const linkToken = link.body.data.link_token as string
+    const session = yield* call("GET", `/connect/session?link_token=${encodeURIComponent(linkToken)}`)
+    return yield* call("POST", "/connect/submit", {
+      json: { link_token: linkToken, link_session_id: session.body.data.link_session_id, ...login }
+    })
+  })
+
 /** Links a sandbox connection and exchanges its public token. */
 export const linkSandbox = (
   access: string,
