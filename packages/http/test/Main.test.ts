@@ -9,34 +9,10 @@ import { assert, describe, it } from "@effect/vitest"
 import type { ChildProcess } from "node:child_process"
 import { spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
-import type { AddressInfo } from "node:net"
 import * as net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
-
-const main = fileURLToPath(new URL("../dist/main.js", import.meta.url))
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-
-const until = async (what: string, check: () => boolean | Promise<boolean>, ms: number) => {
-  const started = Date.now()
-  while (!(await check())) {
-    if (Date.now() - started > ms) throw new Error(`timed out after ${ms} ms waiting for ${what}`)
-    await sleep(20)
-  }
-  return Date.now() - started
-}
+import { freePort, main, until } from "./support/Process.js"
 
 /** Sends `requests` on one connection, `pauseMs` apart, and returns the status of each answer. */
 const keepAlive = (port: number, requests: ReadonlyArray<string>, pauseMs: number) =>

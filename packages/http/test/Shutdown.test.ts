@@ -11,32 +11,9 @@ import { randomBytes } from "node:crypto"
 import { mkdtempSync } from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import * as net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
-
-const main = fileURLToPath(new URL("../dist/main.js", import.meta.url))
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-
-const until = async (what: string, check: () => boolean | Promise<boolean>, ms = 10_000) => {
-  const deadline = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(20)
-  }
-}
+import { freePort, main, sleep, until } from "./support/Process.js"
 
 interface Server {
   readonly api: string
