@@ -34,8 +34,11 @@ export interface Settings {
   /** The largest lastModified window of one request (Metrc caps windows at 24 h). */
   readonly windowHours: number
   /**
-   * How far back `updated_since`, and `from` on sales, may reach: each 24 h window is one request,
-   * so a date years ago would be thousands of them. Older is refused with `InvalidInput`.
+   * The history horizon, in days. Metrc answers a list only for the records changed inside a
+   * lastModified window, so a complete read walks every 24 h window from the facility's licence
+   * start date, or from this many days ago when that is later, to now (one request per window and
+   * page). `updated_since`, and `from` on sales, may reach no further back: older is refused with
+   * `InvalidInput`, since each window is a request and a date years ago would be thousands of them.
    */
   readonly maxLookbackDays: number
   /** How long the harvest → plants index of a facility is reused. */
@@ -88,7 +91,11 @@ const settingsFrom = (vendorKey: Config.Config<Redacted.Redacted<string>>) =>
       Config.withDefault(defaults.perFacility.requestsPerSecond)
     ),
     vendorRps: Config.number("PROVIDER_A_VENDOR_RPS").pipe(Config.withDefault(defaults.perVendorKey.requestsPerSecond)),
-    lookback: Config.integer("PROVIDER_A_SALES_LOOKBACK_DAYS").pipe(Config.withDefault(defaults.salesLookbackDays))
+    lookback: Config.integer("PROVIDER_A_SALES_LOOKBACK_DAYS").pipe(Config.withDefault(defaults.salesLookbackDays)),
+    history: Config.integer("PROVIDER_A_HISTORY_DAYS").pipe(
+      Config.withDefault(defaults.maxLookbackDays),
+      Config.validate({ message: "PROVIDER_A_HISTORY_DAYS must be 1 or more", validation: (n) => n >= 1 })
+    )
   }).pipe(Config.map((c): Settings => ({
     ...defaults,
     vendorKey: c.vendorKey,
@@ -96,13 +103,15 @@ const settingsFrom = (vendorKey: Config.Config<Redacted.Redacted<string>>) =>
     maxRetries: c.maxRetries,
     perFacility: { ...defaults.perFacility, requestsPerSecond: c.facilityRps },
     perVendorKey: { ...defaults.perVendorKey, requestsPerSecond: c.vendorRps },
-    salesLookbackDays: c.lookback
+    salesLookbackDays: c.lookback,
+    maxLookbackDays: c.history
   })))
 
 /**
  * The settings from the environment: `PROVIDER_A_VENDOR_KEY` (required, secret),
  * `PROVIDER_A_TIMEOUT_MS`, `PROVIDER_A_MAX_RETRIES`, `PROVIDER_A_FACILITY_RPS`,
- * `PROVIDER_A_VENDOR_RPS`, `PROVIDER_A_SALES_LOOKBACK_DAYS`.
+ * `PROVIDER_A_VENDOR_RPS`, `PROVIDER_A_SALES_LOOKBACK_DAYS`, `PROVIDER_A_HISTORY_DAYS` (the history
+ * horizon, 366).
  *
  * @since 0.1.0
  * @category layers

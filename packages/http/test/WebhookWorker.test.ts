@@ -267,6 +267,8 @@ describe("Production poller", () => {
       }
 
       assert.deepStrictEqual(yield* poller.reconcile(production, port, session), [], "the first poll is a baseline")
+      // the changes happen a minute later, and the next poll reads the lastModified windows up to then
+      yield* TestClock.adjust(Duration.minutes(2))
       const arrived = run("transfer_arrived")
       const tested = run("lab_result_received", { result: "fail" })
       const events = yield* poller.reconcile(production, port, session)

@@ -31,9 +31,9 @@ const sessionFor = (userKey = "user_good") =>
     baseUrl: SandboxServer.baseUrl(SandboxServer.IN_PROCESS_ORIGIN, "provider_a", "CO")
   })
 
-/** Why the seeded world cannot exercise `updated_since` on the catalogue lists. */
-const UNSTAMPED = "the seeded world records no change of items, strains, locations or patients (world.modified has " +
-  "none), so the emulator serves LastModified 1970-01-01 and no updated_since in Metrc's look-back returns them"
+/** Why `updated_since` cannot narrow provider_a's patients. */
+const UNWINDOWED_PATIENTS = "Metrc documents neither a lastModified window on /patients/v2/active nor a " +
+  "LastModified on a patient: updated_since cannot narrow them, and every patient is returned"
 
 /**
  * Conformance checks that fail on a known bug of the emulator's seeded world, each with the bug. They
@@ -63,8 +63,10 @@ describe.sequential("provider_a adapter against the emulator: conformance (CO)",
    * Metrc's change marker (`LastModified`) of the record behind an object, as the emulator serves
    * it. Metrc keeps none per lab result: results are read per package changed in the window.
    */
-  const lastModified = (resource: Resource.Name, item: any): number | null =>
-    world.modified.get(resource === "lab_results" ? item.package_id : item.id) ?? null
+  const lastModified = (resource: Resource.Name, item: any): number | null | undefined =>
+    resource === "patients"
+      ? undefined // Metrc keeps no LastModified on a patient
+      : world.modified.get(resource === "lab_results" ? item.package_id : item.id) ?? null
   /** Sets a fault on the world for one call, and clears it after. */
   const faulted = <A, E>(fault: Faults.Fault, call: Effect.Effect<A, E>) =>
     Effect.sync(() => Faults.setFor(sandbox, world, fault)).pipe(
@@ -95,12 +97,7 @@ describe.sequential("provider_a adapter against the emulator: conformance (CO)",
       facilityFor: { sales: retail.facility.id, sales_deliveries: retail.facility.id, patients: medical.facility.id },
       updatedAt: lastModified,
       notApplicable: {
-        filters: {
-          "items.updated_since": UNSTAMPED,
-          "strains.updated_since": UNSTAMPED,
-          "locations.updated_since": UNSTAMPED,
-          "patients.updated_since": UNSTAMPED
-        }
+        filters: { "patients.updated_since": UNWINDOWED_PATIENTS }
       },
       failures: [
         {
@@ -182,19 +179,19 @@ describe("ProviderAEmulator", () => {
       const session = sessionFor()
       for (const data of world.facilities) {
         const id = data.facility.id
-        const packages = yield* port.listAll("packages", session, id, {})
-        assert.deepStrictEqual(
-          packages,
-          data.packages.map((p) => World.packageView(data, p)),
-          `packages of ${data.role}`
-        )
-        assert.deepStrictEqual(yield* port.listAll("items", session, id, {}), data.items)
-        assert.deepStrictEqual(yield* port.listAll("strains", session, id, {}), data.strains)
-        assert.deepStrictEqual(yield* port.listAll("locations", session, id, {}), data.locations)
-        assert.deepStrictEqual(yield* port.listAll("harvests", session, id, {}), data.harvests)
+        // every list is read in lastModified windows, oldest change first
         const byId = <A extends { readonly id: string }>(xs: ReadonlyArray<A>) =>
           [...xs].sort((a, b) => a.id.localeCompare(b.id))
-        // sales are read in lastModified windows, oldest first
+        const packages = yield* port.listAll("packages", session, id, {})
+        assert.deepStrictEqual(
+          byId(packages),
+          byId(data.packages.map((p) => World.packageView(data, p))),
+          `packages of ${data.role}`
+        )
+        assert.deepStrictEqual(byId(yield* port.listAll("items", session, id, {})), byId(data.items))
+        assert.deepStrictEqual(byId(yield* port.listAll("strains", session, id, {})), byId(data.strains))
+        assert.deepStrictEqual(byId(yield* port.listAll("locations", session, id, {})), byId(data.locations))
+        assert.deepStrictEqual(byId(yield* port.listAll("harvests", session, id, {})), byId(data.harvests))
         assert.deepStrictEqual(byId(yield* port.listAll("sales", session, id, {})), byId(data.sales))
         assert.deepStrictEqual(
           byId(yield* port.listAll("sales_deliveries", session, id, {})),
@@ -236,6 +233,29 @@ describe("ProviderAEmulator rules", () => {
       )
       assert.strictEqual(day.status, 200)
       assert.strictEqual((await get("/facilities/v2/", "user_locked")).status, 401)
+    }))
+
+  it.effect("answers a list read without a window with the last 24 hours' changes only, as Metrc does", () =>
+    Effect.promise(async () => {
+      const world = sandbox.world("provider_a", "CO", "user_good")
+      const cultivator = world.facilities.find((d) => d.role === "cultivation")!
+      const scoped = `licenseNumber=${cultivator.facility.license_number}`
+      const recent = cultivator.packages.filter((p) => (world.modified.get(p.id) ?? 0) >= NOW - 86_400_000)
+      assert.isAbove(cultivator.packages.length, recent.length, "the world holds history older than one window")
+      assert.isAbove(cultivator.packages.length, 20, "the world holds more than one page")
+      const bare = await (await get(`/packages/v2/active?${scoped}`)).json()
+      assert.strictEqual(bare.Total, recent.length)
+      assert.sameMembers(bare.Data.map((p: any) => p.Label), recent.map((p) => p.tag))
+      // items, strains and locations too: every record has a change marker weeks back
+      const items = await (await get(`/items/v2/active?${scoped}`)).json()
+      assert.strictEqual(items.Total, 0)
+      // patients take no window: every one, with or without the parameters
+      const medical = world.facilities.find((d) => d.role === "medical")!
+      const patients = await (await get(
+        `/patients/v2/active?licenseNumber=${medical.facility.license_number}` +
+          "&lastModifiedStart=2020-01-01T00:00:00Z&lastModifiedEnd=2020-01-02T00:00:00Z"
+      )).json()
+      assert.strictEqual(patients.Total, medical.patients.length)
     }))
 
   it.effect("routes: literal paths before parameters, numeric ids only, unknown paths 404 after the licence check", () =>

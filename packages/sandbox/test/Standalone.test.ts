@@ -21,11 +21,22 @@ describe("Standalone", () => {
           })
           assert.strictEqual(refused.status, 401)
           const license = facilities[0].License.Number
-          const page = await (await fetch(
-            `${running.origin}/provider_a/CO/packages/v2/active?licenseNumber=${license}&pageSize=20&pageNumber=1`,
-            { headers: auth }
-          )).json()
-          assert.strictEqual(page.Data.length, 20)
+          // Metrc answers lists in lastModified windows of a day at most: the first day before the
+          // reference date with two changed packages, read a page of one at a time
+          let page: any
+          for (let day = 1; day <= 40 && !(page?.Total >= 2); day++) {
+            const end = Date.parse("2026-03-15T00:00:00.000Z") - (day - 1) * 86_400_000
+            const window = `lastModifiedStart=${new Date(end - 86_400_000).toISOString()}&lastModifiedEnd=${
+              new Date(end).toISOString()
+            }`
+            page = await (await fetch(
+              `${running.origin}/provider_a/CO/packages/v2/active?licenseNumber=${license}&${window}&pageSize=1`,
+              { headers: auth }
+            )).json()
+          }
+          assert.isAtLeast(page.Total, 2)
+          assert.strictEqual(page.Data.length, 1)
+          assert.strictEqual(page.TotalPages, page.Total)
           const tooBig = await fetch(
             `${running.origin}/provider_a/CO/packages/v2/active?licenseNumber=${license}&pageSize=21`,
             { headers: auth }

@@ -19,7 +19,7 @@ export const readAcross = <W>(
   pageSize: number
 ): Effect.Effect<Page.Slice<W>, ProviderError.ProviderError> =>
   Effect.gen(function*() {
-    const firsts = yield* Effect.forEach(sources, (source) => source(1, pageSize), { concurrency: 4 })
+    const firsts = yield* Effect.forEach(sources, (source) => source(1, pageSize), { concurrency: 10 })
     const items: Array<W> = []
     let wanted = window.offset
     let remaining = window.limit

@@ -1,9 +1,9 @@
 import type { ProviderPort, Session } from "@tracebridge/core"
 import { Ids, ProviderError } from "@tracebridge/core"
-import type { Schema } from "effect"
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import type { Client } from "../ProviderAClient.js"
 import type { Settings } from "../ProviderAConfig.js"
+import { TtlCache } from "./cache.js"
 import { mapWire } from "./decode.js"
 import { descriptor } from "./descriptor.js"
 import type { MapContext } from "./mappers/context.js"
@@ -11,6 +11,27 @@ import { PROVIDER } from "./mappers/context.js"
 import type { Source } from "./paging.js"
 import { windows } from "./paging.js"
 import { Paged } from "./wire/common.js"
+import { FacilityV2 } from "./wire/Facility.js"
+
+const DAY = 86_400_000
+
+/** How long a facility's licence start date is reused. */
+const HISTORY_TTL_MS = 10 * 60_000
+
+/**
+ * The lists Metrc documents no lastModified window for (research: the windowed lists are the
+ * packages, plants, harvests, items, locations, strains, incoming and outgoing transfers, sales
+ * receipts and deliveries): read whole, once, however far back a read goes.
+ */
+export const unwindowed: ReadonlySet<string> = new Set([
+  "/patients/v2/active",
+  "/transfers/v2/rejected",
+  "/transfers/v2/templates/outgoing"
+])
+
+/** Licence numbers compared as text, ignoring case and spaces. */
+const sameLicence = (a: string, b: string) =>
+  a.replace(/\s+/g, "").toUpperCase() === b.replace(/\s+/g, "").toUpperCase()
 
 /** Metrc's largest page (`pageSize` may not exceed it). */
 export const PAGE = descriptor.providerPageSize ?? 20
@@ -79,7 +100,43 @@ export const makeReader = (client: Client, settings: Settings) => {
         })
       )
 
-  /** One source per endpoint, or per endpoint × lastModified window when `updated_since` is set. */
+  /** Each facility's licence start (epoch ms, or null when Metrc gives none), per login. */
+  const licenceStarts = new TtlCache<number | null>(HISTORY_TTL_MS)
+
+  /** When the facility's licence started, from `/facilities/v2/` (read once per login and licence). */
+  const licenceStart = (session: Session.Session, facility: FacilityRef, now: number) => {
+    const key = `${session.key}|${license(facility)}`
+    const cached = licenceStarts.get(key, now)
+    if (cached !== undefined) return Effect.succeed(cached)
+    return Effect.map(
+      client.get(session, "/facilities/v2/", Schema.Array(FacilityV2), { operation: "facilities.list" }),
+      (rows) => {
+        const row = rows.find((r) => sameLicence(r.License.Number, license(facility)))
+        const start = row?.License.StartDate == null ? Number.NaN : Date.parse(row.License.StartDate.slice(0, 10))
+        // A licence date is a local day: a day earlier in UTC covers every US time zone (and Guam's).
+        const at = Number.isNaN(start) ? null : start - DAY
+        licenceStarts.set(key, at, now)
+        return at
+      }
+    )
+  }
+
+  /**
+   * Where a complete read starts: the facility's licence start, or the history horizon
+   * (`maxLookbackDays` ago) when that is later.
+   */
+  const historyStart = (session: Session.Session, facility: FacilityRef) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.map(licenceStart(session, facility, now), (start) => {
+        const horizon = now - settings.maxLookbackDays * DAY
+        return { from: start === null ? horizon : Math.max(start, horizon), now }
+      }))
+
+  /**
+   * The sources of a complete read of one or more lists: for a list Metrc windows, one source per
+   * lastModified window from `since` (or the facility's history start) to now, oldest first; for a
+   * list Metrc documents without windows (`unwindowed`), the whole list once.
+   */
   const windowed = <A, I>(
     session: Session.Session,
     facility: FacilityRef,
@@ -87,18 +144,24 @@ export const makeReader = (client: Client, settings: Settings) => {
     schema: Schema.Schema<A, I>,
     operation: string,
     since: string | undefined
-  ): Effect.Effect<ReadonlyArray<Source<A>>, ProviderError.InvalidInput> =>
-    Effect.flatMap(Clock.currentTimeMillis, (now) => {
-      if (since === undefined) {
-        return Effect.succeed(paths.map((path) => paged(session, facility, path, schema, operation)))
+  ): Effect.Effect<ReadonlyArray<Source<A>>, Err> =>
+    Effect.gen(function*() {
+      if (paths.every((path) => unwindowed.has(path))) {
+        return paths.map((path) => paged(session, facility, path, schema, operation))
       }
-      return Effect.as(
-        withinLookback(operation, "updated_since", Date.parse(since), now),
-        paths.flatMap((path) =>
-          windows(Date.parse(since), now, settings.windowHours).map((span) =>
-            paged(session, facility, path, schema, operation, span)
-          )
-        )
+      let from: number
+      const now = yield* Clock.currentTimeMillis
+      if (since === undefined) {
+        from = (yield* historyStart(session, facility)).from
+      } else {
+        yield* withinLookback(operation, "updated_since", Date.parse(since), now)
+        from = Date.parse(since)
+      }
+      const spans = windows(from, now, settings.windowHours)
+      return paths.flatMap((path) =>
+        unwindowed.has(path)
+          ? [paged(session, facility, path, schema, operation)]
+          : spans.map((span) => paged(session, facility, path, schema, operation, span))
       )
     })
 
@@ -128,7 +191,7 @@ export const makeReader = (client: Client, settings: Settings) => {
     )
   }
 
-  return { client, settings, ctxOf, license, paged, withinLookback, windowed, getOne, byId }
+  return { client, settings, ctxOf, license, paged, withinLookback, historyStart, windowed, getOne, byId }
 }
 
 /** The reading tools of one driver. */

@@ -16,7 +16,7 @@ import { PlantV2 as PlantWire } from "../wire/Plant.js"
  * `harvestIndexTtl`).
  */
 export const harvests = (
-  { ctxOf, getOne, license, paged, settings, windowed }: Reader
+  { ctxOf, getOne, license, settings, windowed }: Reader
 ): ProviderPort.ResourceDriver<any, Query.Harvests> => {
   const harvestIndexCache = new TtlCache<ReadonlyMap<number, ReadonlyArray<string>>>(
     Duration.toMillis(settings.harvestIndexTtl)
@@ -29,10 +29,15 @@ export const harvests = (
       const key = `${session.key}|${license(facility)}`
       const cached = harvestIndexCache.get(key, now)
       if (cached !== undefined) return cached
-      const rows = yield* readAll([
-        paged(session, facility, "/plants/v2/inactive", PlantWire, "harvests.plants"),
-        paged(session, facility, "/plants/v2/flowering", PlantWire, "harvests.plants")
-      ], PAGE)
+      const sources = yield* windowed(
+        session,
+        facility,
+        ["/plants/v2/inactive", "/plants/v2/flowering"],
+        PlantWire,
+        "harvests.plants",
+        undefined
+      )
+      const rows = yield* readAll(sources, PAGE)
       const index = new Map<number, Array<string>>()
       for (const plant of rows) {
         if (plant.HarvestId === null) continue

@@ -6,7 +6,7 @@ import type { TransferSource } from "../mappers/toTransfer.js"
 import { toTransfer, transferDirection, transferProviderId } from "../mappers/toTransfer.js"
 import { readAll } from "../paging.js"
 import type { FacilityRef, Reader } from "../reader.js"
-import { map, PAGE } from "../reader.js"
+import { map, PAGE, unwindowed } from "../reader.js"
 import type { DeliveryPackage, TransferRow } from "../wire/Transfer.js"
 import {
   DeliveryPackage as DeliveryPackageWire,
@@ -50,7 +50,11 @@ export const transfers = (
       const groups = new Map<string, { rows: Array<TransferRow>; source: TransferSource }>()
       for (const [path, source] of transferSources(direction)) {
         const sources = yield* windowed(session, facility, [path], TransferRowWire, "transfers.list", since)
-        const rows = yield* readAll(sources, PAGE)
+        const read = yield* readAll(sources, PAGE)
+        // A list read whole (no windows) is narrowed to `updated_since` here, by each row's LastModified.
+        const rows = since === undefined || !unwindowed.has(path)
+          ? read
+          : read.filter((row) => row.LastModified != null && Date.parse(row.LastModified) >= Date.parse(since))
         for (const row of rows) {
           // A manifest rejected by its recipient shows in both /outgoing and /rejected: rejected wins.
           const key = source === "template" ? transferProviderId(row.Id, "template") : String(row.Id)

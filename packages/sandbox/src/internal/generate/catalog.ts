@@ -1,12 +1,14 @@
 /**
  * The catalogue of each facility: its strains, its items (four per strain, for the first two
  * strains) and its locations. Strains draw from their own stream; items and locations draw nothing.
+ * Each record was last changed on a day of its own, weeks before the reference date (strains, then
+ * locations, then items), so that a complete read must walk many lastModified windows.
  */
 import type { Item, Location, Strain } from "@tracebridge/core"
 import { Ids } from "@tracebridge/core"
 import * as Seed from "../../Seed.js"
 import type { Context } from "./context.js"
-import { scopedOf } from "./context.js"
+import { DAY, HOUR, scopedOf, touch } from "./context.js"
 
 const strainNames = [
   "Blue Dream",
@@ -29,7 +31,7 @@ const itemDefs: ReadonlyArray<readonly [string, string, string, number | null]> 
 
 /** Fills in the strains, items and locations of every facility of the world. */
 export const generate = (ctx: Context): void => {
-  const { profile, provider, seed, world } = ctx
+  const { profile, provider, ref, seed, world } = ctx
   for (const [f, data] of world.facilities.entries()) {
     const scoped = scopedOf(ctx, data.facility)
     data.strains = strainNames.slice(0, 4).map((name, i): Strain.Strain => {
@@ -46,6 +48,7 @@ export const generate = (ctx: Context): void => {
         provider_strain_id: id
       }
     })
+    data.strains.forEach((strain, i) => touch(ctx, strain.id, ref - (52 - i) * DAY - f * HOUR))
     data.items = data.strains.slice(0, 2).flatMap((strain, s) =>
       itemDefs.map(([suffix, category, unit, weight], i): Item.Item => {
         const id = String(profile.numeric("item", f, s * 10 + i + 1))
@@ -73,5 +76,7 @@ export const generate = (ctx: Context): void => {
         }
       }
     )
+    data.locations.forEach((location, i) => touch(ctx, location.id, ref - (47 - i) * DAY - f * HOUR))
+    data.items.forEach((item, i) => touch(ctx, item.id, ref - (44 - i) * DAY - f * HOUR))
   }
 }

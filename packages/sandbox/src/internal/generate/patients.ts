@@ -7,7 +7,7 @@ import { Ids } from "@tracebridge/core"
 import * as Seed from "../../Seed.js"
 import type { FacilityData } from "../../World.js"
 import type { Context } from "./context.js"
-import { DAY, isoDay, scopedOf } from "./context.js"
+import { DAY, isoDay, scopedOf, touch } from "./context.js"
 
 /** Sets the patients of the medical dispensary. */
 export const generate = (ctx: Context, medical: FacilityData): void => {
@@ -27,4 +27,5 @@ export const generate = (ctx: Context, medical: FacilityData): void => {
       provider_patient_id: id
     }
   })
+  medical.patients.forEach((patient, i) => touch(ctx, patient.id, ref - (41 - 3 * i) * DAY))
 }

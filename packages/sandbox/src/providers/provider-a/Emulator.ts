@@ -8,7 +8,8 @@
  * the `Data/Total/…` wrapper (unpaged when no `pageSize`), lastModified windows of at most 24 h
  * (required for sales receipts and deliveries), `{Message}` and `[{row,message}]` error bodies,
  * write bodies as arrays of at most 10 (413), `{Ids,Warnings}` answers, and a 429 with
- * `Retry-After` past a configurable request rate.
+ * `Retry-After` past a configurable request rate. Optionally (`Options.camelCase`) it answers with
+ * camelCase keys, as some states do.
  *
  * This module is the handler: authentication, faults, the request rate, licence scoping and the
  * route tables; the endpoints are in `read.ts` (GET) and `write.ts` (POST).
@@ -22,7 +23,7 @@ import { keyOf } from "../../internal/key.js"
 import type { Sandbox } from "../../Sandbox.js"
 import * as Logins from "./Logins.js"
 import * as Read from "./read.js"
-import { empty, forbidden, message, notFound, rateLimited } from "./responses.js"
+import { camelCased, empty, forbidden, message, notFound, rateLimited } from "./responses.js"
 import * as Route from "./route.js"
 import * as Write from "./write.js"
 
@@ -35,6 +36,11 @@ import * as Write from "./write.js"
 export interface Options {
   /** Requests per second per user key before a 429 (default: no limit). */
   readonly requestsPerSecond?: number
+  /**
+   * Answer with camelCase keys (`data`, `total`, `license.number`) instead of the documented
+   * PascalCase, as OpenMetrc observed some states doing (default: PascalCase).
+   */
+  readonly camelCase?: boolean
 }
 
 const options = new WeakMap<Sandbox, Options>()
@@ -81,6 +87,7 @@ const reads: ReadonlyArray<Route.Route<Read.Handler>> = [
   Route.get("/transfers/v2/templates/outgoing/{id:int}/deliveries", Read.templateDeliveries),
   Route.get("/transfers/v2/templates/outgoing/deliveries/{id:int}/packages", Read.templateDeliveryPackages),
   Route.get("/sales/v2/receipts/active", Read.activeReceipts),
+  Route.get("/sales/v2/receipts/inactive", Read.inactiveReceipts),
   Route.get("/sales/v2/receipts/{id:int}", Read.receiptById),
   Route.get("/sales/v2/deliveries/active", Read.activeDeliveries),
   Route.get("/sales/v2/deliveries/{id:int}", Read.deliveryById),
@@ -132,7 +139,9 @@ export const handle = async (
   if (userKey === undefined) return empty(401)
   const outcome = Logins.checkUserKey(userKey)
   if (outcome._tag === "Invalid") return empty(401)
-  if (outcome._tag === "Locked") return message(401, "The user account is locked. Contact the state system's support.")
+  if (outcome._tag === "Locked") {
+    return written(sandbox, message(401, "The user account is locked. Contact the state system's support."))
+  }
 
   const fault = Faults.get(sandbox, keyOf("provider_a", state, outcome.login))
   switch (fault?.kind) {
@@ -141,14 +150,21 @@ export const handle = async (
     case "malformed":
       return Faults.malformed()
     case "rate_limited":
-      return rateLimited(Faults.retryAfterOf(fault))
+      return written(sandbox, rateLimited(Faults.retryAfterOf(fault)))
     case "expired_login":
       // Metrc answers a revoked or expired user key as any refused login.
       return empty(401)
     default:
-      return Faults.delayed(await answer(sandbox, state, path, request, userKey, outcome.login), Faults.delayFor(fault))
+      return Faults.delayed(
+        await written(sandbox, await answer(sandbox, state, path, request, userKey, outcome.login)),
+        Faults.delayFor(fault)
+      )
   }
 }
+
+/** An answer in the key casing the sandbox's options ask for (the documented PascalCase by default). */
+const written = (sandbox: Sandbox, response: Response): Response | Promise<Response> =>
+  options.get(sandbox)?.camelCase === true ? camelCased(response) : response
 
 /** A 429 when the user key went past the configured rate in the current second, else undefined. */
 const paced = (sandbox: Sandbox, userKey: string): Response | undefined => {
@@ -208,5 +224,5 @@ const answer = async (
   if (request.method !== "GET") return empty(405)
   const found = Route.find(reads, "GET", path)
   if (found === undefined) return notFound()
-  return found.route.handler({ world, data, params: found.params, query })
+  return found.route.handler({ world, data, params: found.params, query, now: sandbox.now() })
 }

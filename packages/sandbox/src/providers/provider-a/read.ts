@@ -5,10 +5,15 @@
  *   `Page`, `CurrentPage`, `TotalPages`): all records when no `pageSize` is given, else pages of
  *   at most 20 (`pageNumber` from 1);
  * - `lastModifiedStart`/`lastModifiedEnd` select the records changed in `[start, end)`, a window of
- *   at most 24 hours; sales receipts and deliveries require one;
+ *   at most 24 hours; sales receipts and deliveries require one. Without a window, a list that
+ *   takes one answers only the records changed in the last 24 hours, as Metrc does ("fetching data
+ *   returns only records which have changed in the past 24 hours"; a live NY client read 231 of
+ *   1503 packages without a window): a reader must walk the windows to see a facility's history.
+ *   Lists Metrc documents without the parameters (patients, rejected transfers, templates) ignore
+ *   them and answer every record;
  * - a record by id (or label) is a bare object, or the 404.
  */
-import type { Item, Location, Package, Patient, Plant, Strain } from "@tracebridge/core"
+import type { Item, Location, Package, Patient, Plant, Sale, Strain } from "@tracebridge/core"
 import type { Ids } from "@tracebridge/core"
 import type { FacilityData, World } from "../../World.js"
 import { transfersOf } from "../../World.js"
@@ -22,6 +27,8 @@ import * as Serialize from "./serialize.js"
 export interface Context extends Scope {
   readonly params: Params
   readonly query: URLSearchParams
+  /** The sandbox's clock (epoch ms). */
+  readonly now: number
 }
 
 /** A GET endpoint of a facility (`?licenseNumber=`). */
@@ -55,12 +62,32 @@ const rows = <A extends { readonly id: string }>(items: ReadonlyArray<A>, wire: 
 const written = (key: string, list: ReadonlyArray<unknown>): Rows =>
   rows(list.map((wire, i) => ({ id: `${key}:${i}`, wire })), (row) => row.wire)
 
+/**
+ * How a list takes lastModified windows: `optional` (without one, the last 24 hours), `required`
+ * (without one, a 400) or `ignored` (Metrc documents no window for it: every record, whatever the
+ * parameters).
+ */
+type Windows = "optional" | "required" | "ignored"
+
 /** A v2 list: the lastModified window, then the page. */
-const page = (world: World, list: Rows, q: URLSearchParams, requireWindow = false): Response => {
+const page = (
+  ctx: { readonly world: World; readonly now: number },
+  list: Rows,
+  q: URLSearchParams,
+  windows: Windows = "ignored"
+): Response => {
+  const { now, world } = ctx
   const start = q.get("lastModifiedStart")
   const end = q.get("lastModifiedEnd")
+  const changedIn = (s: number, e: number) =>
+    list.items.filter((r) => {
+      const t = world.modified.get(r.id) ?? 0
+      return t >= s && t < e
+    })
   let selected = list.items
-  if (start !== null || end !== null) {
+  if (windows === "ignored") {
+    // every record
+  } else if (start !== null || end !== null) {
     const s = Date.parse(start ?? "")
     const e = Date.parse(end ?? "")
     if (Number.isNaN(s) || Number.isNaN(e) || e < s) {
@@ -69,12 +96,11 @@ const page = (world: World, list: Rows, q: URLSearchParams, requireWindow = fals
     if (e - s > 24 * HOUR) {
       return message(400, "The time span between lastModifiedStart and lastModifiedEnd may not exceed 24 hours.")
     }
-    selected = list.items.filter((r) => {
-      const t = world.modified.get(r.id) ?? 0
-      return t >= s && t < e
-    })
-  } else if (requireWindow) {
+    selected = changedIn(s, e)
+  } else if (windows === "required") {
     return message(400, "The lastModifiedStart and lastModifiedEnd parameters are required.")
+  } else {
+    selected = changedIn(now - 24 * HOUR, now + 1000)
   }
   const size = q.get("pageSize")
   const total = selected.length
@@ -128,14 +154,14 @@ const packageOf = (data: FacilityData, key: string) =>
   data.packages.find((p) => p.provider_package_id === key || p.tag === key)
 
 /** `GET /packages/v2/active`. */
-export const activePackages: Handler = (ctx) => page(ctx.world, packageRows(ctx, ctx.data.packages), ctx.query)
+export const activePackages: Handler = (ctx) => page(ctx, packageRows(ctx, ctx.data.packages), ctx.query, "optional")
 
 /** `GET /packages/v2/onhold`. */
 export const onHoldPackages: Handler = (ctx) =>
-  page(ctx.world, packageRows(ctx, ctx.data.packages.filter((p) => p.is_on_hold)), ctx.query)
+  page(ctx, packageRows(ctx, ctx.data.packages.filter((p) => p.is_on_hold)), ctx.query, "optional")
 
 /** `GET /packages/v2/inactive`: the world keeps no finished or emptied packages. */
-export const inactivePackages: Handler = (ctx) => page(ctx.world, packageRows(ctx, []), ctx.query)
+export const inactivePackages: Handler = (ctx) => page(ctx, packageRows(ctx, []), ctx.query, "optional")
 
 /** `GET /packages/v2/{id}/source/harvests`. */
 export const packageSourceHarvests: Handler = (ctx) => {
@@ -144,7 +170,7 @@ export const packageSourceHarvests: Handler = (ctx) => {
   const harvests = ctx.world.facilities.flatMap((d) => d.harvests).filter((h) =>
     found.source_harvest_ids.includes(h.id)
   )
-  return page(ctx.world, rows(harvests, Serialize.sourceHarvest), ctx.query)
+  return page(ctx, rows(harvests, Serialize.sourceHarvest), ctx.query)
 }
 
 /** `GET /packages/v2/{id}` and `GET /packages/v2/{label}`. */
@@ -168,15 +194,15 @@ const plantRows = (ctx: Context, filter: (p: Plant.Plant) => boolean) =>
 
 /** `GET /plants/v2/vegetative`. */
 export const vegetativePlants: Handler = (ctx) =>
-  page(ctx.world, plantRows(ctx, (p) => p.growth_phase === "vegetative" && p.harvest_date === null), ctx.query)
+  page(ctx, plantRows(ctx, (p) => p.growth_phase === "vegetative" && p.harvest_date === null), ctx.query, "optional")
 
 /** `GET /plants/v2/flowering`. */
 export const floweringPlants: Handler = (ctx) =>
-  page(ctx.world, plantRows(ctx, (p) => p.growth_phase === "flowering" && p.harvest_date === null), ctx.query)
+  page(ctx, plantRows(ctx, (p) => p.growth_phase === "flowering" && p.harvest_date === null), ctx.query, "optional")
 
 /** `GET /plants/v2/inactive`: harvested plants. */
 export const inactivePlants: Handler = (ctx) =>
-  page(ctx.world, plantRows(ctx, (p) => p.harvest_date !== null), ctx.query)
+  page(ctx, plantRows(ctx, (p) => p.harvest_date !== null), ctx.query, "optional")
 
 /** `GET /plants/v2/{id}` and `GET /plants/v2/{label}`. */
 export const plantByKey: Handler = (ctx) => {
@@ -187,7 +213,7 @@ export const plantByKey: Handler = (ctx) => {
 
 /** `GET /harvests/v2/active`. */
 export const activeHarvests: Handler = (ctx) =>
-  page(ctx.world, rows(ctx.data.harvests, (h) => Serialize.harvest(ctx, h)), ctx.query)
+  page(ctx, rows(ctx.data.harvests, (h) => Serialize.harvest(ctx, h)), ctx.query, "optional")
 
 /** `GET /harvests/v2/{id}`. */
 export const harvestById: Handler = (ctx) => {
@@ -202,7 +228,7 @@ export const labTestResults: Handler = (ctx) => {
   const id = ctx.query.get("packageId")
   if (id === null) return message(400, "The packageId parameter is required.")
   const found = ctx.data.packages.find((p) => p.provider_package_id === id)
-  return page(ctx.world, written(id, found === undefined ? [] : Serialize.labRows(ctx, found)), ctx.query)
+  return page(ctx, written(id, found === undefined ? [] : Serialize.labRows(ctx, found)), ctx.query)
 }
 
 // ------------------------------------------------------------------ transfers
@@ -215,23 +241,23 @@ const transferRows = (ctx: Context, filter: (s: Seen) => boolean) =>
 
 /** `GET /transfers/v2/incoming`. */
 export const incomingTransfers: Handler = (ctx) =>
-  page(ctx.world, transferRows(ctx, (s) => !s.data.template && s.direction === "incoming"), ctx.query)
+  page(ctx, transferRows(ctx, (s) => !s.data.template && s.direction === "incoming"), ctx.query, "optional")
 
 /** `GET /transfers/v2/outgoing` (rejected manifests too, as Metrc lists them). */
 export const outgoingTransfers: Handler = (ctx) =>
-  page(ctx.world, transferRows(ctx, (s) => !s.data.template && s.direction === "outgoing"), ctx.query)
+  page(ctx, transferRows(ctx, (s) => !s.data.template && s.direction === "outgoing"), ctx.query, "optional")
 
 /** `GET /transfers/v2/rejected`. */
 export const rejectedTransfers: Handler = (ctx) =>
   page(
-    ctx.world,
+    ctx,
     transferRows(ctx, (s) => !s.data.template && s.direction === "outgoing" && s.transfer.status === "rejected"),
     ctx.query
   )
 
 /** `GET /transfers/v2/templates/outgoing`. */
 export const outgoingTemplates: Handler = (ctx) =>
-  page(ctx.world, transferRows(ctx, (s) => s.data.template && s.direction === "outgoing"), ctx.query)
+  page(ctx, transferRows(ctx, (s) => s.data.template && s.direction === "outgoing"), ctx.query)
 
 const seenWhere = (ctx: Context, filter: (s: Seen) => boolean) => transfersOf(ctx.world, ctx.data).find(filter)
 
@@ -242,7 +268,7 @@ export const deliveryPackages: Handler = (ctx) => {
   const id = Number(ctx.params.id)
   const found = seenWhere(ctx, (s) => !s.data.template && Serialize.deliveryIdOf(idOfSeen(s)) === id)
   return page(
-    ctx.world,
+    ctx,
     written(ctx.params.id!, found === undefined ? [] : Serialize.deliveryPackages(ctx, found)),
     ctx.query
   )
@@ -252,7 +278,7 @@ export const deliveryPackages: Handler = (ctx) => {
 export const templateDeliveries: Handler = (ctx) => {
   const found = seenWhere(ctx, (s) => s.data.template && idOfSeen(s) === Number(ctx.params.id))
   return page(
-    ctx.world,
+    ctx,
     written(`${ctx.params.id}:d`, found === undefined ? [] : [Serialize.templateDelivery(ctx, found)]),
     ctx.query
   )
@@ -263,7 +289,7 @@ export const templateDeliveryPackages: Handler = (ctx) => {
   const id = Number(ctx.params.id)
   const found = seenWhere(ctx, (s) => s.data.template && Serialize.deliveryIdOf(idOfSeen(s)) === id)
   return page(
-    ctx.world,
+    ctx,
     written(ctx.params.id!, found === undefined ? [] : Serialize.deliveryPackages(ctx, found)),
     ctx.query
   )
@@ -271,19 +297,52 @@ export const templateDeliveryPackages: Handler = (ctx) => {
 
 // ------------------------------------------------------------------ sales and sales deliveries
 
-/** `GET /sales/v2/receipts/active` (a lastModified window is required). */
-export const activeReceipts: Handler = (ctx) =>
-  page(ctx.world, rows(ctx.data.sales, (s) => Serialize.sale(ctx, s)), ctx.query, true)
+/**
+ * The receipts of a sales list, narrowed to `salesDateStart`/`salesDateEnd` when given (a span of
+ * 24 hours at most, like a lastModified window; either window is required).
+ */
+const receipts = (ctx: Context, list: ReadonlyArray<Sale.Sale>): Response => {
+  const start = ctx.query.get("salesDateStart")
+  const end = ctx.query.get("salesDateEnd")
+  if (start === null && end === null) {
+    return page(ctx, rows(list, (s) => Serialize.sale(ctx, s, false)), ctx.query, "required")
+  }
+  const s = Date.parse(start ?? "")
+  const e = Date.parse(end ?? "")
+  if (Number.isNaN(s) || Number.isNaN(e) || e < s) {
+    return message(400, "The salesDateStart and salesDateEnd parameters are invalid.")
+  }
+  if (e - s > 24 * HOUR) {
+    return message(400, "The time span between salesDateStart and salesDateEnd may not exceed 24 hours.")
+  }
+  const sold = list.filter((sale) => {
+    const t = Date.parse(sale.sale_date)
+    return t >= s && t < e
+  })
+  const lastModified = ctx.query.has("lastModifiedStart") || ctx.query.has("lastModifiedEnd")
+  return page(
+    ctx,
+    rows(sold, (sale) => Serialize.sale(ctx, sale, false)),
+    ctx.query,
+    lastModified ? "optional" : "ignored"
+  )
+}
 
-/** `GET /sales/v2/receipts/{id}`. */
+/** `GET /sales/v2/receipts/active`: rows without their line items; a lastModified or sales-date window is required. */
+export const activeReceipts: Handler = (ctx) => receipts(ctx, ctx.data.sales)
+
+/** `GET /sales/v2/receipts/inactive` (voided receipts): the world keeps none. */
+export const inactiveReceipts: Handler = (ctx) => receipts(ctx, [])
+
+/** `GET /sales/v2/receipts/{id}`: the receipt with its line items (`Transactions`). */
 export const receiptById: Handler = (ctx) => {
   const found = ctx.data.sales.find((s) => s.provider_sale_id === ctx.params.id)
-  return one(found === undefined ? undefined : Serialize.sale(ctx, found))
+  return one(found === undefined ? undefined : Serialize.sale(ctx, found, true))
 }
 
 /** `GET /sales/v2/deliveries/active` (a lastModified window is required). */
 export const activeDeliveries: Handler = (ctx) =>
-  page(ctx.world, rows(ctx.data.salesDeliveries, (d) => Serialize.delivery(ctx, d)), ctx.query, true)
+  page(ctx, rows(ctx.data.salesDeliveries, (d) => Serialize.delivery(ctx, d)), ctx.query, "required")
 
 /** `GET /sales/v2/deliveries/{id}`. */
 export const deliveryById: Handler = (ctx) => {
@@ -297,9 +356,10 @@ export const deliveryById: Handler = (ctx) => {
 const catalogue = <A extends { readonly id: string }>(
   kind: Ids.Kind,
   listOf: (data: FacilityData) => ReadonlyArray<A>,
-  wire: (ctx: Context, a: A) => unknown
+  wire: (ctx: Context, a: A) => unknown,
+  windows: Windows
 ): { readonly active: Handler; readonly byId: Handler } => ({
-  active: (ctx) => page(ctx.world, rows(listOf(ctx.data), (a: A) => wire(ctx, a)), ctx.query),
+  active: (ctx) => page(ctx, rows(listOf(ctx.data), (a: A) => wire(ctx, a)), ctx.query, windows),
   byId: (ctx) => {
     const found = listOf(ctx.data).find((a) => Serialize.providerIdOf(kind, a.id) === ctx.params.id)
     return one(found === undefined ? undefined : wire(ctx, found))
@@ -307,13 +367,28 @@ const catalogue = <A extends { readonly id: string }>(
 })
 
 /** `GET /items/v2/active|{id}`. */
-export const items = catalogue("item", (d) => d.items, (ctx, i: Item.Item) => Serialize.item(ctx, i))
+export const items = catalogue("item", (d) => d.items, (ctx, i: Item.Item) => Serialize.item(ctx, i), "optional")
 
 /** `GET /strains/v2/active|{id}`. */
-export const strains = catalogue("strain", (d) => d.strains, (ctx, s: Strain.Strain) => Serialize.strain(ctx, s))
+export const strains = catalogue(
+  "strain",
+  (d) => d.strains,
+  (ctx, s: Strain.Strain) => Serialize.strain(ctx, s),
+  "optional"
+)
 
 /** `GET /locations/v2/active|{id}`. */
-export const locations = catalogue("location", (d) => d.locations, (_, l: Location.Location) => Serialize.location(l))
+export const locations = catalogue(
+  "location",
+  (d) => d.locations,
+  (_, l: Location.Location) => Serialize.location(l),
+  "optional"
+)
 
-/** `GET /patients/v2/active|{id}`. */
-export const patients = catalogue("patient", (d) => d.patients, (_, p: Patient.Patient) => Serialize.patient(p))
+/** `GET /patients/v2/active|{id}` (Metrc documents no lastModified window for patients). */
+export const patients = catalogue(
+  "patient",
+  (d) => d.patients,
+  (_, p: Patient.Patient) => Serialize.patient(p),
+  "ignored"
+)

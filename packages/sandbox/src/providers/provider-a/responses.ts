@@ -1,6 +1,7 @@
 /**
  * The HTTP answers of a Metrc-style system: JSON bodies, the request-level `{Message}` error, the
- * row-level `[{row,message}]` error of a write, and the statuses that carry no body.
+ * row-level `[{row,message}]` error of a write, the statuses that carry no body, and the camelCase
+ * keys some states answer with.
  */
 
 /** A JSON answer. */
@@ -35,3 +36,26 @@ export const forbidden = (): Response =>
 
 /** A single object, or the 404 when there is none. */
 export const one = (found: unknown): Response => (found === undefined ? notFound() : json(found))
+
+/** Every key of a JSON value with its first letter lowered (`LastModified` → `lastModified`). */
+const camelKeys = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(camelKeys)
+    : typeof value === "object" && value !== null
+    ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k.charAt(0).toLowerCase() + k.slice(1), camelKeys(v)]))
+    : value
+
+/**
+ * A JSON answer with camelCase keys, as some states answer (OpenMetrc made its reader
+ * case-insensitive for them). An answer that is not JSON, or does not parse, is left as it is.
+ */
+export const camelCased = async (response: Response): Promise<Response> => {
+  if (!(response.headers.get("content-type") ?? "").includes("json")) return response
+  let body: unknown
+  try {
+    body = JSON.parse(await response.clone().text())
+  } catch {
+    return response
+  }
+  return new Response(JSON.stringify(camelKeys(body)), { status: response.status, headers: response.headers })
+}

@@ -609,8 +609,11 @@ const transaction = (
   }
 }
 
-/** One receipt of `GET /sales/v2/receipts/active|{id}`. */
-export const sale = (scope: Scope, s: Sale.Sale): Json => {
+/**
+ * One receipt of `GET /sales/v2/receipts/active|inactive` (`detail` false: Metrc's list rows carry
+ * an empty `Transactions`) or `GET /sales/v2/receipts/{id}` (`detail` true: its line items).
+ */
+export const sale = (scope: Scope, s: Sale.Sale, detail: boolean): Json => {
   const stamps = { recorded: withOffset(s.sale_date), modified: lastModified(scope.world, s.id) }
   return {
     Id: Number(s.provider_sale_id),
@@ -624,7 +627,7 @@ export const sale = (scope: Scope, s: Sale.Sale): Json => {
     PatientRegistrationLocationId: null,
     TotalPackages: s.items.length,
     TotalPrice: s.total_price,
-    Transactions: s.items.map((i) => transaction(scope, i, stamps)),
+    Transactions: detail ? s.items.map((i) => transaction(scope, i, stamps)) : [],
     IsFinal: true,
     ArchivedDate: null,
     RecordedDateTime: stamps.recorded,

@@ -207,14 +207,17 @@ const listed = async (path: string, facilities = world.facilities): Promise<Arra
   return out
 }
 
-/** Every record of a list Metrc serves only in lastModified windows: one window per day back to 60 days. */
-const windowed = async (path: string) => {
+/**
+ * Every record of a list Metrc serves in lastModified windows (without one, only the last day's
+ * changes): one window per day back past the world's oldest licence.
+ */
+const windowed = async (path: string, facilities = world.facilities) => {
   const out: Array<{ at: string; row: unknown }> = []
-  for (let end = NOW; end > NOW - 60 * DAY; end -= DAY) {
+  for (let end = NOW + 1000; end > NOW - 90 * DAY; end -= DAY) {
     const window = `lastModifiedStart=${new Date(end - DAY).toISOString()}&lastModifiedEnd=${
       new Date(end).toISOString()
     }`
-    out.push(...await listed(`${path}?${window}`))
+    out.push(...await listed(`${path}?${window}`, facilities))
   }
   return out
 }
@@ -254,23 +257,23 @@ describe.sequential("provider_a emulator: fidelity to Metrc's documented payload
   })
 
   check("packages: active, on hold, inactive (wrapper only: the world keeps none), by id and by label", async () => {
-    const active = await listed("/packages/v2/active")
+    const active = await windowed("/packages/v2/active")
     holds("packages", active, 10)
-    holds("packages", await listed("/packages/v2/onhold"))
-    assert.deepStrictEqual(await listed("/packages/v2/inactive"), [])
+    holds("packages", await windowed("/packages/v2/onhold"))
+    assert.deepStrictEqual(await windowed("/packages/v2/inactive"), [])
     const p = cultivator.packages[0]!
     holds("packages", [await one(`/packages/v2/${p.provider_package_id}`), await one(`/packages/v2/${p.tag}`)])
   })
 
   check("plants: vegetative, flowering, by id and by label; inactive (harvested)", async () => {
-    holds("plants", [...await listed("/plants/v2/vegetative"), ...await listed("/plants/v2/flowering")], 2)
+    holds("plants", [...await windowed("/plants/v2/vegetative"), ...await windowed("/plants/v2/flowering")], 2)
     const p = cultivator.plants[0]!
     holds("plants", [await one(`/plants/v2/${p.provider_plant_id}`), await one(`/plants/v2/${p.tag}`)])
-    holds("plants-inactive", await listed("/plants/v2/inactive"))
+    holds("plants-inactive", await windowed("/plants/v2/inactive"))
   })
 
   check("harvests: active and by id", async () => {
-    holds("harvests", await listed("/harvests/v2/active"))
+    holds("harvests", await windowed("/harvests/v2/active"))
     holds("harvests", [await one(`/harvests/v2/${cultivator.harvests[0]!.provider_harvest_id}`)])
   })
 
@@ -285,13 +288,13 @@ describe.sequential("provider_a emulator: fidelity to Metrc's documented payload
   })
 
   check("transfers: incoming, outgoing, rejected, a delivery's packages", async () => {
-    holds("transfers-incoming", await listed("/transfers/v2/incoming"))
-    const outgoing = await listed("/transfers/v2/outgoing")
+    holds("transfers-incoming", await windowed("/transfers/v2/incoming"))
+    const outgoing = await windowed("/transfers/v2/outgoing")
     holds("transfers-outgoing", outgoing)
     holds("transfers-rejected", await listed("/transfers/v2/rejected"))
     const packages: Array<{ at: string; row: unknown }> = []
     for (const d of world.facilities) {
-      for (const t of (await getJson(`/transfers/v2/outgoing?${licence(d)}`)).Data) {
+      for (const { row: t } of (await windowed("/transfers/v2/outgoing", [d])) as Array<{ row: any }>) {
         packages.push(...await listed(`/transfers/v2/deliveries/${t.DeliveryId}/packages`, [d]))
       }
     }
@@ -331,15 +334,15 @@ describe.sequential("provider_a emulator: fidelity to Metrc's documented payload
   check("items, strains, locations and patients: active and by id", async () => {
     const medical = byRole("medical")
     holds("items", [
-      ...await listed("/items/v2/active"),
+      ...await windowed("/items/v2/active"),
       await one(`/items/v2/${cultivator.items[0]!.provider_item_id}`)
     ])
     holds("strains", [
-      ...await listed("/strains/v2/active"),
+      ...await windowed("/strains/v2/active"),
       await one(`/strains/v2/${cultivator.strains[0]!.provider_strain_id}`)
     ])
     holds("locations", [
-      ...await listed("/locations/v2/active"),
+      ...await windowed("/locations/v2/active"),
       await one(`/locations/v2/${cultivator.locations[0]!.provider_location_id}`)
     ])
     holds("patients", [
