@@ -20,7 +20,7 @@ import * as Package from "../src/internal/wire/Package.js"
 import * as Plant from "../src/internal/wire/Plant.js"
 import * as Sale from "../src/internal/wire/Sale.js"
 import * as Transfer from "../src/internal/wire/Transfer.js"
-import { fixture } from "./support/FakeMetrc.js"
+import { fixture } from "./support/fixtures.js"
 
 const facility_id = Ids.make("facility", "provider_a", "CO-TEST-0001")
 const ctx = { facility_id, state: "CO" }

@@ -6,7 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { normalize, normalizeSync } from "@tracebridge/adapter-provider-a"
 import { Ids, Package } from "@tracebridge/core"
 import { Effect, Schema } from "effect"
-import { fixture } from "./support/FakeMetrc.js"
+import { fixture } from "./support/fixtures.js"
 
 const facility_id = Ids.make("facility", "provider_a", "CO-TEST-0001")
 const ctx = { facility_id, state: "CO" }

@@ -14,7 +14,9 @@
  *   flags): it does not use the adapter's wire schemas, so that a mistake in one of them fails the
  *   adapter's decoding instead of hiding. `test/providers/provider-b/Fidelity.test.ts` checks
  *   every answer against the recorded ones. `transaction_start` keeps the rows with a higher
- *   `transactionid`.
+ *   `transactionid`. Tables come as arrays, or, for the tables named in `configure`'s
+ *   `keyedTables`, as objects keyed by row number, as BioTrack answers `sync_inventory` in the
+ *   recordings (`format.ts` `keyed`).
  * - Writes (`inventory_split`, `inventory_convert`, `inventory_qa_sample`,
  *   `inventory_qa_sample_results`, `inventory_manifest`, `inventory_transfer_outbound`) change the
  *   world only through `sandbox.apply`.
@@ -35,7 +37,7 @@ import type { Sandbox } from "../../Sandbox.js"
 import * as Seed from "../../Seed.js"
 import type { World } from "../../World.js"
 import type { JsonObject } from "./format.js"
-import { API_VERSION } from "./format.js"
+import { API_VERSION, keyed } from "./format.js"
 import * as Logins from "./Logins.js"
 import type { PendingSample } from "./rows.js"
 import * as Rows from "./rows.js"
@@ -48,13 +50,19 @@ import * as Writes from "./writes.js"
 export interface Options {
   /** How long a session lives without calls, in ms of `sandbox.now()`. */
   readonly sessionIdleMs: number
+  /**
+   * The tables (e.g. `"inventory"`) answered as an object keyed by row number (`{"0": row, …}`)
+   * instead of an array; BioTrack answers both ways (recorded: `sync_inventory` keyed, the other
+   * tables as arrays), so its clients must read both.
+   */
+  readonly keyedTables: ReadonlyArray<string>
 }
 
 /**
  * @since 0.1.0
  * @category constants
  */
-export const defaults: Options = { sessionIdleMs: 30 * 60_000 }
+export const defaults: Options = { sessionIdleMs: 30 * 60_000, keyedTables: [] }
 
 /**
  * What the next call of an action answers instead of the world: a BioTrack failure, or any body
@@ -235,15 +243,16 @@ const sync = (
   action: Rows.SyncAction,
   body: Record<string, unknown>,
   pending: ReadonlyArray<PendingSample>,
-  aliases: ReadonlyMap<string, string>
+  aliases: ReadonlyMap<string, string>,
+  keyedTables: ReadonlyArray<string>
 ): Response => {
   const start = Number(text(body["transaction_start"]) || "0")
   const tables = Rows.tablesOf(world, session.ubi, pending, aliases)[action]()
   const kept = Object.fromEntries(
-    Object.entries(tables).map(([table, rows]) => [
-      table,
-      Number.isFinite(start) && start > 0 ? rows.filter((r) => Number(r["transactionid"]) > start) : rows
-    ])
+    Object.entries(tables).map(([table, rows]) => {
+      const since = Number.isFinite(start) && start > 0 ? rows.filter((r) => Number(r["transactionid"]) > start) : rows
+      return [table, keyedTables.includes(table) ? keyed(since) : since]
+    })
   )
   return json({ success: 1, ...kept })
 }
@@ -278,10 +287,19 @@ export const actions: ReadonlyArray<string> = [
   ...Object.keys(writes)
 ]
 
-const act = (sandbox: Sandbox, session: SessionEntry, action: string, body: Record<string, unknown>): Response => {
+const act = (
+  sandbox: Sandbox,
+  emulator: EmulatorState,
+  session: SessionEntry,
+  action: string,
+  body: Record<string, unknown>
+): Response => {
   const world = sandbox.world("provider_b", session.state, session.login)
   const memory = memoryOf(world)
-  if (Rows.isSync(action)) return sync(world, session, action, body, [...memory.pending.values()], memory.aliases)
+  if (Rows.isSync(action)) {
+    const pending = [...memory.pending.values()]
+    return sync(world, session, action, body, pending, memory.aliases, emulator.options.keyedTables)
+  }
   if (action === "inventory_qa_check") return qaCheck(world, memory, body)
   const write = writes[action]
   if (write === undefined) return failure(`Invalid action: ${action}.`)
@@ -352,5 +370,5 @@ const proceed = (
     const fault = emulator.faults.splice(faultAt, 1)[0]!
     return fault._tag === "Failure" ? failure(fault.error, fault.errorcode) : json(fault.body, fault.status)
   }
-  return act(sandbox, session, action, body)
+  return act(sandbox, emulator, session, action, body)
 }

@@ -8,7 +8,9 @@
  * - flags are `"0"`/`"1"` in most tables, `0`/`1` in `vendor`;
  * - times are Unix epoch seconds: `sessiontime` a number, manifest times strings of digits;
  * - `transactionid` is a string in most tables and a number in `inventory` and `vendor`, in the
- *   answers of writes and in `inventory_qa_check`.
+ *   answers of writes and in `inventory_qa_check`;
+ * - a table is an array of rows, or an object keyed by row number (recorded for `inventory`;
+ *   the emulator keys the tables it is told to, see `Emulator.configure`).
  *
  * Where the recordings show both forms for one column, the emulator keeps to one of them.
  *
@@ -106,3 +108,13 @@ export const epochText = (epoch: number | null): string | null => (epoch === nul
  * @category formats
  */
 export const barcodes = (list: ReadonlyArray<string>): ReadonlyArray<string> | null => list.length === 0 ? null : list
+
+/**
+ * A table as an object keyed by row number (`{"0": row, "1": row}`), the other way BioTrack
+ * answers a table besides an array (recorded for `sync_inventory`).
+ *
+ * @since 0.1.0
+ * @category formats
+ */
+export const keyed = <A extends Json>(rows: ReadonlyArray<A>): { readonly [row: string]: A } =>
+  Object.fromEntries(rows.map((row, i) => [String(i), row]))

@@ -1,0 +1,36 @@
+/**
+ * The provider_b descriptor and credential schema: pure values, no upstream. Everything that talks
+ * to BioTrack is tested against the sandbox's emulator, the one fake of provider_b
+ * (`packages/sandbox/test/providers/provider-b/`: `Adapter.test.ts`, `Client.test.ts`).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { ProviderB } from "@tracebridge/adapter-provider-b"
+import { ProviderDescriptor } from "@tracebridge/core"
+import { Either, Schema } from "effect"
+
+describe("ProviderB descriptor", () => {
+  it("has a complete descriptor that hands over whole tables", () => {
+    assert.deepStrictEqual(ProviderDescriptor.problems(ProviderB.descriptor), [])
+    assert.isNull(ProviderB.descriptor.providerPageSize)
+    assert.deepStrictEqual(ProviderDescriptor.states(ProviderB.descriptor), ["AR", "CT", "HI", "IL"])
+    assert.deepStrictEqual(ProviderB.descriptor.writes, ["split_package", "record_lab_result", "create_transfer"])
+  })
+
+  it("offers no sales deliveries or patients anywhere, and derives items, strains and locations", () => {
+    for (const state of ProviderDescriptor.states(ProviderB.descriptor)) {
+      const c = ProviderB.descriptor.capabilities[state]!
+      assert.isFalse(c.sales_deliveries)
+      assert.isFalse(c.patients)
+      assert.isTrue(c.items && c.strains && c.locations && c.harvests && c.labs && c.transfers)
+    }
+  })
+
+  it("asks for UBI, username and password", () => {
+    const decode = Schema.decodeUnknownEither(ProviderB.Credentials, { onExcessProperty: "error" })
+    assert.isTrue(Either.isRight(decode({ ubi: "123456789", username: "user@example.com", password: "pw" })))
+    assert.isTrue(Either.isLeft(decode({ ubi: "12345", username: "u", password: "p" })))
+    assert.isTrue(Either.isLeft(decode({ ubi: "123456789", username: "u" })))
+    assert.deepStrictEqual(ProviderB.descriptor.credentialFields.map((f) => f.name), ["ubi", "username", "password"])
+    assert.isTrue(ProviderB.descriptor.credentialFields.find((f) => f.name === "password")!.secret)
+  })
+})
