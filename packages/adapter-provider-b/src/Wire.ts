@@ -11,7 +11,15 @@
  * @since 0.1.0
  * @category schemas
  */
-export { Barcode, BarcodeList, Code, Epoch, Flag, IdString, StringNumber } from "./internal/wire/Common.js"
+export { Barcode, BarcodeList, Code, Epoch, Flag, IdString, ManifestId, StringNumber } from "./internal/wire/Common.js"
+
+/**
+ * `sync_employee` rows (the drivers `inventory_manifest` names by `employee_id`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export { Employee } from "./internal/wire/Employee.js"
 
 /**
  * The answer envelope: failures, login, writes.
@@ -77,6 +85,14 @@ export { Sale } from "./internal/wire/Sale.js"
  */
 export { Rows, syncActions, syncAnswer } from "./internal/wire/Tables.js"
 export type { SyncAction, SyncTables } from "./internal/wire/Tables.js"
+
+/**
+ * `sync_vehicle` rows (columns inferred: no payload was found).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export { Vehicle } from "./internal/wire/Vehicle.js"
 
 /**
  * `sync_vendor` rows.

@@ -35,6 +35,12 @@ export interface SyncTablesCache {
     action: S,
     operation: string
   ) => Effect.Effect<Tables[S], ProviderError.ProviderError>
+  /** The tables of a sync action downloaded again now (what a write checks before and after it writes). */
+  readonly fresh: <S extends SyncAction>(
+    session: Session.Session,
+    action: S,
+    operation: string
+  ) => Effect.Effect<Tables[S], ProviderError.ProviderError>
   /** The panels of every judged sample of the login (one `inventory_qa_check` per sample). */
   readonly checks: (
     session: Session.Session,
@@ -69,6 +75,9 @@ export const make = (client: Client): SyncTablesCache => {
       client.call(session, action, { download: 1, transaction_start: 0 }, syncAnswer(action), { operation })
     ) as Effect.Effect<Tables[S], ProviderError.ProviderError>
 
+  const fresh = <S extends SyncAction>(session: Session.Session, action: S, operation: string) =>
+    Effect.zipRight(Effect.sync(() => cache.delete(prefix(session) + action)), sync(session, action, operation))
+
   const checks = (session: Session.Session, operation: string) =>
     Effect.gen(function*() {
       const { inventory_qa_sample } = yield* sync(session, "sync_inventory_qa_sample", operation)
@@ -89,5 +98,5 @@ export const make = (client: Client): SyncTablesCache => {
       return new Map<string, QaCheck>(found)
     })
 
-  return { cached, invalidate, sync, checks }
+  return { cached, invalidate, sync, fresh, checks }
 }

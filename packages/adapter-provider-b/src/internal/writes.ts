@@ -4,12 +4,22 @@
  * `inventory_qa_sample_results`) and `create_transfer` (`inventory_manifest` then
  * `inventory_transfer_outbound`). Each checks the command against fresh inventory first, clears
  * the connection's tables, and reads the created object back from the sync tables.
+ *
+ * `create_transfer` sends BioTrack's documented `{employee_id, vehicle_id, location,
+ * stop_overview}` (the ids as strings, resolved from `driver_name` and `vehicle_info` through
+ * `sync_employee` and `sync_vehicle`, see `manifests.ts`), never the `transporter_*` columns of
+ * the sync rows. It is safe to retry: before `inventory_manifest` it looks for the pending
+ * manifest an earlier call made (same licence, one stop to the same recipient, exactly the same
+ * barcodes) and reuses it, sending only the lines `sync_inventory_transfer` does not show yet;
+ * and when `inventory_manifest` or `inventory_transfer_outbound` fails ambiguously (timeout, HTTP
+ * error, unreadable answer) it looks once before failing.
  */
 import type { Commands, Package, ProviderPort, Resource, Session } from "@tracebridge/core"
 import { Ids, ProviderError } from "@tracebridge/core"
 import { Effect, Option } from "effect"
 import type { Client } from "../ProviderBClient.js"
 import { PROVIDER } from "./descriptor.js"
+import * as Manifests from "./manifests.js"
 import { itemName } from "./mappers/toPackage.js"
 import { codeForCategory, gramsPer, inventoryType, panelTypeFor, round, uom } from "./mappers/vocabulary.js"
 import type { Reads } from "./reads.js"
@@ -22,7 +32,7 @@ type Facility = ProviderPort.FacilityRef
 
 /** The writes over the session client, the connection's tables and the reads (to read back). */
 export const make = (client: Client, tables: SyncTablesCache, reads: Reads): ProviderPort.Writes => {
-  const { invalidate, sync } = tables
+  const { fresh, invalidate, sync } = tables
   const { resourceDriver } = reads
 
   const freshInventory = (session: Session.Session, facility: Facility, operation: string) =>
@@ -236,9 +246,31 @@ export const make = (client: Client, tables: SyncTablesCache, reads: Reads): Pro
 
   const epoch = (iso: string | null) => (iso === null ? undefined : Math.floor(Date.parse(iso) / 1000))
 
+  /**
+   * A call whose answer may have been lost after BioTrack acted on it: a timeout, an HTTP error
+   * or a network failure, or an answer that cannot be read.
+   */
+  const isAmbiguous = (e: ProviderError.ProviderError) =>
+    e._tag === "ProviderTimeout" || e._tag === "ProviderUnavailable" || e._tag === "ProviderInvalidResponse"
+
+  /**
+   * Runs a write; when it fails ambiguously, looks once (`lookUp`) for what it would have made,
+   * and fails with the write's own error when that is not there (or cannot be looked up).
+   */
+  const orLookUp = <A>(
+    write: Effect.Effect<A, ProviderError.ProviderError>,
+    lookUp: Effect.Effect<Option.Option<A>, ProviderError.ProviderError>
+  ): Effect.Effect<A, ProviderError.ProviderError> =>
+    Effect.catchIf(write, isAmbiguous, (error) =>
+      lookUp.pipe(
+        Effect.orElseSucceed(() => Option.none<A>()),
+        Effect.flatMap(Option.match({ onNone: () => Effect.fail(error), onSome: Effect.succeed }))
+      ))
+
   const createTransfer = (session: Session.Session, facility: Facility, command: Commands.CreateTransfer) =>
     Effect.gen(function*() {
       const operation = "create_transfer"
+      const license = facility.provider_facility_id
       const lots = yield* freshInventory(session, facility, operation)
       const lines = yield* Effect.forEach(command.packages, (line) =>
         Effect.gen(function*() {
@@ -255,45 +287,86 @@ export const make = (client: Client, tables: SyncTablesCache, reads: Reads): Pro
           }
           return { barcodeid: lot.id, quantity: String(quantity), price: "0.00" }
         }))
+      const barcodes = lines.map((l) => l.barcodeid)
+      const employee = command.driver_name === null ? undefined : yield* Effect.flatMap(
+        sync(session, "sync_employee", operation),
+        ({ employee }) => Manifests.driver(employee, license, command.driver_name!)
+      )
+      const vehicle = command.vehicle_info === null ? undefined : yield* Effect.flatMap(
+        sync(session, "sync_vehicle", operation),
+        ({ vehicle }) => Manifests.vehicle(vehicle, license, command.vehicle_info!)
+      )
+      const wanted: Manifests.Wanted = {
+        license,
+        recipient: command.recipient_facility,
+        barcodes,
+        employeeId: employee?.employee_id
+      }
+      const pending = Effect.map(
+        fresh(session, "sync_manifest", operation),
+        (t) => Manifests.pendingManifest(t, wanted)
+      )
+
+      // Retry-safe: a manifest an earlier (failed or repeated) call made is reused, not made again.
+      const existing = yield* pending
       const departure = epoch(command.estimated_departure)
       const arrival = epoch(command.estimated_arrival)
-      const manifest = yield* client.call(
-        session,
-        "inventory_manifest",
-        {
-          location: facility.provider_facility_id,
-          ...(command.driver_name === null ? {} : { transporter_name: command.driver_name }),
-          ...(command.vehicle_info === null ? {} : { transporter_vehicle_details: command.vehicle_info }),
-          stop_overview: [{
-            vendor_license: command.recipient_facility,
-            stop_number: 1,
-            ...(departure === undefined ? {} : { approximate_departure: departure }),
-            ...(arrival === undefined ? {} : { approximate_arrival: arrival }),
-            approximate_route: "",
-            barcodeid: lines.map((l) => l.barcodeid)
-          }]
-        },
-        WriteResult,
-        { operation }
+      const stop = Option.isSome(existing) ? existing.value : yield* orLookUp(
+        client.call(
+          session,
+          "inventory_manifest",
+          {
+            ...(employee === undefined ? {} : { employee_id: employee.employee_id }),
+            ...(vehicle === undefined ? {} : { vehicle_id: vehicle.vehicle_id }),
+            location: license,
+            stop_overview: [{
+              vendor_license: command.recipient_facility,
+              stop_number: 1,
+              ...(departure === undefined ? {} : { approximate_departure: departure }),
+              ...(arrival === undefined ? {} : { approximate_arrival: arrival }),
+              approximate_route: "",
+              barcodeid: barcodes
+            }]
+          },
+          WriteResult,
+          { operation }
+        ).pipe(
+          Effect.flatMap((answer) =>
+            answer.manifest_id === undefined
+              ? Effect.fail(
+                new ProviderError.ProviderInvalidResponse({
+                  provider: PROVIDER,
+                  operation,
+                  path: "manifest_id",
+                  message: "BioTrack answered inventory_manifest without the manifest id"
+                })
+              )
+              : Effect.succeed<Manifests.StopRef>({ manifestid: answer.manifest_id, stopnumber: "1" })
+          )
+        ),
+        pending
       )
-      if (manifest.manifest_id === undefined) {
-        return yield* new ProviderError.ProviderInvalidResponse({
-          provider: PROVIDER,
-          operation,
-          path: "manifest_id",
-          message: "BioTrack answered inventory_manifest without the manifest id"
-        })
+
+      // The lines not on the manifest yet (all of them for a new one).
+      const outboundLines = (refs: Manifests.StopRef) =>
+        Effect.map(
+          fresh(session, "sync_inventory_transfer", operation),
+          ({ inventory_transfer }) => Manifests.missingLines(inventory_transfer, refs, barcodes)
+        )
+      const missing = Option.isSome(existing) ? yield* outboundLines(stop) : barcodes
+      if (missing.length > 0) {
+        yield* orLookUp(
+          client.call(
+            session,
+            "inventory_transfer_outbound",
+            { manifest_id: stop.manifestid, data: lines.filter((l) => missing.includes(l.barcodeid)) },
+            WriteResult,
+            { operation }
+          ).pipe(Effect.asVoid),
+          Effect.map(outboundLines(stop), (left) => (left.length === 0 ? Option.some<void>(undefined) : Option.none()))
+        )
       }
-      yield* client.call(
-        session,
-        "inventory_transfer_outbound",
-        { manifest_id: manifest.manifest_id, data: lines },
-        WriteResult,
-        {
-          operation
-        }
-      )
-      return yield* readBack(session, facility, "transfers", `${manifest.manifest_id}/1`, operation)
+      return yield* readBack(session, facility, "transfers", `${stop.manifestid}/${stop.stopnumber}`, operation)
     }).pipe(Effect.ensuring(invalidate(session)))
 
   return { splitPackage, recordLabResult, createTransfer }

@@ -80,6 +80,39 @@ export const Barcode = Schema.String.pipe(
   Schema.pattern(/^\d{16}$/, { message: (issue) => `expected a 16-digit barcode, got ${JSON.stringify(issue.actual)}` })
 ).annotations({ identifier: "Barcode" })
 
+/**
+ * A manifest id: a 16-digit string, kept a string end to end. BioTrack answers it as a string; a
+ * JSON number is taken only when it is a safe integer of 16 digits, since a larger one was
+ * already rounded by the JSON parser and a shorter one lost its leading zeros: either would name
+ * another manifest, so it fails (naming the field) instead.
+ */
+export const ManifestId = Schema.transformOrFail(Schema.Union(Schema.String, Schema.Number), Barcode, {
+  strict: true,
+  decode: (u, _, ast) => {
+    if (typeof u === "string") return ParseResult.succeed(u)
+    return Number.isSafeInteger(u) && u > 0 && String(u).length === 16
+      ? ParseResult.succeed(String(u))
+      : ParseResult.fail(
+        new ParseResult.Type(
+          ast,
+          u,
+          `expected a 16-digit manifest id as a string, got the number ${u}, which cannot be read exactly`
+        )
+      )
+  },
+  encode: ParseResult.succeed
+}).annotations({ identifier: "ManifestId" })
+
+/** A free text that may come as a number (a plate, a model), as a string. */
+export const Label = Schema.transform(Schema.Union(Schema.String, Schema.Number), Schema.String, {
+  strict: true,
+  decode: (u) => String(u),
+  encode: (s) => s
+})
+
+/** A label that may be missing or null. */
+export const OptionalLabel = Schema.optionalWith(Schema.NullOr(Label), { default: () => null })
+
 /** One barcode, a list of them, or nothing: decoded to a list. */
 export const BarcodeList = Schema.transform(
   Schema.Union(Barcode, Schema.Array(Barcode), Schema.Null),

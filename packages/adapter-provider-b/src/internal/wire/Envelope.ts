@@ -3,7 +3,7 @@
  * and usually `errorcode`.
  */
 import { Schema } from "effect"
-import { Barcode, Epoch, IdString } from "./Common.js"
+import { Barcode, Epoch, IdString, ManifestId } from "./Common.js"
 
 /** The API version sent in every body. */
 export const API_VERSION = "4.0"
@@ -28,13 +28,16 @@ export const LoginResult = Schema.Struct({
   time: Schema.optional(Epoch)
 })
 
-/** The answer to a write: a transaction id, and the barcodes it created, if any. */
+/**
+ * The answer to a write: a transaction id, the barcodes it created, if any, and after
+ * `inventory_manifest` the new manifest's id (a string; see {@link ManifestId}).
+ */
 export const WriteResult = Schema.Struct({
   success: Schema.Union(Schema.Literal(1), Schema.Literal("1")),
   transactionid: IdString,
   sessiontime: Schema.optional(Epoch),
   barcode_id: Schema.optionalWith(Schema.Array(Barcode), { default: () => [] }),
-  manifest_id: Schema.optional(Barcode)
+  manifest_id: Schema.optional(ManifestId)
 })
 /** A write's answer. */
 export type WriteResult = typeof WriteResult.Type

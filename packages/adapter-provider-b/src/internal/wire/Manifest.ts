@@ -1,12 +1,14 @@
 /**
  * `sync_manifest` (three flat tables joined by `manifestid` and `stopnumber`) and the transfer
- * lines of `sync_inventory_transfer` (outbound) and `sync_inventory_transfer_inbound`.
+ * lines of `sync_inventory_transfer` (outbound) and `sync_inventory_transfer_inbound`. Manifest
+ * ids are strings ({@link ManifestId}).
  */
 import { Schema } from "effect"
 import {
   Barcode,
   Code,
   IdString,
+  ManifestId,
   OptionalEpoch,
   OptionalFlag,
   OptionalNumber,
@@ -17,7 +19,7 @@ import {
 
 /** One manifest header row. */
 export const Manifest = Schema.Struct({
-  manifestid: Barcode,
+  manifestid: ManifestId,
   location: IdString,
   origination_license_number: IdString,
   origination_name: OptionalText,
@@ -42,7 +44,7 @@ export type Manifest = typeof Manifest.Type
 
 /** One `manifest_stop_data` row. */
 export const ManifestStop = Schema.Struct({
-  manifestid: Barcode,
+  manifestid: ManifestId,
   stopnumber: IdString,
   license_number: IdString,
   name: OptionalText,
@@ -62,7 +64,7 @@ export type ManifestStop = typeof ManifestStop.Type
 
 /** One `manifest_stop_items` row. */
 export const ManifestStopItem = Schema.Struct({
-  manifestid: Barcode,
+  manifestid: ManifestId,
   stopnumber: IdString,
   inventoryid: Barcode,
   description: OptionalText,
@@ -80,7 +82,7 @@ export const TransferLine = Schema.Struct({
   strain: OptionalText,
   quantity: StringNumber,
   price: OptionalNumber,
-  manifestid: Barcode,
+  manifestid: ManifestId,
   manifest_stop: IdString,
   outbound_license: Schema.optionalWith(Schema.NullOr(IdString), { default: () => null }),
   location: IdString,

@@ -3,12 +3,14 @@
  * <table>: rows }`, where rows come as an array or as an object keyed by row number.
  */
 import { Schema } from "effect"
+import { Employee } from "./Employee.js"
 import { Inventory } from "./Inventory.js"
 import { Manifest, ManifestStop, ManifestStopItem, TransferLine } from "./Manifest.js"
 import { Plant, PlantDerivative } from "./Plant.js"
 import { QaSample } from "./QaSample.js"
 import { Room } from "./Room.js"
 import { Sale } from "./Sale.js"
+import { Vehicle } from "./Vehicle.js"
 import { Vendor } from "./Vendor.js"
 
 /** Rows as an array, or as an object keyed by row number (BioTrack does both); missing is empty. */
@@ -29,6 +31,8 @@ export const Rows = <A, I>(row: Schema.Schema<A, I>) =>
 /** Each sync action and the tables its answer holds. */
 export const syncActions = {
   sync_vendor: { vendor: Vendor },
+  sync_employee: { employee: Employee },
+  sync_vehicle: { vehicle: Vehicle },
   sync_inventory: { inventory: Inventory },
   sync_plant: { plant: Plant },
   sync_plant_derivative: { plant_derivative: PlantDerivative },

@@ -14,7 +14,9 @@
  * - `sessiontime` from `world.modified` (objects) or the object's own date (samples, sales);
  *   `transactionid` from the same second (so that later changes have higher ids), except where
  *   BioTrack groups rows by it (a harvest, a sale): there it is the object's provider id. The
- *   emulator keeps no history of a row, so `transactionid_original` is the current id.
+ *   emulator keeps no history of a row, so `transactionid_original` is the current id;
+ * - employees and vehicles (`sync_employee`, `sync_vehicle`) from the world's seed (`staff.ts`),
+ *   outside the world.
  */
 import type { LabResult, Package, Transfer } from "@tracebridge/core"
 import { Ids } from "@tracebridge/core"
@@ -22,6 +24,7 @@ import { Option } from "effect"
 import type { FacilityData, Role, World } from "../../World.js"
 import type { Json, JsonObject } from "./format.js"
 import { barcodes, bit, code, decimal, epochText, flag, money, seconds } from "./format.js"
+import * as Staff from "./staff.js"
 
 export { seconds } from "./format.js"
 
@@ -342,13 +345,70 @@ export const manifestOf = (transfer: Pick<Transfer.Transfer, "provider_transfer_
   stop: transfer.provider_transfer_id.split("/")[1] ?? "1"
 })
 
+/** The manifests made by `inventory_manifest` whose lines `inventory_transfer_outbound` has not sent yet. */
+const unlined = new WeakMap<World, Set<string>>()
+
+/**
+ * The manifests of a world that have no transfer lines yet: `inventory_manifest` makes the
+ * manifest (header, stop, items) and `inventory_transfer_outbound` its `inventory_transfer`
+ * lines, so until then the manifest has none (`writes.ts` adds and removes ids here).
+ */
+export const awaitingLines = (world: World): Set<string> => {
+  let ids = unlined.get(world)
+  if (ids === undefined) {
+    ids = new Set()
+    unlined.set(world, ids)
+  }
+  return ids
+}
+
+/** `employee`: the login's employees, as recorded (strings, no `location`, no `sessiontime`). */
+export const employees = (world: World): Array<Row> =>
+  Staff.of(world).employees.map((e) => ({
+    birthday: Staff.two(e.birth.day),
+    birthmonth: Staff.two(e.birth.month),
+    birthyear: String(e.birth.year),
+    deleted: flag(false),
+    employee_id: e.employee_id,
+    employee_name: e.name,
+    hireday: Staff.two(e.hired.day),
+    hiremonth: Staff.two(e.hired.month),
+    hireyear: String(e.hired.year),
+    transactionid: "1",
+    transactionid_original: "1"
+  }))
+
+/**
+ * `vehicle`: the vehicles of each location. No payload was found: the columns are inferred from
+ * BioTrack's naming (`test/fixtures/provider-b/sync_vehicle.json` says so).
+ */
+export const vehicles = (world: World): Array<Row> =>
+  Staff.of(world).vehicles.map((v) => ({
+    vehicle_id: v.vehicle_id,
+    location: v.license,
+    nickname: v.nickname,
+    make: v.make,
+    model: v.model,
+    color: v.color,
+    plate: v.plate,
+    vin: v.vin,
+    deleted: flag(false),
+    transactionid: "1",
+    transactionid_original: "1"
+  }))
+
 /**
  * `manifest`, `manifest_stop_data`, `manifest_stop_items` (each row under the shipper's
- * `location`, as recorded) and the transfer lines: outbound lines under the shipper, inbound
- * ones (with `is_refund` and `refund_amount`) under the recipient once the transfer arrived.
+ * `location`, as recorded) and the transfer lines: outbound lines under the shipper (once
+ * `inventory_transfer_outbound` sent them), inbound ones (with `is_refund` and `refund_amount`)
+ * under the recipient once the transfer arrived. A driver who is an employee of the login gets
+ * its `transporter_id` and date of birth; a vehicle of the shipper, recorded by its description,
+ * is split into its details and VIN (`transporter_vehicle_identification`).
  */
 export const manifests = (world: World) => {
   const name = (license: string) => world.facilities.find((d) => d.facility.license_number === license)?.facility
+  const staff = Staff.of(world)
+  const waiting = awaitingLines(world)
   const out = {
     manifest: [] as Array<Row>,
     manifest_stop_data: [] as Array<Row>,
@@ -364,6 +424,10 @@ export const manifests = (world: World) => {
     const shipper = name(transfer.shipper_facility)
     const recipient = name(transfer.recipient_facility)
     const count = code(transfer.packages.length)
+    const driver = staff.employees.find((e) => e.name === transfer.driver_name)
+    const vehicle = staff.vehicles.find((v) =>
+      v.license === transfer.shipper_facility && Staff.description(v) === transfer.vehicle_info
+    )
     out.manifest.push({
       manifestid,
       location: transfer.shipper_facility,
@@ -374,11 +438,11 @@ export const manifests = (world: World) => {
       origination_state: shipper?.state ?? null,
       origination_zip: shipper?.zip ?? null,
       origination_phone: null,
-      transporter_id: null,
+      transporter_id: driver?.employee_id ?? null,
       transporter_name: transfer.driver_name,
-      transporter_dob: null,
-      transporter_vehicle_details: transfer.vehicle_info,
-      transporter_vehicle_identification: null,
+      transporter_dob: driver === undefined ? null : Staff.mdy(driver.birth),
+      transporter_vehicle_details: vehicle === undefined ? transfer.vehicle_info : Staff.details(vehicle),
+      transporter_vehicle_identification: vehicle?.vin ?? null,
       stopcount: code(1),
       total_item_count: count,
       completion_date: epochText(transfer.status === "pending" ? null : epochOf(transfer.actual_departure)),
@@ -426,7 +490,9 @@ export const manifests = (world: World) => {
         manifest_stop: stop,
         outbound_license: transfer.shipper_facility
       }
-      out.inventory_transfer.push({ ...transferLine, location: transfer.shipper_facility, ...columns })
+      if (!waiting.has(manifestid)) {
+        out.inventory_transfer.push({ ...transferLine, location: transfer.shipper_facility, ...columns })
+      }
       if (arrived) {
         out.inventory_transfer_inbound.push({
           ...transferLine,
@@ -579,6 +645,8 @@ export const sales = (world: World): Array<Row> =>
  */
 export const syncActions = {
   sync_vendor: ["vendor"],
+  sync_employee: ["employee"],
+  sync_vehicle: ["vehicle"],
   sync_inventory: ["inventory"],
   sync_plant: ["plant"],
   sync_plant_derivative: ["plant_derivative"],
@@ -605,6 +673,8 @@ export const tablesOf = (
   aliases: ReadonlyMap<string, string>
 ): Record<SyncAction, () => Record<string, ReadonlyArray<Row>>> => ({
   sync_vendor: () => ({ vendor: vendors(world, ubi) }),
+  sync_employee: () => ({ employee: employees(world) }),
+  sync_vehicle: () => ({ vehicle: vehicles(world) }),
   sync_inventory: () => ({ inventory: inventory(world) }),
   sync_plant: () => ({ plant: plants(world) }),
   sync_plant_derivative: () => ({ plant_derivative: derivatives(world) }),

@@ -7,8 +7,9 @@
  * becomes errorcode 602 with its text.
  *
  * The answer is BioTrack's `{success: 1, transactionid, sessiontime}` (numbers, as recorded),
- * with `barcode_id` (a list) when the write created lots or samples, and `manifest_id` after
- * `inventory_manifest`.
+ * with `barcode_id` (a list) when the write created lots or samples, and `manifest_id` (a
+ * 16-digit string) after `inventory_manifest`. `inventory_manifest` checks its `employee_id` and
+ * `vehicle_id` against the login's seeded employees and vehicles (`staff.ts`).
  */
 import { Either, ParseResult, Schema } from "effect"
 import type { Sandbox } from "../../Sandbox.js"
@@ -19,7 +20,18 @@ import { seconds } from "./format.js"
 import { profile } from "./Profile.js"
 import { Barcode, Code, Epoch, Id, LabId, Panel, Quantity } from "./request.js"
 import type { PendingSample } from "./rows.js"
-import { categoryOfPanel, findLot, isoOf, manifestOf, samples, typeOfPackage, unitOfType, uomOf } from "./rows.js"
+import {
+  awaitingLines,
+  categoryOfPanel,
+  findLot,
+  isoOf,
+  manifestOf,
+  samples,
+  typeOfPackage,
+  unitOfType,
+  uomOf
+} from "./rows.js"
+import * as Staff from "./staff.js"
 
 /** What the emulator keeps per world between calls: samples awaiting results, renamed samples. */
 export interface Memory {
@@ -293,25 +305,40 @@ const Stop = Schema.Struct({
   approximate_arrival: Schema.optionalWith(Epoch, { default: () => null }),
   barcodeid: Schema.NonEmptyArray(Barcode)
 })
+/**
+ * The documented request (`{employee_id, vehicle_id, location, stop_overview}`, the cre-adapter's
+ * production client). Any other key, such as the `transporter_name` and
+ * `transporter_vehicle_details` of the sync rows, is not a request field: it is ignored and
+ * recorded nowhere. Whether BioTrack requires `employee_id` and `vehicle_id` is not known; the
+ * emulator takes a manifest without them, and checks them when present.
+ */
 const ManifestBody = Schema.Struct({
+  employee_id: Schema.optional(Id),
+  vehicle_id: Schema.optional(Id),
   location: Id,
-  stop_overview: Schema.NonEmptyArray(Stop),
-  transporter_name: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
-  transporter_vehicle_details: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
-  transporter_vehicle_identification: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
+  stop_overview: Schema.NonEmptyArray(Stop)
 })
 
-const text = (...parts: ReadonlyArray<string | null>): string | null => {
-  const kept = parts.map((p) => p?.trim() ?? "").filter((p) => p.length > 0)
-  return kept.length === 0 ? null : kept.join(" ")
-}
-
-/** `inventory_manifest`: a pending manifest of one stop from a location of the login. */
+/**
+ * `inventory_manifest`: a pending manifest of one stop from a location of the login, driven by an
+ * employee of the login in a vehicle of the location (their name and description are recorded on
+ * the transfer). Its lines come with `inventory_transfer_outbound`.
+ */
 export const manifest = (ctx: Context): Either.Either<Written, Failure> =>
   Either.gen(function*() {
     const body = yield* decode(ManifestBody, ctx.body)
     if (!ctx.world.facilities.some((d) => d.facility.license_number === body.location)) {
       return yield* fail(`Location ${body.location} not found.`)
+    }
+    const driver = body.employee_id === undefined ? undefined : Staff.employee(ctx.world, body.employee_id)
+    if (body.employee_id !== undefined && driver === undefined) {
+      return yield* fail(`Employee ${body.employee_id} not found.`)
+    }
+    const vehicle = body.vehicle_id === undefined
+      ? undefined
+      : Staff.vehicle(ctx.world, body.vehicle_id, body.location)
+    if (body.vehicle_id !== undefined && vehicle === undefined) {
+      return yield* fail(`Vehicle ${body.vehicle_id} not found at location ${body.location}.`)
     }
     if (body.stop_overview.length > 1) return yield* fail("The sandbox takes manifests of one stop.")
     const stop = body.stop_overview[0]
@@ -324,14 +351,15 @@ export const manifest = (ctx: Context): Either.Either<Written, Failure> =>
         tags: stop.barcodeid,
         estimatedDeparture: stop.approximate_departure === null ? null : isoOf(stop.approximate_departure),
         estimatedArrival: stop.approximate_arrival === null ? null : isoOf(stop.approximate_arrival),
-        driverName: text(body.transporter_name),
-        vehicleInfo: text(body.transporter_vehicle_details, body.transporter_vehicle_identification),
+        driverName: driver?.name ?? null,
+        vehicleInfo: vehicle === undefined ? null : Staff.description(vehicle),
         transporter: null,
         template: false,
         at: ctx.sandbox.now()
       }
     })
     const transfer = yield* Either.mapLeft(result, refused)
+    awaitingLines(ctx.world).add(transfer.manifest_number)
     return written(ctx, { manifest_id: transfer.manifest_number })
   })
 
@@ -340,7 +368,10 @@ const OutboundBody = Schema.Struct({
   data: Schema.NonEmptyArray(Schema.Struct({ barcodeid: Barcode, quantity: Quantity }))
 })
 
-/** `inventory_transfer_outbound`: the lines of a pending manifest (checked; the manifest holds them). */
+/**
+ * `inventory_transfer_outbound`: the lines of a pending manifest (checked against the manifest's
+ * items and the lots); from then on `sync_inventory_transfer` shows them.
+ */
 export const outbound = (ctx: Context): Either.Either<Written, Failure> =>
   Either.gen(function*() {
     const body = yield* decode(OutboundBody, ctx.body)
@@ -358,5 +389,6 @@ export const outbound = (ctx: Context): Either.Either<Written, Failure> =>
         return yield* fail(`Insufficient quantity: barcode ${line.barcodeid} holds ${lot.pkg.quantity}.`)
       }
     }
+    awaitingLines(ctx.world).delete(body.manifest_id)
     return written(ctx)
   })
