@@ -186,7 +186,7 @@ describe("Normalize", () => {
     ]
     assert.deepStrictEqual(normalizeSync.labResults(rows, ctx), [
       {
-        id: id("lab_result", "2-1"),
+        id: id("lab_result", "1"),
         package_id: id("package", "ABCDEF012345670000010042"),
         lab_name: "Test Analytical Labs LLC",
         lab_license: "CO-TESTLAB-0001",
@@ -209,7 +209,7 @@ describe("Normalize", () => {
         provider_result_id: "1"
       },
       {
-        id: id("lab_result", "2-2"),
+        id: id("lab_result", "2"),
         package_id: id("package", "ABCDEF012345670000010042"),
         lab_name: "Test Analytical Labs LLC",
         lab_license: "CO-TESTLAB-0001",

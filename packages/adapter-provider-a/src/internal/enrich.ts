@@ -24,12 +24,27 @@ export const makeEnricher = (reader: Reader) => {
 
   const sourceHarvestCache = new TtlCache<ReadonlyArray<number>>(Number.POSITIVE_INFINITY, 50_000)
 
+  /**
+   * Which package each lab result was last read through (`{login}|{licence}|{LabTestResultId}` →
+   * Metrc package id), so that a result is read by id from its package without a walk. Results
+   * never move between packages; up to 100,000 entries live as long as the driver.
+   */
+  const resultPackages = new TtlCache<number>(Number.POSITIVE_INFINITY, 100_000)
+
   const labRows = (session: Session.Session, facility: FacilityRef, packageId: number) =>
-    readAll(
-      [paged(session, facility, "/labtests/v2/results", LabTestResultRow, "lab_results.list", {
-        packageId: String(packageId)
-      })],
-      PAGE
+    Effect.tap(
+      readAll(
+        [paged(session, facility, "/labtests/v2/results", LabTestResultRow, "lab_results.list", {
+          packageId: String(packageId)
+        })],
+        PAGE
+      ),
+      (rows) =>
+        Effect.sync(() => {
+          for (const row of rows) {
+            resultPackages.set(`${session.key}|${license(facility)}|${row.LabTestResultId}`, packageId, 0)
+          }
+        })
     )
 
   const sourceHarvests = (session: Session.Session, facility: FacilityRef, wire: PackageV2) =>
@@ -84,7 +99,7 @@ export const makeEnricher = (reader: Reader) => {
       return map("lab_results.list", () => toLabResults(rows, { ...ctx, packageLabel: wire.Label }))(rows)
     })
 
-  return { labRows, enrichPackage, packageByLabel, labResultsOfPackage }
+  return { labRows, enrichPackage, packageByLabel, labResultsOfPackage, resultPackages }
 }
 
 /** The enrichment tools of one driver. */

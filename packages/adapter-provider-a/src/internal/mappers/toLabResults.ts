@@ -35,9 +35,11 @@ export const classify = (testName: string): { readonly category: string; readonl
   return { category: "other", unit: explicit }
 }
 
-/** The provider id of a Metrc lab result: the package it was read through and the result id. */
-export const labResultProviderId = (row: Pick<LabTestResultRow, "PackageId" | "LabTestResultId">) =>
-  `${row.PackageId}-${row.LabTestResultId}`
+/**
+ * The provider id of a Metrc lab result: Metrc's own `LabTestResultId`, whichever package it was
+ * read through (a result inherited by packages made from the tested one is one result).
+ */
+export const labResultProviderId = (row: Pick<LabTestResultRow, "LabTestResultId">) => String(row.LabTestResultId)
 
 /**
  * The rows of `GET /labtests/v2/results?packageId=` (one per test) grouped into lab results,

@@ -54,8 +54,8 @@ export const profile: Profile = {
     return metadata
   },
   touchMetadata: (metadata, at) => ({ ...metadata, LastModified: metrcTime(at) }),
-  labResultIds: (tested, resultNo) => ({
-    providerId: `${tested.provider_package_id}-${resultNo}`,
+  labResultIds: (_tested, resultNo) => ({
+    providerId: String(resultNo),
     providerResultId: String(resultNo)
   }),
   transferIds: (_n, numericId, template) => ({

@@ -5,6 +5,7 @@
  * now; and sales receipts come without their line items from the lists, so each is read by id.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { SandboxServer, World } from "@tracebridge/sandbox"
 import { Effect } from "effect"
 import { useUpstream } from "../../support/Upstream.js"
 import * as A from "./Support.js"
@@ -113,6 +114,50 @@ describe("ProviderA sales", () => {
           const span = Date.parse(q.get("salesDateEnd")!) - Date.parse(q.get("salesDateStart")!)
           assert.isAtMost(span, DAY)
         }
+      })
+    )
+  })
+})
+
+describe("ProviderA lab results", () => {
+  it.effect("lists a result inherited by another package once, under Metrc's own result id, and reads it by id", () => {
+    const a = A.make()
+    const cultivator = a.facility("cultivation")
+    const results = (p: (typeof cultivator.packages)[number]) => World.packageView(cultivator, p).lab_results
+    const tested = cultivator.packages.find((p) => results(p).length > 0)!
+    const heir = cultivator.packages.find((p) => p.id !== tested.id)!
+    const emulator = SandboxServer.makeHandler(a.sandbox)
+    // the heir (as if made from the tested one) shows the tested one's lab state and results instead of its own
+    a.edit(/^\/packages\/v2\/(active|inactive)$/, (answer) => ({
+      ...answer,
+      Data: answer.Data.map((p: any) =>
+        p.Label === heir.tag ? { ...p, LabTestingState: "TestPassed", LabTestResultExpirationDateTime: null } : p
+      )
+    }))
+    a.upstream.failNext(async (request) => {
+      const url = new URL(request.url)
+      const inherited = url.searchParams.get("packageId") === heir.provider_package_id
+      if (inherited) url.searchParams.set("packageId", tested.provider_package_id)
+      const answer = await (await emulator(new Request(url, { headers: request.headers }))).json()
+      const rows = inherited
+        ? answer.Data.map((r: any) => ({ ...r, PackageId: Number(heir.provider_package_id) }))
+        : answer.Data
+      return A.json({ ...answer, Data: rows })
+    }, { path: /^\/labtests\/v2\/results$/, count: 1_000 })
+    return A.withPort((port) =>
+      Effect.gen(function*() {
+        const all = yield* port.listAll("lab_results", a.session(), cultivator.facility.id, {})
+        const ids = all.map((r) => r.id)
+        assert.strictEqual(new Set(ids).size, ids.length, "each result once")
+        const expected = results(tested)[0]!
+        const result = all.find((r) => r.provider_result_id === expected.provider_result_id)!
+        assert.strictEqual(result.package_id, tested.id, "the result belongs to the tested package")
+        assert.strictEqual(result.id, expected.id)
+        assert.match(result.provider_result_id, /^\d+$/)
+        assert.deepStrictEqual(yield* port.get("lab_results", a.session(), cultivator.facility.id, result.id), result)
+        // the heir reads it too: its package_id filter lists the inherited result
+        const ofHeir = yield* port.listAll("lab_results", a.session(), cultivator.facility.id, { package_id: heir.id })
+        assert.deepStrictEqual(ofHeir.map((r) => r.id), results(tested).map((r) => r.id))
       })
     )
   })
