@@ -8,6 +8,7 @@ import { Schema } from "effect"
 import { Pagination } from "./Page.js"
 import { ProviderName, UsState } from "./ProviderName.js"
 import { IsoDateTime } from "./Schemas.js"
+import { Skipped } from "./Skipped.js"
 
 /**
  * @since 0.1.0
@@ -27,6 +28,26 @@ export const Meta = Schema.Struct({
 export interface Meta extends Schema.Schema.Type<typeof Meta> {}
 
 /**
+ * `meta` of a list: also the upstream rows left out because they could not be mapped
+ * (DECISIONS "Tolerant reads"; an empty list when nothing was skipped).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ListMeta = Schema.Struct({
+  ...Meta.fields,
+  skipped: Schema.Array(Skipped).annotations({
+    description: "Upstream rows left out of this page because they could not be mapped (empty when none)"
+  })
+}).annotations({ identifier: "ListMeta" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ListMeta extends Schema.Schema.Type<typeof ListMeta> {}
+
+/**
  * The envelope around one object.
  *
  * @since 0.1.0
@@ -41,4 +62,4 @@ export const Envelope = <A, I, R>(data: Schema.Schema<A, I, R>) => Schema.Struct
  * @category schemas
  */
 export const Paginated = <A, I, R>(item: Schema.Schema<A, I, R>) =>
-  Schema.Struct({ data: Schema.Array(item), meta: Meta, pagination: Pagination })
+  Schema.Struct({ data: Schema.Array(item), meta: ListMeta, pagination: Pagination })

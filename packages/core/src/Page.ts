@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import { Effect, Schema } from "effect"
+import type { Skipped } from "./Skipped.js"
 
 /**
  * The largest `per_page` a caller may ask for.
@@ -109,6 +110,8 @@ export interface Window {
 export interface Slice<A> {
   readonly items: ReadonlyArray<A>
   readonly total: number
+  /** Upstream rows of the window left out because they could not be mapped (tolerant reads). */
+  readonly skipped?: ReadonlyArray<Skipped> | undefined
 }
 
 /**
@@ -120,6 +123,8 @@ export interface Slice<A> {
 export interface Page<A> {
   readonly items: ReadonlyArray<A>
   readonly pagination: Pagination
+  /** Upstream rows of the page left out because they could not be mapped (tolerant reads). */
+  readonly skipped?: ReadonlyArray<Skipped> | undefined
 }
 
 /**
@@ -154,7 +159,8 @@ export const pagination = (request: PageRequest, total: number): Pagination => (
  */
 export const fromSlice = <A>(request: PageRequest, slice: Slice<A>): Page<A> => ({
   items: slice.items,
-  pagination: pagination(request, slice.total)
+  pagination: pagination(request, slice.total),
+  ...(slice.skipped === undefined || slice.skipped.length === 0 ? {} : { skipped: slice.skipped })
 })
 
 /**

@@ -38,6 +38,7 @@ import {
 } from "./ProviderError.js"
 import * as Resource from "./Resource.js"
 import type { Session } from "./Session.js"
+import * as Skipped from "./Skipped.js"
 import type { Transfer } from "./Transfer.js"
 
 /**
@@ -287,7 +288,9 @@ export const make = (driver: Driver, options: Options = {}): Service => {
     return Effect.gen(function*() {
       const rd = yield* resourceDriver(resource, session, operation)
       const facility = yield* facilityRef(facilityId)
-      const slice = yield* rd.list(session, facility, query, window)
+      const [read, reported] = yield* Skipped.collect(rd.list(session, facility, query, window))
+      const skipped = Skipped.union(read.skipped ?? [], reported)
+      const slice = skipped.length === 0 ? read : { ...read, skipped }
       if (!Number.isInteger(slice.total) || slice.total < 0) {
         return yield* invalid(operation, "total", `the total must be a whole number, got ${slice.total}`)
       }
@@ -339,13 +342,11 @@ export const make = (driver: Driver, options: Options = {}): Service => {
       Effect.gen(function*() {
         const out: Array<Resource.Item<typeof resource>> = []
         let total = Infinity
-        while (out.length < total) {
-          const slice = yield* listChecked(resource, session, facilityId, query, {
-            offset: out.length,
-            limit: ALL_WINDOW
-          })
+        // window after window of the list: a window may hold fewer items than its size when rows
+        // were skipped (tolerant reads), so the position moves by the window, not by the items
+        for (let offset = 0; offset < total; offset += ALL_WINDOW) {
+          const slice = yield* listChecked(resource, session, facilityId, query, { offset, limit: ALL_WINDOW })
           total = slice.total
-          if (slice.items.length === 0) break
           out.push(...slice.items)
         }
         return out

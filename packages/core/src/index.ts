@@ -152,6 +152,11 @@ export * as Session from "./Session.js"
 /**
  * @since 0.1.0
  */
+export * as Skipped from "./Skipped.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Strain from "./Strain.js"
 
 /**

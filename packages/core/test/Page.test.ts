@@ -113,11 +113,15 @@ describe("Page", () => {
           request_id: "req_1",
           timestamp: "2026-01-01T00:00:00Z",
           provider: "provider_a" as const,
-          state: "CO" as const
+          state: "CO" as const,
+          skipped: [{ upstream_id: "1004", reason: "Quantity: expected a number" }]
         },
         pagination: { page: 1, per_page: 25, total: 2, total_pages: 1 }
       }
       assert.deepStrictEqual(Schema.encodeSync(schema)(body), body)
+      // a list's meta always says what was skipped, if only []
+      const { skipped: _, ...withoutSkipped } = body.meta
+      assert.isTrue(Either.isLeft(Schema.decodeUnknownEither(schema)({ ...body, meta: withoutSkipped })))
       assert.isTrue(Either.isLeft(Schema.decodeUnknownEither(schema)({ ...body, meta: { request_id: "x" } })))
     })
   })

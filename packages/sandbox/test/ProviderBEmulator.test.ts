@@ -184,20 +184,14 @@ describe.sequential("provider_b adapter against the emulator: conformance (HI)",
           call: (port, fx) => port.list("plants", fresh("62"), fx.facilityId, {}, Page.firstPage)
         },
         {
-          name: "a malformed row is ProviderInvalidResponse",
+          name: "a table that is not a table is ProviderInvalidResponse (one odd row is skipped instead)",
           arrange: Effect.sync(() =>
             ProviderBEmulator.failNext(sandbox, {
               _tag: "Body",
               action: "sync_sale",
               body: {
                 success: 1,
-                sale: [{
-                  inventoryid: retail.packages[0]!.tag,
-                  price: "ten",
-                  quantity: "1",
-                  location: retail.facility.license_number,
-                  transactionid: "1"
-                }]
+                sale: "not a table"
               }
             })
           ),

@@ -1,11 +1,12 @@
 import type { ProviderPort, Session } from "@tracebridge/core"
-import { Ids, ProviderError } from "@tracebridge/core"
-import { Clock, Effect, Schema } from "effect"
+import { Ids, ProviderError, Skipped } from "@tracebridge/core"
+import { Clock, Effect, Either, Schema } from "effect"
 import type { Client } from "../ProviderAClient.js"
 import type { Settings } from "../ProviderAConfig.js"
 import { TtlCache } from "./cache.js"
-import { mapWire } from "./decode.js"
+import { decodeWire, mapWire } from "./decode.js"
 import { descriptor } from "./descriptor.js"
+import { canonicalize } from "./keys.js"
 import type { MapContext } from "./mappers/context.js"
 import { PROVIDER } from "./mappers/context.js"
 import type { Source } from "./paging.js"
@@ -33,6 +34,30 @@ export const unwindowed: ReadonlySet<string> = new Set([
 const sameLicence = (a: string, b: string) =>
   a.replace(/\s+/g, "").toUpperCase() === b.replace(/\s+/g, "").toUpperCase()
 
+/**
+ * A row's Metrc id, as Tracebridge's provider ids use it (the `Label` of a package or plant, else
+ * `Id` or `PatientId`, in any key casing), or its position in the list.
+ */
+export const upstreamIdOf = (row: unknown, position: number): string => {
+  const canonical = canonicalize(row) as Record<string, unknown> | null
+  const id = typeof canonical === "object" && canonical !== null
+    ? canonical["Label"] ?? canonical["Id"] ?? canonical["PatientId"]
+    : undefined
+  return typeof id === "string" || typeof id === "number" ? String(id) : `row ${position}`
+}
+
+/** Leaves a row out of a list: reported in the list's `meta.skipped`, and logged with where it failed. */
+export const skip = (session: Session.Session, operation: string, upstreamId: string, error: Err) => {
+  const field = "path" in error && typeof error.path === "string" ? error.path : "(row)"
+  const reason = error.message
+  return Effect.zipRight(
+    Effect.logWarning("provider_a: skipped an upstream row that cannot be read").pipe(
+      Effect.annotateLogs({ provider: PROVIDER, state: session.state, operation, field, upstream_id: upstreamId })
+    ),
+    Skipped.report({ upstream_id: upstreamId, reason })
+  )
+}
+
 /** Metrc's largest page (`pageSize` may not exceed it). */
 export const PAGE = descriptor.providerPageSize ?? 20
 
@@ -54,6 +79,26 @@ const pagedOf = <A, I>(
   return paged
 }
 
+/**
+ * The rows of a list mapped to core, tolerantly: a row the mapper refuses (a missing required
+ * field) is left out, reported as skipped and logged, and the others are kept in order.
+ */
+export const mapRows = <A, B>(
+  session: Session.Session,
+  operation: string,
+  rows: ReadonlyArray<A>,
+  f: (a: A) => B
+): Effect.Effect<Array<B>> =>
+  Effect.map(
+    Effect.forEach(rows, (row, i) => {
+      const mapped = mapWire(operation, f)(row)
+      return Either.isRight(mapped)
+        ? Effect.succeed([mapped.right])
+        : Effect.as(skip(session, operation, upstreamIdOf(row, i), mapped.left), [])
+    }),
+    (out) => out.flat()
+  )
+
 /** A mapper from the wire to core, its failures as `ProviderError`s of `operation`. */
 export const map = <A, B>(operation: string, f: (a: A) => B) => (a: A): Effect.Effect<B, Err> =>
   mapWire(operation, f)(a)
@@ -69,6 +114,10 @@ export const makeReader = (client: Client, settings: Settings) => {
   })
   const license = (facility: FacilityRef) => facility.provider_facility_id
 
+  /**
+   * A page of a list, read tolerantly (DECISIONS "Tolerant reads"): the wrapper must decode, but a
+   * row that does not fit the wire schema is left out, reported as skipped and logged.
+   */
   const paged = <A, I>(
     session: Session.Session,
     facility: FacilityRef,
@@ -78,13 +127,25 @@ export const makeReader = (client: Client, settings: Settings) => {
     query: Readonly<Record<string, string | undefined>> = {}
   ): Source<A> =>
   (pageNumber, pageSize) =>
-    Effect.map(
-      client.get(session, path, pagedOf(schema), {
+    Effect.flatMap(
+      client.get(session, path, pagedOf(Schema.Unknown), {
         operation,
         license: license(facility),
         query: { ...query, pageNumber, pageSize }
       }),
-      (p) => ({ items: p.Data, total: p.Total })
+      (p) =>
+        Effect.map(
+          Effect.forEach(p.Data, (row, i) => {
+            const decoded = decodeWire(schema, operation)(row)
+            return Either.isRight(decoded)
+              ? Effect.succeed([decoded.right])
+              : Effect.as(
+                skip(session, operation, upstreamIdOf(row, (pageNumber - 1) * pageSize + i), decoded.left),
+                []
+              )
+          }),
+          (rows) => ({ items: rows.flat(), total: p.Total })
+        )
     )
 
   /** Refuses a start further back than `maxLookbackDays` (one request per window: it would never end). */

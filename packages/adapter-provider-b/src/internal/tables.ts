@@ -5,13 +5,14 @@
  * connection's tables (`invalidate`).
  */
 import type { ProviderError, Session } from "@tracebridge/core"
+import { Skipped } from "@tracebridge/core"
 import { Clock, Duration, Effect } from "effect"
 import type { Client } from "../ProviderBClient.js"
 import { descriptor } from "./descriptor.js"
 import type { QaCheck } from "./wire/QaSample.js"
 import { QaCheckResult } from "./wire/QaSample.js"
 import type { SyncAction, SyncTables } from "./wire/Tables.js"
-import { syncAnswer } from "./wire/Tables.js"
+import { decodeRows, rawAnswer } from "./wire/Tables.js"
 
 /** How long a downloaded sync table is reused for the same connection. */
 export const CACHE_TTL = Duration.seconds(30)
@@ -68,12 +69,41 @@ export const make = (client: Client): SyncTablesCache => {
       for (const key of [...cache.keys()]) if (key.startsWith(prefix(session))) cache.delete(key)
     })
 
+  /**
+   * A table is downloaded whole and read row by row: a row that cannot be read is left out, logged
+   * when the table is downloaded, and reported on every read that uses the table, so that no read
+   * drops it silently.
+   */
   const sync = <S extends SyncAction>(session: Session.Session, action: S, operation: string) =>
-    cached(
-      session,
-      action,
-      client.call(session, action, { download: 1, transaction_start: 0 }, syncAnswer(action), { operation })
-    ) as Effect.Effect<Tables[S], ProviderError.ProviderError>
+    Effect.gen(function*() {
+      const { skipped, tables } = yield* cached(
+        session,
+        action,
+        client.call(session, action, { download: 1, transaction_start: 0 }, rawAnswer(action), { operation }).pipe(
+          Effect.map((raw) => decodeRows(action, raw)),
+          Effect.tap(({ skipped }) =>
+            Effect.forEach(
+              skipped,
+              (row) =>
+                Effect.logWarning("provider_b: skipped an upstream row that cannot be read").pipe(
+                  Effect.annotateLogs({
+                    provider: "provider_b",
+                    state: session.state,
+                    operation,
+                    field: row.field,
+                    upstream_id: row.upstream_id
+                  })
+                ),
+              { discard: true }
+            )
+          )
+        )
+      )
+      yield* Effect.forEach(skipped, (row) => Skipped.report({ upstream_id: row.upstream_id, reason: row.reason }), {
+        discard: true
+      })
+      return tables as Tables[S]
+    })
 
   const fresh = <S extends SyncAction>(session: Session.Session, action: S, operation: string) =>
     Effect.zipRight(Effect.sync(() => cache.delete(prefix(session) + action)), sync(session, action, operation))

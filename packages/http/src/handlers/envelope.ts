@@ -30,6 +30,9 @@ export const meta = (context: { readonly provider?: string; readonly state?: str
 export const one = <A>(data: A, context: { readonly provider?: string; readonly state?: string } = {}) =>
   Effect.map(meta(context), (m) => ({ data, meta: m }))
 
-/** The envelope of a page. */
+/** The envelope of a page: `meta.skipped` lists the upstream rows left out (DECISIONS "Tolerant reads"). */
 export const page = <A>(p: Page.Page<A>, context: { readonly provider?: string; readonly state?: string } = {}) =>
-  Effect.map(meta(context), (m) => ({ data: p.items, meta: m, pagination: p.pagination }))
+  Effect.map(
+    meta(context),
+    (m) => ({ data: p.items, meta: { ...m, skipped: p.skipped ?? [] }, pagination: p.pagination })
+  )

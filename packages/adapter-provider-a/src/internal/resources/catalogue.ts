@@ -5,7 +5,7 @@ import type { MapContext } from "../mappers/context.js"
 import { toItem, toLocation, toPatient, toStrain } from "../mappers/toCatalog.js"
 import { readAcross } from "../paging.js"
 import type { Reader } from "../reader.js"
-import { map, PAGE } from "../reader.js"
+import { mapRows, PAGE } from "../reader.js"
 import { ItemV2, LocationV2, PatientV2, StrainV2 } from "../wire/Catalog.js"
 
 /** A catalogue list (`/{area}/v2/active`, in windows for `updated_since`) and its by-id read. */
@@ -28,7 +28,7 @@ const simple = <W, I, A>(
       )
       const slice = yield* readAcross(sources, window, PAGE)
       const ctx = ctxOf(session, facility)
-      const items = yield* Effect.forEach(slice.items, map(`${area}.list`, (w: W) => toCore(w, ctx)))
+      const items = yield* mapRows(session, `${area}.list`, slice.items, (w: W) => toCore(w, ctx))
       return { items, total: slice.total }
     }),
   get: byId(`/${area}/v2`, wire, kind, `${area}.get`, toCore)

@@ -5,7 +5,7 @@ import type { Enricher } from "../enrich.js"
 import { labState, PROVIDER } from "../mappers/context.js"
 import { readAcross, readAll } from "../paging.js"
 import type { Reader } from "../reader.js"
-import { PAGE } from "../reader.js"
+import { PAGE, skip, upstreamIdOf } from "../reader.js"
 import type { PackageV2 } from "../wire/Package.js"
 import { PackageV2 as PackageWire } from "../wire/Package.js"
 
@@ -42,8 +42,20 @@ export const packages = (
           slice = yield* readAcross(sources, window, PAGE)
         }
       }
-      const items = yield* Effect.forEach(slice.items, (w) => enrichPackage(session, facility, w), { concurrency: 8 })
-      return { items, total: slice.total }
+      // a package that cannot be read (or enriched) is left out and reported (tolerant reads)
+      const items = yield* Effect.forEach(
+        slice.items,
+        (w, i) =>
+          enrichPackage(session, facility, w).pipe(
+            Effect.map((p) => [p]),
+            Effect.catchTag(
+              "ProviderInvalidResponse",
+              (e) => Effect.as(skip(session, "packages.list", upstreamIdOf(w, window.offset + i), e), [])
+            )
+          ),
+        { concurrency: 8 }
+      )
+      return { items: items.flat(), total: slice.total }
     }),
   get: (session, facility, label) =>
     Effect.flatMap(

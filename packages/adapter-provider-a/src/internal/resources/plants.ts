@@ -5,7 +5,7 @@ import { PROVIDER } from "../mappers/context.js"
 import { toPlant } from "../mappers/toPlant.js"
 import { readAcross } from "../paging.js"
 import type { Reader } from "../reader.js"
-import { map, PAGE } from "../reader.js"
+import { map, mapRows, PAGE } from "../reader.js"
 import type { PlantV2 } from "../wire/Plant.js"
 import { PlantV2 as PlantWire } from "../wire/Plant.js"
 
@@ -32,7 +32,7 @@ export const plants = ({ ctxOf, getOne, windowed }: Reader): ProviderPort.Resour
       )
       const slice = yield* readAcross(sources, window, PAGE)
       const ctx = ctxOf(session, facility)
-      const items = yield* Effect.forEach(slice.items, map("plants.list", (w: PlantV2) => toPlant(w, ctx)))
+      const items = yield* mapRows(session, "plants.list", slice.items, (w: PlantV2) => toPlant(w, ctx))
       return { items, total: slice.total }
     }),
   get: (session, facility, label) =>

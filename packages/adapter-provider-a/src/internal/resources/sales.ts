@@ -5,7 +5,7 @@ import type { MapContext } from "../mappers/context.js"
 import { toSale, toSalesDelivery } from "../mappers/toSale.js"
 import { readAll, windows } from "../paging.js"
 import type { FacilityRef, Reader } from "../reader.js"
-import { map, PAGE } from "../reader.js"
+import { map, mapRows, PAGE } from "../reader.js"
 import type { SalesReceipt as SalesReceiptRow } from "../wire/Sale.js"
 import { SalesDeliveryV2, SalesReceipt } from "../wire/Sale.js"
 
@@ -45,7 +45,7 @@ const dated = <W, I, A extends { readonly [k: string]: unknown }>(
     const spans = windows(start, now, settings.windowHours)
     const rows = yield* readAll(spans.map((span) => paged(session, facility, path, wire, operation, span)), PAGE)
     const ctx = ctxOf(session, facility)
-    const mapped = yield* Effect.forEach(rows, map(operation, (w: W) => toCore(w, ctx)))
+    const mapped = yield* mapRows(session, operation, rows, (w: W) => toCore(w, ctx))
     const fromMs = q.from === undefined ? undefined : Date.parse(q.from)
     const toMs = q.to === undefined ? undefined : Date.parse(q.to)
     const all = mapped.filter((a) => {
@@ -100,7 +100,7 @@ export const sales = (reader: Reader): ProviderPort.ResourceDriver<any, Query.Sa
         const ctx = ctxOf(session, facility)
         const seen = new Set<number>()
         const unique = rows.filter((r) => !seen.has(r.Id) && seen.add(r.Id) !== undefined)
-        const mapped = yield* Effect.forEach(unique, map(operation, (w: SalesReceiptRow) => toSale(w, ctx)))
+        const mapped = yield* mapRows(session, operation, unique, (w: SalesReceiptRow) => toSale(w, ctx))
         const fromMs = q.from === undefined ? undefined : Date.parse(q.from)
         const toMs = q.to === undefined ? undefined : Date.parse(q.to)
         const all = mapped.filter((sale) => {

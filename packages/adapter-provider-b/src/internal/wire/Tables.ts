@@ -2,7 +2,7 @@
  * The `sync_*` tables the adapter reads, and the answer of a sync action: `{ success: 1,
  * <table>: rows }`, where rows come as an array or as an object keyed by row number.
  */
-import { Schema } from "effect"
+import { ParseResult, Schema } from "effect"
 import { Employee } from "./Employee.js"
 import { Inventory } from "./Inventory.js"
 import { Manifest, ManifestStop, ManifestStopItem, TransferLine } from "./Manifest.js"
@@ -60,4 +60,79 @@ export const syncAnswer = <S extends SyncAction>(action: S): Schema.Schema<SyncT
   const fields: Record<string, any> = {}
   for (const [table, row] of Object.entries(syncActions[action])) fields[table] = Rows(row as Schema.Schema<any, any>)
   return Schema.Struct(fields) as any
+}
+
+/** Rows of any shape, as an array or an object keyed by row number; missing is empty. */
+const RawRows = Schema.optionalWith(
+  Schema.transform(
+    Schema.Union(
+      Schema.Array(Schema.Unknown),
+      Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+      Schema.Null
+    ),
+    Schema.Array(Schema.Unknown),
+    {
+      strict: true,
+      decode: (u) => (u === null ? [] : Array.isArray(u) ? u : Object.values(u)),
+      encode: (rows) => rows
+    }
+  ),
+  { default: () => [] }
+)
+
+/** The answer of a sync action with its rows undecoded: each row is read on its own (tolerant reads). */
+export const rawAnswer = (action: SyncAction): Schema.Schema<Record<string, ReadonlyArray<unknown>>, any> => {
+  const fields: Record<string, typeof RawRows> = {}
+  for (const table of Object.keys(syncActions[action])) fields[table] = RawRows
+  return Schema.Struct(fields) as any
+}
+
+/** A row left out of a table: BioTrack's id of it (or its position) and why. */
+export interface SkippedRow {
+  readonly upstream_id: string
+  readonly reason: string
+  readonly field: string
+}
+
+/** A row's BioTrack id: the first of its id columns that it has, else its table and position. */
+const upstreamIdOf = (table: string, row: unknown, position: number): string => {
+  if (typeof row === "object" && row !== null) {
+    const r = row as Record<string, unknown>
+    for (const key of ["id", "inventoryid", "barcode_id", "manifestid", "transactionid", "location", "employee_id"]) {
+      const value = r[key]
+      if (typeof value === "string" || typeof value === "number") return String(value)
+    }
+  }
+  return `${table} row ${position}`
+}
+
+/**
+ * Reads each row of a sync answer with its table's row schema: the rows that decode, and those
+ * left out with why (DECISIONS "Tolerant reads": one odd row never fails the table).
+ */
+export const decodeRows = <S extends SyncAction>(
+  action: S,
+  raw: Record<string, ReadonlyArray<unknown>>
+): { readonly tables: SyncTables<S>; readonly skipped: ReadonlyArray<SkippedRow> } => {
+  const tables: Record<string, Array<unknown>> = {}
+  const skipped: Array<SkippedRow> = []
+  for (const [table, schema] of Object.entries(syncActions[action]) as Array<[string, Schema.Schema<any, any>]>) {
+    const decode = Schema.decodeUnknownEither(schema)
+    tables[table] = []
+    ;(raw[table] ?? []).forEach((row, i) => {
+      const decoded = decode(row)
+      if (decoded._tag === "Right") {
+        tables[table]!.push(decoded.right)
+        return
+      }
+      const [issue] = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)
+      const field = issue === undefined || issue.path.length === 0 ? "(row)" : issue.path.map(String).join(".")
+      skipped.push({
+        upstream_id: upstreamIdOf(table, row, i),
+        field,
+        reason: `${action} ${table}: ${field}: ${issue?.message ?? "unexpected shape"}`
+      })
+    })
+  }
+  return { tables: tables as unknown as SyncTables<S>, skipped }
 }

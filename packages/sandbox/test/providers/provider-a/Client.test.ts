@@ -117,15 +117,25 @@ describe("ProviderA failures", () => {
 
   it.effect("names the field of a malformed body, and refuses a body that is not JSON", () => {
     const a = A.make()
-    const facility = a.facility("cultivation").facility.id
+    const cultivator = a.facility("cultivation")
+    const facility = cultivator.facility.id
+    const location = cultivator.locations[0]!
     return A.withPort((port) =>
       Effect.gen(function*() {
-        a.upstream.failNext(() => A.json({ Data: [{ Id: 1, Name: "Vault", LocationTypeName: 5 }], Total: 1 }), {
-          path: /^\/locations\//
+        // one object read: the field is named
+        a.upstream.failNext(() => A.json({ Id: 1, Name: "Vault", LocationTypeName: 5 }), {
+          path: /^\/locations\/v2\/\d+$/
         })
-        const error = yield* Effect.flip(port.listAll("locations", a.session(), facility, {}))
+        const error = yield* Effect.flip(port.get("locations", a.session(), facility, location.id))
         assert.strictEqual(error._tag, "ProviderInvalidResponse")
-        if (error._tag === "ProviderInvalidResponse") assert.strictEqual(error.path, "Data.0.LocationTypeName")
+        if (error._tag === "ProviderInvalidResponse") assert.strictEqual(error.path, "LocationTypeName")
+        // in a list, the same row is left out and reported (tolerant reads), the page still answers
+        a.upstream.failNext(() => A.json({ Data: [{ Id: 1, Name: "Vault", LocationTypeName: 5 }], Total: 1 }), {
+          path: /^\/locations\/v2\/active$/
+        })
+        const page = yield* port.list("locations", a.session(), facility, {}, { page: 1, per_page: 10 })
+        assert.deepStrictEqual(page.skipped?.map((s) => s.upstream_id), ["1"])
+        assert.include(page.skipped![0]!.reason, "LocationTypeName")
         a.upstream.failNext(() => new Response("<html>maintenance</html>", { status: 200 }), {
           path: /^\/locations\//
         })
