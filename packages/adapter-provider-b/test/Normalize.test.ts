@@ -209,7 +209,7 @@ describe("Normalize", () => {
         provider: "provider_b",
         provider_facility_id: "900101",
         user_permissions: null,
-        capabilities: ["cultivation", "harvests", "manufacturing", "packages", "labs", "transfers", "patients"],
+        capabilities: ["cultivation", "harvests", "manufacturing", "packages", "transfers", "patients"],
         facility_type: {
           ubi: "900000001",
           locationtype: 3,

@@ -103,6 +103,11 @@ export interface Fixture {
    * a dispensary no harvests). Writes always use `facilityId`.
    */
   readonly facilityFor?: Partial<Record<Resource.Name, string>>
+  /**
+   * The facility a write is made at, where `facilityId` cannot make it (the descriptor's
+   * `writeNeeds`: a lab result is recorded by a testing laboratory, on a package it holds).
+   */
+  readonly writeFacilityFor?: Partial<Record<WriteName, string>>
   /** Provider failures and the error each must become: at least one per {@link providerSideKinds}. */
   readonly failures: ReadonlyArray<FailureCase>
   /**
@@ -941,10 +946,78 @@ const otherFailuresCheck = check(
 
 // ------------------------------------------------------------------ writes
 
-const pickPackage = (port: Port, fx: Fixture) =>
+const pickPackage = (port: Port, fx: Fixture, facilityId = fx.facilityId) =>
   Effect.map(
-    port.listAll("packages", fx.session, fx.facilityId, { is_on_hold: false }),
+    port.listAll("packages", fx.session, facilityId, { is_on_hold: false }),
     (all) => all.find((p) => p.quantity >= 2)
+  )
+
+/** The facility a write is made at. */
+const writeFacilityOf = (fx: Fixture, write: WriteName): string => fx.writeFacilityFor?.[write] ?? fx.facilityId
+
+/**
+ * A write the descriptor says needs a facility capability is refused, before anything is written,
+ * at a facility of the session without it; and works at one with it (the write's own check).
+ */
+const writeNeedsCheck = (write: WriteName, needs: string) =>
+  check(
+    `writes: ${write} needs a facility with the ${needs} capability, and is refused elsewhere`,
+    (port, fx, assert) =>
+      Effect.gen(function*() {
+        const facilities = yield* port.listFacilities(fx.session, { page: 1, per_page: Page.MAX_PER_PAGE })
+        const without = facilities.items.find((f) => !f.capabilities.includes(needs))
+        yield* assert(without !== undefined, `every facility of the fixture session has ${needs}: add one without`)
+        const at = facilities.items.find((f) => f.id === writeFacilityOf(fx, write))
+        yield* assert(
+          at !== undefined && at.capabilities.includes(needs),
+          `writeFacilityFor.${write} must be a facility with ${needs}`
+        )
+        const target = yield* pickPackage(port, fx, without!.id)
+        const outcome = yield* Effect.either<unknown, ProviderError, never>(
+          write === "record_lab_result"
+            ? port.recordLabResult(fx.session, without!.id, {
+              package_id: target?.id ?? Ids.make("package", port.descriptor.name, "1"),
+              lab_name: "Contract Kit Labs",
+              overall_passed: true,
+              results: [{ name: "THC", category: "potency", value: 20, unit: "%", passed: true, notes: null }],
+              lab_license: null,
+              test_type: "ComplianceTesting",
+              test_date: null
+            })
+            : write === "split_package"
+            ? port.splitPackage(fx.session, without!.id, {
+              item_name: target?.item_name ?? "x",
+              item_category: target?.item_category ?? "x",
+              item_strain: null,
+              quantity: 1,
+              unit_of_measure: target?.unit_of_measure ?? "Grams",
+              source_package_ids: target === undefined ? [] : [target.id]
+            })
+            : port.createTransfer(fx.session, without!.id, {
+              transfer_type: "Transfer",
+              shipper_facility: without!.license_number,
+              recipient_facility: at!.license_number,
+              packages: target === undefined ? [] : [{
+                package_id: target.id,
+                tag: target.tag,
+                item_name: target.item_name,
+                quantity: 1,
+                unit_of_measure: target.unit_of_measure
+              }],
+              estimated_departure: null,
+              estimated_arrival: null,
+              transporter: null,
+              driver_name: null,
+              vehicle_info: null
+            })
+        )
+        yield* assert(
+          Either.isLeft(outcome) && outcome.left._tag === "CapabilityNotEnabled",
+          `${write} at ${without!.name} answered ${
+            Either.isLeft(outcome) ? outcome.left._tag : "a success"
+          }, expected CapabilityNotEnabled`
+        )
+      })
   )
 
 const invalidWrites = (port: Port, fx: Fixture): Record<WriteName, Effect.Effect<unknown, ProviderError>> => ({
@@ -1068,10 +1141,11 @@ const writeChecks: Record<WriteName, ReadonlyArray<Check>> = {
       "writes: record_lab_result creates a result that later reads return",
       (port, fx, assert) =>
         Effect.gen(function*() {
-          const target = yield* pickPackage(port, fx)
-          yield* assert(target !== undefined, "the fixture facility holds no package to test")
-          const before = yield* port.listAll("lab_results", fx.session, fx.facilityId, { package_id: target!.id })
-          const created = yield* port.recordLabResult(fx.session, fx.facilityId, {
+          const at = writeFacilityOf(fx, "record_lab_result")
+          const target = yield* pickPackage(port, fx, at)
+          yield* assert(target !== undefined, "the lab result's facility holds no package to test")
+          const before = yield* port.listAll("lab_results", fx.session, at, { package_id: target!.id })
+          const created = yield* port.recordLabResult(fx.session, at, {
             package_id: target!.id,
             lab_name: "Contract Kit Labs",
             overall_passed: false,
@@ -1092,7 +1166,7 @@ const writeChecks: Record<WriteName, ReadonlyArray<Check>> = {
           })
           yield* assert(created.package_id === target!.id, "the result is not on the package asked for")
           yield* assert(created.overall_passed === false, "overall_passed was not kept")
-          const after = yield* port.listAll("lab_results", fx.session, fx.facilityId, { package_id: target!.id })
+          const after = yield* port.listAll("lab_results", fx.session, at, { package_id: target!.id })
           yield* assert(after.length === before.length + 1, "the lab result list did not grow by one")
           const listed = after.find((r) => r.id === created.id)
           yield* assert(listed !== undefined && deepEqual(listed, created), "the created result reads back differently")
@@ -1245,7 +1319,11 @@ export const checksFor = (descriptor: ProviderDescriptor, state: UsState): Reado
     otherFailuresCheck,
     ...writeNames.filter((w) => !descriptor.writes.includes(w)).map(undeclaredWrite),
     ...(descriptor.writes.length > 0 ? [productionRefusal] : []),
-    ...descriptor.writes.flatMap((w) => [invalidWriteCheck(w), ...writeChecks[w]])
+    ...descriptor.writes.flatMap((w) => [invalidWriteCheck(w), ...writeChecks[w]]),
+    ...descriptor.writes.flatMap((w) => {
+      const needs = descriptor.writeNeeds?.[w]
+      return needs === undefined ? [] : [writeNeedsCheck(w, needs)]
+    })
   ]
 }
 

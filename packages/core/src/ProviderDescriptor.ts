@@ -90,6 +90,12 @@ export interface ProviderDescriptor {
   readonly capabilities: Partial<Record<UsState, Capabilities>>
   /** The writes the adapter implements; the conformance kit checks each. */
   readonly writes: ReadonlyArray<WriteName>
+  /**
+   * The facility capability tag (`Facility.capabilities`) a write needs, where the state system
+   * lets only some licence types make it (a lab result needs a testing laboratory: `labs`). A write
+   * at a facility without the tag is refused with `CapabilityNotEnabled` before any upstream write.
+   */
+  readonly writeNeeds?: Partial<Record<WriteName, string>>
 }
 
 /**

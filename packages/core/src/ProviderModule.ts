@@ -55,7 +55,13 @@ export const Summary = Schema.Struct({
     name: Schema.String,
     label: Schema.String,
     secret: Schema.Boolean.annotations({ description: "Masked in the form; never logged or returned" })
-  }))
+  })),
+  writes: Schema.Array(Schema.Struct({
+    name: Schema.Literal("split_package", "record_lab_result", "create_transfer"),
+    facility_capability: Schema.NullOr(Schema.String).annotations({
+      description: "The capability a facility needs for the write (e.g. labs: a testing laboratory), or null"
+    })
+  })).annotations({ description: "The sandbox writes the provider supports, and which facilities may make each" })
 }).annotations({ identifier: "Provider", description: "An installed provider and what it can do per state" })
 
 /**
@@ -82,7 +88,8 @@ export const summary = (d: ProviderDescriptor): Summary => ({
       ? ["sandbox" as const]
       : ["sandbox" as const, "production" as const]
   })),
-  login_fields: d.credentialFields.map((f) => ({ name: f.name, label: f.label, secret: f.secret }))
+  login_fields: d.credentialFields.map((f) => ({ name: f.name, label: f.label, secret: f.secret })),
+  writes: d.writes.map((name) => ({ name, facility_capability: d.writeNeeds?.[name] ?? null }))
 })
 
 /**

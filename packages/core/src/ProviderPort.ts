@@ -434,6 +434,20 @@ export const make = (driver: Driver, options: Options = {}): Service => {
         Effect.mapError((error) => InvalidInput.fromParseError(operation, error))
       )
       const facility = yield* facilityRef(facilityId)
+      const needs = descriptor.writeNeeds?.[operation]
+      if (needs !== undefined) {
+        const found = (yield* driver.listFacilities(session)).find((f) => f.id === facilityId)
+        if (found === undefined) return yield* ResourceNotFound.of("facility", facilityId)
+        if (!found.capabilities.includes(needs)) {
+          return yield* new CapabilityNotEnabled({
+            provider,
+            state: session.state,
+            capability: operation,
+            message: `${operation} needs a facility with the ${needs} capability on ${descriptor.displayName}; ` +
+              `${found.name} (${found.license_type}) has ${found.capabilities.join(", ") || "none"}`
+          })
+        }
+      }
       const created = yield* run(session, facility, valid)
       yield* checkOutput(output, operation)(created)
       yield* checkOwner(operation, facility, created, "")

@@ -18,7 +18,8 @@ const descriptor = (overrides: Partial<ProviderDescriptor.ProviderDescriptor> = 
     providerPageSize: 50,
     rateLimit: { requestsPerSecond: 5, concurrency: 2, retryAfterHeader: true },
     capabilities: { CO: Capabilities.make(true) },
-    writes: [],
+    writes: ["split_package", "record_lab_result"],
+    writeNeeds: { record_lab_result: "labs" },
     ...overrides
   }) as ProviderDescriptor.ProviderDescriptor
 
@@ -51,7 +52,7 @@ describe("ProviderModule", () => {
     assert.include(found, "Zed: CO has no licence types")
   })
 
-  it("summary: states with licence types, capabilities and environments, and the login fields", () =>
+  it("summary: states with licence types, capabilities and environments, the login fields, and the writes with the facility capability each needs", () =>
     Effect.gen(function*() {
       const summary = ProviderModule.summary(descriptor())
       const encoded = yield* Schema.encode(ProviderModule.Summary)(summary)
@@ -67,6 +68,10 @@ describe("ProviderModule", () => {
         login_fields: [
           { name: "account", label: "Account", secret: false },
           { name: "token", label: "Token", secret: true }
+        ],
+        writes: [
+          { name: "split_package", facility_capability: null },
+          { name: "record_lab_result", facility_capability: "labs" }
         ]
       })
     }).pipe(Effect.runSync))

@@ -24,6 +24,10 @@ describe("GET /v1/providers", () => {
           descriptor.credentialFields.map((f) => ({ name: f.name, label: f.label, secret: f.secret }))
         )
         assert.deepStrictEqual(provider.states.map((s: any) => s.state), Object.keys(descriptor.capabilities).sort())
+        assert.deepStrictEqual(
+          provider.writes,
+          descriptor.writes.map((name) => ({ name, facility_capability: descriptor.writeNeeds?.[name] ?? null }))
+        )
         for (const state of provider.states) {
           assert.deepStrictEqual(state.capabilities, descriptor.capabilities[state.state as "CO"])
           assert.include(state.environments, "sandbox")

@@ -102,19 +102,27 @@ describe("Resources", () => {
       const base = `/v1/connections/${connection.connection_id}/facilities/${facilities[0].id}`
       const pkg =
         (yield* call("GET", `${base}/packages?is_on_hold=false&per_page=1`, { token: me.access })).body.data[0]
-      const result = yield* call("POST", `${base}/lab_results`, {
+      // only a testing laboratory records results: the cultivator is refused, the lab records on its sample
+      const lab = facilities.find((f: any) => f.capabilities.includes("labs"))
+      const labBase = `/v1/connections/${connection.connection_id}/facilities/${lab.id}`
+      const sample = (yield* call("GET", `${labBase}/packages?per_page=1`, { token: me.access })).body.data[0]
+      const labResult = {
+        package_id: pkg.id,
+        lab_name: "Acme Labs",
+        overall_passed: false,
+        results: [{ name: "Pesticides", category: "pesticides", value: 0.9, unit: "ppm", passed: false, notes: null }]
+      }
+      const refused = yield* call("POST", `${base}/lab_results`, { token: me.access, json: labResult })
+      assert.strictEqual(refused.status, 403, JSON.stringify(refused.body))
+      assert.strictEqual(refused.body.error.code, "capability_not_enabled")
+      const result = yield* call("POST", `${labBase}/lab_results`, {
         token: me.access,
-        json: {
-          package_id: pkg.id,
-          lab_name: "Acme Labs",
-          overall_passed: false,
-          results: [{ name: "Pesticides", category: "pesticides", value: 0.9, unit: "ppm", passed: false, notes: null }]
-        }
+        json: { ...labResult, package_id: sample.id }
       })
-      assert.strictEqual(result.status, 201)
-      const listed =
-        (yield* call("GET", `${base}/lab_results?package_id=${encodeURIComponent(pkg.id)}`, { token: me.access })).body
-          .data
+      assert.strictEqual(result.status, 201, JSON.stringify(result.body))
+      const listed = (yield* call("GET", `${labBase}/lab_results?package_id=${encodeURIComponent(sample.id)}`, {
+        token: me.access
+      })).body.data
       assert.isTrue(listed.some((r: any) => r.id === result.body.data.id))
       const transfer = yield* call("POST", `${base}/transfers`, {
         token: me.access,

@@ -73,6 +73,7 @@ export const generate = (options: Options): World => {
   const splits = packages.split(ctx, cultivator, bulk)
   transfers.generate(ctx, cast, bulk, splits)
   packages.manufacture(ctx, cast)
+  packages.samples(ctx, cast, bulk)
   if (medical) patients.generate(ctx, medical)
   sales.generate(ctx, retail, 12, [])
   if (medical) sales.generate(ctx, medical, 6, medical.patients)

@@ -46,6 +46,8 @@ describe.sequential("provider_a adapter against the emulator: conformance (CO)",
   const world = sandbox.world("provider_a", "CO", "user_good")
   const cultivator = world.facilities.find((d) => d.role === "cultivation")!
   const retail = world.facilities.find((d) => d.role === "retail")!
+  // only a testing laboratory records lab results, on a sample it holds
+  const lab = world.facilities.find((d) => d.role === "testing")!
   const medical = world.facilities.find((d) => d.role === "medical")!
   // The seeded cultivator only ships: transfer_arrived gives it an incoming transfer, so that the
   // direction filter can be told from no filter.
@@ -95,6 +97,7 @@ describe.sequential("provider_a adapter against the emulator: conformance (CO)",
       invalidCredentials: { user_key: "user_bad" },
       facilityId: cultivator.facility.id,
       facilityFor: { sales: retail.facility.id, sales_deliveries: retail.facility.id, patients: medical.facility.id },
+      writeFacilityFor: { record_lab_result: lab.facility.id },
       updatedAt: lastModified,
       notApplicable: {
         filters: { "patients.updated_since": UNWINDOWED_PATIENTS }

@@ -129,6 +129,8 @@ describe.sequential("provider_b adapter against the emulator: conformance (HI)",
   const world = sandbox.world("provider_b", STATE, LOGIN)
   const cultivator = world.facilities.find((d) => d.role === "cultivation")!
   const retail = world.facilities.find((d) => d.role === "retail")!
+  // only a testing laboratory records lab results, on a sample it holds
+  const lab = world.facilities.find((d) => d.role === "testing")!
   const fresh = (name: string) => sessionFor(good, `sandbox:b:${name}`)
   // The seeded cultivator only ships: transfer_arrived gives it an incoming transfer, so that the
   // direction filter can be told from no filter.
@@ -162,6 +164,7 @@ describe.sequential("provider_b adapter against the emulator: conformance (HI)",
       facilityId: cultivator.facility.id,
       // a cultivator sells nothing; the adult-use dispensary does
       facilityFor: { sales: retail.facility.id },
+      writeFacilityFor: { record_lab_result: lab.facility.id },
       updatedAt: changedAt,
       notApplicable: {
         filters: {
@@ -443,13 +446,13 @@ describe("ProviderBEmulator writes", () => {
   it.effect("a lab result recorded through the adapter sets the lot's lab-testing state in the world", () => {
     const { handler, sandbox } = makeSandbox()
     const world = sandbox.world("provider_b", STATE, LOGIN)
-    const cultivator = world.facilities.find((d) => d.role === "cultivation")!
+    // only a lab files QA results, on a sample it holds
     const lab = world.facilities.find((d) => d.role === "testing")!
-    const lot = cultivator.packages.find((p) => p.lab_testing_state === "NotSubmitted" && !p.is_on_hold)!
+    const lot = lab.packages.find((p) => p.lab_testing_state === "NotSubmitted" && !p.is_on_hold)!
     return Effect.gen(function*() {
       yield* TestClock.setTime(NOW)
       const port = yield* ProviderPort.ProviderPort
-      const created = yield* port.recordLabResult(sessionFor(), cultivator.facility.id, {
+      const created = yield* port.recordLabResult(sessionFor(), lab.facility.id, {
         package_id: lot.id,
         lab_name: lab.facility.name,
         lab_license: lab.facility.license_number,
@@ -466,10 +469,10 @@ describe("ProviderBEmulator writes", () => {
         ["THC", 19.5, true],
         ["Pesticides", 0.8, false]
       ])
-      const stored = cultivator.labResults.find((r) => r.id === created.id)
+      const stored = lab.labResults.find((r) => r.id === created.id)
       assert.strictEqual(stored?.overall_passed, false)
-      assert.strictEqual(cultivator.packages.find((p) => p.id === lot.id)!.lab_testing_state, "TestFailed")
-      const read = yield* port.get("packages", sessionFor(), cultivator.facility.id, lot.id)
+      assert.strictEqual(lab.packages.find((p) => p.id === lot.id)!.lab_testing_state, "TestFailed")
+      const read = yield* port.get("packages", sessionFor(), lab.facility.id, lot.id)
       assert.strictEqual(read.lab_testing_state, "TestFailed")
       assert.deepStrictEqual(read.lab_results.map((r) => r.id), [created.id])
     }).pipe(Effect.provide(portFor(handler)))

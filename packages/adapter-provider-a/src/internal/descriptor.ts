@@ -99,5 +99,7 @@ export const descriptor: ProviderDescriptor.ProviderDescriptor = {
   capabilities: Object.fromEntries(
     states.map((s) => [s, Capabilities.make(true, { sales_deliveries: salesDeliveryStates.includes(s) })])
   ),
-  writes: ["split_package", "record_lab_result", "create_transfer"]
+  writes: ["split_package", "record_lab_result", "create_transfer"],
+  // Metrc lets only testing-facility licences record results (POST /labtests/v2/record)
+  writeNeeds: { record_lab_result: "labs" }
 }

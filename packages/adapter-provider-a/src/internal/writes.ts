@@ -67,10 +67,24 @@ export const makeWrites = (
           available
         )
       }
+      // a split needs an unused tag from the tags endpoint, which some states sell as an extra
       const tags = yield* client.get(session, "/tags/v2/package/available", S.Array(AvailableTag), {
         operation: "split_package",
         license: license(facility)
-      })
+      }).pipe(
+        Effect.catchTag("ProviderPermissionDenied", () =>
+          Effect.fail(
+            new ProviderError.CapabilityNotEnabled({
+              provider: PROVIDER,
+              state: session.state,
+              capability: "package_tags",
+              message:
+                `split_package needs Metrc's package tags endpoint (/tags/v2/package/available), which licence ` +
+                `${license(facility)} may not use (in some states it is a paid extra): enable it for the licence in ` +
+                "Metrc, then retry"
+            })
+          ))
+      )
       const tag = tags[0]
       if (tag === undefined) {
         return yield* new ProviderError.ProviderRejected({

@@ -47,5 +47,7 @@ export const descriptor: ProviderDescriptor.ProviderDescriptor = {
     notes: "No published limits; conservative pacing per session"
   },
   capabilities: Object.fromEntries(Object.keys(hosts).map((s) => [s, stateCapabilities])),
-  writes: ["split_package", "record_lab_result", "create_transfer"]
+  writes: ["split_package", "record_lab_result", "create_transfer"],
+  // BioTrack lets only labs file QA results (inventory_qa_sample_results)
+  writeNeeds: { record_lab_result: "labs" }
 }

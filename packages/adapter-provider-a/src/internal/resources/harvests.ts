@@ -6,7 +6,7 @@ import { PROVIDER } from "../mappers/context.js"
 import { toHarvest } from "../mappers/toHarvest.js"
 import { readAcross, readAll } from "../paging.js"
 import type { FacilityRef, Reader } from "../reader.js"
-import { map, PAGE } from "../reader.js"
+import { map, mapRows, PAGE } from "../reader.js"
 import { HarvestV2 } from "../wire/Harvest.js"
 import { PlantV2 as PlantWire } from "../wire/Plant.js"
 
@@ -55,7 +55,8 @@ export const harvests = (
         const sources = yield* windowed(
           session,
           facility,
-          ["/harvests/v2/active"],
+          // finished harvests (all packaged, or discontinued) stay readable: Metrc moves them to /inactive
+          ["/harvests/v2/active", "/harvests/v2/inactive"],
           HarvestV2,
           "harvests.list",
           q.updated_since
@@ -63,11 +64,8 @@ export const harvests = (
         const slice = yield* readAcross(sources, window, PAGE)
         const index = slice.items.length > 0 ? yield* harvestIndex(session, facility) : new Map()
         const ctx = ctxOf(session, facility)
-        const items = yield* Effect.forEach(
-          slice.items,
-          map("harvests.list", (w: typeof HarvestV2.Type) =>
-            toHarvest(w, ctx, { sourcePlantLabels: index.get(w.Id) ?? [] }))
-        )
+        const items = yield* mapRows(session, "harvests.list", slice.items, (w: typeof HarvestV2.Type) =>
+          toHarvest(w, ctx, { sourcePlantLabels: index.get(w.Id) ?? [] }))
         return { items, total: slice.total }
       }),
     get: (session, facility, id) =>

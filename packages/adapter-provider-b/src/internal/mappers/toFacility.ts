@@ -23,11 +23,14 @@ export const toFacility = (
     (r): r is string => typeof r === "string"
   )
   const typeLabel = row.locationtype === null ? null : locationTypes[row.locationtype] ?? `Type ${row.locationtype}`
+  // A lab licence has no producer, processor or retail tier (BioTrack lists labs apart, in qa_lab):
+  // only a lab files QA results (the `labs` capability).
+  const isLab = row.locationtype === null && !row.producer && !row.processor && !row.retail && !row.medical
   const capabilities = [
     ...(row.producer ? ["cultivation", "harvests"] : []),
     ...(row.processor ? ["manufacturing"] : []),
     "packages",
-    "labs",
+    ...(isLab ? ["labs"] : []),
     "transfers",
     ...(row.retail ? ["sales"] : []),
     ...(row.medical ? ["patients"] : [])

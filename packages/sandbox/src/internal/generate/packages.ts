@@ -182,3 +182,34 @@ export const manufacture = (ctx: Context, { cultivator, manufacturer }: Cast): v
     draw(ctx, manufacturer, source, child, input, at)
   }
 }
+
+/**
+ * Adds the lab's samples: a few grams taken from three untested bulk packages of the cultivator,
+ * submitted for testing. Only a testing laboratory records lab results (Metrc's `labtests/record`,
+ * BioTrack's QA results), on a package it holds, so the sandbox's lab holds these to test (their
+ * lab testing state is the lab's own: not submitted anywhere).
+ */
+export const samples = (ctx: Context, { cultivator, lab }: Cast, bulk: ReadonlyArray<Package.Package>): void => {
+  const { ref } = ctx
+  const tested = new Set(cultivator.labResults.map((r) => r.package_id as string))
+  // the first three that qualify (one scan that stops early: a facility may hold 100,000 packages)
+  const untested: Array<Package.Package> = []
+  for (const p of bulk) {
+    if (untested.length === 3) break
+    if (!p.is_on_hold && !tested.has(p.id) && indexOf(cultivator, p.id) >= 0) untested.push(p)
+  }
+  for (const [i, source] of untested.entries()) {
+    const item = lab.items.find((it) => it.strain === source.item_strain && it.category === source.item_category) ??
+      lab.items[0]!
+    const at = ref - (6 - i) * DAY
+    const current = cultivator.packages[indexOf(cultivator, source.id)]!
+    const sample = make(ctx, lab, 2000 + i, {
+      item,
+      quantity: 5,
+      packagedAt: at,
+      harvests: cultivator.harvests.filter((h) => source.source_harvest_ids.includes(h.id)),
+      sources: [current]
+    })
+    draw(ctx, cultivator, current, sample, 5, at)
+  }
+}

@@ -41,6 +41,12 @@ export interface Options {
    * PascalCase, as OpenMetrc observed some states doing (default: PascalCase).
    */
   readonly camelCase?: boolean
+  /**
+   * Licences whose login may not use the package tags endpoint (`/tags/v2/package/available`,
+   * which some states sell as an extra): it answers them 403, as Metrc answers a call the licence
+   * has no permission for (default: every licence may).
+   */
+  readonly withoutTagsEndpoint?: ReadonlyArray<string>
 }
 
 const options = new WeakMap<Sandbox, Options>()
@@ -77,6 +83,7 @@ const reads: ReadonlyArray<Route.Route<Read.Handler>> = [
   Route.get("/plants/v2/inactive", Read.inactivePlants),
   Route.get("/plants/v2/{key}", Read.plantByKey),
   Route.get("/harvests/v2/active", Read.activeHarvests),
+  Route.get("/harvests/v2/inactive", Read.inactiveHarvests),
   Route.get("/harvests/v2/{id:int}", Read.harvestById),
   Route.get("/labtests/v2/results", Read.labTestResults),
   Route.get("/transfers/v2/incoming", Read.incomingTransfers),
@@ -222,6 +229,9 @@ const answer = async (
     })
   }
   if (request.method !== "GET") return empty(405)
+  if (path === "/tags/v2/package/available" && options.get(sandbox)?.withoutTagsEndpoint?.includes(license) === true) {
+    return forbidden()
+  }
   const found = Route.find(reads, "GET", path)
   if (found === undefined) return notFound()
   return found.route.handler({ world, data, params: found.params, query, now: sandbox.now() })

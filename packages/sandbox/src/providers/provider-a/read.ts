@@ -211,9 +211,23 @@ export const plantByKey: Handler = (ctx) => {
   return one(found === undefined ? undefined : Serialize.plant(ctx, found))
 }
 
-/** `GET /harvests/v2/active`. */
+/** `GET /harvests/v2/active`: harvests with weight left to package. */
 export const activeHarvests: Handler = (ctx) =>
-  page(ctx, rows(ctx.data.harvests, (h) => Serialize.harvest(ctx, h)), ctx.query, "optional")
+  page(
+    ctx,
+    rows(ctx.data.harvests.filter((h) => h.current_weight > 0), (h) => Serialize.harvest(ctx, h)),
+    ctx.query,
+    "optional"
+  )
+
+/** `GET /harvests/v2/inactive`: finished harvests (nothing left to package). */
+export const inactiveHarvests: Handler = (ctx) =>
+  page(
+    ctx,
+    rows(ctx.data.harvests.filter((h) => h.current_weight <= 0), (h) => Serialize.harvest(ctx, h)),
+    ctx.query,
+    "optional"
+  )
 
 /** `GET /harvests/v2/{id}`. */
 export const harvestById: Handler = (ctx) => {

@@ -61,6 +61,10 @@ export const createPackage: Handler = (ctx) => {
 
 /** `POST /labtests/v2/record`: the results of one tested package. */
 export const recordLabTest: Handler = (ctx) => {
+  // only a testing facility (FacilityType.CanTestPackages) records results, as Metrc permits
+  if (!ctx.data.facility.capabilities.includes("labs")) {
+    return message(403, "The licence is not permitted to record lab test results.")
+  }
   const obj = Requests.recordLabTest(ctx.body)
   if (obj === undefined) return invalid("The lab test data is invalid.")
   const result = ctx.sandbox.apply<{ readonly provider_result_id: string }>(ctx.world, {

@@ -20,6 +20,8 @@ describe.sequential("ProviderA conformance (CO, over msw)", () => {
   const a = A.make()
   const cultivator = a.facility("cultivation")
   const retail = a.facility("retail")
+  // only a testing laboratory records lab results, on a sample it holds
+  const lab = a.facility("testing")
   const medical = a.facility("medical")
   // The seeded cultivator only ships: transfer_arrived gives it an incoming transfer, so that the
   // direction filter can be told from no filter.
@@ -50,6 +52,7 @@ describe.sequential("ProviderA conformance (CO, over msw)", () => {
       invalidCredentials: A.bad,
       facilityId: cultivator.facility.id,
       facilityFor: { sales: retail.facility.id, sales_deliveries: retail.facility.id, patients: medical.facility.id },
+      writeFacilityFor: { record_lab_result: lab.facility.id },
       updatedAt: lastModified,
       notApplicable: {
         filters: {

@@ -95,12 +95,13 @@ describe("ProviderA failures", () => {
 
   it.effect("never retries a write after a 500", () => {
     const a = A.make()
-    const cultivator = a.facility("cultivation")
-    const untested = cultivator.packages.find((p) => p.lab_testing_state === "NotSubmitted" && !p.is_on_hold)!
+    // a lab records results, on a sample it holds
+    const lab = a.facility("testing")
+    const untested = lab.packages.find((p) => p.lab_testing_state === "NotSubmitted" && !p.is_on_hold)!
     return A.withPort((port) =>
       Effect.gen(function*() {
         a.upstream.failNext(serverError, { path: /^\/labtests\/v2\/record$/ })
-        const error = yield* Effect.flip(port.recordLabResult(a.session(), cultivator.facility.id, {
+        const error = yield* Effect.flip(port.recordLabResult(a.session(), lab.facility.id, {
           package_id: untested.id,
           lab_name: "Test Analytical Labs LLC",
           overall_passed: true,

@@ -302,6 +302,8 @@ describe.sequential("ProviderB conformance (AR, the emulator over msw)", () => {
   const b = make()
   const cultivator = b.facility("cultivation")
   const retail = b.facility("retail")
+  // only a testing laboratory records lab results, on a sample it holds
+  const lab = b.facility("testing")
   const session = b.session("contract")
   const fresh = (n: string) => b.session(`contract-fresh-${n}`)
   // The seeded cultivator only ships: transfer_arrived gives it an incoming transfer, so that the
@@ -328,6 +330,7 @@ describe.sequential("ProviderB conformance (AR, the emulator over msw)", () => {
     facilityId: cultivator.facility.id,
     // a cultivator sells nothing; the adult-use dispensary does
     facilityFor: { sales: retail.facility.id },
+    writeFacilityFor: { record_lab_result: lab.facility.id },
     updatedAt: changedAt(b),
     notApplicable: {
       filters: {
