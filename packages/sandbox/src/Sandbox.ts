@@ -57,6 +57,13 @@ export interface Options {
   readonly now: () => number
   /** The providers it emulates (default: every installed one, `Registry.installed`). */
   readonly providers?: Registry.Lookup
+  /**
+   * Upstream requests per second per login before an emulator answers 429 with `Retry-After`, as
+   * the state systems do under bursts (emulators of systems with a documented limit apply it).
+   * Off when not given: in process, the sandbox's clock is the caller's (a test's clock may stand
+   * still); the standalone sandbox, on the wall clock, turns it on.
+   */
+  readonly requestsPerSecond?: number
 }
 
 /**

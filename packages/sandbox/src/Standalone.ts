@@ -27,7 +27,21 @@ export interface Options {
   /** ISO 8601; defaults to the start of the current UTC day (read once, from `Clock`). */
   readonly referenceDate?: string | undefined
   readonly size?: Size | undefined
+  /**
+   * Upstream requests per second per login before a 429 with `Retry-After`, as Metrc answers
+   * bursts (default {@link DEFAULT_REQUESTS_PER_SECOND}; 0 turns it off).
+   */
+  readonly requestsPerSecond?: number | undefined
 }
+
+/**
+ * The standalone sandbox's default burst limit: Metrc's per-facility figure that integrators'
+ * clients default to (50 requests per second).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const DEFAULT_REQUESTS_PER_SECOND = 50
 
 /**
  * @since 0.1.0
@@ -108,7 +122,10 @@ export const start = async (options: Options): Promise<Running> => {
     seed: options.seed,
     referenceDate,
     now,
-    ...(options.size ? { size: options.size } : {})
+    ...(options.size ? { size: options.size } : {}),
+    ...((options.requestsPerSecond ?? DEFAULT_REQUESTS_PER_SECOND) > 0
+      ? { requestsPerSecond: options.requestsPerSecond ?? DEFAULT_REQUESTS_PER_SECOND }
+      : {})
   })
   const { origin, server } = await serve(makeHandler(sandbox), options.port, options.host)
   return {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `tracebridge-sandbox [--port 4010] [--host 127.0.0.1] [--seed 42] [--size small|large|<packages>]
- * [--reference-date 2026-03-15T00:00:00Z]`: the sandbox on a socket, for CI.
+ * [--reference-date 2026-03-15T00:00:00Z] [--requests-per-second 50]`: the sandbox on a socket, for CI.
  */
 import { banner, start } from "./Standalone.js"
 
@@ -15,7 +15,7 @@ const flag = (name: string): string | undefined => {
 
 if (args.includes("--help") || args.includes("-h")) {
   process.stdout.write(
-    "Usage: tracebridge-sandbox [--port 4010] [--host 127.0.0.1] [--seed 42] [--size small|large|<packages>] [--reference-date <ISO>]\n"
+    "Usage: tracebridge-sandbox [--port 4010] [--host 127.0.0.1] [--seed 42] [--size small|large|<packages>] [--reference-date <ISO>] [--requests-per-second 50 (0: no limit)]\n"
   )
   process.exit(0)
 }
@@ -34,6 +34,12 @@ if (typeof size === "object" && !(Number.isInteger(size.packages) && size.packag
   process.stderr.write(`--size must be small, large or a number of packages, got ${sizeFlag}\n`)
   process.exit(2)
 }
+const rpsFlag = flag("requests-per-second")
+const requestsPerSecond = rpsFlag === undefined ? undefined : Number(rpsFlag)
+if (requestsPerSecond !== undefined && !(Number.isFinite(requestsPerSecond) && requestsPerSecond >= 0)) {
+  process.stderr.write(`--requests-per-second must be a number, 0 or more, got ${rpsFlag}\n`)
+  process.exit(2)
+}
 if (referenceDate !== undefined && Number.isNaN(Date.parse(referenceDate))) {
   process.stderr.write(`--reference-date must be an ISO 8601 date, got ${referenceDate}\n`)
   process.exit(2)
@@ -44,7 +50,8 @@ start({
   host: flag("host") ?? "127.0.0.1",
   seed: flag("seed") ?? "42",
   referenceDate: referenceDate === undefined ? undefined : new Date(Date.parse(referenceDate)).toISOString(),
-  size
+  size,
+  requestsPerSecond
 }).then((running) => {
   process.stdout.write(`${banner(running)}\n`)
   const stop = () => running.close().then(() => process.exit(0))

@@ -102,6 +102,43 @@ describe("Standalone", () => {
     ))
 })
 
+describe("Standalone burst limit", () => {
+  const burst = (requestsPerSecond: number | undefined) =>
+    Effect.acquireUseRelease(
+      Effect.promise(() =>
+        Standalone.start({
+          port: 0,
+          host: "127.0.0.1",
+          seed: "42",
+          referenceDate: "2026-03-15T00:00:00.000Z",
+          ...(requestsPerSecond === undefined ? {} : { requestsPerSecond })
+        })
+      ),
+      (running) =>
+        Effect.promise(async () => {
+          const answers = await Promise.all(
+            Array.from(
+              { length: 80 },
+              () => fetch(`${running.origin}/provider_a/CO/unitsofmeasure/v2/active`, { headers: auth })
+            )
+          )
+          return answers.map((r) => ({ status: r.status, retryAfter: r.headers.get("retry-after") }))
+        }),
+      (running) => Effect.promise(() => running.close())
+    )
+
+  it.live("answers a burst past 50 requests a second with 429 and Retry-After, as Metrc does, unless turned off", () =>
+    Effect.gen(function*() {
+      const limited = yield* burst(undefined)
+      const refused = limited.filter((a) => a.status === 429)
+      assert.isAtLeast(limited.filter((a) => a.status === 200).length, 50)
+      assert.isAbove(refused.length, 0, "a burst of 80 at once meets the limit")
+      assert.isTrue(refused.every((a) => Number(a.retryAfter) >= 1))
+      const unlimited = yield* burst(0)
+      assert.isTrue(unlimited.every((a) => a.status === 200))
+    }))
+})
+
 describe("the tracebridge-sandbox bin (dist/tracebridge-sandbox.mjs, one bundled module)", () => {
   it.live("starts from its own file, answers both providers, and stops on SIGTERM", () =>
     Effect.promise(async () => {

@@ -175,7 +175,7 @@ const written = (sandbox: Sandbox, response: Response): Response | Promise<Respo
 
 /** A 429 when the user key went past the configured rate in the current second, else undefined. */
 const paced = (sandbox: Sandbox, userKey: string): Response | undefined => {
-  const limit = options.get(sandbox)?.requestsPerSecond
+  const limit = options.get(sandbox)?.requestsPerSecond ?? sandbox.options.requestsPerSecond
   if (limit === undefined) return undefined
   const now = sandbox.now()
   const perKey = windows.get(sandbox) ?? new Map()
