@@ -363,6 +363,10 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
         assert.deepStrictEqual(yield* repo.listSandboxChanges(conn), [change(1), change(2), change(3), change(10)])
         assert.deepStrictEqual(yield* repo.listSandboxChanges(id("sbx-other")), [change(1, id("sbx-other"))])
         assert.deepStrictEqual(yield* repo.listSandboxChanges(id("sbx-none")), [])
+        // a reset forgets one connection's log, and no other's
+        yield* repo.deleteSandboxChanges(conn)
+        assert.deepStrictEqual(yield* repo.listSandboxChanges(conn), [])
+        assert.deepStrictEqual(yield* repo.listSandboxChanges(id("sbx-other")), [change(1, id("sbx-other"))])
       }))
 
     const endpoint = (s: string, overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint => ({

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Envelope, WebhookEvent } from "@tracebridge/core"
 import { Faults, Scenario } from "@tracebridge/sandbox"
 import { Schema } from "effect"
@@ -39,6 +39,12 @@ export const SandboxFault = Schema.Struct({
   fault: Schema.NullOr(Faults.Fault).annotations({ description: "The fault in force, or null" })
 }).annotations({ identifier: "SandboxFault" })
 
+/** @since 0.1.0 @category schemas */
+export const SandboxReset = Schema.Struct({
+  connection_id: Schema.String,
+  reset_at: Schema.String.annotations({ description: "ISO 8601: when the connection was reset" })
+}).annotations({ identifier: "SandboxReset" })
+
 const ConnectionPath = Schema.Struct({ connection_id: Schema.String })
 
 /**
@@ -51,6 +57,15 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
       .setPath(ConnectionPath)
       .setPayload(Simulate)
       .addSuccess(Envelope.Envelope(Simulated))
+  )
+  .add(
+    HttpApiEndpoint.post("reset", "/v1/sandbox/:connection_id/reset")
+      .setPath(ConnectionPath)
+      .addSuccess(Envelope.Envelope(SandboxReset))
+      .annotate(
+        OpenApi.Description,
+        "Clears the sandbox connection's writes, scenarios and fault: its next read sees the seeded world again. Idempotent; production connections get 403 sandbox_only."
+      )
   )
   .add(
     HttpApiEndpoint.put("setFault", "/v1/sandbox/:connection_id/faults")

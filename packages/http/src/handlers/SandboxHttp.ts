@@ -102,6 +102,27 @@ export const HttpSandboxLive = HttpApiBuilder.group(
           { provider: connection.provider, state: connection.state }
         )
       }))
+      .handle("reset", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          const connections = yield* Connections
+          const providers = yield* Providers
+          const connection = yield* connections.authorize(principal, path.connection_id)
+          if (!connection.is_sandbox) {
+            return yield* Errors.fail(
+              "permission_error",
+              "sandbox_only",
+              "Reset runs on sandbox connections only; a production connection's data is the state system's"
+            )
+          }
+          yield* Idempotency.authorised
+          yield* providers.reset(connection)
+          const at = yield* Clock.currentTimeMillis
+          return yield* Envelope.one(
+            { connection_id: connection.id, reset_at: new Date(at).toISOString() },
+            { provider: connection.provider, state: connection.state }
+          )
+        }))
       .handle("setFault", ({ path, payload }) =>
         Effect.gen(function*() {
           const { connection, sandbox, world } = yield* sandboxWorld(path.connection_id, "Faults")

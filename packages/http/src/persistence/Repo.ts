@@ -316,6 +316,8 @@ export interface Service {
 
   readonly appendSandboxChange: (c: SandboxChange) => Effect.Effect<void>
   readonly listSandboxChanges: (connectionId: string) => Effect.Effect<ReadonlyArray<SandboxChange>>
+  /** Forgets a sandbox connection's change log (a reset: its world is regenerated from the seed). */
+  readonly deleteSandboxChanges: (connectionId: string) => Effect.Effect<void>
 
   readonly insertWebhookEndpoint: (e: WebhookEndpoint) => Effect.Effect<void>
   readonly getWebhookEndpoint: (id: string) => Effect.Effect<Option.Option<WebhookEndpoint>>

@@ -114,6 +114,12 @@ export const make = (): Service => {
         if (c !== undefined) connections.set(id, { ...c, ...patch })
       }),
     appendSandboxChange: (c) => Effect.sync(() => void changes.push(c)),
+    deleteSandboxChanges: (connectionId) =>
+      Effect.sync(() => {
+        for (let i = changes.length - 1; i >= 0; i--) {
+          if (changes[i]!.connection_id === connectionId) changes.splice(i, 1)
+        }
+      }),
     listSandboxChanges: (connectionId) =>
       Effect.sync(() => changes.filter((c) => c.connection_id === connectionId).sort((a, b) => a.seq - b.seq)),
     insertWebhookEndpoint: (e) => Effect.sync(() => void endpoints.set(e.id, e)),

@@ -285,6 +285,8 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.g
     },
 
     appendSandboxChange: (c) => exec(sql`INSERT INTO sandbox_changes ${sql.insert({ ...c })}`),
+    deleteSandboxChanges: (connectionId) =>
+      exec(sql`DELETE FROM sandbox_changes WHERE connection_id = ${connectionId}`),
     listSandboxChanges: (connectionId) =>
       Effect.map(
         rows(sql`SELECT * FROM sandbox_changes WHERE connection_id = ${connectionId} ORDER BY seq`),

@@ -20,7 +20,7 @@ import { FetchHttpClient } from "@effect/platform"
 import type { ProviderName, ProviderPort, Session } from "@tracebridge/core"
 import { Deadline, ProviderError, ProviderRegistry, Session as Sessions } from "@tracebridge/core"
 import type { World } from "@tracebridge/sandbox"
-import { Logins, Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
+import { Faults, Logins, Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
 import type { Option, Scope } from "effect"
 import { Context, Duration, Effect, Layer } from "effect"
 import * as AppConfig from "../AppConfig.js"
@@ -55,6 +55,11 @@ export interface Service {
   readonly persist: Effect.Effect<void>
   /** A sandbox connection's world (call `prepare` first, so that its stored changes are replayed). */
   readonly world: (connection: Connection) => Effect.Effect<World.World>
+  /**
+   * Resets a sandbox connection (DECISIONS "Sandbox reset and faults"): forgets its stored change
+   * log and its fault, so that its next read sees the world as the seed made it.
+   */
+  readonly reset: (connection: Connection) => Effect.Effect<void>
   /** The upstream deadline of a `/v1` request (`TRACEBRIDGE_UPSTREAM_DEADLINE_SECONDS`). */
   readonly deadline: Duration.Duration
   /**
@@ -241,6 +246,25 @@ export const layer = Layer.scoped(
           nextSeq.set(next.connection, seq + 1)
         }
       }),
+      reset: (connection) =>
+        Effect.gen(function*() {
+          // the stored log first: if that fails, nothing in memory has changed
+          yield* repo.deleteSandboxChanges(connection.id)
+          if (connection.credentials === null) return
+          const key = Sandbox.keyOf(
+            connection.provider as ProviderName.ProviderName,
+            connection.state as ProviderName.UsState,
+            loginOf(connection, decrypt(connection))
+          )
+          Faults.set(sandbox, key, null)
+          sandbox.reset(key)
+          nextSeq.delete(connection.id)
+          for (let i = pending.length - 1; i >= 0; i--) {
+            if (pending[i]!.connection === connection.id) pending.splice(i, 1)
+          }
+          // nothing is left to replay
+          restored.add(connection.id)
+        }),
       world: (connection) =>
         Effect.sync(() =>
           sandbox.world(
