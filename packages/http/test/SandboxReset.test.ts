@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Repo } from "../src/persistence/Repo.js"
-import { call, linkSandbox, productionSignIn, signIn, TestApp } from "./support/TestApp.js"
+import { call, insertProductionConnection, linkSandbox, productionSignIn, signIn, TestApp } from "./support/TestApp.js"
 
 describe("POST /v1/sandbox/{connection_id}/reset", () => {
   it.effect("forgets the connection's writes, scenarios and fault, and only that connection's", () =>
@@ -81,21 +81,7 @@ describe("POST /v1/sandbox/{connection_id}/reset", () => {
       const me = yield* signIn
       const linked = yield* linkSandbox(me.access)
       const prod = yield* productionSignIn
-      const repo = yield* Repo
-      yield* repo.insertConnection({
-        id: "conn_production_reset",
-        organisation_id: prod.organisation.id,
-        provider: "provider_a",
-        state: "CO",
-        status: "active",
-        is_sandbox: false,
-        external_id: null,
-        credentials: null,
-        key_id: null,
-        token_issued: false,
-        created_at: 0,
-        updated_at: 0
-      })
+      yield* insertProductionConnection(prod.organisation.id, "conn_production_reset")
       const refused = yield* call("POST", "/v1/sandbox/conn_production_reset/reset", { token: prod.access })
       assert.strictEqual(refused.status, 403)
       assert.deepStrictEqual([refused.body.error.type, refused.body.error.code], ["permission_error", "sandbox_only"])

@@ -15,7 +15,7 @@ import { Repo } from "../src/persistence/Repo.js"
 import * as UrlGuard from "../src/services/UrlGuard.js"
 import { WebhookDispatcher } from "../src/services/WebhookDispatcher.js"
 import { receiver } from "./support/Receiver.js"
-import { call, linkSandbox, signIn } from "./support/TestApp.js"
+import { call, insertProductionConnection, linkSandbox, signIn } from "./support/TestApp.js"
 import { webhookApp } from "./support/WebhookApp.js"
 
 /** Tests start on a realistic day (the sandbox dates worlds from the clock). */
@@ -316,21 +316,7 @@ describe("Simulate", () => {
       assert.strictEqual(missing.status, 404)
 
       const prod = yield* productionOrganisation
-      const repo = yield* Repo
-      yield* repo.insertConnection({
-        id: "conn_production",
-        organisation_id: prod.organisation.id,
-        provider: "provider_a",
-        state: "CO",
-        status: "active",
-        is_sandbox: false,
-        external_id: null,
-        credentials: null,
-        key_id: null,
-        token_issued: false,
-        created_at: 0,
-        updated_at: 0
-      })
+      yield* insertProductionConnection(prod.organisation.id, "conn_production")
       const refused = yield* simulate(prod.access, "conn_production", "transfer_arrived")
       assert.strictEqual(refused.status, 403)
       assert.deepStrictEqual([refused.body.error.type, refused.body.error.code], ["permission_error", "sandbox_only"])

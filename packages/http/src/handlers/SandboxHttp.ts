@@ -28,24 +28,31 @@ const scenarioError = (failure: Scenario.Failure) =>
     ? Errors.fail("invalid_request_error", "scenario_exhausted", failure.message)
     : Effect.flatMap(Errors.fromProviderError(failure), Effect.fail)
 
-/** A sandbox connection of the caller that is not disconnected, with its world restored. */
-const sandboxWorld = (connectionId: string, what: string) =>
+/** A sandbox connection of the caller that is not disconnected (checked before any key is claimed). */
+const sandboxConnection = (connectionId: string, what: string) =>
   Effect.gen(function*() {
     const principal = yield* CurrentPrincipal
     const connections = yield* Connections
-    const providers = yield* Providers
     const connection = yield* connections.authorize(principal, connectionId)
     if (!connection.is_sandbox) {
       return yield* Errors.fail(
         "permission_error",
         "sandbox_only",
-        `${what} runs on sandbox connections only; production events come from the state system`
+        `${what} runs on sandbox connections only; production data and events come from the state system`
       )
     }
     if (connection.status === "inactive") {
       return yield* Errors.fail("conflict_error", "connection_inactive", "This connection was disconnected")
     }
     yield* Idempotency.authorised
+    return connection
+  })
+
+/** A sandbox connection of the caller that is not disconnected, with its world restored. */
+const sandboxWorld = (connectionId: string, what: string) =>
+  Effect.gen(function*() {
+    const providers = yield* Providers
+    const connection = yield* sandboxConnection(connectionId, what)
     yield* providers.prepare(connection)
     const world = yield* providers.world(connection)
     return { connection, world, sandbox: providers.sandbox }
@@ -104,18 +111,8 @@ export const HttpSandboxLive = HttpApiBuilder.group(
       }))
       .handle("reset", ({ path }) =>
         Effect.gen(function*() {
-          const principal = yield* CurrentPrincipal
-          const connections = yield* Connections
           const providers = yield* Providers
-          const connection = yield* connections.authorize(principal, path.connection_id)
-          if (!connection.is_sandbox) {
-            return yield* Errors.fail(
-              "permission_error",
-              "sandbox_only",
-              "Reset runs on sandbox connections only; a production connection's data is the state system's"
-            )
-          }
-          yield* Idempotency.authorised
+          const connection = yield* sandboxConnection(path.connection_id, "Reset")
           yield* providers.reset(connection)
           const at = yield* Clock.currentTimeMillis
           return yield* Envelope.one(

@@ -118,3 +118,21 @@ export const linkSandbox = (
   })
 
 export { Repo }
+
+/** Stores a production connection of an organisation directly (no state system to link to in tests). */
+export const insertProductionConnection = (organisationId: string, id: string) =>
+  Effect.flatMap(Repo, (repo) =>
+    repo.insertConnection({
+      id,
+      organisation_id: organisationId,
+      provider: "provider_a",
+      state: "CO",
+      status: "active",
+      is_sandbox: false,
+      external_id: null,
+      credentials: null,
+      key_id: null,
+      token_issued: false,
+      created_at: 0,
+      updated_at: 0
+    }))
