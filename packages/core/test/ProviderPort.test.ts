@@ -3,14 +3,7 @@ import { Ids, ProviderError, ProviderPort, Session } from "@tracebridge/core"
 import { Effect } from "effect"
 import * as Memory from "./support/MemoryDriver.js"
 
-const session = Session.make({
-  key: "conn_1",
-  provider: "provider_a",
-  state: "CO",
-  environment: "sandbox",
-  credentials: { user_key: Memory.GOOD_KEY }
-})
-const facilityId = Ids.make("facility", "provider_a", Memory.LICENSE)
+const { facilityId, session } = Memory
 const first = { page: 1, per_page: 25 }
 
 const fail = <A>(effect: Effect.Effect<A, ProviderError.ProviderError>) => Effect.flip(effect)

@@ -1,16 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Ids, ProviderPort, Session, Skipped } from "@tracebridge/core"
+import { ProviderPort, Skipped } from "@tracebridge/core"
 import { Effect } from "effect"
 import * as Memory from "./support/MemoryDriver.js"
 
-const session = Session.make({
-  key: "conn_1",
-  provider: "provider_a",
-  state: "CO",
-  environment: "sandbox",
-  credentials: { user_key: Memory.GOOD_KEY }
-})
-const facilityId = Ids.make("facility", "provider_a", Memory.LICENSE)
+const { facilityId, session } = Memory
 
 describe("Skipped", () => {
   it.effect("collects the rows reported by a read, from forked fibers too, each once", () =>

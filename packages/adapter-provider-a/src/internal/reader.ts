@@ -9,6 +9,7 @@ import { descriptor } from "./descriptor.js"
 import { canonicalize } from "./keys.js"
 import type { MapContext } from "./mappers/context.js"
 import { PROVIDER } from "./mappers/context.js"
+import { sameLicense } from "./mappers/toTransfer.js"
 import type { Source } from "./paging.js"
 import { windows } from "./paging.js"
 import { Paged } from "./wire/common.js"
@@ -29,10 +30,6 @@ export const unwindowed: ReadonlySet<string> = new Set([
   "/transfers/v2/rejected",
   "/transfers/v2/templates/outgoing"
 ])
-
-/** Licence numbers compared as text, ignoring case and spaces. */
-const sameLicence = (a: string, b: string) =>
-  a.replace(/\s+/g, "").toUpperCase() === b.replace(/\s+/g, "").toUpperCase()
 
 /**
  * A row's Metrc id, as Tracebridge's provider ids use it (the `Label` of a package or plant, else
@@ -172,7 +169,7 @@ export const makeReader = (client: Client, settings: Settings) => {
     return Effect.map(
       client.get(session, "/facilities/v2/", Schema.Array(FacilityV2), { operation: "facilities.list" }),
       (rows) => {
-        const row = rows.find((r) => sameLicence(r.License.Number, license(facility)))
+        const row = rows.find((r) => sameLicense(r.License.Number, license(facility)))
         const start = row?.License.StartDate == null ? Number.NaN : Date.parse(row.License.StartDate.slice(0, 10))
         // A licence date is a local day: a day earlier in UTC covers every US time zone (and Guam's).
         const at = Number.isNaN(start) ? null : start - DAY

@@ -3,7 +3,7 @@
  * `ProviderPort.make` and the conformance kit. It pages through "provider pages" of 7 items with
  * `Page.fetchWindow`, filters with the `Query` predicates, and keeps writes in its world.
  */
-import { Capabilities, Ids, Page, ProviderError, Query, Resource } from "@tracebridge/core"
+import { Capabilities, Ids, Page, ProviderError, Query, Resource, Session } from "@tracebridge/core"
 import type {
   Facility,
   Harvest,
@@ -26,6 +26,16 @@ export const PROVIDER = "provider_a" as const
 export const GOOD_KEY = "good-key"
 export const LICENSE = "MEM-LIC-0001"
 export const OTHER_LICENSE = "MEM-LIC-0002"
+
+/** A sandbox session of the good login, and its facility's id. */
+export const session = Session.make({
+  key: "conn_1",
+  provider: PROVIDER,
+  state: "CO",
+  environment: "sandbox",
+  credentials: { user_key: GOOD_KEY }
+})
+export const facilityId = Ids.make("facility", PROVIDER, LICENSE)
 
 export const descriptor: ProviderDescriptor.ProviderDescriptor = {
   name: PROVIDER,

@@ -16,7 +16,7 @@ export const transferProviderId = (id: number, source: TransferSource) =>
 const present = (s: string | null): s is string => s !== null
 
 /** Licence numbers compared as text: any shape (`123-ABC`, `3a-X0001`, `NM-…`), case and spaces aside. */
-const sameLicense = (a: string | null | undefined, b: string): boolean =>
+export const sameLicense = (a: string | null | undefined, b: string): boolean =>
   text(a)?.trim().toUpperCase() === b.trim().toUpperCase()
 
 /**

@@ -81,10 +81,10 @@ const RawRows = Schema.optionalWith(
 )
 
 /** The answer of a sync action with its rows undecoded: each row is read on its own (tolerant reads). */
-export const rawAnswer = (action: SyncAction): Schema.Schema<Record<string, ReadonlyArray<unknown>>, any> => {
+export const rawAnswer = (action: SyncAction) => {
   const fields: Record<string, typeof RawRows> = {}
   for (const table of Object.keys(syncActions[action])) fields[table] = RawRows
-  return Schema.Struct(fields) as any
+  return Schema.Struct(fields)
 }
 
 /** A row left out of a table: BioTrack's id of it (or its position) and why. */
@@ -112,7 +112,7 @@ const upstreamIdOf = (table: string, row: unknown, position: number): string => 
  */
 export const decodeRows = <S extends SyncAction>(
   action: S,
-  raw: Record<string, ReadonlyArray<unknown>>
+  raw: { readonly [table: string]: ReadonlyArray<unknown> }
 ): { readonly tables: SyncTables<S>; readonly skipped: ReadonlyArray<SkippedRow> } => {
   const tables: Record<string, Array<unknown>> = {}
   const skipped: Array<SkippedRow> = []
