@@ -123,8 +123,9 @@ export const makeReader = (client: Client, settings: Settings) => {
     operation: string,
     query: Readonly<Record<string, string | undefined>> = {}
   ): Source<A> =>
-  (pageNumber, pageSize) =>
-    Effect.flatMap(
+  (pageNumber, pageSize) => {
+    const decode = decodeWire(schema, operation)
+    return Effect.flatMap(
       client.get(session, path, pagedOf(Schema.Unknown), {
         operation,
         license: license(facility),
@@ -133,7 +134,7 @@ export const makeReader = (client: Client, settings: Settings) => {
       (p) =>
         Effect.map(
           Effect.forEach(p.Data, (row, i) => {
-            const decoded = decodeWire(schema, operation)(row)
+            const decoded = decode(row)
             return Either.isRight(decoded)
               ? Effect.succeed([decoded.right])
               : Effect.as(
@@ -144,6 +145,7 @@ export const makeReader = (client: Client, settings: Settings) => {
           (rows) => ({ items: rows.flat(), total: p.Total })
         )
     )
+  }
 
   /** Refuses a start further back than `maxLookbackDays` (one request per window: it would never end). */
   const withinLookback = (operation: string, path: string, startMs: number, now: number) =>
