@@ -21,7 +21,6 @@
  * | `TRACEBRIDGE_<PROVIDER>_BASE_URL_<STATE>`, `TRACEBRIDGE_<PROVIDER>_BASE_URL` | the descriptor's | where production connections of a provider reach its state system (`{state}` is replaced by the state code); e.g. `TRACEBRIDGE_PROVIDER_A_BASE_URL_CA` |
  * | each provider's own settings | | read by its adapter's module (`ProviderModule.production`), e.g. a vendor key; see the adapter's README |
  * | `TRACEBRIDGE_ACCESS_LOG_EVERY` | 100 | log one successful response in this many (1: all; 0: none); errors always (`RequestLog.ts`) |
- * | `TRACEBRIDGE_READ_CACHE_MS` | 1000 | how long a token, organisation or connection row is reused; 0: off (`persistence/RepoCache.ts`) |
  * | `TRACEBRIDGE_SANDBOX_CACHE_ENTRIES` | 500 | sandbox read answers kept by world version; 0: off (`services/SandboxReadCache.ts`) |
  *
  * The rate limit (`TRACEBRIDGE_RATE_LIMIT_*`) is in `RateLimit.ts` and `docs/limits.md`; the webhook

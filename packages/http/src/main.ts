@@ -10,7 +10,6 @@ import * as AppConfig from "./AppConfig.js"
 import * as Bootstrap from "./Bootstrap.js"
 import { HttpLive } from "./Http.js"
 import * as Database from "./persistence/Database.js"
-import * as RepoCache from "./persistence/RepoCache.js"
 import * as Redact from "./Redact.js"
 import * as Server from "./Server.js"
 import * as Crypto from "./services/Crypto.js"
@@ -55,7 +54,7 @@ const AppLive = HttpLive.pipe(
   Layer.provide(BootstrapLive),
   Layer.provideMerge(Crypto.layer),
   // The configured database, with the short read cache for tokens, organisations and connections.
-  Layer.provideMerge(RepoCache.layer.pipe(Layer.provide(Database.layer)))
+  Layer.provideMerge(Database.layer)
 )
 
 // The failure of the whole program is logged here, inside the redacting console, rather than by

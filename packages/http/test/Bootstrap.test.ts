@@ -7,8 +7,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Bootstrap } from "@tracebridge/http"
 import { ConfigProvider, Effect, Option } from "effect"
 import { Repo } from "../src/persistence/Repo.js"
-import * as RepoMemory from "../src/persistence/RepoMemory.js"
 import * as Crypto from "../src/services/Crypto.js"
+import * as TestDatabase from "./support/TestDatabase.js"
 
 const withEnv = (env: Record<string, string>) =>
   Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
@@ -31,7 +31,7 @@ describe("Bootstrap", () => {
       assert.match(created.client_secret, /^tb_secret_/)
       assert.isTrue(yield* accepts(created.client_id, created.client_secret))
       assert.isTrue(Option.isNone(yield* Bootstrap.firstStart.pipe(withEnv({}))))
-    }).pipe(Effect.provide(RepoMemory.layer)))
+    }).pipe(Effect.provide(TestDatabase.layer)))
 
   it.effect("never prints a secret from TRACEBRIDGE_CLIENT_SECRET", () =>
     Effect.gen(function*() {
@@ -48,7 +48,7 @@ describe("Bootstrap", () => {
       assert.include(banner, "TRACEBRIDGE_CLIENT_ID=tb_client_fixed")
       assert.include(banner, "the secret from TRACEBRIDGE_CLIENT_SECRET")
       assert.isTrue(yield* accepts("tb_client_fixed", secret))
-    }).pipe(Effect.provide(RepoMemory.layer)))
+    }).pipe(Effect.provide(TestDatabase.layer)))
 
   it.effect("uses TRACEBRIDGE_CLIENT_SECRET without TRACEBRIDGE_CLIENT_ID too, and does not print it", () =>
     Effect.gen(function*() {
@@ -63,11 +63,11 @@ describe("Bootstrap", () => {
       assert.notInclude(banner, secret)
       assert.notInclude(banner, "from_the_environment")
       assert.isTrue(yield* accepts(created.client_id, secret))
-    }).pipe(Effect.provide(RepoMemory.layer)))
+    }).pipe(Effect.provide(TestDatabase.layer)))
 
   it.effect("ensureSandboxClient still returns the credentials alone", () =>
     Effect.gen(function*() {
       const created = Option.getOrThrow(yield* Bootstrap.ensureSandboxClient.pipe(withEnv({})))
       assert.deepStrictEqual(Object.keys(created).sort(), ["client_id", "client_secret"])
-    }).pipe(Effect.provide(RepoMemory.layer)))
+    }).pipe(Effect.provide(TestDatabase.layer)))
 })

@@ -67,7 +67,9 @@ describe("Cli reencrypt", () => {
         key_id: sealed.keyId,
         token_issued: true,
         created_at: now,
-        updated_at: now
+        updated_at: now,
+        sandbox_version: 0,
+        sandbox_fault: null
       })
       if (!withEndpoint) return
       const secret = crypto.encrypt(whsec)

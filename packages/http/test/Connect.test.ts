@@ -171,10 +171,12 @@ describe.sequential("Connect widget in Chromium", () => {
   it.live("reports an expired link token with its own code, and exit calls onExit once", () =>
     Effect.gen(function*() {
       const { integrator, me, page } = yield* setup
-      const token = yield* linkToken(me.access)
+      const live = yield* linkToken(me.access)
       const repo = yield* Repo
-      const stored = Option.getOrThrow(yield* repo.getLinkToken(Crypto.hash(token)))
-      yield* repo.insertLinkToken({ ...stored, expires_at: 0 })
+      const stored = Option.getOrThrow(yield* repo.getLinkToken(Crypto.hash(live)))
+      // the same request's link token, expired (stored rows are never overwritten: a new one)
+      const token = Crypto.token("link-sandbox-")
+      yield* repo.insertLinkToken({ ...stored, hash: Crypto.hash(token), expires_at: 0 })
       yield* act(() => page.goto(`${integrator.origin}/?token=${encodeURIComponent(token)}`))
       yield* act(() => page.getByRole("button", { name: "Link account" }).click())
       const frame = page.frameLocator("iframe[title='Tracebridge Connect']")

@@ -25,11 +25,11 @@ import { Scenario } from "@tracebridge/sandbox"
 import { Effect, Layer, Logger, LogLevel, Runtime } from "effect"
 import fc from "fast-check"
 import { Api } from "../src/Api.js"
-import * as RepoMemory from "../src/persistence/RepoMemory.js"
 import * as Crypto from "../src/services/Crypto.js"
 import * as OpenApiArbitrary from "./support/OpenApiArbitrary.js"
 import { sampleBodies } from "./support/Samples.js"
 import { call, linkSandbox, signIn } from "./support/TestApp.js"
+import * as TestDatabase from "./support/TestDatabase.js"
 
 const SEED = Number(process.env["FUZZ_SEED"] ?? 20261122)
 const RUNS = Number(process.env["FUZZ_RUNS"] ?? 200)
@@ -43,7 +43,7 @@ const TIMEOUT = `${Number(process.env["FUZZ_TIMEOUT_MS"] ?? 5_000)} millis` as c
 const FuzzApp = Http.makeHttpLive({ worker: false, rateLimiter: RateLimit.layerWith({ enabled: false }) }).pipe(
   Layer.provideMerge(Server.layerTest),
   Layer.provideMerge(Crypto.layerTest),
-  Layer.provideMerge(RepoMemory.layer),
+  Layer.provideMerge(TestDatabase.layer),
   Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
 )
 

@@ -9,14 +9,14 @@ import { assert, describe, it } from "@effect/vitest"
 import { Http, Idempotency, RateLimit } from "@tracebridge/http"
 import { Deferred, Effect, Fiber, Layer, Option, Ref, TestClock } from "effect"
 import { Repo } from "../src/persistence/Repo.js"
-import * as RepoMemory from "../src/persistence/RepoMemory.js"
 import * as Crypto from "../src/services/Crypto.js"
 import { call, signIn } from "./support/TestApp.js"
+import * as TestDatabase from "./support/TestDatabase.js"
 
 const app = Http.makeHttpLive({ worker: false, rateLimiter: RateLimit.layerWith({ enabled: false }) }).pipe(
   Layer.provideMerge(NodeHttpServer.layerTest),
   Layer.provideMerge(Crypto.layerTest),
-  Layer.provideMerge(RepoMemory.layer)
+  Layer.provideMerge(TestDatabase.layer)
 )
 
 interface Raw {
@@ -143,7 +143,7 @@ describe("Idempotency-Key over HTTP", () => {
     }).pipe(Effect.provide(app)))
 })
 
-const services = Layer.merge(RepoMemory.layer, Crypto.layerTest)
+const services = Layer.merge(TestDatabase.layer, Crypto.layerTest)
 
 const request = (key: string, body = "{}") =>
   HttpServerRequest.fromWeb(

@@ -8,16 +8,16 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Http, Limits, RateLimit } from "@tracebridge/http"
 import { Chunk, Effect, Layer, Stream, TestClock } from "effect"
-import * as RepoMemory from "../src/persistence/RepoMemory.js"
 import * as Crypto from "../src/services/Crypto.js"
 import type { Json } from "./support/TestApp.js"
 import { call, otherOrganisation, signIn } from "./support/TestApp.js"
+import * as TestDatabase from "./support/TestDatabase.js"
 
 const app = (settings: Partial<RateLimit.Settings> = {}) =>
   Http.makeHttpLive({ worker: false, rateLimiter: RateLimit.layerWith(settings) }).pipe(
     Layer.provideMerge(NodeHttpServer.layerTest),
     Layer.provideMerge(Crypto.layerTest),
-    Layer.provideMerge(RepoMemory.layer)
+    Layer.provideMerge(TestDatabase.layer)
   )
 
 const assertEnvelope = (response: Json, status: number, type: string, code: string) => {

@@ -7,14 +7,14 @@ import { assert, describe, it } from "@effect/vitest"
 import { Http } from "@tracebridge/http"
 import { Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
-import * as RepoMemory from "../src/persistence/RepoMemory.js"
 import * as Crypto from "../src/services/Crypto.js"
 import { call, linkSandbox, productionSignIn, signIn, submitLogin } from "./support/TestApp.js"
+import * as TestDatabase from "./support/TestDatabase.js"
 
 const DevKeyApp = Http.HttpLive.pipe(
   Layer.provideMerge(NodeHttpServer.layerTest),
   Layer.provideMerge(Layer.sync(Crypto.Crypto, () => Crypto.make([randomBytes(32)], { configured: false }))),
-  Layer.provideMerge(RepoMemory.layer)
+  Layer.provideMerge(TestDatabase.layer)
 )
 
 describe("production logins need a configured encryption key", () => {

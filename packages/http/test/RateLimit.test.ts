@@ -1,6 +1,6 @@
 /**
  * The rate limiter's database store (`RateLimit.makeDatabase` over `Repo.takeRateToken`), on
- * RepoMemory and on SQLite: refusal with Retry-After, refill on the TestClock, one bucket shared
+ * SQLite: refusal with Retry-After, refill on the TestClock, one bucket shared
  * by two limiters (two processes) on one repository, idle buckets dropped, and failing open when
  * the repository fails. The store is chosen by `TRACEBRIDGE_RATE_LIMIT_STORE` / `DATABASE_URL`.
  * Postgres (two API servers, concurrent takes) is in `RateLimit.pg.test.ts`.
@@ -10,7 +10,7 @@ import { RateLimit } from "@tracebridge/http"
 import { ConfigProvider, Effect, Layer, Logger, TestClock } from "effect"
 import * as Database from "../src/persistence/Database.js"
 import { Repo } from "../src/persistence/Repo.js"
-import * as RepoMemory from "../src/persistence/RepoMemory.js"
+import * as TestDatabase from "./support/TestDatabase.js"
 
 const settings = (s: Partial<RateLimit.Settings>): RateLimit.Settings => ({
   rate: 100,
@@ -27,7 +27,6 @@ const takes = (service: RateLimit.Service, key: string, n: number) =>
   Effect.forEach(Array.from({ length: n }), () => service.take(key))
 
 const backends: ReadonlyArray<readonly [string, Layer.Layer<Repo, unknown>]> = [
-  ["RepoMemory", RepoMemory.layer],
   ["SQLite", Database.layerSqlite(":memory:")]
 ]
 
@@ -146,14 +145,14 @@ describe("RateLimit database store: failing open", () => {
       const logger = Logger.make(({ logLevel, message }) => {
         if (logLevel._tag === "Warning") warnings.push(String(message))
       })
-      const broken = { ...RepoMemory.make(), takeRateToken: () => Effect.die(new Error("database down")) }
+      const broken = { ...(yield* Repo), takeRateToken: () => Effect.die(new Error("database down")) }
       const service = RateLimit.makeDatabase(settings({ burst: 2, rate: 0.001 }), broken)
       const decisions = yield* takes(service, "down", 3).pipe(
         Effect.provide(Logger.replace(Logger.defaultLogger, logger))
       )
       assert.deepStrictEqual(decisions.map((d) => d.allowed), [true, true, false])
       assert.strictEqual(warnings.length, 1)
-    }))
+    }).pipe(Effect.provide(TestDatabase.layer)))
 })
 
 describe("RateLimit store configuration", () => {
@@ -175,7 +174,7 @@ describe("RateLimit store configuration", () => {
 
   it.effect("RateLimit.layer builds the store the configuration selects", () =>
     Effect.gen(function*() {
-      const repo = RepoMemory.make()
+      const repo = yield* Repo
       const build = (env: Record<string, string>) =>
         Effect.flatMap(RateLimit.RateLimiter, (service) => takes(service, "k", 2)).pipe(
           Effect.provide(RateLimit.layer),
@@ -189,5 +188,5 @@ describe("RateLimit store configuration", () => {
       assert.isTrue(memory.every((d) => d.allowed))
       const database = yield* build({ TRACEBRIDGE_RATE_LIMIT_STORE: "database" })
       assert.isTrue(database.every((d) => !d.allowed))
-    }))
+    }).pipe(Effect.provide(TestDatabase.layer)))
 })

@@ -1,14 +1,11 @@
 /**
- * The repository suite (`RepoSuite.ts`) against the in-memory repository and against SQLite
- * (libsql, in a temporary file), and how `Database` picks its backend from Config. The Postgres
+ * The repository suite (`RepoSuite.ts`) against SQLite (libsql, in a temporary file), and how `Database` picks its backend from Config. The Postgres
  * run is `Repo.pg.test.ts` (`npm run test:pg`).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Database from "@tracebridge/http/persistence/Database"
 import { Repo } from "@tracebridge/http/persistence/Repo"
-import * as RepoCache from "@tracebridge/http/persistence/RepoCache"
-import * as RepoMemory from "@tracebridge/http/persistence/RepoMemory"
-import { ConfigProvider, Effect, Either, Layer, Option, Redacted } from "effect"
+import { ConfigProvider, Effect, Either, Option, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -18,17 +15,7 @@ import { repoSuite } from "./RepoSuite.js"
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tracebridge-repo-test-"))
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
-repoSuite("Repo (memory)", RepoMemory.layer, { rollback: false })
-
 repoSuite("Repo (SQLite)", Database.layerSqlite(path.join(dir, "suite", "tracebridge.db")), { rollback: true })
-
-// The read cache main.ts installs must not change what the repository does.
-repoSuite("Repo (memory, cached)", RepoCache.layer.pipe(Layer.provide(RepoMemory.layer)), { rollback: false })
-repoSuite(
-  "Repo (SQLite, cached)",
-  RepoCache.layer.pipe(Layer.provide(Database.layerSqlite(path.join(dir, "cached", "tracebridge.db")))),
-  { rollback: true }
-)
 
 const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromJson(env))
 

@@ -81,6 +81,8 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
       token_issued: false,
       created_at: T0,
       updated_at: T0,
+      sandbox_version: 0,
+      sandbox_fault: null,
       ...overrides
     })
 
@@ -348,25 +350,50 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
         assert.deepStrictEqual(yield* repo.getConnection(untouched.id), Option.some(untouched))
       }))
 
-    it.effect("lists a connection's sandbox changes in seq order", () =>
+    it.effect("appends sandbox changes only at the expected version, and reads them back from one snapshot", () =>
       Effect.gen(function*() {
         const repo = yield* Repo
-        const conn = id("sbx-conn")
-        const change = (seq: number, c = conn) => ({
-          connection_id: c,
-          seq,
-          change: JSON.stringify({ kind: "package.created", seq }),
-          created_at: T0 + (10 - seq)
-        })
-        for (const seq of [3, 1, 10, 2]) yield* repo.appendSandboxChange(change(seq))
-        yield* repo.appendSandboxChange(change(1, id("sbx-other")))
-        assert.deepStrictEqual(yield* repo.listSandboxChanges(conn), [change(1), change(2), change(3), change(10)])
-        assert.deepStrictEqual(yield* repo.listSandboxChanges(id("sbx-other")), [change(1, id("sbx-other"))])
-        assert.deepStrictEqual(yield* repo.listSandboxChanges(id("sbx-none")), [])
-        // a reset forgets one connection's log, and no other's
-        yield* repo.deleteSandboxChanges(conn)
-        assert.deepStrictEqual(yield* repo.listSandboxChanges(conn), [])
-        assert.deepStrictEqual(yield* repo.listSandboxChanges(id("sbx-other")), [change(1, id("sbx-other"))])
+        const c = connection("sbx-conn")
+        const other = connection("sbx-other")
+        yield* repo.insertConnection(c)
+        yield* repo.insertConnection(other)
+        const body = (n: number) => ({ change: JSON.stringify({ _tag: "Scenario", n }), created_at: T0 + n })
+        const log = (id: string, after = 0) => Effect.map(repo.sandboxLog(id, after), Option.getOrThrow)
+        assert.deepStrictEqual(yield* log(c.id), { version: 0, fault: null, changes: [] })
+        assert.isTrue(yield* repo.appendSandboxChanges(c.id, 0, [body(1), body(2)]))
+        // a writer that built on version 0 too is refused, and writes nothing
+        assert.isFalse(yield* repo.appendSandboxChanges(c.id, 0, [body(9)]))
+        assert.isTrue(yield* repo.appendSandboxChanges(c.id, 2, [body(3)]))
+        assert.isTrue(yield* repo.appendSandboxChanges(c.id, 3, []))
+        assert.isTrue(yield* repo.appendSandboxChanges(other.id, 0, [body(1)]))
+        const stored = yield* log(c.id)
+        assert.strictEqual(stored.version, 3)
+        assert.deepStrictEqual(stored.changes.map((x) => [x.seq, x.change, x.created_at]), [
+          [1, body(1).change, T0 + 1],
+          [2, body(2).change, T0 + 2],
+          [3, body(3).change, T0 + 3]
+        ])
+        assert.deepStrictEqual((yield* log(c.id, 2)).changes.map((x) => x.seq), [3])
+        assert.strictEqual(Option.getOrThrow(yield* repo.getConnection(c.id)).sandbox_version, 3)
+        assert.deepStrictEqual(yield* repo.sandboxLog(id("sbx-none"), 0), Option.none())
+
+        // concurrent appends at one version: exactly one wins
+        const raced = yield* Effect.all(
+          Array.from({ length: 5 }, (_, i) => repo.appendSandboxChanges(c.id, 3, [body(10 + i)])),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(raced.filter(Boolean).length, 1)
+        assert.strictEqual((yield* log(c.id)).version, 4)
+
+        // a fault is stored with the row; a reset forgets the log and the fault, and raises the version
+        yield* repo.setSandboxFault(c.id, JSON.stringify({ kind: "outage" }))
+        assert.strictEqual((yield* log(c.id)).fault, JSON.stringify({ kind: "outage" }))
+        yield* repo.resetSandbox(c.id)
+        assert.deepStrictEqual(yield* log(c.id), { version: 5, fault: null, changes: [] })
+        assert.isTrue(yield* repo.appendSandboxChanges(c.id, 5, [body(1)]))
+        assert.deepStrictEqual((yield* log(c.id)).changes.map((x) => x.seq), [6])
+        // no other connection's log changed
+        assert.deepStrictEqual((yield* log(other.id)).changes.map((x) => x.seq), [1])
       }))
 
     const endpoint = (s: string, overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint => ({

@@ -8,9 +8,9 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Http, RequestLog } from "@tracebridge/http"
 import { Effect, Layer, Logger } from "effect"
-import * as RepoMemory from "../src/persistence/RepoMemory.js"
 import * as Crypto from "../src/services/Crypto.js"
 import { call } from "./support/TestApp.js"
+import * as TestDatabase from "./support/TestDatabase.js"
 
 /**
  * A recorder per test (the tests run concurrently): the access-log lines' status and URL, and
@@ -33,7 +33,7 @@ const app = (every: number, log: ReturnType<typeof recording>) =>
   Http.makeHttpLive({ worker: false, accessLogEvery: every }).pipe(
     Layer.provideMerge(NodeHttpServer.layerTest),
     Layer.provideMerge(Crypto.layerTest),
-    Layer.provideMerge(RepoMemory.layer),
+    Layer.provideMerge(TestDatabase.layer),
     Layer.provide(log.layer)
   )
 

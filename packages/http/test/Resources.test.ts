@@ -17,7 +17,7 @@ import {
 } from "@tracebridge/core"
 import { Effect, Option } from "effect"
 import { Repo } from "../src/persistence/Repo.js"
-import { call, linkSandbox, signIn, TestApp } from "./support/TestApp.js"
+import { call, linkSandbox, signIn, storedChanges, TestApp } from "./support/TestApp.js"
 
 const schemas = {
   packages: Package.Package,
@@ -191,8 +191,7 @@ describe("Resources", () => {
           source_package_ids: [pkg.id]
         }
       })
-      const repo = yield* Repo
-      const changes = yield* repo.listSandboxChanges(connection.connection_id)
+      const changes = yield* storedChanges(connection.connection_id)
       assert.strictEqual(changes.length, 1)
       assert.strictEqual(JSON.parse(changes[0]!.change)._tag, "SplitPackage")
     }).pipe(Effect.provide(TestApp)))

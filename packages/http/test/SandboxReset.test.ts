@@ -5,8 +5,15 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Repo } from "../src/persistence/Repo.js"
-import { call, insertProductionConnection, linkSandbox, productionSignIn, signIn, TestApp } from "./support/TestApp.js"
+import {
+  call,
+  insertProductionConnection,
+  linkSandbox,
+  productionSignIn,
+  signIn,
+  storedChanges,
+  TestApp
+} from "./support/TestApp.js"
 
 describe("POST /v1/sandbox/{connection_id}/reset", () => {
   it.effect("forgets the connection's writes, scenarios and fault, and only that connection's", () =>
@@ -53,8 +60,7 @@ describe("POST /v1/sandbox/{connection_id}/reset", () => {
           .status,
         200
       )
-      const repo = yield* Repo
-      assert.isAbove((yield* repo.listSandboxChanges(linked.connection_id)).length, 0)
+      assert.isAbove((yield* storedChanges(linked.connection_id)).length, 0)
 
       const reset = yield* call("POST", `/v1/sandbox/${linked.connection_id}/reset`, { token: me.access })
       assert.strictEqual(reset.status, 200, JSON.stringify(reset.body))
@@ -65,7 +71,7 @@ describe("POST /v1/sandbox/{connection_id}/reset", () => {
       assert.deepStrictEqual(after, seeded)
       const fault = yield* call("GET", `/v1/sandbox/${linked.connection_id}/faults`, { token: me.access })
       assert.isNull(fault.body.data.fault)
-      assert.deepStrictEqual(yield* repo.listSandboxChanges(linked.connection_id), [])
+      assert.deepStrictEqual(yield* storedChanges(linked.connection_id), [])
       // the other connection keeps its write
       assert.strictEqual((yield* packagesOf(other.connection_id)).length, seeded.length + 1)
       // idempotent, and writes work again afterwards (and are stored from the start of a new log)
@@ -73,7 +79,7 @@ describe("POST /v1/sandbox/{connection_id}/reset", () => {
       assert.strictEqual(again.status, 200)
       assert.strictEqual((yield* split(linked.connection_id)).status, 201)
       assert.strictEqual((yield* packagesOf(linked.connection_id)).length, seeded.length + 1)
-      assert.deepStrictEqual((yield* repo.listSandboxChanges(linked.connection_id)).map((c) => c.seq), [1])
+      assert.strictEqual((yield* storedChanges(linked.connection_id)).length, 1)
     }).pipe(Effect.provide(TestApp)))
 
   it.effect("is 403 sandbox_only on a production connection, 404 on another organisation's or an unknown one", () =>

@@ -11,8 +11,8 @@ import { Effect, Layer } from "effect"
 import type * as http from "node:http"
 import * as net from "node:net"
 import type { AddressInfo } from "node:net"
-import * as RepoMemory from "../src/persistence/RepoMemory.js"
 import * as Crypto from "../src/services/Crypto.js"
+import * as TestDatabase from "./support/TestDatabase.js"
 
 const raw = (request: string) =>
   new Promise<string>((resolve, reject) => {
@@ -282,7 +282,7 @@ describe("Server timeouts", () => {
           Http.HttpLive.pipe(
             Layer.provideMerge(Server.layerTestWith(fast)),
             Layer.provideMerge(Crypto.layerTest),
-            Layer.provideMerge(RepoMemory.layer)
+            Layer.provideMerge(TestDatabase.layer)
           )
         )
       ),

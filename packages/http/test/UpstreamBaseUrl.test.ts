@@ -9,15 +9,15 @@ import { Http, Server } from "@tracebridge/http"
 import { Standalone } from "@tracebridge/sandbox"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { AppConfig } from "../src/index.js"
-import * as RepoMemory from "../src/persistence/RepoMemory.js"
 import * as Crypto from "../src/services/Crypto.js"
 import { call, productionSignIn, submitLogin } from "./support/TestApp.js"
+import * as TestDatabase from "./support/TestDatabase.js"
 
 const appWith = (settings: Record<string, string>) =>
   Http.makeHttpLive({ worker: false }).pipe(
     Layer.provideMerge(Server.layerTest),
     Layer.provideMerge(Crypto.layerTest),
-    Layer.provideMerge(RepoMemory.layer),
+    Layer.provideMerge(TestDatabase.layer),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))))
   )
 

@@ -238,69 +238,72 @@ describe("Worker fast path, late", () => {
 })
 
 describe("Production poller", () => {
-  it.effect("reconciles transfer and lab-result lists against the last snapshot and emits the same events", () =>
-    Effect.gen(function*() {
-      const { access } = yield* signIn
-      const linked = yield* linkSandbox(access)
-      const hook = yield* subscribe(access, "http://127.0.0.1:9/hooks", [
-        "transfer.arrived",
-        "transfer.completed",
-        "lab_result.received"
-      ])
-      const repo = yield* Repo
-      const providers = yield* Providers
-      const poller = yield* WebhookPoller
-      const stored = Option.getOrThrow(yield* repo.getConnection(linked.connection_id))
-      // The emulator, read through the real adapter, as if this were a production connection.
-      const production = { ...stored, is_sandbox: false }
-      yield* providers.prepare(stored)
-      const port = Option.getOrThrow(yield* providers.port(stored.provider, true))
-      const session = yield* providers.session(stored)
-      const world = yield* providers.world(stored)
-      const run = (name: string, params: unknown = {}) => {
-        const result = providers.sandbox.apply<Scenario.Outcome, Scenario.Failure>(world, {
-          _tag: "Scenario",
-          input: { name, params, connection_id: stored.id, at: T0 + 60_000 }
-        })
-        assert.isTrue(Either.isRight(result), JSON.stringify(result))
-        return Either.getOrThrow(result)
-      }
+  it.effect(
+    "reconciles transfer and lab-result lists against the last snapshot and emits the same events",
+    () =>
+      Effect.gen(function*() {
+        const { access } = yield* signIn
+        const linked = yield* linkSandbox(access)
+        const hook = yield* subscribe(access, "http://127.0.0.1:9/hooks", [
+          "transfer.arrived",
+          "transfer.completed",
+          "lab_result.received"
+        ])
+        const repo = yield* Repo
+        const providers = yield* Providers
+        const poller = yield* WebhookPoller
+        const stored = Option.getOrThrow(yield* repo.getConnection(linked.connection_id))
+        // The emulator, read through the real adapter, as if this were a production connection.
+        const production = { ...stored, is_sandbox: false }
+        const port = Option.getOrThrow(yield* providers.port(stored.provider, true))
+        const session = yield* providers.session(stored)
+        const world = providers.state.world(stored)
+        const run = (name: string, params: unknown = {}) => {
+          const result = providers.sandbox.apply<Scenario.Outcome, Scenario.Failure>(world, {
+            _tag: "Scenario",
+            input: { name, params, connection_id: stored.id, at: T0 + 60_000 }
+          })
+          assert.isTrue(Either.isRight(result), JSON.stringify(result))
+          return Either.getOrThrow(result)
+        }
 
-      assert.deepStrictEqual(yield* poller.reconcile(production, port, session), [], "the first poll is a baseline")
-      // the changes happen a minute later, and the next poll reads the lastModified windows up to then
-      yield* TestClock.adjust(Duration.minutes(2))
-      const arrived = run("transfer_arrived")
-      const tested = run("lab_result_received", { result: "fail" })
-      const events = yield* poller.reconcile(production, port, session)
-      assert.deepStrictEqual(events.map((e) => e.type).sort(), ["lab_result.received", "transfer.arrived"])
-      const transfer = events.find((e) => e.type === "transfer.arrived")!
-      assert.isTrue(transfer.type === "transfer.arrived" && arrived.event?.type === "transfer.arrived")
-      if (transfer.type === "transfer.arrived" && arrived.event?.type === "transfer.arrived") {
-        assert.strictEqual(transfer.data.id, arrived.event.data.id)
-        assert.strictEqual(transfer.data.connection_id, stored.id)
-        assert.isNotNull(transfer.data.transfer.actual_arrival)
-      }
-      const lab = events.find((e) => e.type === "lab_result.received")!
-      if (lab.type === "lab_result.received" && tested.event?.type === "lab_result.received") {
-        assert.strictEqual(lab.data.id, tested.event.data.id)
-        assert.isFalse(lab.data.passed)
-        assert.deepStrictEqual(lab.data.failed_panel, ["Microbiologicals", "Pesticides"])
-        assert.strictEqual(lab.data.package_tag, tested.event.data.package_tag)
-      } else assert.fail("no lab_result.received")
+        assert.deepStrictEqual(yield* poller.reconcile(production, port, session), [], "the first poll is a baseline")
+        // the changes happen a minute later, and the next poll reads the lastModified windows up to then
+        yield* TestClock.adjust(Duration.minutes(2))
+        const arrived = run("transfer_arrived")
+        const tested = run("lab_result_received", { result: "fail" })
+        const events = yield* poller.reconcile(production, port, session)
+        assert.deepStrictEqual(events.map((e) => e.type).sort(), ["lab_result.received", "transfer.arrived"])
+        const transfer = events.find((e) => e.type === "transfer.arrived")!
+        assert.isTrue(transfer.type === "transfer.arrived" && arrived.event?.type === "transfer.arrived")
+        if (transfer.type === "transfer.arrived" && arrived.event?.type === "transfer.arrived") {
+          assert.strictEqual(transfer.data.id, arrived.event.data.id)
+          assert.strictEqual(transfer.data.connection_id, stored.id)
+          assert.isNotNull(transfer.data.transfer.actual_arrival)
+        }
+        const lab = events.find((e) => e.type === "lab_result.received")!
+        if (lab.type === "lab_result.received" && tested.event?.type === "lab_result.received") {
+          assert.strictEqual(lab.data.id, tested.event.data.id)
+          assert.isFalse(lab.data.passed)
+          assert.deepStrictEqual(lab.data.failed_panel, ["Microbiologicals", "Pesticides"])
+          assert.strictEqual(lab.data.package_tag, tested.event.data.package_tag)
+        } else assert.fail("no lab_result.received")
 
-      assert.deepStrictEqual(yield* poller.reconcile(production, port, session), [], "nothing new, nothing sent")
-      const arrivedId = arrived.event?.type === "transfer.arrived" ? arrived.event.data.id : ""
-      run("transfer_completed", { transfer_id: arrivedId, outcome: "rejected" })
-      const completed = yield* poller.reconcile(production, port, session)
-      assert.deepStrictEqual(completed.map((e) => [e.type, e.data.id]), [["transfer.completed", arrivedId]])
+        assert.deepStrictEqual(yield* poller.reconcile(production, port, session), [], "nothing new, nothing sent")
+        const arrivedId = arrived.event?.type === "transfer.arrived" ? arrived.event.data.id : ""
+        run("transfer_completed", { transfer_id: arrivedId, outcome: "rejected" })
+        const completed = yield* poller.reconcile(production, port, session)
+        assert.deepStrictEqual(completed.map((e) => [e.type, e.data.id]), [["transfer.completed", arrivedId]])
 
-      const queued = yield* repo.listWebhookDeliveries(hook.id, 0, 10)
-      assert.strictEqual(queued.total, 3)
-      assert.deepStrictEqual(
-        queued.items.map((d) => d.event_id).sort(),
-        [...events, ...completed].map((e) => e.id).sort()
-      )
-    }).pipe(
-      (program) => Effect.zipRight(TestClock.setTime(T0), Effect.provide(program, webhookApp()))
-    ))
+        const queued = yield* repo.listWebhookDeliveries(hook.id, 0, 10)
+        assert.strictEqual(queued.total, 3)
+        assert.deepStrictEqual(
+          queued.items.map((d) => d.event_id).sort(),
+          [...events, ...completed].map((e) => e.id).sort()
+        )
+      }).pipe(
+        (program) => Effect.zipRight(TestClock.setTime(T0), Effect.provide(program, webhookApp()))
+      ),
+    60_000
+  )
 })

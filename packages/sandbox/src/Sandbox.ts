@@ -91,8 +91,17 @@ export class Sandbox {
     this.options = options
   }
 
-  /** The world of a login, generated on first use. */
-  world(provider: ProviderName.ProviderName, state: ProviderName.UsState, login: string): World {
+  /**
+   * The world of a login, generated on first use (at `referenceDate`, default the sandbox's: a
+   * service anchors each connection's world to a date of its own, so that it stays the same
+   * world whenever and wherever it is regenerated).
+   */
+  world(
+    provider: ProviderName.ProviderName,
+    state: ProviderName.UsState,
+    login: string,
+    referenceDate: string = this.options.referenceDate
+  ): World {
     const key = keyOf(provider, state, login)
     let world = this.worlds.get(key)
     if (world === undefined) {
@@ -105,7 +114,7 @@ export class Sandbox {
         state,
         login,
         seed: this.options.seed,
-        referenceDate: this.options.referenceDate,
+        referenceDate,
         ...(this.options.size ? { size: this.options.size } : {})
       })
       this.worlds.set(key, world)

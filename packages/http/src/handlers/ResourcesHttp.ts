@@ -29,10 +29,11 @@ const responders = Object.fromEntries(
 /** A provider call's result for a connection, in the envelope of one object (HttpApi encodes it). */
 const one = <A>(
   connectionId: string,
-  call: (port: ProviderPort.Service, session: Session.Session) => Effect.Effect<A, ProviderError.ProviderError>
+  call: (port: ProviderPort.Service, session: Session.Session) => Effect.Effect<A, ProviderError.ProviderError>,
+  mode: "read" | "write" = "read"
 ) =>
   Effect.gen(function*() {
-    const { connection, value } = yield* withConnection(connectionId, call)
+    const { connection, value } = yield* withConnection(connectionId, call, mode)
     return yield* Envelope.one(value, { provider: connection.provider, state: connection.state })
   })
 
@@ -69,7 +70,7 @@ export const HttpResourcesLive = HttpApiBuilder.group(Api, "resources", (handler
       one(path.connection_id, (port, session) => port.chainOfCustody(session, path.facility_id, path.id)))
     .handle("createPackage", ({ path, payload }) =>
       one(path.connection_id, (port, session) =>
-        port.splitPackage(session, path.facility_id, payload)))
+        port.splitPackage(session, path.facility_id, payload), "write"))
     .handle("listPlants", list("plants") as never)
     .handle("getPlant", get("plants") as never)
     .handle("listHarvests", list("harvests") as never)
@@ -78,12 +79,12 @@ export const HttpResourcesLive = HttpApiBuilder.group(Api, "resources", (handler
     .handle("getLabResult", get("lab_results") as never)
     .handle("createLabResult", ({ path, payload }) =>
       one(path.connection_id, (port, session) =>
-        port.recordLabResult(session, path.facility_id, payload)))
+        port.recordLabResult(session, path.facility_id, payload), "write"))
     .handle("listTransfers", list("transfers") as never)
     .handle("getTransfer", get("transfers") as never)
     .handle("createTransfer", ({ path, payload }) =>
       one(path.connection_id, (port, session) =>
-        port.createTransfer(session, path.facility_id, payload)))
+        port.createTransfer(session, path.facility_id, payload), "write"))
     .handle("listSales", list("sales") as never)
     .handle("getSale", get("sales") as never)
     .handle("listSalesDeliveries", list("sales_deliveries") as never)

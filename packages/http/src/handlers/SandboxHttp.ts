@@ -2,7 +2,7 @@
  * @since 0.1.0
  */
 import { HttpApiBuilder } from "@effect/platform"
-import { Faults, Sandbox, type Scenario } from "@tracebridge/sandbox"
+import type { Faults, Scenario } from "@tracebridge/sandbox"
 import { Clock, Effect, Either } from "effect"
 import { Api } from "../Api.js"
 import * as Errors from "../Errors.js"
@@ -48,16 +48,6 @@ const sandboxConnection = (connectionId: string, what: string) =>
     return connection
   })
 
-/** A sandbox connection of the caller that is not disconnected, with its world restored. */
-const sandboxWorld = (connectionId: string, what: string) =>
-  Effect.gen(function*() {
-    const providers = yield* Providers
-    const connection = yield* sandboxConnection(connectionId, what)
-    yield* providers.prepare(connection)
-    const world = yield* providers.world(connection)
-    return { connection, world, sandbox: providers.sandbox }
-  })
-
 const faultAnswer = (
   connection: { readonly id: string; readonly provider: string; readonly state: string },
   fault: Faults.Fault | undefined
@@ -81,28 +71,38 @@ export const HttpSandboxLive = HttpApiBuilder.group(
         const providers = yield* Providers
         const webhooks = yield* Webhooks
         const repo = yield* Repo
-        const { connection, world } = yield* sandboxWorld(path.connection_id, "Simulate")
+        const connection = yield* sandboxConnection(path.connection_id, "Simulate")
         const at = yield* Clock.currentTimeMillis
-        const result = providers.sandbox.apply<Scenario.Outcome, Scenario.Failure>(world, {
-          _tag: "Scenario",
-          input: { name: payload.scenario, params: payload.params ?? {}, connection_id: connection.id, at }
-        })
-        if (Either.isLeft(result)) return yield* scenarioError(result.left)
-        const outcome = result.right
-        // The change and its event are stored together before we answer: no event is lost. Once
-        // committed, the deliveries go straight to this process's worker (or it is woken); not
-        // interrupted in between, so that they never wait for their lease to lapse.
-        const deliveries = yield* Effect.uninterruptible(Effect.flatMap(
-          repo.transaction(
-            Effect.zipRight(
-              providers.persist,
-              outcome.event === null
-                ? Effect.succeed({ deliveries: 0, send: Effect.void })
-                : webhooks.enqueueAndSend(connection.organisation_id, connection.id, outcome.event)
+        // The change, its event and any fault it switches on are stored together before we answer:
+        // no event is lost. Once committed, the deliveries go straight to this process's worker (or
+        // it is woken); not interrupted in between, so that they never wait for their lease to lapse.
+        const { deliveries, outcome } = yield* providers.state.write(connection, (commit) =>
+          Effect.gen(function*() {
+            const result = providers.sandbox.apply<Scenario.Outcome, Scenario.Failure>(
+              providers.state.world(connection),
+              {
+                _tag: "Scenario",
+                input: { name: payload.scenario, params: payload.params ?? {}, connection_id: connection.id, at }
+              }
             )
-          ),
-          ({ deliveries, send }) => Effect.as(send, deliveries)
-        ))
+            if (Either.isLeft(result)) return yield* scenarioError(result.left)
+            const outcome = result.right
+            const deliveries = yield* Effect.uninterruptible(Effect.flatMap(
+              repo.transaction(
+                Effect.zipRight(
+                  Effect.zipRight(
+                    commit,
+                    outcome.fault === undefined ? Effect.void : providers.state.setFault(connection, outcome.fault)
+                  ),
+                  outcome.event === null
+                    ? Effect.succeed({ deliveries: 0, send: Effect.void })
+                    : webhooks.enqueueAndSend(connection.organisation_id, connection.id, outcome.event)
+                )
+              ),
+              ({ deliveries, send }) => Effect.as(send, deliveries)
+            ))
+            return { deliveries, outcome }
+          }))
         if (outcome.loginRequired) yield* connections.moveTo(connection, "error")
         return yield* Envelope.one(
           { scenario: outcome.scenario, event: outcome.event, deliveries },
@@ -113,7 +113,7 @@ export const HttpSandboxLive = HttpApiBuilder.group(
         Effect.gen(function*() {
           const providers = yield* Providers
           const connection = yield* sandboxConnection(path.connection_id, "Reset")
-          yield* providers.reset(connection)
+          yield* providers.state.reset(connection)
           const at = yield* Clock.currentTimeMillis
           return yield* Envelope.one(
             { connection_id: connection.id, reset_at: new Date(at).toISOString() },
@@ -122,22 +122,22 @@ export const HttpSandboxLive = HttpApiBuilder.group(
         }))
       .handle("setFault", ({ path, payload }) =>
         Effect.gen(function*() {
-          const { connection, sandbox, world } = yield* sandboxWorld(path.connection_id, "Faults")
-          Faults.setFor(sandbox, world, payload)
+          const providers = yield* Providers
+          const connection = yield* sandboxConnection(path.connection_id, "Faults")
+          yield* providers.state.setFault(connection, payload)
           return yield* faultAnswer(connection, payload)
         }))
       .handle("getFault", ({ path }) =>
         Effect.gen(function*() {
-          const { connection, sandbox, world } = yield* sandboxWorld(path.connection_id, "Faults")
-          return yield* faultAnswer(
-            connection,
-            Faults.get(sandbox, Sandbox.keyOf(world.provider, world.state, world.login))
-          )
+          const providers = yield* Providers
+          const connection = yield* sandboxConnection(path.connection_id, "Faults")
+          return yield* faultAnswer(connection, providers.state.faultOf(connection))
         }))
       .handle("clearFault", ({ path }) =>
         Effect.gen(function*() {
-          const { connection, sandbox, world } = yield* sandboxWorld(path.connection_id, "Faults")
-          Faults.setFor(sandbox, world, null)
+          const providers = yield* Providers
+          const connection = yield* sandboxConnection(path.connection_id, "Faults")
+          yield* providers.state.setFault(connection, null)
           return yield* faultAnswer(connection, undefined)
         }))
 )

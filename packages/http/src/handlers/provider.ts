@@ -8,10 +8,11 @@ import { Connections } from "../services/Connections.js"
 import { Providers } from "../services/Providers.js"
 
 /**
- * Runs a provider call for a connection the caller may reach: authorises it, restores its sandbox
- * world, runs the call within the request's upstream deadline (`Providers.upstream`), maps
- * provider errors to the wire (a refused login moves the connection to `error`; a throttle or a
- * timeout gets `Retry-After`), and stores the sandbox changes the call made.
+ * Runs a provider call for a connection the caller may reach: authorises it, runs the call within
+ * the request's upstream deadline (`Providers.upstream`), on a sandbox world current with the
+ * database (`SandboxState`: a `write` stores what it changed, or answers 409 after conflicts),
+ * and maps provider errors to the wire (a refused login moves the connection to `error`; a
+ * throttle or a timeout gets `Retry-After`).
  */
 export const withConnection = <A>(
   connectionId: string,
@@ -19,7 +20,8 @@ export const withConnection = <A>(
     port: ProviderPort.Service,
     session: Session.Session,
     connection: Connection
-  ) => Effect.Effect<A, ProviderError.ProviderError>
+  ) => Effect.Effect<A, ProviderError.ProviderError>,
+  mode: "read" | "write" = "read"
 ) =>
   Effect.gen(function*() {
     const principal = yield* CurrentPrincipal
@@ -41,14 +43,15 @@ export const withConnection = <A>(
       )
     }
     yield* Idempotency.authorised
-    yield* providers.prepare(connection)
     const port = yield* providers.port(connection.provider, connection.is_sandbox)
     if (Option.isNone(port)) {
       return yield* Errors.fail("api_error", "internal_error", `No port for ${connection.provider}`)
     }
     const session = yield* providers.session(connection)
-    const result = yield* Effect.either(providers.upstream(connection.provider, call(port.value, session, connection)))
-    yield* providers.persist
+    const upstream = providers.upstream(connection.provider, call(port.value, session, connection))
+    const result = yield* (mode === "write"
+      ? providers.state.write(connection, () => Effect.either(upstream))
+      : providers.state.read(connection, Effect.either(upstream)))
     if (result._tag === "Right") {
       return { value: result.right, connection }
     }

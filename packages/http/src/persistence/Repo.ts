@@ -5,8 +5,9 @@
  * and the shared rate-limit buckets. Secrets never reach it in
  * plain text: tokens and client secrets arrive as hashes, provider logins encrypted.
  *
- * Two implementations: `RepoMemory` (tests, and a fallback) and `RepoSql` (`@effect/sql`: SQLite
- * through libsql by default, Postgres when `DATABASE_URL` is set). Both pass `test/Repo.test.ts`.
+ * One implementation, `RepoSql` (`@effect/sql`: SQLite through libsql by default, Postgres when
+ * `DATABASE_URL` is set), which passes `test/RepoSuite.ts` on both. The tests run on it too
+ * (SQLite in a temporary file): there is no in-memory stand-in.
  *
  * @since 0.1.0
  */
@@ -97,15 +98,37 @@ export interface Connection {
   readonly token_issued: boolean
   readonly created_at: number
   readonly updated_at: number
+  /**
+   * A sandbox connection's version: raised by every change appended to its log and by every
+   * reset, never lowered. A process's in-memory world is current while it holds this version.
+   */
+  readonly sandbox_version: number
+  /** JSON text of the sandbox connection's upstream fault (`Faults.Fault`), or null. */
+  readonly sandbox_fault: string | null
 }
 
 /** @since 0.1.0 @category models */
 export interface SandboxChange {
   readonly connection_id: string
+  /** The connection's `sandbox_version` once this change was appended (1, 2, … after each reset's). */
   readonly seq: number
   /** JSON text of the change (a sandbox `Change` without functions). */
   readonly change: string
   readonly created_at: number
+}
+
+/**
+ * A sandbox connection's stored state, read in one statement (one snapshot): its version, its
+ * fault, and the changes of its log after a given sequence.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SandboxLog {
+  readonly version: number
+  readonly fault: string | null
+  /** The changes with `after < seq <= version`, in order. */
+  readonly changes: ReadonlyArray<SandboxChange>
 }
 
 /** @since 0.1.0 @category models */
@@ -314,10 +337,26 @@ export interface Service {
     patch: Partial<Pick<Connection, "status" | "credentials" | "key_id" | "token_issued" | "updated_at">>
   ) => Effect.Effect<void>
 
-  readonly appendSandboxChange: (c: SandboxChange) => Effect.Effect<void>
-  readonly listSandboxChanges: (connectionId: string) => Effect.Effect<ReadonlyArray<SandboxChange>>
-  /** Forgets a sandbox connection's change log (a reset: its world is regenerated from the seed). */
-  readonly deleteSandboxChanges: (connectionId: string) => Effect.Effect<void>
+  /** A sandbox connection's version, fault and the changes after `after`; none for an unknown connection. */
+  readonly sandboxLog: (connectionId: string, after: number) => Effect.Effect<Option.Option<SandboxLog>>
+  /**
+   * Appends changes to a sandbox connection's log if its version is still `expected` (optimistic
+   * concurrency): the version becomes `expected + changes.length` and the changes get the
+   * sequences in between, atomically. False, with nothing written, when another write got there
+   * first.
+   */
+  readonly appendSandboxChanges: (
+    connectionId: string,
+    expected: number,
+    changes: ReadonlyArray<{ readonly change: string; readonly created_at: number }>
+  ) => Effect.Effect<boolean>
+  /** Sets (JSON text) or clears (null) a sandbox connection's upstream fault. */
+  readonly setSandboxFault: (connectionId: string, fault: string | null) => Effect.Effect<void>
+  /**
+   * Resets a sandbox connection: forgets its change log and its fault and raises its version, so
+   * that every process regenerates its world from the seed on its next request.
+   */
+  readonly resetSandbox: (connectionId: string) => Effect.Effect<void>
 
   readonly insertWebhookEndpoint: (e: WebhookEndpoint) => Effect.Effect<void>
   readonly getWebhookEndpoint: (id: string) => Effect.Effect<Option.Option<WebhookEndpoint>>

@@ -1,6 +1,5 @@
 /**
- * The repository over `@effect/sql`: the same `Service` as `RepoMemory`, on SQLite (libsql) or
- * Postgres. The SQL is portable; times are integers (epoch ms; BIGINT, which Postgres returns as
+ * The repository over `@effect/sql`, on SQLite (libsql) or Postgres. The SQL is portable; times are integers (epoch ms; BIGINT, which Postgres returns as
  * strings, so every number is converted on the way out) and flags are 0/1 integers, converted at
  * the edge. A `SqlError` is a defect here: the service's error channel stays `never`.
  *
@@ -116,7 +115,9 @@ const toConnection = (r: Row): Connection => ({
   key_id: strOrNull(r.key_id),
   token_issued: bool(r.token_issued),
   created_at: num(r.created_at),
-  updated_at: num(r.updated_at)
+  updated_at: num(r.updated_at),
+  sandbox_version: num(r.sandbox_version ?? 0),
+  sandbox_fault: strOrNull(r.sandbox_fault)
 })
 
 const toSandboxChange = (r: Row): SandboxChange => ({
@@ -284,14 +285,54 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.g
         : exec(sql`UPDATE connections SET ${sql.update(set)} WHERE id = ${id}`)
     },
 
-    appendSandboxChange: (c) => exec(sql`INSERT INTO sandbox_changes ${sql.insert({ ...c })}`),
-    deleteSandboxChanges: (connectionId) =>
-      exec(sql`DELETE FROM sandbox_changes WHERE connection_id = ${connectionId}`),
-    listSandboxChanges: (connectionId) =>
+    sandboxLog: (connectionId, after) =>
+      // One statement, so one snapshot: the version, the fault and the changes agree.
       Effect.map(
-        rows(sql`SELECT * FROM sandbox_changes WHERE connection_id = ${connectionId} ORDER BY seq`),
-        (rs) => rs.map(toSandboxChange)
+        rows(
+          sql`SELECT c.sandbox_version, c.sandbox_fault, s.seq, s.change, s.created_at
+              FROM connections c
+              LEFT JOIN sandbox_changes s
+                ON s.connection_id = c.id AND s.seq > ${after} AND s.seq <= c.sandbox_version
+              WHERE c.id = ${connectionId}
+              ORDER BY s.seq`
+        ),
+        (rs) =>
+          rs.length === 0 ? Option.none() : Option.some({
+            version: num(rs[0]!.sandbox_version),
+            fault: strOrNull(rs[0]!.sandbox_fault),
+            changes: rs.filter((r) => r.seq !== null && r.seq !== undefined).map((r) =>
+              toSandboxChange({ ...r, connection_id: connectionId })
+            )
+          })
       ),
+    appendSandboxChanges: (connectionId, expected, changes) =>
+      changes.length === 0 ? Effect.succeed(true) : service.transaction(Effect.gen(function*() {
+        // The row lock of this update serialises writers; one that read an older version matches no row.
+        const moved = yield* rows(
+          sql`UPDATE connections SET sandbox_version = ${expected + changes.length}
+              WHERE id = ${connectionId} AND sandbox_version = ${expected} RETURNING id`
+        )
+        if (moved.length === 0) return false
+        yield* exec(sql`INSERT INTO sandbox_changes ${
+          sql.insert(changes.map((c, i) => ({
+            connection_id: connectionId,
+            seq: expected + 1 + i,
+            change: c.change,
+            created_at: c.created_at
+          })))
+        }`)
+        return true
+      })),
+    setSandboxFault: (connectionId, fault) =>
+      exec(sql`UPDATE connections SET sandbox_fault = ${fault} WHERE id = ${connectionId}`),
+    resetSandbox: (connectionId) =>
+      service.transaction(Effect.gen(function*() {
+        yield* exec(
+          sql`UPDATE connections SET sandbox_version = sandbox_version + 1, sandbox_fault = ${null}
+              WHERE id = ${connectionId}`
+        )
+        yield* exec(sql`DELETE FROM sandbox_changes WHERE connection_id = ${connectionId}`)
+      })),
 
     insertWebhookEndpoint: (e) => exec(sql`INSERT INTO webhook_endpoints ${sql.insert({ ...e })}`),
     getWebhookEndpoint: (id) => one(sql`SELECT * FROM webhook_endpoints WHERE id = ${id}`, toEndpoint),

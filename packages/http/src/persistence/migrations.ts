@@ -207,6 +207,20 @@ const rateLimitBuckets = Effect.gen(function*() {
 })
 
 /**
+ * Sandbox state shared by every process on the database (DECISIONS "Several API nodes"): each
+ * connection's version (raised by every appended change and every reset; a change's `seq` is the
+ * version it made) and its upstream fault. A log stored before this migration keeps its
+ * sequences, and its connection starts at its last one.
+ */
+const sandboxVersions = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE connections ADD COLUMN sandbox_version INTEGER NOT NULL DEFAULT 0`
+  yield* sql`ALTER TABLE connections ADD COLUMN sandbox_fault TEXT`
+  yield* sql`UPDATE connections SET sandbox_version = COALESCE(
+    (SELECT MAX(s.seq) FROM sandbox_changes s WHERE s.connection_id = connections.id), 0)`
+})
+
+/**
  * Every migration, for the driver's migrator layer (`LibsqlMigrator.layer({ loader })`,
  * `PgMigrator.layer({ loader })`).
  *
@@ -218,5 +232,6 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "0002_webhooks": webhooks,
   "0003_link_token_used": linkTokenUsed,
   "0004_idempotency_keys": idempotencyKeys,
-  "0005_rate_limit_buckets": rateLimitBuckets
+  "0005_rate_limit_buckets": rateLimitBuckets,
+  "0006_sandbox_versions": sandboxVersions
 })

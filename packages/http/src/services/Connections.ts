@@ -220,7 +220,9 @@ export const layer = Layer.effect(
             key_id: sealed.keyId,
             token_issued: false,
             created_at: now,
-            updated_at: now
+            updated_at: now,
+            sandbox_version: 0,
+            sandbox_fault: null
           }
           yield* repo.insertConnection(pending)
           // The first facility sync decides: active, or error when the login is refused (pending

@@ -3,7 +3,8 @@
  * answers in process from the sandbox emulator, so sandbox traffic runs the real adapters) and one
  * per provider for production connections (a real `HttpClient`). It builds a connection's session
  * from its stored, encrypted login, and keeps each sandbox connection's world: generated from the
- * seed, its change log stored in the database and restored on first use in a process.
+ * seed, kept current with the change log, version and fault stored in the database
+ * (`SandboxState`), whichever process made them.
  *
  * The ports come from the one registration list (`Registry` of `@tracebridge/sandbox`): adding a
  * provider changes nothing here or in any handler.
@@ -19,8 +20,7 @@ import type { HttpClient } from "@effect/platform"
 import { FetchHttpClient } from "@effect/platform"
 import type { ProviderName, ProviderPort, Session } from "@tracebridge/core"
 import { Deadline, ProviderError, ProviderRegistry, Session as Sessions } from "@tracebridge/core"
-import type { World } from "@tracebridge/sandbox"
-import { Faults, Logins, Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
+import { Logins, Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
 import type { Option, Scope } from "effect"
 import { Context, Duration, Effect, Layer } from "effect"
 import * as AppConfig from "../AppConfig.js"
@@ -29,6 +29,7 @@ import type { Connection } from "../persistence/Repo.js"
 import { Repo } from "../persistence/Repo.js"
 import { Crypto } from "./Crypto.js"
 import * as SandboxReadCache from "./SandboxReadCache.js"
+import * as SandboxState from "./SandboxState.js"
 
 /**
  * @since 0.1.0
@@ -49,17 +50,11 @@ export interface Service {
     readonly sandbox: boolean
     readonly credentials: Readonly<Record<string, string>>
   }) => Session.Session
-  /** Restores a sandbox connection's world from its stored change log, once per process. */
-  readonly prepare: (connection: Connection) => Effect.Effect<void>
-  /** Stores the sandbox changes made since the last call (after a write or a scenario). */
-  readonly persist: Effect.Effect<void>
-  /** A sandbox connection's world (call `prepare` first, so that its stored changes are replayed). */
-  readonly world: (connection: Connection) => Effect.Effect<World.World>
   /**
-   * Resets a sandbox connection (DECISIONS "Sandbox reset and faults"): forgets its stored change
-   * log and its fault, so that its next read sees the world as the seed made it.
+   * Sandbox connections' state, shared through the database by every process: reads and writes
+   * run on a world current with the stored log, faults and resets (`SandboxState`).
    */
-  readonly reset: (connection: Connection) => Effect.Effect<void>
+  readonly state: SandboxState.Service
   /** The upstream deadline of a `/v1` request (`TRACEBRIDGE_UPSTREAM_DEADLINE_SECONDS`). */
   readonly deadline: Duration.Duration
   /**
@@ -88,11 +83,6 @@ const sandboxCredentials = (
 ): Readonly<Record<string, string>> => {
   const installed = Registry.installed.get(provider)
   return installed === undefined ? credentials : installed.logins.scope(credentials, key)
-}
-
-const connectionOfLogin = (login: string): string | undefined => {
-  const tilde = login.lastIndexOf("~")
-  return tilde < 0 ? undefined : login.slice(tilde + 1)
 }
 
 /**
@@ -152,16 +142,6 @@ export const layer = Layer.scoped(
       yield* Effect.orDie(portsWith(FetchHttpClient.layer, (module) => module.production))
     )
 
-    const pending: Array<{ readonly connection: string; readonly change: Sandbox.Change; readonly at: number }> = []
-    sandbox.subscribe((event) => {
-      const login = event.key.split("|")[2] ?? ""
-      const connection = connectionOfLogin(login)
-      const change = sandbox.log(event.key).at(-1)
-      if (connection !== undefined && change !== undefined) pending.push({ connection, change, at: event.at })
-    })
-    const restored = new Set<string>()
-    const nextSeq = new Map<string, number>()
-
     // The world a stored sandbox login opens (as its emulator keys it).
     const loginOf = (connection: Connection, credentials: Readonly<Record<string, string>>) => {
       const scoped = sandboxCredentials(connection.provider, credentials, connection.id)
@@ -218,61 +198,7 @@ export const layer = Layer.scoped(
           return session
         }),
       draftSession,
-      prepare: (connection) =>
-        Effect.gen(function*() {
-          if (!connection.is_sandbox || restored.has(connection.id) || connection.credentials === null) return
-          restored.add(connection.id)
-          const provider = connection.provider as ProviderName.ProviderName
-          const state = connection.state as ProviderName.UsState
-          const login = loginOf(connection, decrypt(connection))
-          const stored = yield* repo.listSandboxChanges(connection.id)
-          if (stored.length === 0 || sandbox.has(provider, state, login)) return
-          const world = sandbox.world(provider, state, login)
-          sandbox.restore(world, stored.map((c) => JSON.parse(c.change) as Sandbox.Change))
-        }),
-      persist: Effect.gen(function*() {
-        while (pending.length > 0) {
-          const next = pending.shift()!
-          // The next sequence number: read from the stored log once per connection and process,
-          // then counted here (the log only grows, and only this process writes a sandbox world).
-          let seq = nextSeq.get(next.connection)
-          if (seq === undefined) seq = (yield* repo.listSandboxChanges(next.connection)).length + 1
-          yield* repo.appendSandboxChange({
-            connection_id: next.connection,
-            seq,
-            change: JSON.stringify(next.change),
-            created_at: next.at
-          })
-          nextSeq.set(next.connection, seq + 1)
-        }
-      }),
-      reset: (connection) =>
-        Effect.gen(function*() {
-          // the stored log first: if that fails, nothing in memory has changed
-          yield* repo.deleteSandboxChanges(connection.id)
-          if (connection.credentials === null) return
-          const key = Sandbox.keyOf(
-            connection.provider as ProviderName.ProviderName,
-            connection.state as ProviderName.UsState,
-            loginOf(connection, decrypt(connection))
-          )
-          Faults.set(sandbox, key, null)
-          sandbox.reset(key)
-          nextSeq.delete(connection.id)
-          for (let i = pending.length - 1; i >= 0; i--) {
-            if (pending[i]!.connection === connection.id) pending.splice(i, 1)
-          }
-          // nothing is left to replay
-          restored.add(connection.id)
-        }),
-      world: (connection) =>
-        Effect.sync(() =>
-          sandbox.world(
-            connection.provider as ProviderName.ProviderName,
-            connection.state as ProviderName.UsState,
-            loginOf(connection, decrypt(connection))
-          )
-        ),
+      state: SandboxState.make({ repo, sandbox, loginOf: (connection) => loginOf(connection, decrypt(connection)) }),
       deadline,
       upstream: (provider, call) =>
         Deadline.within(call, {

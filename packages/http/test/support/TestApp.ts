@@ -3,14 +3,14 @@ import type { HttpClientResponse } from "@effect/platform"
 import { Bootstrap, Http, Server } from "@tracebridge/http"
 import { Effect, Layer, Option } from "effect"
 import { Repo } from "../../src/persistence/Repo.js"
-import * as RepoMemory from "../../src/persistence/RepoMemory.js"
 import * as Crypto from "../../src/services/Crypto.js"
+import * as TestDatabase from "./TestDatabase.js"
 
-/** The whole service on a test server, over an in-memory repository. */
+/** The whole service on a test server, on SQLite in a temporary file. */
 export const TestApp = Http.HttpLive.pipe(
   Layer.provideMerge(Server.layerTest),
   Layer.provideMerge(Crypto.layerTest),
-  Layer.provideMerge(RepoMemory.layer)
+  Layer.provideMerge(TestDatabase.layer)
 )
 
 export interface Json {
@@ -119,6 +119,13 @@ export const linkSandbox = (
 
 export { Repo }
 
+/** A connection's stored sandbox change log (none for an unknown connection). */
+export const storedChanges = (connectionId: string) =>
+  Effect.flatMap(
+    Repo,
+    (repo) => Effect.map(repo.sandboxLog(connectionId, 0), (log) => Option.isSome(log) ? log.value.changes : [])
+  )
+
 /** Stores a production connection of an organisation directly (no state system to link to in tests). */
 export const insertProductionConnection = (organisationId: string, id: string) =>
   Effect.flatMap(Repo, (repo) =>
@@ -134,5 +141,7 @@ export const insertProductionConnection = (organisationId: string, id: string) =
       key_id: null,
       token_issued: false,
       created_at: 0,
-      updated_at: 0
+      updated_at: 0,
+      sandbox_version: 0,
+      sandbox_fault: null
     }))
