@@ -18,13 +18,15 @@ import { PgClient, PgMigrator } from "@effect/sql-pg"
 import type { Client as SdkClient, Transaction as SdkTransaction, TransactionMode } from "@libsql/client"
 import { createClient } from "@libsql/client"
 import { Config, ConfigError, Effect, Either, Layer, Redacted } from "effect"
+import NativeDatabase from "libsql"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { pathToFileURL } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { loader } from "./migrations.js"
-import type { Repo } from "./Repo.js"
+import { Repo } from "./Repo.js"
 import * as RepoSql from "./RepoSql.js"
+import * as RowCache from "./RowCache.js"
 
 /**
  * What building a database layer can fail with: a bad configuration, an unreachable database,
@@ -125,6 +127,26 @@ const keptConnections = (url: string) =>
   )
 
 /**
+ * `PRAGMA data_version` on a connection of its own, prepared once: it changes whenever another
+ * connection commits (`RowCache`'s check, a few microseconds, synchronous).
+ */
+const changeCounter = (url: string) =>
+  Effect.map(
+    Effect.acquireRelease(
+      Effect.sync(() => new NativeDatabase(fileURLToPath(url))),
+      (db) => Effect.sync(() => db.close())
+    ),
+    (db) => {
+      const statement = db.prepare("PRAGMA data_version").raw(true)
+      return () => {
+        const row = statement.get()
+        // NaN never equals the last version: an unreadable counter empties the cache
+        return Array.isArray(row) ? Number(row[0]) : Number.NaN
+      }
+    }
+  )
+
+/**
  * The embedded database in write-ahead-log mode (`PRAGMA journal_mode = WAL`, kept in the file, so
  * every later connection uses it too), with `synchronous` left at `FULL`: a commit is still on disk
  * before it returns (one fsync of the log, where the default rollback journal takes several and
@@ -140,7 +162,8 @@ const writeAheadLog = Layer.effectDiscard(
 )
 
 /**
- * `Repo` on SQLite (libsql) in the file `file` (its folder is created), migrated.
+ * `Repo` on SQLite (libsql) in the file `file` (its folder is created), migrated, with the auth rows
+ * kept by `RowCache` (checked against `PRAGMA data_version` on every read).
  *
  * `":memory:"` gives a private database in a temporary file removed when the layer is released:
  * libsql's own `:memory:` mode opens a fresh, empty database after every transaction, so it
@@ -154,7 +177,10 @@ export const layerSqlite = (file: string): Layer.Layer<Repo, DatabaseError> =>
     Effect.gen(function*() {
       const url = yield* sqliteFile(file === ":memory:" ? yield* temporaryFile : file)
       const liveClient = yield* keptConnections(url)
-      return RepoSql.layer.pipe(
+      const dataVersion = yield* changeCounter(url)
+      const cached = Layer.effect(Repo, Effect.map(Repo, (repo) => RowCache.wrap(repo, dataVersion)))
+      return cached.pipe(
+        Layer.provide(RepoSql.layer),
         Layer.provide(LibsqlMigrator.layer({ loader })),
         Layer.provide(writeAheadLog),
         Layer.provide(LibsqlClient.layer({ liveClient }))
