@@ -9,7 +9,7 @@
 import type { ConfigError } from "effect"
 import { Clock, Effect, Option, Redacted } from "effect"
 import * as AppConfig from "./AppConfig.js"
-import { Repo } from "./persistence/Repo.js"
+import { Accounts } from "./persistence/Accounts.js"
 import * as Crypto from "./services/Crypto.js"
 
 /**
@@ -20,10 +20,10 @@ import * as Crypto from "./services/Crypto.js"
  */
 export const createOrganisation = (name: string, plan: "sandbox" | "production" = "sandbox") =>
   Effect.gen(function*() {
-    const repo = yield* Repo
+    const accounts = yield* Accounts
     const now = yield* Clock.currentTimeMillis
     const organisation = { id: Crypto.id("org_"), name, plan, created_at: now }
-    yield* repo.insertOrganisation(organisation)
+    yield* accounts.insertOrganisation(organisation)
     return organisation
   })
 
@@ -35,11 +35,11 @@ export const createOrganisation = (name: string, plan: "sandbox" | "production" 
  */
 export const createClient = (organisationId: string, fixed?: { readonly id: string; readonly secret: string }) =>
   Effect.gen(function*() {
-    const repo = yield* Repo
+    const accounts = yield* Accounts
     const now = yield* Clock.currentTimeMillis
     const id = fixed?.id ?? Crypto.id("tb_client_")
     const secret = fixed?.secret ?? Crypto.token("tb_secret_")
-    yield* repo.insertClient({
+    yield* accounts.insertClient({
       id,
       organisation_id: organisationId,
       secret_hash: Crypto.hash(secret),
@@ -70,9 +70,9 @@ export interface FirstStart {
  * @since 0.1.0
  * @category operations
  */
-export const firstStart: Effect.Effect<Option.Option<FirstStart>, ConfigError.ConfigError, Repo> = Effect.gen(
+export const firstStart: Effect.Effect<Option.Option<FirstStart>, ConfigError.ConfigError, Accounts> = Effect.gen(
   function*() {
-    const repo = yield* Repo
+    const accounts = yield* Accounts
     const fixed = yield* AppConfig.bootstrapClient
     const secret = Option.map(fixed.secret, Redacted.value)
     const secretSource = Option.isSome(secret) ? "environment" as const : "generated" as const
@@ -82,12 +82,13 @@ export const firstStart: Effect.Effect<Option.Option<FirstStart>, ConfigError.Co
         (client): FirstStart => ({ ...client, secretSource })
       )
     if (Option.isSome(fixed.id)) {
-      const existing = yield* repo.getClient(fixed.id.value)
+      const existing = yield* accounts.getClient(fixed.id.value)
       if (Option.isSome(existing)) return Option.none()
-      const organisation = (yield* repo.listOrganisations())[0] ?? (yield* createOrganisation("Sandbox organisation"))
+      const organisation = (yield* accounts.listOrganisations())[0] ??
+        (yield* createOrganisation("Sandbox organisation"))
       return Option.some(yield* create(organisation.id, fixed.id.value))
     }
-    if ((yield* repo.listOrganisations()).length > 0) return Option.none()
+    if ((yield* accounts.listOrganisations()).length > 0) return Option.none()
     const organisation = yield* createOrganisation("Sandbox organisation")
     return Option.some(yield* create(organisation.id, Crypto.id("tb_client_")))
   }

@@ -1,7 +1,7 @@
 /**
  * The served API: the contract's handlers, the request-id and error middleware, the OpenAPI
  * document at `/v1/openapi.json` and the offline docs page at `/docs`. The HTTP server is provided
- * by `main.ts` (or by tests); the repository and the encryption key by the caller.
+ * by `main.ts` (or by tests); the stores (`Database.Persistence`) and the encryption key by the caller.
  *
  * @since 0.1.0
  */
@@ -31,7 +31,8 @@ import { HttpSystemLive } from "./handlers/SystemHttp.js"
 import { HttpWebhooksLive } from "./handlers/WebhooksHttp.js"
 import * as Idempotency from "./Idempotency.js"
 import * as Limits from "./Limits.js"
-import { Repo } from "./persistence/Repo.js"
+import type { Persistence } from "./persistence/Database.js"
+import { IdempotencyStore } from "./persistence/IdempotencyStore.js"
 import * as RateLimit from "./RateLimit.js"
 import * as RequestId from "./RequestId.js"
 import * as RequestLog from "./RequestLog.js"
@@ -123,9 +124,9 @@ const RequestMiddleware = HttpApiBuilder.middleware(
   Effect.gen(function*() {
     const limiter = yield* RateLimit.RateLimiter
     const auth = yield* Auth.Auth
-    const repo = yield* Repo
+    const idempotencyKeys = yield* IdempotencyStore
     const crypto = yield* Crypto
-    return (app: HttpApp.Default) => requestMiddleware(app, limiter, auth, repo, crypto)
+    return (app: HttpApp.Default) => requestMiddleware(app, limiter, auth, idempotencyKeys, crypto)
   })
 )
 
@@ -133,7 +134,7 @@ const requestMiddleware = (
   app: HttpApp.Default,
   limiter: RateLimit.Service,
   auth: Auth.Service,
-  repo: Repo["Type"],
+  idempotencyKeys: IdempotencyStore["Type"],
   crypto: Crypto["Type"]
 ) =>
   Effect.gen(function*() {
@@ -180,7 +181,7 @@ const requestMiddleware = (
         checked,
         scope,
         exit === undefined || token === undefined ? run : Effect.locally(run, authenticated, { token, exit }),
-        repo,
+        idempotencyKeys,
         crypto
       )
     })
@@ -329,7 +330,7 @@ const workerLive = (options: Options) =>
   }))
 
 /**
- * The API implementation, without a server (needs the repository and the encryption key).
+ * The API implementation, without a server (needs the stores and the encryption key).
  *
  * @since 0.1.0
  * @category layers
@@ -387,7 +388,7 @@ export const makeHttpLive = (options: Options = {}) =>
     | Providers.Providers
     | Connections.Connections,
     never,
-    Repo | Crypto | HttpServer.HttpServer
+    Persistence | Crypto | HttpServer.HttpServer
   >
 
 /**
@@ -396,4 +397,4 @@ export const makeHttpLive = (options: Options = {}) =>
  * @since 0.1.0
  * @category layers
  */
-export const HttpLive: Layer.Layer<never, never, Repo | Crypto | HttpServer.HttpServer> = makeHttpLive()
+export const HttpLive: Layer.Layer<never, never, Persistence | Crypto | HttpServer.HttpServer> = makeHttpLive()

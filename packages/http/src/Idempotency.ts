@@ -31,7 +31,7 @@ import type { HttpServerRequest } from "@effect/platform"
 import { Clock, Effect, FiberRef, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
 import * as Errors from "./Errors.js"
-import type { Repo } from "./persistence/Repo.js"
+import type * as IdempotencyStore from "./persistence/IdempotencyStore.js"
 import type { Crypto } from "./services/Crypto.js"
 
 /**
@@ -158,7 +158,7 @@ interface Pending {
   readonly scope: string
   readonly key: string
   readonly fingerprint: string
-  readonly repo: Repo["Type"]
+  readonly keys: IdempotencyStore.Service
   readonly crypto: Crypto["Type"]
   claimed: boolean
 }
@@ -177,7 +177,7 @@ class ShortCircuit {
 const claim = (p: Pending): Effect.Effect<void> =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
-    const claimed = yield* p.repo.claimIdempotencyKey({
+    const claimed = yield* p.keys.claimIdempotencyKey({
       scope: p.scope,
       idem_key: p.key,
       fingerprint: p.fingerprint,
@@ -191,7 +191,7 @@ const claim = (p: Pending): Effect.Effect<void> =>
       p.claimed = true
       return
     }
-    const existing = yield* p.repo.getIdempotencyKey(p.scope, p.key, now)
+    const existing = yield* p.keys.getIdempotencyKey(p.scope, p.key, now)
     if (Option.isSome(existing) && existing.value.fingerprint !== p.fingerprint) {
       return yield* Effect.die(
         new ShortCircuit(
@@ -245,7 +245,7 @@ export const handle = <E, R>(
   request: HttpServerRequest.HttpServerRequest,
   scope: string | undefined,
   run: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
-  repo: Repo["Type"],
+  keys: IdempotencyStore.Service,
   crypto: Crypto["Type"]
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, E | Errors.HttpError, R> =>
   Effect.gen(function*() {
@@ -262,11 +262,11 @@ export const handle = <E, R>(
     }
     const body = yield* Effect.orElseSucceed(request.text, () => "")
     const fingerprint = createHash("sha256").update(`${request.method}\n${request.url}\n${body}`).digest("hex")
-    const p: Pending = { scope, key, fingerprint, repo, crypto, claimed: false }
+    const p: Pending = { scope, key, fingerprint, keys, crypto, claimed: false }
     const store = (stored: Stored | undefined) => {
-      if (stored === undefined) return repo.releaseIdempotencyKey(scope, key)
+      if (stored === undefined) return keys.releaseIdempotencyKey(scope, key)
       const sealed = crypto.encrypt(JSON.stringify(stored))
-      return repo.completeIdempotencyKey(scope, key, sealed.ciphertext, sealed.keyId)
+      return keys.completeIdempotencyKey(scope, key, sealed.ciphertext, sealed.keyId)
     }
     return yield* Effect.locally(run, pending, p).pipe(
       Effect.onExit((exit) => {
@@ -275,7 +275,7 @@ export const handle = <E, R>(
         const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
         return isHttpError(failure)
           ? Effect.flatMap(errorResponse(failure), store)
-          : repo.releaseIdempotencyKey(scope, key)
+          : keys.releaseIdempotencyKey(scope, key)
       }),
       Effect.catchSomeDefect((defect) =>
         defect instanceof ShortCircuit

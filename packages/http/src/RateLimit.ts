@@ -7,9 +7,9 @@
  *
  * - `memory`: in this process (`make`). With several processes each has its own buckets, so a
  *   client gets up to N times the limit.
- * - `database`: in the `rate_limit_buckets` table of the repository (`makeDatabase`), shared by
+ * - `database`: in the `rate_limit_buckets` table of the database (`makeDatabase`), shared by
  *   every process on the same database: each take is one atomic statement
- *   (`Repo.takeRateToken`). Idle full buckets are deleted at most once a minute.
+ *   (`RateBuckets.takeRateToken`). Idle full buckets are deleted at most once a minute.
  *
  * The default is `database` when `DATABASE_URL` is set (Postgres), else `memory`. If the
  * database cannot be reached the limiter fails open: the request is never refused for that, it is
@@ -26,7 +26,8 @@
  */
 import { Cause, Clock, Config, Context, Effect, Layer, Option } from "effect"
 import * as Database from "./persistence/Database.js"
-import { Repo } from "./persistence/Repo.js"
+import type * as RateBucketsStore from "./persistence/RateBuckets.js"
+import { RateBuckets } from "./persistence/RateBuckets.js"
 
 /**
  * @since 0.1.0
@@ -55,7 +56,7 @@ export const config: Config.Config<Settings> = Config.all({
 })
 
 /**
- * Where the buckets live: this process, or the repository's database (shared by processes).
+ * Where the buckets live: this process, or the database (shared by processes).
  *
  * @since 0.1.0
  * @category config
@@ -169,18 +170,18 @@ export const make = (settings: Settings): Service => {
 const DROP_EVERY = 60_000
 
 /**
- * A limiter whose buckets live in the repository (`Repo.takeRateToken`), shared by every process
+ * A limiter whose buckets live in the database (`RateBuckets.takeRateToken`), shared by every process
  * on the same database. Every `DROP_EVERY` (a minute) of Clock time, one take also deletes the
  * buckets idle for `burst / rate` seconds (they are full: deleting them changes nothing).
  *
- * Fails open: when the repository fails (a defect: the database is down, say), the request is
+ * Fails open: when the store fails (a defect: the database is down, say), the request is
  * counted in an in-process bucket (`make`) instead, so the API stays up and is still limited
  * per process. A warning is logged on the first failure after a success, not on every request.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const makeDatabase = (settings: Settings, repo: Repo["Type"]): Service => {
+export const makeDatabase = (settings: Settings, buckets: RateBucketsStore.Service): Service => {
   const fallback = make(settings)
   const idleMillis = Math.ceil(settings.burst / settings.rate * 1000)
   let nextDrop = Number.NEGATIVE_INFINITY
@@ -189,7 +190,7 @@ export const makeDatabase = (settings: Settings, repo: Repo["Type"]): Service =>
     if (now < nextDrop) return Effect.void
     nextDrop = now + DROP_EVERY
     return Effect.catchAllDefect(
-      repo.dropRateBuckets(now - idleMillis),
+      buckets.dropRateBuckets(now - idleMillis),
       (defect) => Effect.logWarning("rate limit: could not delete idle buckets", Cause.die(defect))
     )
   }
@@ -199,7 +200,7 @@ export const makeDatabase = (settings: Settings, repo: Repo["Type"]): Service =>
       Effect.flatMap(
         Clock.currentTimeMillis,
         (now) =>
-          repo.takeRateToken(key, { rate: settings.rate, burst: settings.burst, now }).pipe(
+          buckets.takeRateToken(key, { rate: settings.rate, burst: settings.burst, now }).pipe(
             Effect.map(({ allowed, tokens }) => {
               failing = false
               return decide(settings, allowed, tokens)
@@ -220,17 +221,17 @@ export const makeDatabase = (settings: Settings, repo: Repo["Type"]): Service =>
 
 /**
  * The limiter configured from the environment: `TRACEBRIDGE_RATE_LIMIT_*`, with the store from
- * `storeConfig` (the database store uses the `Repo` in context).
+ * `storeConfig` (the database store uses the `RateBuckets` in context).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<RateLimiter, never, Repo> = Layer.effect(
+export const layer: Layer.Layer<RateLimiter, never, RateBuckets> = Layer.effect(
   RateLimiter,
   Effect.gen(function*() {
     const settings = yield* Effect.orDie(config)
     const store = yield* Effect.orDie(storeConfig)
-    return store === "database" ? makeDatabase(settings, yield* Repo) : make(settings)
+    return store === "database" ? makeDatabase(settings, yield* RateBuckets) : make(settings)
   })
 )
 
@@ -244,13 +245,13 @@ export const layerWith = (settings: Partial<Settings>): Layer.Layer<RateLimiter>
   Layer.succeed(RateLimiter, make({ rate: 100, burst: 200, enabled: true, ...settings }))
 
 /**
- * A database limiter with fixed settings over the `Repo` in context (tests).
+ * A database limiter with fixed settings over the `RateBuckets` in context (tests).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerDatabaseWith = (settings: Partial<Settings>): Layer.Layer<RateLimiter, never, Repo> =>
+export const layerDatabaseWith = (settings: Partial<Settings>): Layer.Layer<RateLimiter, never, RateBuckets> =>
   Layer.effect(
     RateLimiter,
-    Effect.map(Repo, (repo) => makeDatabase({ rate: 100, burst: 200, enabled: true, ...settings }, repo))
+    Effect.map(RateBuckets, (buckets) => makeDatabase({ rate: 100, burst: 200, enabled: true, ...settings }, buckets))
   )

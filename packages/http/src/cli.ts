@@ -16,8 +16,9 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
 import * as Bootstrap from "./Bootstrap.js"
+import { Accounts } from "./persistence/Accounts.js"
+import { ConnectionStore } from "./persistence/ConnectionStore.js"
 import * as Database from "./persistence/Database.js"
-import { Repo } from "./persistence/Repo.js"
 import * as Crypto from "./services/Crypto.js"
 import * as KeyRotation from "./services/KeyRotation.js"
 
@@ -27,7 +28,8 @@ const usage =
   "usage: tracebridge-admin create-org <name> [--plan sandbox|production] | create-client <organisation_id> | set-plan <organisation_id> sandbox|production | list-orgs | list-connections <organisation_id> | reencrypt"
 
 const program = Effect.gen(function*() {
-  const repo = yield* Repo
+  const accounts = yield* Accounts
+  const connectionStore = yield* ConnectionStore
   switch (command) {
     case "create-org": {
       const name = args[0]
@@ -39,7 +41,7 @@ const program = Effect.gen(function*() {
     }
     case "create-client": {
       const id = args[0]
-      if (id === undefined || Option.isNone(yield* repo.getOrganisation(id))) {
+      if (id === undefined || Option.isNone(yield* accounts.getOrganisation(id))) {
         return yield* Effect.fail(`no organisation ${id ?? ""}`)
       }
       const client = yield* Bootstrap.createClient(id)
@@ -49,16 +51,16 @@ const program = Effect.gen(function*() {
     case "set-plan": {
       const [id, plan] = args
       if (id === undefined || (plan !== "sandbox" && plan !== "production")) return yield* Effect.fail(usage)
-      if (!(yield* repo.setPlan(id, plan))) return yield* Effect.fail(`no organisation ${id}`)
+      if (!(yield* accounts.setPlan(id, plan))) return yield* Effect.fail(`no organisation ${id}`)
       return yield* out(`${id}\t${plan}`)
     }
     case "list-orgs":
-      for (const o of yield* repo.listOrganisations()) yield* out(`${o.id}\t${o.name}\t${o.plan}`)
+      for (const o of yield* accounts.listOrganisations()) yield* out(`${o.id}\t${o.name}\t${o.plan}`)
       return
     case "list-connections": {
       const id = args[0]
       if (id === undefined) return yield* Effect.fail(usage)
-      const { items } = yield* repo.listConnections(id, 0, 10_000)
+      const { items } = yield* connectionStore.listConnections(id, 0, 10_000)
       for (const c of items) {
         yield* out(
           `${c.id}\t${c.provider}\t${c.state}\t${c.status}\t${c.is_sandbox ? "sandbox" : "production"}\t${

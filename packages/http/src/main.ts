@@ -53,7 +53,8 @@ const AppLive = HttpLive.pipe(
   Layer.provide(ServerLive),
   Layer.provide(BootstrapLive),
   Layer.provideMerge(Crypto.layer),
-  // The configured database, with the short read cache for tokens, organisations and connections.
+  // The configured database's stores (`Database.Persistence`), with the read cache for tokens, organisations
+  // and connections on SQLite.
   Layer.provideMerge(Database.layer)
 )
 

@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Bootstrap } from "@tracebridge/http"
 import { ConfigProvider, Effect, Option } from "effect"
-import { Repo } from "../src/persistence/Repo.js"
+import { Accounts } from "../src/persistence/Accounts.js"
 import * as Crypto from "../src/services/Crypto.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
@@ -16,7 +16,7 @@ const withEnv = (env: Record<string, string>) =>
 /** Whether the stored client `id` accepts `secret`. */
 const accepts = (id: string, secret: string) =>
   Effect.map(
-    Effect.flatMap(Repo, (repo) => repo.getClient(id)),
+    Effect.flatMap(Accounts, (accounts) => accounts.getClient(id)),
     (client) => Option.isSome(client) && Crypto.matches(secret, client.value.secret_hash)
   )
 

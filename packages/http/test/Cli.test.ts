@@ -2,8 +2,11 @@
  * The operator CLI, as an operator runs it (the built `dist/cli.js`), against a fresh data folder.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { Accounts } from "@tracebridge/http/persistence/Accounts"
+import { ConnectionStore } from "@tracebridge/http/persistence/ConnectionStore"
 import * as Database from "@tracebridge/http/persistence/Database"
-import { Repo } from "@tracebridge/http/persistence/Repo"
+import { IdempotencyStore } from "@tracebridge/http/persistence/IdempotencyStore"
+import { WebhookStore } from "@tracebridge/http/persistence/WebhookStore"
 import * as Crypto from "@tracebridge/http/services/Crypto"
 import { Effect, Option } from "effect"
 import { spawnSync } from "node:child_process"
@@ -49,13 +52,16 @@ describe("Cli reencrypt", () => {
 
   const seed = (file: string, key: Buffer, connectionId: string, withEndpoint: boolean) =>
     Effect.gen(function*() {
-      const repo = yield* Repo
+      const accounts = yield* Accounts
+      const connectionStore = yield* ConnectionStore
+      const webhookStore = yield* WebhookStore
+      const idempotencyStore = yield* IdempotencyStore
       const crypto = Crypto.make([key])
-      if (Option.isNone(yield* repo.getOrganisation("org_rot"))) {
-        yield* repo.insertOrganisation({ id: "org_rot", name: "Rotation", plan: "sandbox", created_at: now })
+      if (Option.isNone(yield* accounts.getOrganisation("org_rot"))) {
+        yield* accounts.insertOrganisation({ id: "org_rot", name: "Rotation", plan: "sandbox", created_at: now })
       }
       const sealed = crypto.encrypt(login)
-      yield* repo.insertConnection({
+      yield* connectionStore.insertConnection({
         id: connectionId,
         organisation_id: "org_rot",
         provider: "provider_a",
@@ -74,7 +80,7 @@ describe("Cli reencrypt", () => {
       if (!withEndpoint) return
       const secret = crypto.encrypt(whsec)
       const previous = crypto.encrypt(whsecOld)
-      yield* repo.insertWebhookEndpoint({
+      yield* webhookStore.insertWebhookEndpoint({
         id: "wh_rot",
         organisation_id: "org_rot",
         url: "https://example.com/hook",
@@ -91,7 +97,7 @@ describe("Cli reencrypt", () => {
       })
       // A completed idempotency key: its stored response holds a once-shown secret.
       const stored = crypto.encrypt(replayed)
-      yield* repo.claimIdempotencyKey({
+      yield* idempotencyStore.claimIdempotencyKey({
         scope: "org_rot",
         idem_key: "rotation key/1",
         fingerprint: "f".repeat(64),
@@ -101,16 +107,18 @@ describe("Cli reencrypt", () => {
         created_at: now,
         expires_at: now + 86_400_000
       })
-      yield* repo.completeIdempotencyKey("org_rot", "rotation key/1", stored.ciphertext, stored.keyId)
+      yield* idempotencyStore.completeIdempotencyKey("org_rot", "rotation key/1", stored.ciphertext, stored.keyId)
     }).pipe(Effect.provide(Database.layerSqlite(file)), Effect.orDie)
 
   const read = (file: string, keys: ReadonlyArray<Buffer>) =>
     Effect.gen(function*() {
-      const repo = yield* Repo
+      const connectionStore = yield* ConnectionStore
+      const webhookStore = yield* WebhookStore
+      const idempotencyStore = yield* IdempotencyStore
       const crypto = Crypto.make(keys)
-      const connection = Option.getOrThrow(yield* repo.getConnection("conn_a"))
-      const endpoint = Option.getOrThrow(yield* repo.getWebhookEndpoint("wh_rot"))
-      const idempotent = Option.getOrThrow(yield* repo.getIdempotencyKey("org_rot", "rotation key/1", now))
+      const connection = Option.getOrThrow(yield* connectionStore.getConnection("conn_a"))
+      const endpoint = Option.getOrThrow(yield* webhookStore.getWebhookEndpoint("wh_rot"))
+      const idempotent = Option.getOrThrow(yield* idempotencyStore.getIdempotencyKey("org_rot", "rotation key/1", now))
       return {
         keyIds: [connection.key_id, endpoint.key_id, endpoint.previous_key_id, idempotent.key_id],
         plain: [

@@ -12,7 +12,8 @@ import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type Browser, chromium, type Page } from "playwright-core"
-import { Repo } from "../src/persistence/Repo.js"
+import { ConnectionStore } from "../src/persistence/ConnectionStore.js"
+import { LinkTokens } from "../src/persistence/LinkTokens.js"
 import * as Crypto from "../src/services/Crypto.js"
 import { call, signIn, TestApp } from "./support/TestApp.js"
 
@@ -172,11 +173,11 @@ describe.sequential("Connect widget in Chromium", () => {
     Effect.gen(function*() {
       const { integrator, me, page } = yield* setup
       const live = yield* linkToken(me.access)
-      const repo = yield* Repo
-      const stored = Option.getOrThrow(yield* repo.getLinkToken(Crypto.hash(live)))
+      const linkTokens = yield* LinkTokens
+      const stored = Option.getOrThrow(yield* linkTokens.getLinkToken(Crypto.hash(live)))
       // the same request's link token, expired (stored rows are never overwritten: a new one)
       const token = Crypto.token("link-sandbox-")
-      yield* repo.insertLinkToken({ ...stored, hash: Crypto.hash(token), expires_at: 0 })
+      yield* linkTokens.insertLinkToken({ ...stored, hash: Crypto.hash(token), expires_at: 0 })
       yield* act(() => page.goto(`${integrator.origin}/?token=${encodeURIComponent(token)}`))
       yield* act(() => page.getByRole("button", { name: "Link account" }).click())
       const frame = page.frameLocator("iframe[title='Tracebridge Connect']")
@@ -227,8 +228,8 @@ describe.sequential("Connect widget in Chromium", () => {
           json: { public_token: created.body.data.public_token }
         })
         const id = exchanged.body.data.connection_id as string
-        const repo = yield* Repo
-        yield* repo.updateConnection(id, { status: "error" }) // as after connection_login_required
+        const connectionStore = yield* ConnectionStore
+        yield* connectionStore.updateConnection(id, { status: "error" }) // as after connection_login_required
         assert.strictEqual(
           (yield* call("GET", `/v1/connections/${id}`, { token: me.access })).body.data.status,
           "error"

@@ -8,7 +8,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Http, Idempotency, RateLimit } from "@tracebridge/http"
 import { Deferred, Effect, Fiber, Layer, Option, Ref, TestClock } from "effect"
-import { Repo } from "../src/persistence/Repo.js"
+import { IdempotencyStore } from "../src/persistence/IdempotencyStore.js"
 import * as Crypto from "../src/services/Crypto.js"
 import { call, signIn } from "./support/TestApp.js"
 import * as TestDatabase from "./support/TestDatabase.js"
@@ -159,25 +159,31 @@ const handle = (
   run: Effect.Effect<HttpServerResponse.HttpServerResponse>
 ) =>
   Effect.gen(function*() {
-    const repo = yield* Repo
+    const idempotencyStore = yield* IdempotencyStore
     const crypto = yield* Crypto.Crypto
     // The handler authorises, then says so: only then is the key claimed or replayed.
-    return yield* Idempotency.handle(req, "org_1", Effect.zipRight(Idempotency.authorised, run), repo, crypto)
+    return yield* Idempotency.handle(
+      req,
+      "org_1",
+      Effect.zipRight(Idempotency.authorised, run),
+      idempotencyStore,
+      crypto
+    )
   })
 
 describe("Idempotency.handle", () => {
   it.effect("a request refused before its handler's authorisation claims, stores and replays nothing", () =>
     Effect.gen(function*() {
-      const repo = yield* Repo
+      const idempotencyStore = yield* IdempotencyStore
       const crypto = yield* Crypto.Crypto
       const runs = yield* Ref.make(0)
       const refused = Effect.zipRight(
         Ref.update(runs, (n) => n + 1),
         Effect.orDie(HttpServerResponse.json({ refused: true }, { status: 403 }))
       )
-      const first = yield* Idempotency.handle(request("ka"), "org_1", refused, repo, crypto)
+      const first = yield* Idempotency.handle(request("ka"), "org_1", refused, idempotencyStore, crypto)
       assert.strictEqual(first.status, 403)
-      assert.isTrue(Option.isNone(yield* repo.getIdempotencyKey("org_1", "ka", 0)))
+      assert.isTrue(Option.isNone(yield* idempotencyStore.getIdempotencyKey("org_1", "ka", 0)))
       // the same key then runs as new once authorised, and is replayed after that
       const ok = Effect.orDie(HttpServerResponse.json({ ok: true }, { status: 201 }))
       const second = yield* handle(request("ka"), ok)
@@ -247,8 +253,8 @@ describe("Idempotency.handle", () => {
       const secret = "whsec_plaintextsecretvalue"
       const run = Effect.orDie(HttpServerResponse.json({ secret }, { status: 201 }))
       const first = yield* handle(request("ks"), run)
-      const repo = yield* Repo
-      const row = yield* repo.getIdempotencyKey("org_1", "ks", 0)
+      const idempotencyStore = yield* IdempotencyStore
+      const row = yield* idempotencyStore.getIdempotencyKey("org_1", "ks", 0)
       assert.isTrue(Option.isSome(row))
       const stored = Option.getOrThrow(row)
       assert.strictEqual(stored.state, "completed")

@@ -10,7 +10,7 @@ import { Http, RateLimit } from "@tracebridge/http"
 import * as Database from "@tracebridge/http/persistence/Database"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
-import { Repo } from "../src/persistence/Repo.js"
+import { RateBuckets } from "../src/persistence/RateBuckets.js"
 import * as Crypto from "../src/services/Crypto.js"
 import { freshSchema, testDatabaseUrl } from "./support/PgSchema.js"
 import { call, signIn } from "./support/TestApp.js"
@@ -95,18 +95,18 @@ describe("Rate limit shared through Postgres", () => {
       Effect.gen(function*() {
         const database = yield* freshSchemaHere
         const check = Effect.gen(function*() {
-          const repo = yield* Repo
+          const rateBuckets = yield* RateBuckets
           const bucket = { burst: 2, rate: 0.5 }
-          const take = (now: number) => repo.takeRateToken("client_clock", { ...bucket, now })
+          const take = (now: number) => rateBuckets.takeRateToken("client_clock", { ...bucket, now })
           assert.deepStrictEqual(yield* take(1_767_225_600_000), { allowed: true, tokens: 1 })
           assert.deepStrictEqual(yield* take(1_767_225_600_000), { allowed: true, tokens: 0 })
           assert.deepStrictEqual(yield* take(1_767_225_599_000), { allowed: false, tokens: 0 })
           assert.deepStrictEqual(yield* take(1_767_225_601_000), { allowed: false, tokens: 0.5 })
           assert.deepStrictEqual(yield* take(1_767_225_602_000), { allowed: true, tokens: 0 })
           assert.deepStrictEqual(yield* take(1_767_225_700_000), { allowed: true, tokens: 1 })
-          yield* repo.dropRateBuckets(1_767_225_700_000)
+          yield* rateBuckets.dropRateBuckets(1_767_225_700_000)
           assert.deepStrictEqual(yield* take(1_767_225_600_000), { allowed: true, tokens: 0 })
-          yield* repo.dropRateBuckets(1_767_225_700_001)
+          yield* rateBuckets.dropRateBuckets(1_767_225_700_001)
           assert.deepStrictEqual(yield* take(1_767_225_600_000), { allowed: true, tokens: 1 })
         })
         yield* Effect.provide(check, Database.layerPg(database))

@@ -1,15 +1,15 @@
 /**
- * The rate limiter's database store (`RateLimit.makeDatabase` over `Repo.takeRateToken`), on
+ * The rate limiter's database store (`RateLimit.makeDatabase` over `RateBuckets.takeRateToken`), on
  * SQLite: refusal with Retry-After, refill on the TestClock, one bucket shared
- * by two limiters (two processes) on one repository, idle buckets dropped, and failing open when
- * the repository fails. The store is chosen by `TRACEBRIDGE_RATE_LIMIT_STORE` / `DATABASE_URL`.
+ * by two limiters (two processes) on one database, idle buckets dropped, and failing open when
+ * the store fails. The store is chosen by `TRACEBRIDGE_RATE_LIMIT_STORE` / `DATABASE_URL`.
  * Postgres (two API servers, concurrent takes) is in `RateLimit.pg.test.ts`.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { RateLimit } from "@tracebridge/http"
 import { ConfigProvider, Effect, Layer, Logger, TestClock } from "effect"
 import * as Database from "../src/persistence/Database.js"
-import { Repo } from "../src/persistence/Repo.js"
+import { RateBuckets } from "../src/persistence/RateBuckets.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
 const settings = (s: Partial<RateLimit.Settings>): RateLimit.Settings => ({
@@ -19,20 +19,20 @@ const settings = (s: Partial<RateLimit.Settings>): RateLimit.Settings => ({
   ...s
 })
 
-/** A limiter over the repository in context, as one process would build it. */
+/** A limiter over the buckets in context, as one process would build it. */
 const limiter = (s: Partial<RateLimit.Settings>) =>
-  Effect.map(Repo, (repo) => RateLimit.makeDatabase(settings(s), repo))
+  Effect.map(RateBuckets, (rateBuckets) => RateLimit.makeDatabase(settings(s), rateBuckets))
 
 const takes = (service: RateLimit.Service, key: string, n: number) =>
   Effect.forEach(Array.from({ length: n }), () => service.take(key))
 
-const backends: ReadonlyArray<readonly [string, Layer.Layer<Repo, unknown>]> = [
+const backends: ReadonlyArray<readonly [string, Layer.Layer<RateBuckets, unknown>]> = [
   ["SQLite", Database.layerSqlite(":memory:")]
 ]
 
 for (const [name, backend] of backends) {
   describe(`RateLimit database store (${name})`, () => {
-    const run = <A, E>(effect: Effect.Effect<A, E, Repo>) => Effect.provide(effect, Layer.orDie(backend))
+    const run = <A, E>(effect: Effect.Effect<A, E, RateBuckets>) => Effect.provide(effect, Layer.orDie(backend))
 
     it.effect("a burst is allowed, then refused with Retry-After; the headers say what is left", () =>
       run(Effect.gen(function*() {
@@ -99,17 +99,17 @@ for (const [name, backend] of backends) {
 
     it.effect("a clock behind the stored time adds nothing", () =>
       run(Effect.gen(function*() {
-        const repo = yield* Repo
+        const rateBuckets = yield* RateBuckets
         const bucket = { burst: 2, rate: 1 }
-        assert.deepStrictEqual(yield* repo.takeRateToken("skew", { ...bucket, now: 10_000 }), {
+        assert.deepStrictEqual(yield* rateBuckets.takeRateToken("skew", { ...bucket, now: 10_000 }), {
           allowed: true,
           tokens: 1
         })
-        assert.deepStrictEqual(yield* repo.takeRateToken("skew", { ...bucket, now: 5_000 }), {
+        assert.deepStrictEqual(yield* rateBuckets.takeRateToken("skew", { ...bucket, now: 5_000 }), {
           allowed: true,
           tokens: 0
         })
-        assert.deepStrictEqual(yield* repo.takeRateToken("skew", { ...bucket, now: 10_500 }), {
+        assert.deepStrictEqual(yield* rateBuckets.takeRateToken("skew", { ...bucket, now: 10_500 }), {
           allowed: false,
           tokens: 0.5
         })
@@ -117,9 +117,9 @@ for (const [name, backend] of backends) {
 
     it.effect("idle full buckets are dropped, at most once a minute; a dropped bucket is full again", () =>
       run(Effect.gen(function*() {
-        const repo = yield* Repo
+        const rateBuckets = yield* RateBuckets
         // Taken at `now` 0 again, a stored bucket is whatever it holds; a dropped one starts full.
-        const probe = repo.takeRateToken("idle", { burst: 2, rate: 1, now: 0 })
+        const probe = rateBuckets.takeRateToken("idle", { burst: 2, rate: 1, now: 0 })
         const service = yield* limiter({ burst: 2, rate: 1 })
         yield* takes(service, "idle", 2) // the first take also ran the delete (nothing to drop)
         assert.isFalse((yield* probe).allowed)
@@ -130,22 +130,22 @@ for (const [name, backend] of backends) {
         yield* service.take("other") // deletes what was last touched more than 2 s (burst / rate) ago
         assert.deepStrictEqual(yield* probe, { allowed: true, tokens: 1 })
         // `before` is exclusive.
-        yield* repo.dropRateBuckets(0)
+        yield* rateBuckets.dropRateBuckets(0)
         assert.deepStrictEqual(yield* probe, { allowed: true, tokens: 0 })
-        yield* repo.dropRateBuckets(1)
+        yield* rateBuckets.dropRateBuckets(1)
         assert.deepStrictEqual(yield* probe, { allowed: true, tokens: 1 })
       })))
   })
 }
 
 describe("RateLimit database store: failing open", () => {
-  it.effect("a failing repository never refuses for that: it counts in this process and warns once", () =>
+  it.effect("a failing store never refuses for that: it counts in this process and warns once", () =>
     Effect.gen(function*() {
       const warnings: Array<string> = []
       const logger = Logger.make(({ logLevel, message }) => {
         if (logLevel._tag === "Warning") warnings.push(String(message))
       })
-      const broken = { ...(yield* Repo), takeRateToken: () => Effect.die(new Error("database down")) }
+      const broken = { ...(yield* RateBuckets), takeRateToken: () => Effect.die(new Error("database down")) }
       const service = RateLimit.makeDatabase(settings({ burst: 2, rate: 0.001 }), broken)
       const decisions = yield* takes(service, "down", 3).pipe(
         Effect.provide(Logger.replace(Logger.defaultLogger, logger))
@@ -174,16 +174,16 @@ describe("RateLimit store configuration", () => {
 
   it.effect("RateLimit.layer builds the store the configuration selects", () =>
     Effect.gen(function*() {
-      const repo = yield* Repo
+      const rateBuckets = yield* RateBuckets
       const build = (env: Record<string, string>) =>
         Effect.flatMap(RateLimit.RateLimiter, (service) => takes(service, "k", 2)).pipe(
           Effect.provide(RateLimit.layer),
-          Effect.provideService(Repo, repo),
+          Effect.provideService(RateBuckets, rateBuckets),
           Effect.withConfigProvider(ConfigProvider.fromJson({ TRACEBRIDGE_RATE_LIMIT_BURST: "2", ...env }))
         )
       yield* build({ TRACEBRIDGE_RATE_LIMIT_STORE: "database" })
-      // The repository's bucket is empty now; a memory limiter does not look at it.
-      assert.isFalse((yield* repo.takeRateToken("k", { burst: 2, rate: 100, now: 0 })).allowed)
+      // The stored bucket is empty now; a memory limiter does not look at it.
+      assert.isFalse((yield* rateBuckets.takeRateToken("k", { burst: 2, rate: 100, now: 0 })).allowed)
       const memory = yield* build({ TRACEBRIDGE_RATE_LIMIT_STORE: "memory" })
       assert.isTrue(memory.every((d) => d.allowed))
       const database = yield* build({ TRACEBRIDGE_RATE_LIMIT_STORE: "database" })

@@ -16,7 +16,8 @@ import {
   Transfer
 } from "@tracebridge/core"
 import { Effect, Option } from "effect"
-import { Repo } from "../src/persistence/Repo.js"
+import { Accounts } from "../src/persistence/Accounts.js"
+import { ConnectionStore } from "../src/persistence/ConnectionStore.js"
 import { call, linkSandbox, signIn, storedChanges, TestApp } from "./support/TestApp.js"
 
 const schemas = {
@@ -149,12 +150,14 @@ describe("Resources", () => {
     Effect.gen(function*() {
       const me = yield* signIn
       const connection = yield* linkSandbox(me.access)
-      const repo = yield* Repo
-      const organisation = Option.getOrThrow(yield* repo.getConnection(connection.connection_id)).organisation_id
-      yield* repo.setPlan(organisation, "production")
-      yield* repo.updateConnection(connection.connection_id, { updated_at: 1 })
-      const stored = Option.getOrThrow(yield* repo.getConnection(connection.connection_id))
-      yield* repo.insertConnection({ ...stored, id: "conn_production_1", is_sandbox: false })
+      const accounts = yield* Accounts
+      const connectionStore = yield* ConnectionStore
+      const organisation =
+        Option.getOrThrow(yield* connectionStore.getConnection(connection.connection_id)).organisation_id
+      yield* accounts.setPlan(organisation, "production")
+      yield* connectionStore.updateConnection(connection.connection_id, { updated_at: 1 })
+      const stored = Option.getOrThrow(yield* connectionStore.getConnection(connection.connection_id))
+      yield* connectionStore.insertConnection({ ...stored, id: "conn_production_1", is_sandbox: false })
       const token = (yield* call("POST", "/v1/oauth/token", {
         json: { grant_type: "client_credentials", client_id: me.client_id, client_secret: me.client_secret }
       })).body.access_token

@@ -2,14 +2,20 @@
  * The auth-row cache on the embedded database (`RowCache`, installed by `Database.layerSqlite`):
  * it saves the reads while nothing commits, and a commit by any connection, another process's on
  * the same file included, is seen by the very next read (no revoked token or moved connection is
- * ever served). The whole repository suite runs through it too (`Repo.test.ts`).
+ * ever served). The whole stores' suite runs through it too (`Persistence.test.ts`).
  */
 import { assert, describe, it } from "@effect/vitest"
+import type { Organisation } from "@tracebridge/http/persistence/Accounts"
+import { Accounts } from "@tracebridge/http/persistence/Accounts"
+import type { Connection } from "@tracebridge/http/persistence/ConnectionStore"
+import { ConnectionStore } from "@tracebridge/http/persistence/ConnectionStore"
 import * as Database from "@tracebridge/http/persistence/Database"
-import type { Connection, Service, Token } from "@tracebridge/http/persistence/Repo"
-import { Repo } from "@tracebridge/http/persistence/Repo"
 import * as RowCache from "@tracebridge/http/persistence/RowCache"
-import { Context, Effect, Layer, Option } from "effect"
+import { SandboxLog } from "@tracebridge/http/persistence/SandboxLog"
+import type { Token } from "@tracebridge/http/persistence/Tokens"
+import { Tokens } from "@tracebridge/http/persistence/Tokens"
+import { Transactions } from "@tracebridge/http/persistence/Transactions"
+import { Context, Effect, Either, Layer, Option } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -49,12 +55,19 @@ const connection = (id: string): Connection => ({
   sandbox_fault: null
 })
 
-/** Two processes' repositories on one database file (each with its own connections and cache). */
+/** Two processes' stores on one database file (each with its own connections and cache). */
 const twoProcesses = (name: string) =>
   Effect.gen(function*() {
     const file = path.join(dir, name, "tracebridge.db")
-    const a = Context.get(yield* Layer.build(Database.layerSqlite(file)), Repo)
-    const b = Context.get(yield* Layer.build(Database.layerSqlite(file)), Repo)
+    const stores = (context: Context.Context<Database.Persistence>) => ({
+      accounts: Context.get(context, Accounts),
+      tokens: Context.get(context, Tokens),
+      connections: Context.get(context, ConnectionStore),
+      sandboxLog: Context.get(context, SandboxLog),
+      transactions: Context.get(context, Transactions)
+    })
+    const a = stores(yield* Layer.build(Database.layerSqlite(file)))
+    const b = stores(yield* Layer.build(Database.layerSqlite(file)))
     return { a, b }
   })
 
@@ -62,18 +75,31 @@ describe("RowCache", () => {
   it.scoped("another process's revocation and connection change are seen by the next read", () =>
     Effect.gen(function*() {
       const { a, b } = yield* twoProcesses("revoke")
-      yield* a.insertToken(token("tok_1"))
-      yield* a.insertConnection(connection("conn_1"))
-      assert.isNull(Option.getOrThrow(yield* a.getToken("tok_1")).revoked_at)
-      assert.strictEqual(Option.getOrThrow(yield* a.getConnection("conn_1")).status, "active")
+      yield* a.tokens.insertToken(token("tok_1"))
+      yield* a.connections.insertConnection(connection("conn_1"))
+      assert.isNull(Option.getOrThrow(yield* a.tokens.getToken("tok_1")).revoked_at)
+      assert.strictEqual(Option.getOrThrow(yield* a.connections.getConnection("conn_1")).status, "active")
       // the other process revokes and disconnects: no wait, no TTL
-      yield* b.revokeFamily("fam_1", 5)
-      yield* b.updateConnection("conn_1", { status: "inactive", updated_at: 5 })
-      assert.strictEqual(Option.getOrThrow(yield* a.getToken("tok_1")).revoked_at, 5)
-      assert.strictEqual(Option.getOrThrow(yield* a.getConnection("conn_1")).status, "inactive")
+      yield* b.tokens.revokeFamily("fam_1", 5)
+      yield* b.connections.updateConnection("conn_1", { status: "inactive", updated_at: 5 })
+      assert.strictEqual(Option.getOrThrow(yield* a.tokens.getToken("tok_1")).revoked_at, 5)
+      assert.strictEqual(Option.getOrThrow(yield* a.connections.getConnection("conn_1")).status, "inactive")
       // and a sandbox write there moves the version this process reads
-      assert.isTrue(yield* b.appendSandboxChanges("conn_1", 0, [{ change: "{}", created_at: 6 }]))
-      assert.strictEqual(Option.getOrThrow(yield* a.getConnection("conn_1")).sandbox_version, 1)
+      assert.isTrue(yield* b.sandboxLog.appendSandboxChanges("conn_1", 0, [{ change: "{}", created_at: 6 }]))
+      assert.strictEqual(Option.getOrThrow(yield* a.connections.getConnection("conn_1")).sandbox_version, 1)
+    }))
+
+  it.scoped("a row read inside a transaction that rolls back is never served afterwards", () =>
+    Effect.gen(function*() {
+      const { a } = yield* twoProcesses("rollback")
+      const result = yield* Effect.either(a.transactions.transaction(Effect.gen(function*() {
+        yield* a.tokens.insertToken(token("tok_rb"))
+        // read on the transaction's connection: the uncommitted row is there, and no commit has moved the version
+        assert.isTrue(Option.isSome(yield* a.tokens.getToken("tok_rb")))
+        return yield* Effect.fail("rolled back" as const)
+      })))
+      assert.deepStrictEqual(result, Either.left("rolled back" as const))
+      assert.isTrue(Option.isNone(yield* a.tokens.getToken("tok_rb")))
     }))
 
   it.effect("keeps rows while nothing commits, never a miss, and nothing read in a transaction", () =>
@@ -81,15 +107,17 @@ describe("RowCache", () => {
       const rows = new Map<string, Token>([["tok_1", token("tok_1")]])
       let reads = 0
       let version = 1
-      const base = {
-        getToken: (hash: string) =>
-          Effect.sync(() => {
-            reads++
-            return Option.fromNullable(rows.get(hash))
-          }),
-        transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => effect
-      } as unknown as Service
-      const cached = RowCache.wrap(base, () => version)
+      const { tokens: cached } = RowCache.wrap({
+        accounts: { getOrganisation: (_id: string) => Effect.succeed(Option.none<Organisation>()) },
+        tokens: {
+          getToken: (hash: string) =>
+            Effect.sync(() => {
+              reads++
+              return Option.fromNullable(rows.get(hash))
+            })
+        },
+        connections: { getConnection: (_id: string) => Effect.succeed(Option.none<Connection>()) }
+      }, () => version)
       yield* cached.getToken("tok_1")
       yield* cached.getToken("tok_1")
       assert.strictEqual(reads, 1)
@@ -102,9 +130,9 @@ describe("RowCache", () => {
       version++
       yield* cached.getToken("tok_1")
       assert.strictEqual(reads, 4)
-      // read inside a transaction: not kept
+      // read inside a transaction (what `Transactions.transaction` marks): not kept
       version++
-      yield* cached.transaction(cached.getToken("tok_1"))
+      yield* RowCache.transactional(cached.getToken("tok_1"))
       yield* cached.getToken("tok_1")
       assert.strictEqual(reads, 6)
     }))

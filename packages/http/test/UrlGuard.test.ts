@@ -6,7 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, FastCheck, Option } from "effect"
-import type { Plan } from "../src/persistence/Repo.js"
+import type { Plan } from "../src/persistence/Accounts.js"
 import * as UrlGuard from "../src/services/UrlGuard.js"
 
 type V4 = readonly [number, number, number, number]

@@ -14,7 +14,9 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll } from "vitest"
-import { Repo } from "../src/persistence/Repo.js"
+import { ConnectionStore } from "../src/persistence/ConnectionStore.js"
+import { Transactions } from "../src/persistence/Transactions.js"
+import { WebhookStore } from "../src/persistence/WebhookStore.js"
 import * as Crypto from "../src/services/Crypto.js"
 import { Providers } from "../src/services/Providers.js"
 import { signatureHeader, WebhookDispatcher } from "../src/services/WebhookDispatcher.js"
@@ -127,7 +129,8 @@ const handOverSetup = Effect.gen(function*() {
   const { access } = yield* signIn
   const linked = yield* linkSandbox(access)
   yield* subscribe(access, hooks.url)
-  const repo = yield* Repo
+  const connectionStore = yield* ConnectionStore
+  const transactions = yield* Transactions
   const webhooks = yield* Webhooks
   const dispatcher = yield* WebhookDispatcher
   const r = yield* call("POST", `/v1/sandbox/${linked.connection_id}/simulate`, {
@@ -135,9 +138,11 @@ const handOverSetup = Effect.gen(function*() {
     json: { scenario: "lab_result_received", params: {} }
   })
   assert.strictEqual(yield* dispatcher.runDue, 1)
-  const connection = Option.getOrThrow(yield* repo.getConnection(linked.connection_id))
+  const connection = Option.getOrThrow(yield* connectionStore.getConnection(linked.connection_id))
   const enqueue = (id: string) =>
-    repo.transaction(webhooks.enqueueAndSend(connection.organisation_id, connection.id, { ...r.body.data.event, id }))
+    transactions.transaction(
+      webhooks.enqueueAndSend(connection.organisation_id, connection.id, { ...r.body.data.event, id })
+    )
   return { dispatcher, enqueue, hooks, r }
 })
 
@@ -159,7 +164,7 @@ describe("Worker fast path", () => {
       const { access } = yield* signIn
       const linked = yield* linkSandbox(access)
       const hook = yield* subscribe(access, hooks.url)
-      const repo = yield* Repo
+      const webhookStore = yield* WebhookStore
       const dispatcher = yield* WebhookDispatcher
       yield* startWorker
       const r = yield* call("POST", `/v1/sandbox/${linked.connection_id}/simulate`, {
@@ -169,16 +174,16 @@ describe("Worker fast path", () => {
       assert.strictEqual(r.body.data.deliveries, 1)
       yield* until("the attempt to start", Effect.sync(() => hooks.received.length === 1))
       // In flight: written with the worker's lease, so no claim can take it meanwhile.
-      const inFlight = (yield* repo.listWebhookDeliveries(hook.id, 0, 10)).items
+      const inFlight = (yield* webhookStore.listWebhookDeliveries(hook.id, 0, 10)).items
       assert.deepStrictEqual(inFlight.map((d) => [d.status, d.attempts, d.locked_until]), [
         ["pending", 0, T0 + 60_000]
       ])
       assert.strictEqual(yield* dispatcher.runDue, 0)
       yield* until(
         "the attempt to be recorded",
-        Effect.map(repo.listWebhookDeliveries(hook.id, 0, 10), (page) => page.items[0]?.status === "succeeded")
+        Effect.map(webhookStore.listWebhookDeliveries(hook.id, 0, 10), (page) => page.items[0]?.status === "succeeded")
       )
-      const after = (yield* repo.listWebhookDeliveries(hook.id, 0, 10)).items
+      const after = (yield* webhookStore.listWebhookDeliveries(hook.id, 0, 10)).items
       assert.deepStrictEqual(after.map((d) => [d.status, d.attempts, d.locked_until]), [["succeeded", 1, null]])
       assert.strictEqual(hooks.received.length, 1)
       assert.strictEqual(hooks.received[0]!.headers["x-tracebridge-event-id"], r.body.data.event.id)
@@ -249,10 +254,11 @@ describe("Production poller", () => {
           "transfer.completed",
           "lab_result.received"
         ])
-        const repo = yield* Repo
+        const connectionStore = yield* ConnectionStore
+        const webhookStore = yield* WebhookStore
         const providers = yield* Providers
         const poller = yield* WebhookPoller
-        const stored = Option.getOrThrow(yield* repo.getConnection(linked.connection_id))
+        const stored = Option.getOrThrow(yield* connectionStore.getConnection(linked.connection_id))
         // The emulator, read through the real adapter, as if this were a production connection.
         const production = { ...stored, is_sandbox: false }
         const port = Option.getOrThrow(yield* providers.port(stored.provider, true))
@@ -295,7 +301,7 @@ describe("Production poller", () => {
         const completed = yield* poller.reconcile(production, port, session)
         assert.deepStrictEqual(completed.map((e) => [e.type, e.data.id]), [["transfer.completed", arrivedId]])
 
-        const queued = yield* repo.listWebhookDeliveries(hook.id, 0, 10)
+        const queued = yield* webhookStore.listWebhookDeliveries(hook.id, 0, 10)
         assert.strictEqual(queued.total, 3)
         assert.deepStrictEqual(
           queued.items.map((d) => d.event_id).sort(),

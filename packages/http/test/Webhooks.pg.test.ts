@@ -8,7 +8,8 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Database from "@tracebridge/http/persistence/Database"
 import { Effect, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
-import { Repo } from "../src/persistence/Repo.js"
+import { Accounts } from "../src/persistence/Accounts.js"
+import { WebhookStore } from "../src/persistence/WebhookStore.js"
 import * as Crypto from "../src/services/Crypto.js"
 import * as UrlGuard from "../src/services/UrlGuard.js"
 import * as WebhookDispatcher from "../src/services/WebhookDispatcher.js"
@@ -33,10 +34,11 @@ describe("Webhook workers (Postgres)", () => {
 
       const n = 60
       const setup = Effect.gen(function*() {
-        const repo = yield* Repo
-        yield* repo.insertOrganisation({ id: "org_pg", name: "Pg", plan: "sandbox", created_at: 0 })
+        const accounts = yield* Accounts
+        const webhookStore = yield* WebhookStore
+        yield* accounts.insertOrganisation({ id: "org_pg", name: "Pg", plan: "sandbox", created_at: 0 })
         const sealed = crypto.encrypt("whsec_pg")
-        yield* repo.insertWebhookEndpoint({
+        yield* webhookStore.insertWebhookEndpoint({
           id: "wh_pg",
           organisation_id: "org_pg",
           url: hooks.url,
@@ -52,7 +54,7 @@ describe("Webhook workers (Postgres)", () => {
           updated_at: 0
         })
         for (let i = 0; i < n; i++) {
-          yield* repo.insertWebhookEvent({
+          yield* webhookStore.insertWebhookEvent({
             id: `evt_pg_${i}`,
             organisation_id: "org_pg",
             connection_id: "conn_pg",
@@ -93,13 +95,13 @@ describe("Webhook workers (Postgres)", () => {
       assert.strictEqual(new Set(ids).size, n)
 
       const check = Effect.gen(function*() {
-        const repo = yield* Repo
-        const { items, total } = yield* repo.listWebhookDeliveries("wh_pg", 0, 100)
+        const webhookStore = yield* WebhookStore
+        const { items, total } = yield* webhookStore.listWebhookDeliveries("wh_pg", 0, 100)
         assert.strictEqual(total, n)
         assert.isTrue(items.every((d) => d.status === "succeeded" && d.attempts === 1))
-        const attempts = yield* repo.listWebhookAttempts(items.map((d) => d.id))
+        const attempts = yield* webhookStore.listWebhookAttempts(items.map((d) => d.id))
         assert.strictEqual(attempts.length, n)
-        assert.isTrue(Option.isSome(yield* repo.getWebhookDelivery("whd_pg_000")))
+        assert.isTrue(Option.isSome(yield* webhookStore.getWebhookDelivery("whd_pg_000")))
       })
       yield* Effect.provide(check, Database.layerPg(scoped.href))
     }).pipe(Effect.scoped), { timeout: 60_000 })

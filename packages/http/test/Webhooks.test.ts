@@ -11,7 +11,7 @@ import { Bootstrap } from "@tracebridge/http"
 import { Duration, Effect, Option, TestClock } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import { Repo } from "../src/persistence/Repo.js"
+import { WebhookStore } from "../src/persistence/WebhookStore.js"
 import * as UrlGuard from "../src/services/UrlGuard.js"
 import { WebhookDispatcher } from "../src/services/WebhookDispatcher.js"
 import { receiver } from "./support/Receiver.js"
@@ -181,8 +181,8 @@ describe("Webhook subscriptions", () => {
       const prod = yield* productionOrganisation
       const hook = yield* subscribe(prod.access, "https://hooks.rebind.test/in")
       // Queue an event for the production organisation directly (its connections are production).
-      const repo = yield* Repo
-      yield* repo.insertWebhookEvent({
+      const webhookStore = yield* WebhookStore
+      yield* webhookStore.insertWebhookEvent({
         id: "evt_rebind",
         organisation_id: prod.organisation.id,
         connection_id: "conn_x",
@@ -502,7 +502,7 @@ describe("Delivery", () => {
       assert.strictEqual(r.body.data.deliveries, 0)
       assert.strictEqual(yield* runDue, 0)
       assert.strictEqual(hooks.received.length, 0)
-      const repo = yield* Repo
-      assert.isTrue(Option.isSome(yield* repo.getWebhookEvent(r.body.data.event.id)))
+      const webhookStore = yield* WebhookStore
+      assert.isTrue(Option.isSome(yield* webhookStore.getWebhookEvent(r.body.data.event.id)))
     }).pipe(withApp()))
 })

@@ -7,8 +7,10 @@ import { Registry } from "@tracebridge/sandbox"
 import { Clock, Effect, Option } from "effect"
 import { Api } from "../Api.js"
 import * as Errors from "../Errors.js"
-import type { LinkToken } from "../persistence/Repo.js"
-import { Repo } from "../persistence/Repo.js"
+import { Accounts } from "../persistence/Accounts.js"
+import { ConnectionStore } from "../persistence/ConnectionStore.js"
+import type { LinkToken } from "../persistence/LinkTokens.js"
+import { LinkTokens } from "../persistence/LinkTokens.js"
 import { Connections } from "../services/Connections.js"
 import * as Crypto from "../services/Crypto.js"
 import { Providers } from "../services/Providers.js"
@@ -18,7 +20,7 @@ import * as Envelope from "./envelope.js"
 const openLinkToken = (token: string) =>
   Effect.gen(function*() {
     const connections = yield* Connections
-    const repo = yield* Repo
+    const linkTokens = yield* LinkTokens
     const now = yield* Clock.currentTimeMillis
     const stored = yield* connections.getLinkToken(token)
     if (Option.isNone(stored)) {
@@ -37,7 +39,7 @@ const openLinkToken = (token: string) =>
         "link_token"
       )
     }
-    if (yield* repo.linkTokenUsed(stored.value.hash)) {
+    if (yield* linkTokens.linkTokenUsed(stored.value.hash)) {
       return yield* Errors.fail(
         "validation_error",
         "link_token_used",
@@ -75,11 +77,11 @@ export const HttpConnectLive = HttpApiBuilder.group(Api, "connect", (handlers) =
       Effect.gen(function*() {
         const link = yield* openLinkToken(urlParams.link_token)
         const providers = yield* Providers
-        const repo = yield* Repo
+        const connectionStore = yield* ConnectionStore
         const sandbox = link.environment === "sandbox"
         let update: { provider: string; state: string } | null = null
         if (link.connection_id !== null) {
-          const connection = yield* repo.getConnection(link.connection_id)
+          const connection = yield* connectionStore.getConnection(link.connection_id)
           if (Option.isSome(connection)) update = { provider: connection.value.provider, state: connection.value.state }
         }
         return yield* Envelope.one({
@@ -105,11 +107,13 @@ export const HttpConnectLive = HttpApiBuilder.group(Api, "connect", (handlers) =
       Effect.gen(function*() {
         const link = yield* openLinkToken(payload.link_token)
         const connections = yield* Connections
-        const repo = yield* Repo
+        const accounts = yield* Accounts
+        const connectionStore = yield* ConnectionStore
+        const linkTokens = yield* LinkTokens
         const now = yield* Clock.currentTimeMillis
         let linked: { readonly public_token: string }
         if (link.connection_id !== null) {
-          const connection = yield* repo.getConnection(link.connection_id)
+          const connection = yield* connectionStore.getConnection(link.connection_id)
           if (Option.isNone(connection) || connection.value.organisation_id !== link.organisation_id) {
             return yield* Errors.fail(
               "validation_error",
@@ -120,7 +124,7 @@ export const HttpConnectLive = HttpApiBuilder.group(Api, "connect", (handlers) =
           }
           linked = yield* connections.relink(connection.value, payload.credentials, link.state)
         } else {
-          const organisation = yield* repo.getOrganisation(link.organisation_id)
+          const organisation = yield* accounts.getOrganisation(link.organisation_id)
           if (Option.isNone(organisation)) {
             return yield* Errors.fail(
               "validation_error",
@@ -138,7 +142,7 @@ export const HttpConnectLive = HttpApiBuilder.group(Api, "connect", (handlers) =
             client_state: link.state
           })
         }
-        yield* repo.useLinkToken(link.hash, now)
+        yield* linkTokens.useLinkToken(link.hash, now)
         return yield* Envelope.one({
           public_token: linked.public_token,
           redirect_uri: redirectFor(link, linked.public_token, payload.link_session_id, payload.provider, payload.state)

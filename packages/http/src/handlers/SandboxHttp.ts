@@ -7,7 +7,7 @@ import { Clock, Effect, Either } from "effect"
 import { Api } from "../Api.js"
 import * as Errors from "../Errors.js"
 import * as Idempotency from "../Idempotency.js"
-import { Repo } from "../persistence/Repo.js"
+import { Transactions } from "../persistence/Transactions.js"
 import { CurrentPrincipal } from "../Security.js"
 import { Connections } from "../services/Connections.js"
 import { Providers } from "../services/Providers.js"
@@ -70,7 +70,7 @@ export const HttpSandboxLive = HttpApiBuilder.group(
         const connections = yield* Connections
         const providers = yield* Providers
         const webhooks = yield* Webhooks
-        const repo = yield* Repo
+        const transactions = yield* Transactions
         const connection = yield* sandboxConnection(path.connection_id, "Simulate")
         const at = yield* Clock.currentTimeMillis
         // The change, its event and any fault it switches on are stored together before we answer:
@@ -88,7 +88,7 @@ export const HttpSandboxLive = HttpApiBuilder.group(
             if (Either.isLeft(result)) return yield* scenarioError(result.left)
             const outcome = result.right
             const deliveries = yield* Effect.uninterruptible(Effect.flatMap(
-              repo.transaction(
+              transactions.transaction(
                 Effect.zipRight(
                   Effect.zipRight(
                     commit,

@@ -1,12 +1,13 @@
 /**
- * Where the repository lives, chosen from Config:
+ * Where the stores live, chosen from Config:
  *
  * - `DATABASE_URL` set (`postgres://…` / `postgresql://…`): Postgres through `@effect/sql-pg`;
  * - otherwise the embedded default: SQLite through libsql, in `tracebridge.db` under
  *   `TRACEBRIDGE_DATA_DIR` (default `./.tracebridge`, created when missing).
  *
- * Every layer here runs the migrations (`migrations.ts`) before it provides `Repo`. The URL is
- * read as a `Redacted` and never logged: it may hold a password.
+ * Every layer here runs the migrations (`migrations.ts`) before it provides the stores
+ * (`Persistence`: one tag per concept, each with its SQL in its own module, the same on both
+ * backends). The URL is read as a `Redacted` and never logged: it may hold a password.
  *
  * @since 0.1.0
  */
@@ -17,16 +18,85 @@ import { LibsqlClient, LibsqlMigrator } from "@effect/sql-libsql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
 import type { Client as SdkClient, Transaction as SdkTransaction, TransactionMode } from "@libsql/client"
 import { createClient } from "@libsql/client"
-import { Config, ConfigError, Effect, Either, Layer, Redacted } from "effect"
+import { Config, ConfigError, Context, Effect, Either, Layer, Redacted } from "effect"
 import NativeDatabase from "libsql"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import * as Accounts from "./Accounts.js"
+import * as Ciphertexts from "./Ciphertexts.js"
+import * as ConnectionStore from "./ConnectionStore.js"
+import * as IdempotencyStore from "./IdempotencyStore.js"
+import * as LinkTokens from "./LinkTokens.js"
 import { loader } from "./migrations.js"
-import { Repo } from "./Repo.js"
-import * as RepoSql from "./RepoSql.js"
+import * as RateBuckets from "./RateBuckets.js"
 import * as RowCache from "./RowCache.js"
+import * as SandboxLog from "./SandboxLog.js"
+import * as Tokens from "./Tokens.js"
+import * as Transactions from "./Transactions.js"
+import * as WebhookStore from "./WebhookStore.js"
+
+/**
+ * Every store the database layers provide: one tag per concept.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Persistence =
+  | Accounts.Accounts
+  | Tokens.Tokens
+  | LinkTokens.LinkTokens
+  | ConnectionStore.ConnectionStore
+  | SandboxLog.SandboxLog
+  | WebhookStore.WebhookStore
+  | Ciphertexts.Ciphertexts
+  | IdempotencyStore.IdempotencyStore
+  | RateBuckets.RateBuckets
+  | Transactions.Transactions
+
+/** The stores with a read that `RowCache` keeps on SQLite. */
+const cacheableStores = Layer.mergeAll(Accounts.layer, Tokens.layer, ConnectionStore.layer)
+
+/** The other stores, and the transactions. */
+const otherStores = Layer.mergeAll(
+  LinkTokens.layer,
+  SandboxLog.layer,
+  WebhookStore.layer,
+  Ciphertexts.layer,
+  IdempotencyStore.layer,
+  RateBuckets.layer,
+  Transactions.layer
+)
+
+/**
+ * Every store over the `SqlClient` in context, with no cache (run the migrations first: the
+ * layers below do).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerSql: Layer.Layer<Persistence, never, SqlClient.SqlClient> = Layer.merge(
+  cacheableStores,
+  otherStores
+)
+
+/** `layerSql` with the token, organisation and connection reads behind `RowCache`. */
+const layerSqlCached = (dataVersion: () => number): Layer.Layer<Persistence, never, SqlClient.SqlClient> =>
+  Layer.merge(
+    Layer.effectContext(Effect.gen(function*() {
+      const { accounts, connections, tokens } = RowCache.wrap({
+        accounts: yield* Accounts.Accounts,
+        tokens: yield* Tokens.Tokens,
+        connections: yield* ConnectionStore.ConnectionStore
+      }, dataVersion)
+      return Context.make(Accounts.Accounts, accounts).pipe(
+        Context.add(Tokens.Tokens, tokens),
+        Context.add(ConnectionStore.ConnectionStore, connections)
+      )
+    })).pipe(Layer.provide(cacheableStores)),
+    otherStores
+  )
 
 /**
  * What building a database layer can fail with: a bad configuration, an unreachable database,
@@ -162,8 +232,9 @@ const writeAheadLog = Layer.effectDiscard(
 )
 
 /**
- * `Repo` on SQLite (libsql) in the file `file` (its folder is created), migrated, with the auth rows
- * kept by `RowCache` (checked against `PRAGMA data_version` on every read).
+ * The stores on SQLite (libsql) in the file `file` (its folder is created), migrated, with the
+ * auth rows (`Tokens.getToken`, `Accounts.getOrganisation`, `ConnectionStore.getConnection`) kept
+ * by `RowCache` (checked against `PRAGMA data_version` on every read).
  *
  * `":memory:"` gives a private database in a temporary file removed when the layer is released:
  * libsql's own `:memory:` mode opens a fresh, empty database after every transaction, so it
@@ -172,15 +243,13 @@ const writeAheadLog = Layer.effectDiscard(
  * @since 0.1.0
  * @category layers
  */
-export const layerSqlite = (file: string): Layer.Layer<Repo, DatabaseError> =>
+export const layerSqlite = (file: string): Layer.Layer<Persistence, DatabaseError> =>
   Layer.unwrapScoped(
     Effect.gen(function*() {
       const url = yield* sqliteFile(file === ":memory:" ? yield* temporaryFile : file)
       const liveClient = yield* keptConnections(url)
       const dataVersion = yield* changeCounter(url)
-      const cached = Layer.effect(Repo, Effect.map(Repo, (repo) => RowCache.wrap(repo, dataVersion)))
-      return cached.pipe(
-        Layer.provide(RepoSql.layer),
+      return layerSqlCached(dataVersion).pipe(
         Layer.provide(LibsqlMigrator.layer({ loader })),
         Layer.provide(writeAheadLog),
         Layer.provide(LibsqlClient.layer({ liveClient }))
@@ -209,13 +278,14 @@ const pgMigrations = Layer.effectDiscard(
 ).pipe(Layer.provide(NodeContext.layer))
 
 /**
- * `Repo` on Postgres at `url` (`postgres://user:password@host:port/database`), migrated.
+ * The stores on Postgres at `url` (`postgres://user:password@host:port/database`), migrated
+ * (no cache).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerPg = (url: Redacted.Redacted | string): Layer.Layer<Repo, DatabaseError> =>
-  RepoSql.layer.pipe(
+export const layerPg = (url: Redacted.Redacted | string): Layer.Layer<Persistence, DatabaseError> =>
+  layerSql.pipe(
     Layer.provide(pgMigrations),
     Layer.provide(PgClient.layer({ url: Redacted.isRedacted(url) ? url : Redacted.make(url) }))
   )
@@ -255,11 +325,11 @@ export const backend: Config.Config<Backend> = Config.all({
 )
 
 /**
- * `Repo` as the configuration selects (see `backend`), migrated at start.
+ * The stores as the configuration selects (see `backend`), migrated at start.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<Repo, DatabaseError> = Layer.unwrapEffect(
+export const layer: Layer.Layer<Persistence, DatabaseError> = Layer.unwrapEffect(
   Effect.map(backend, (b) => b._tag === "Pg" ? layerPg(b.url) : layerSqlite(b.file))
 )

@@ -1,44 +1,86 @@
 /**
- * A read cache for the three rows every authenticated request reads (the access token by hash,
- * its organisation, and the connection it names) on the embedded SQLite database, checked against
- * the database on every read, so that it never serves a row another process or connection has
- * changed: a revoked token, a disconnected connection or a moved sandbox version is seen by the
- * very next request.
+ * A read cache for the three rows every authenticated request reads (the access token by hash
+ * from `Tokens`, its organisation from `Accounts`, and the connection it names from
+ * `ConnectionStore`) on the embedded SQLite database, checked against the database on every read,
+ * so that it never serves a row another process or connection has changed: a revoked token, a
+ * disconnected connection or a moved sandbox version is seen by the very next request.
  *
  * The check is SQLite's `PRAGMA data_version`, read on a connection of its own: it changes
  * whenever any other connection commits, this process's own connections included, and another
  * process's on the same file (such as `npm run admin`). Any commit empties the cache. Only rows
- * that exist are kept, and nothing read inside a transaction. On Postgres there is no cache: `PRAGMA data_version` has no equivalent that
+ * that exist are kept, and nothing read inside a transaction (`Transactions` marks its effect with
+ * `transactional`). On Postgres there is no cache: `PRAGMA data_version` has no equivalent that
  * costs less than the three reads (ADR 0012).
  *
  * @since 0.1.0
  */
 import { Effect, FiberRef, Option } from "effect"
 import { Lru } from "../Lru.js"
-import type { Service } from "./Repo.js"
+import type * as Accounts from "./Accounts.js"
+import type * as ConnectionStore from "./ConnectionStore.js"
+import type * as Tokens from "./Tokens.js"
 
-const inTransaction = FiberRef.unsafeMake(false)
+/**
+ * Whether the current fiber runs inside a transaction: its reads may see its own writes, which a
+ * rollback takes back without a commit, so they are not kept.
+ *
+ * @since 0.1.0
+ * @category fiber refs
+ */
+export const inTransaction: FiberRef.FiberRef<boolean> = FiberRef.unsafeMake(false)
+
+/**
+ * Runs `effect` as inside a transaction (what `Transactions.transaction` does): nothing it reads
+ * is kept.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const transactional = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.locally(effect, inTransaction, true)
 
 /** Above this many rows per table, the least recently used are dropped. */
 const MAX_ROWS = 10_000
 
 /**
- * Wraps a repository with the cache. `dataVersion` reads the database's change counter on a
- * connection of its own (synchronously: a prepared `PRAGMA data_version`, a few microseconds), so
- * that every commit of every other connection, this process's included, changes it.
+ * The stores whose reads are cached: any implementation of the three reads, the rest passed
+ * through.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Stores<
+  A extends Pick<Accounts.Service, "getOrganisation">,
+  T extends Pick<Tokens.Service, "getToken">,
+  C extends Pick<ConnectionStore.Service, "getConnection">
+> {
+  readonly accounts: A
+  readonly tokens: T
+  readonly connections: C
+}
+
+/**
+ * Wraps the three stores with one cache (a commit empties all three tables). `dataVersion` reads
+ * the database's change counter on a connection of its own (synchronously: a prepared
+ * `PRAGMA data_version`, a few microseconds), so that every commit of every other connection,
+ * this process's included, changes it.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const wrap = (repo: Service, dataVersion: () => number): Service => {
+export const wrap = <
+  A extends Pick<Accounts.Service, "getOrganisation">,
+  T extends Pick<Tokens.Service, "getToken">,
+  C extends Pick<ConnectionStore.Service, "getConnection">
+>(stores: Stores<A, T, C>, dataVersion: () => number): Stores<A, T, C> => {
   let seen: number | undefined
   const table = () => new Lru<unknown>(MAX_ROWS)
   const tables = { tokens: table(), organisations: table(), connections: table() }
-  const cached = <A>(
+  const cached = <X>(
     name: keyof typeof tables,
     key: string,
-    read: Effect.Effect<Option.Option<A>>
-  ): Effect.Effect<Option.Option<A>> =>
+    read: Effect.Effect<Option.Option<X>>
+  ): Effect.Effect<Option.Option<X>> =>
     Effect.suspend(() => {
       const version = dataVersion()
       if (version !== seen) {
@@ -49,7 +91,7 @@ export const wrap = (repo: Service, dataVersion: () => number): Service => {
         seen = version
       }
       const hit = tables[name].get(key)
-      if (hit !== undefined) return Effect.succeed(Option.some(hit as A))
+      if (hit !== undefined) return Effect.succeed(Option.some(hit as X))
       // Kept under the version read before it: a commit during the read changes the version, so
       // the row is dropped at the next read.
       return Effect.tap(read, (found) =>
@@ -60,12 +102,16 @@ export const wrap = (repo: Service, dataVersion: () => number): Service => {
             }
           })))
     })
+  const { accounts, connections, tokens } = stores
   return {
-    ...repo,
-    getToken: (hash) => cached("tokens", hash, repo.getToken(hash)),
-    getOrganisation: (id) => cached("organisations", id, repo.getOrganisation(id)),
-    getConnection: (id) => cached("connections", id, repo.getConnection(id)),
-    // a transaction may see its own writes, which a rollback takes back without a commit
-    transaction: (effect) => repo.transaction(Effect.locally(effect, inTransaction, true))
+    accounts: {
+      ...accounts,
+      getOrganisation: (id: string) => cached("organisations", id, accounts.getOrganisation(id))
+    },
+    tokens: { ...tokens, getToken: (hash: string) => cached("tokens", hash, tokens.getToken(hash)) },
+    connections: {
+      ...connections,
+      getConnection: (id: string) => cached("connections", id, connections.getConnection(id))
+    }
   }
 }

@@ -7,8 +7,9 @@
  */
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import * as Errors from "../Errors.js"
-import type { Organisation } from "../persistence/Repo.js"
-import { Repo } from "../persistence/Repo.js"
+import type { Organisation } from "../persistence/Accounts.js"
+import { Accounts } from "../persistence/Accounts.js"
+import { Tokens } from "../persistence/Tokens.js"
 import * as Crypto from "./Crypto.js"
 
 /** Seconds an access token lives. */
@@ -103,7 +104,8 @@ const scopesFor = (organisation: Organisation): ReadonlyArray<string> =>
 export const layer = Layer.effect(
   Auth,
   Effect.gen(function*() {
-    const repo = yield* Repo
+    const accounts = yield* Accounts
+    const tokens = yield* Tokens
 
     const grantScope = (organisation: Organisation, requested: string | undefined) => {
       const allowed = scopesFor(organisation)
@@ -123,7 +125,7 @@ export const layer = Layer.effect(
         const now = yield* Clock.currentTimeMillis
         const access = Crypto.token("tb_at_")
         const refresh = Crypto.token("tb_rt_")
-        yield* repo.insertToken({
+        yield* tokens.insertToken({
           hash: Crypto.hash(access),
           kind: "access",
           organisation_id: organisationId,
@@ -136,7 +138,7 @@ export const layer = Layer.effect(
           used_at: null,
           revoked_at: null
         })
-        yield* repo.insertToken({
+        yield* tokens.insertToken({
           hash: Crypto.hash(refresh),
           kind: "refresh",
           organisation_id: organisationId,
@@ -160,13 +162,13 @@ export const layer = Layer.effect(
 
     const clientOf = (clientId: string, secret: string) =>
       Effect.gen(function*() {
-        const client = yield* repo.getClient(clientId)
+        const client = yield* accounts.getClient(clientId)
         if (
           Option.isNone(client) || client.value.revoked_at !== null || !Crypto.matches(secret, client.value.secret_hash)
         ) {
           return yield* Effect.fail(Errors.oauth("invalid_client", "Unknown client or wrong secret"))
         }
-        const organisation = yield* repo.getOrganisation(client.value.organisation_id)
+        const organisation = yield* accounts.getOrganisation(client.value.organisation_id)
         if (Option.isNone(organisation)) {
           return yield* Effect.fail(Errors.oauth("invalid_client", "Unknown client or wrong secret"))
         }
@@ -183,7 +185,7 @@ export const layer = Layer.effect(
       refresh: (refreshToken, scope, client = {}) =>
         Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
-          const stored = yield* repo.getToken(Crypto.hash(refreshToken))
+          const stored = yield* tokens.getToken(Crypto.hash(refreshToken))
           if (client.secret !== undefined) {
             // Authenticate the client first (a wrong secret is the client's fault, whatever the token).
             const clientId = client.id ?? (Option.isSome(stored) ? stored.value.client_id ?? "" : "")
@@ -202,15 +204,15 @@ export const layer = Layer.effect(
           if (token.expires_at !== null && token.expires_at <= now) {
             return yield* Effect.fail(Errors.oauth("invalid_grant", "The refresh token has expired"))
           }
-          const first = yield* repo.useToken(token.hash, now)
+          const first = yield* tokens.useToken(token.hash, now)
           if (!first) {
             // A refresh token used twice: someone holds a copy. Revoke the whole family.
-            yield* repo.revokeFamily(token.family ?? token.hash, now)
+            yield* tokens.revokeFamily(token.family ?? token.hash, now)
             return yield* Effect.fail(
               Errors.oauth("invalid_grant", "The refresh token was already used; its family is revoked")
             )
           }
-          const organisation = yield* repo.getOrganisation(token.organisation_id)
+          const organisation = yield* accounts.getOrganisation(token.organisation_id)
           if (Option.isNone(organisation)) {
             return yield* Effect.fail(Errors.oauth("invalid_grant", "Unknown organisation"))
           }
@@ -224,7 +226,7 @@ export const layer = Layer.effect(
         Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
           const token = Crypto.token("tb_ct_")
-          yield* repo.insertToken({
+          yield* tokens.insertToken({
             hash: Crypto.hash(token),
             kind: "connection",
             organisation_id: organisationId,
@@ -242,7 +244,7 @@ export const layer = Layer.effect(
       authenticate: (bearer) =>
         Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
-          const stored = bearer.trim() === "" ? Option.none() : yield* repo.getToken(Crypto.hash(bearer.trim()))
+          const stored = bearer.trim() === "" ? Option.none() : yield* tokens.getToken(Crypto.hash(bearer.trim()))
           if (Option.isNone(stored) || stored.value.kind === "refresh" || stored.value.revoked_at !== null) {
             return yield* Errors.fail(
               "authentication_error",
@@ -258,7 +260,7 @@ export const layer = Layer.effect(
               "The access token has expired; request a new one"
             )
           }
-          const organisation = yield* repo.getOrganisation(token.organisation_id)
+          const organisation = yield* accounts.getOrganisation(token.organisation_id)
           if (Option.isNone(organisation)) {
             return yield* Errors.fail(
               "authentication_error",

@@ -11,8 +11,11 @@ import { Capabilities, Deadline, Page, Transitions } from "@tracebridge/core"
 import { Clock, Context, Effect, Either, Layer, Option } from "effect"
 import * as Errors from "../Errors.js"
 import * as Idempotency from "../Idempotency.js"
-import type { Connection, LinkToken } from "../persistence/Repo.js"
-import { Repo } from "../persistence/Repo.js"
+import type { Connection } from "../persistence/ConnectionStore.js"
+import { ConnectionStore } from "../persistence/ConnectionStore.js"
+import type { LinkToken } from "../persistence/LinkTokens.js"
+import { LinkTokens } from "../persistence/LinkTokens.js"
+import { Tokens } from "../persistence/Tokens.js"
 import { Auth } from "./Auth.js"
 import * as AuthModule from "./Auth.js"
 import type { Principal } from "./Auth.js"
@@ -95,7 +98,9 @@ const iso = (ms: number) => new Date(ms).toISOString()
 export const layer = Layer.effect(
   Connections,
   Effect.gen(function*() {
-    const repo = yield* Repo
+    const connectionStore = yield* ConnectionStore
+    const linkTokens = yield* LinkTokens
+    const tokens = yield* Tokens
     const auth = yield* Auth
     const providers = yield* Providers
     const crypto = yield* Crypto.Crypto
@@ -125,7 +130,7 @@ export const layer = Layer.effect(
         if (!Transitions.canTransition(Transitions.connectionStatus, connection.status, status)) return connection
         const now = yield* Clock.currentTimeMillis
         const patch = { status, updated_at: now, ...(status === "inactive" ? { credentials: null, key_id: null } : {}) }
-        yield* repo.updateConnection(connection.id, patch)
+        yield* connectionStore.updateConnection(connection.id, patch)
         return { ...connection, ...patch }
       })
 
@@ -159,7 +164,7 @@ export const layer = Layer.effect(
           const now = yield* Clock.currentTimeMillis
           const environment = principal.organisation.plan === "production" ? "production" : "sandbox"
           const token = Crypto.token(`link-${environment}-`)
-          yield* repo.insertLinkToken({
+          yield* linkTokens.insertLinkToken({
             hash: Crypto.hash(token),
             organisation_id: principal.organisation.id,
             environment,
@@ -173,7 +178,7 @@ export const layer = Layer.effect(
           })
           return { link_token: token, expires_at: iso(now + LINK_TTL) }
         }),
-      getLinkToken: (token) => repo.getLinkToken(Crypto.hash(token)),
+      getLinkToken: (token) => linkTokens.getLinkToken(Crypto.hash(token)),
       link: (principal, options) =>
         Effect.gen(function*() {
           const port = yield* providers.port(options.provider, options.sandbox)
@@ -224,7 +229,7 @@ export const layer = Layer.effect(
             sandbox_version: 0,
             sandbox_fault: null
           }
-          yield* repo.insertConnection(pending)
+          yield* connectionStore.insertConnection(pending)
           // The first facility sync decides: active, or error when the login is refused (pending
           // when the state system failed or did not answer within what is left of the deadline).
           const synced = yield* Effect.either(
@@ -235,7 +240,7 @@ export const layer = Layer.effect(
             Either.isRight(synced) ? "active" : synced.left._tag === "ProviderLoginRequired" ? "error" : "pending"
           )
           const publicToken = Crypto.token(`public-${options.sandbox ? "sandbox" : "production"}-`)
-          yield* repo.insertPublicToken({
+          yield* linkTokens.insertPublicToken({
             hash: Crypto.hash(publicToken),
             organisation_id: principal.organisation.id,
             connection_id: connection.id,
@@ -255,7 +260,7 @@ export const layer = Layer.effect(
           yield* Idempotency.authorised
           const now = yield* Clock.currentTimeMillis
           const hash = Crypto.hash(publicToken)
-          const stored = yield* repo.getPublicToken(hash)
+          const stored = yield* linkTokens.getPublicToken(hash)
           const invalid = (message: string) =>
             Errors.fail("validation_error", "invalid_parameter", message, "public_token")
           if (Option.isNone(stored) || stored.value.organisation_id !== principal.organisation.id) {
@@ -265,14 +270,14 @@ export const layer = Layer.effect(
           if (stored.value.expires_at <= now) {
             return yield* invalid("This public token has expired (they live 30 minutes)")
           }
-          const first = yield* repo.usePublicToken(hash, now)
+          const first = yield* linkTokens.usePublicToken(hash, now)
           if (!first) return yield* invalid("This public token was already exchanged")
-          const connection = yield* repo.getConnection(stored.value.connection_id)
+          const connection = yield* connectionStore.getConnection(stored.value.connection_id)
           if (Option.isNone(connection)) return yield* invalid("Unknown public token")
           let connectionToken: string | undefined
           if (!connection.value.token_issued) {
             connectionToken = yield* auth.connectionToken(principal.organisation.id, connection.value.id)
-            yield* repo.updateConnection(connection.value.id, { token_issued: true, updated_at: now })
+            yield* connectionStore.updateConnection(connection.value.id, { token_issued: true, updated_at: now })
           }
           return {
             connection_id: connection.value.id,
@@ -286,7 +291,11 @@ export const layer = Layer.effect(
       list: (principal, page) =>
         Effect.gen(function*() {
           const window = Page.toWindow(page)
-          const { items, total } = yield* repo.listConnections(principal.organisation.id, window.offset, window.limit)
+          const { items, total } = yield* connectionStore.listConnections(
+            principal.organisation.id,
+            window.offset,
+            window.limit
+          )
           const scoped = principal.connection_id === null
             ? items
             : items.filter((c) => c.id === principal.connection_id)
@@ -295,7 +304,7 @@ export const layer = Layer.effect(
         }),
       authorize: (principal, connectionId) =>
         Effect.gen(function*() {
-          const connection = yield* repo.getConnection(connectionId)
+          const connection = yield* connectionStore.getConnection(connectionId)
           if (Option.isNone(connection) || connection.value.organisation_id !== principal.organisation.id) {
             return yield* Errors.fail("not_found_error", "resource_not_found", `No connection with id ${connectionId}`)
           }
@@ -314,7 +323,7 @@ export const layer = Layer.effect(
           const connection = yield* service.authorize(principal, connectionId)
           const now = yield* Clock.currentTimeMillis
           const removed = yield* moveTo(connection, "inactive")
-          yield* repo.revokeConnectionTokens(connection.id, now)
+          yield* tokens.revokeConnectionTokens(connection.id, now)
           return yield* view(removed)
         }),
       relink: (connection, credentials, clientState) =>
@@ -340,7 +349,7 @@ export const layer = Layer.effect(
           )
           const now = yield* Clock.currentTimeMillis
           const sealed = crypto.encrypt(JSON.stringify(credentials))
-          yield* repo.updateConnection(connection.id, {
+          yield* connectionStore.updateConnection(connection.id, {
             credentials: sealed.ciphertext,
             key_id: sealed.keyId,
             updated_at: now
@@ -350,7 +359,7 @@ export const layer = Layer.effect(
             "active"
           )
           const publicToken = Crypto.token(`public-${connection.is_sandbox ? "sandbox" : "production"}-`)
-          yield* repo.insertPublicToken({
+          yield* linkTokens.insertPublicToken({
             hash: Crypto.hash(publicToken),
             organisation_id: connection.organisation_id,
             connection_id: connection.id,

@@ -9,8 +9,9 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import type { CiphertextColumn } from "../persistence/Repo.js"
-import { Repo } from "../persistence/Repo.js"
+import type { CiphertextColumn } from "../persistence/Ciphertexts.js"
+import { Ciphertexts } from "../persistence/Ciphertexts.js"
+import { Transactions } from "../persistence/Transactions.js"
 import { Crypto } from "./Crypto.js"
 
 /**
@@ -35,10 +36,11 @@ export interface Report {
  * @since 0.1.0
  * @category operations
  */
-export const reencrypt: Effect.Effect<Report, never, Repo | Crypto> = Effect.gen(function*() {
-  const repo = yield* Repo
+export const reencrypt: Effect.Effect<Report, never, Ciphertexts | Transactions | Crypto> = Effect.gen(function*() {
+  const ciphertexts = yield* Ciphertexts
+  const transactions = yield* Transactions
   const crypto = yield* Crypto
-  const rows = yield* repo.listCiphertexts(crypto.keyId)
+  const rows = yield* ciphertexts.listCiphertexts(crypto.keyId)
   let reencrypted = 0
   let skipped = 0
   const failed: Array<Report["failed"][number]> = []
@@ -55,7 +57,7 @@ export const reencrypt: Effect.Effect<Report, never, Repo | Crypto> = Effect.gen
       continue
     }
     const sealed = crypto.encrypt(plaintext)
-    const done = yield* repo.transaction(repo.replaceCiphertext(row, sealed.ciphertext, sealed.keyId))
+    const done = yield* transactions.transaction(ciphertexts.replaceCiphertext(row, sealed.ciphertext, sealed.keyId))
     if (done) reencrypted++
     else skipped++
   }

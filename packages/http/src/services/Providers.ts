@@ -25,8 +25,8 @@ import type { Option, Scope } from "effect"
 import { Context, Duration, Effect, Layer } from "effect"
 import * as AppConfig from "../AppConfig.js"
 import { Lru } from "../Lru.js"
-import type { Connection } from "../persistence/Repo.js"
-import { Repo } from "../persistence/Repo.js"
+import type { Connection } from "../persistence/ConnectionStore.js"
+import { SandboxLog } from "../persistence/SandboxLog.js"
 import { Crypto } from "./Crypto.js"
 import * as SandboxReadCache from "./SandboxReadCache.js"
 import * as SandboxState from "./SandboxState.js"
@@ -92,7 +92,7 @@ const sandboxCredentials = (
 export const layer = Layer.scoped(
   Providers,
   Effect.gen(function*() {
-    const repo = yield* Repo
+    const sandboxLog = yield* SandboxLog
     const crypto = yield* Crypto
     const seed = yield* AppConfig.sandboxSeed
     const size = yield* AppConfig.sandboxSize
@@ -198,7 +198,11 @@ export const layer = Layer.scoped(
           return session
         }),
       draftSession,
-      state: SandboxState.make({ repo, sandbox, loginOf: (connection) => loginOf(connection, decrypt(connection)) }),
+      state: SandboxState.make({
+        sandboxLog,
+        sandbox,
+        loginOf: (connection) => loginOf(connection, decrypt(connection))
+      }),
       deadline,
       upstream: (provider, call) =>
         Deadline.within(call, {

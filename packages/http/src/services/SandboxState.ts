@@ -12,7 +12,7 @@
  *   log replayed;
  * - **writes** run alone on the connection in this process (a per-connection lock: readers share
  *   it, a writer holds it whole), on a world brought up to date from the database under the lock.
- *   What the write changed is appended with optimistic concurrency (`Repo.appendSandboxChanges`:
+ *   What the write changed is appended with optimistic concurrency (`SandboxLog.appendSandboxChanges`:
  *   only if the stored version is still the one the world was built on). If another process got
  *   there first, the world is dropped, rebuilt from the log and the write runs again on it (a
  *   split may now be refused, as the state system would); after `MAX_ATTEMPTS` conflicts in a
@@ -31,7 +31,8 @@ import type { World } from "@tracebridge/sandbox"
 import { Faults, Sandbox } from "@tracebridge/sandbox"
 import { Clock, Data, Effect, Exit, Option, Schema } from "effect"
 import * as Errors from "../Errors.js"
-import type { Connection, Service as Repo } from "../persistence/Repo.js"
+import type { Connection } from "../persistence/ConnectionStore.js"
+import type * as SandboxLog from "../persistence/SandboxLog.js"
 
 /**
  * How many times a write runs before a conflict answers 409: each conflict means another process
@@ -98,12 +99,13 @@ const decodeFault = Schema.decodeUnknownOption(Schema.parseJson(Faults.Fault))
  * @category constructors
  */
 export const make = (options: {
-  readonly repo: Repo
+  /** Where the connections' change logs, versions and faults are stored. */
+  readonly sandboxLog: SandboxLog.Service
   readonly sandbox: Sandbox.Sandbox
   /** The login a sandbox connection's world is generated for (as its emulator keys it). */
   readonly loginOf: (connection: Connection) => string
 }): Service => {
-  const { loginOf, repo, sandbox } = options
+  const { loginOf, sandbox, sandboxLog } = options
   /** The stored version each world in memory was built to, by connection id. */
   const held = new Map<string, number>()
   const locks = new Map<string, Effect.Semaphore>()
@@ -150,7 +152,7 @@ export const make = (options: {
       const key = keyOf(connection)
       const have = heldVersion(connection)
       const stored = Option.getOrElse(
-        yield* repo.sandboxLog(connection.id, have ?? 0),
+        yield* sandboxLog.sandboxLog(connection.id, have ?? 0),
         () => ({ version: 0, fault: null, changes: [] })
       )
       const parse = (changes: typeof stored.changes) => changes.map((c) => JSON.parse(c.change) as Sandbox.Change)
@@ -164,7 +166,7 @@ export const make = (options: {
       } else {
         const whole = have === undefined
           ? stored
-          : Option.getOrElse(yield* repo.sandboxLog(connection.id, 0), () => stored)
+          : Option.getOrElse(yield* sandboxLog.sandboxLog(connection.id, 0), () => stored)
         sandbox.reset(key)
         const world = worldOf(connection)
         if (whole.changes.length > 0) sandbox.restore(world, parse(whole.changes))
@@ -190,7 +192,7 @@ export const make = (options: {
           if (fresh.length === 0) return Effect.void
           return Effect.flatMap(Clock.currentTimeMillis, (at) =>
             Effect.flatMap(
-              repo.appendSandboxChanges(
+              sandboxLog.appendSandboxChanges(
                 connection.id,
                 version + committed,
                 fresh.map((change) => ({ change: JSON.stringify(change), created_at: at }))
@@ -261,7 +263,7 @@ export const make = (options: {
     world: worldOf,
     setFault: (connection, fault) =>
       Effect.zipRight(
-        repo.setSandboxFault(connection.id, fault === null ? null : JSON.stringify(fault)),
+        sandboxLog.setSandboxFault(connection.id, fault === null ? null : JSON.stringify(fault)),
         Effect.sync(() => Faults.set(sandbox, keyOf(connection), fault))
       ),
     faultOf: (connection) => Option.getOrUndefined(faultOf(connection.sandbox_fault)),
@@ -269,7 +271,7 @@ export const make = (options: {
       lockOf(connection.id).withPermits(PERMITS)(
         // the stored state first: if that fails, nothing in memory has changed
         Effect.zipRight(
-          repo.resetSandbox(connection.id),
+          sandboxLog.resetSandbox(connection.id),
           Effect.sync(() => {
             if (!sandboxed(connection)) return
             drop(connection)

@@ -27,7 +27,7 @@ import type { LookupAddress, LookupOptions } from "node:dns"
 import { lookup as dnsLookup } from "node:dns"
 import { lookup } from "node:dns/promises"
 import { isIP } from "node:net"
-import type { Plan } from "../persistence/Repo.js"
+import type { Plan } from "../persistence/Accounts.js"
 
 /**
  * Resolves a host name to its addresses (all of them).

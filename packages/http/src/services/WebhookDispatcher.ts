@@ -1,7 +1,7 @@
 /**
  * Delivers the outbox (DECISIONS "Webhooks"). Events and their deliveries are rows in the
  * database (`webhook_events`, `webhook_deliveries`), written before anything answers, so a
- * restart loses none. A worker claims due deliveries (`Repo.claimWebhookDeliveries`: on Postgres
+ * restart loses none. A worker claims due deliveries (`WebhookStore.claimWebhookDeliveries`: on Postgres
  * `FOR UPDATE SKIP LOCKED`, so several API processes share the work; on SQLite one writer at a
  * time, so the claim is atomic for the single process that embedded SQLite is meant for), holds
  * each for a lease longer than the 10 s timeout, signs the stored body, POSTs it, and logs the
@@ -29,8 +29,10 @@ import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { WebhookSignature } from "@tracebridge/core"
 import { Clock, Context, Duration, Effect, FiberSet, Layer, Option, Queue } from "effect"
 import { createHmac } from "node:crypto"
-import type { Plan, WebhookDelivery, WebhookEndpoint, WebhookEventRow } from "../persistence/Repo.js"
-import { Repo } from "../persistence/Repo.js"
+import type { Plan } from "../persistence/Accounts.js"
+import { Accounts } from "../persistence/Accounts.js"
+import type { WebhookDelivery, WebhookEndpoint, WebhookEventRow } from "../persistence/WebhookStore.js"
+import { WebhookStore } from "../persistence/WebhookStore.js"
 import { Crypto } from "./Crypto.js"
 import { UrlGuard } from "./UrlGuard.js"
 
@@ -150,7 +152,7 @@ export class ProductionDeliveryClient
 {}
 
 /**
- * The dispatcher over the repository, the encryption key, the URL guard and an `HttpClient`
+ * The dispatcher over the webhook store and the organisations, the encryption key, the URL guard and an `HttpClient`
  * (which must not follow redirects: `Http.ts` gives it node:http, which never does).
  *
  * @since 0.1.0
@@ -159,7 +161,8 @@ export class ProductionDeliveryClient
 export const layer = Layer.effect(
   WebhookDispatcher,
   Effect.gen(function*() {
-    const repo = yield* Repo
+    const accounts = yield* Accounts
+    const webhookStore = yield* WebhookStore
     const crypto = yield* Crypto
     const guard = yield* UrlGuard
     const sandboxClient = yield* HttpClient.HttpClient
@@ -188,15 +191,15 @@ export const layer = Layer.effect(
     const attempt = (delivery: WebhookDelivery): Effect.Effect<Attempt> =>
       Effect.gen(function*() {
         const started = yield* Clock.currentTimeMillis
-        const endpoint = yield* repo.getWebhookEndpoint(delivery.endpoint_id)
-        const event = yield* repo.getWebhookEvent(delivery.event_id)
+        const endpoint = yield* webhookStore.getWebhookEndpoint(delivery.endpoint_id)
+        const event = yield* webhookStore.getWebhookEvent(delivery.event_id)
         if (Option.isNone(endpoint) || Option.isNone(event)) {
           return { started, status_code: null, error: "the endpoint or event no longer exists", final: true }
         }
         if (endpoint.value.status === "disabled") {
           return { started, status_code: null, error: "the endpoint is disabled", final: true }
         }
-        const organisation = yield* repo.getOrganisation(endpoint.value.organisation_id)
+        const organisation = yield* accounts.getOrganisation(endpoint.value.organisation_id)
         const plan = Option.match(organisation, { onNone: () => "production" as const, onSome: (o) => o.plan })
         return yield* post(started, endpoint.value, event.value, plan)
       })
@@ -260,7 +263,7 @@ export const layer = Layer.effect(
         const n = delivery.attempts + 1
         const ok = result.error === null
         const next = ok || result.final ? undefined : nextAttemptAt(n, ended)
-        yield* repo.recordWebhookAttempt(
+        yield* webhookStore.recordWebhookAttempt(
           {
             delivery_id: delivery.id,
             n,
@@ -282,7 +285,7 @@ export const layer = Layer.effect(
 
     /** Hands a delivery back to the queue, due as it was (a claim or a hold that was not used). */
     const handBack = (delivery: WebhookDelivery, now: number) =>
-      repo.retryWebhookDelivery(delivery.id, delivery.next_attempt_at ?? now)
+      webhookStore.retryWebhookDelivery(delivery.id, delivery.next_attempt_at ?? now)
 
     // Held deliveries waiting for the worker, and whether a worker loop runs to take them.
     const handed = yield* Queue.unbounded<Held>()
@@ -342,7 +345,7 @@ export const layer = Layer.effect(
       let total = 0
       while (true) {
         const now = yield* Clock.currentTimeMillis
-        const claimed = yield* repo.claimWebhookDeliveries(now, now + Duration.toMillis(LEASE), BATCH)
+        const claimed = yield* webhookStore.claimWebhookDeliveries(now, now + Duration.toMillis(LEASE), BATCH)
         if (claimed.length === 0) return total
         // An attempt once started runs to its end (at most the 10 s timeout) even when the worker
         // is interrupted (shutdown); the claimed ones not started yet are handed back, due as before.

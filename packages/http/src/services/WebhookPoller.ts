@@ -16,8 +16,11 @@
 import type { LabResult, ProviderError, ProviderPort, Session, Transfer, WebhookEvent } from "@tracebridge/core"
 import { LabResult as LabResults, WebhookEvent as WebhookEvents } from "@tracebridge/core"
 import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
-import type { Connection } from "../persistence/Repo.js"
-import { Repo } from "../persistence/Repo.js"
+import { Accounts } from "../persistence/Accounts.js"
+import type { Connection } from "../persistence/ConnectionStore.js"
+import { ConnectionStore } from "../persistence/ConnectionStore.js"
+import { Transactions } from "../persistence/Transactions.js"
+import { WebhookStore } from "../persistence/WebhookStore.js"
 import * as Crypto from "./Crypto.js"
 import { Providers } from "./Providers.js"
 import { Webhooks } from "./Webhooks.js"
@@ -67,7 +70,10 @@ const iso = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString()
 export const layer = Layer.effect(
   WebhookPoller,
   Effect.gen(function*() {
-    const repo = yield* Repo
+    const accounts = yield* Accounts
+    const connectionStore = yield* ConnectionStore
+    const transactions = yield* Transactions
+    const webhookStore = yield* WebhookStore
     const webhooks = yield* Webhooks
     const providers = yield* Providers
 
@@ -103,7 +109,7 @@ export const layer = Layer.effect(
           ),
           lab_results: [...results.keys()].sort()
         }
-        const stored = yield* repo.getPollSnapshot(connection.id)
+        const stored = yield* webhookStore.getPollSnapshot(connection.id)
         const events: Array<WebhookEvent.WebhookEvent> = []
         if (Option.isSome(stored)) {
           const previous = JSON.parse(stored.value.snapshot) as Snapshot
@@ -144,9 +150,13 @@ export const layer = Layer.effect(
           }
         }
         // The events and the snapshot that produced them are stored together.
-        yield* repo.transaction(Effect.gen(function*() {
+        yield* transactions.transaction(Effect.gen(function*() {
           for (const event of events) yield* webhooks.enqueue(connection.organisation_id, connection.id, event)
-          yield* repo.putPollSnapshot({ connection_id: connection.id, snapshot: JSON.stringify(next), polled_at: now })
+          yield* webhookStore.putPollSnapshot({
+            connection_id: connection.id,
+            snapshot: JSON.stringify(next),
+            polled_at: now
+          })
         }))
         return events
       }).pipe(Effect.withSpan("WebhookPoller.reconcile", { attributes: { connection: connection.id } }))
@@ -155,11 +165,11 @@ export const layer = Layer.effect(
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         let polled = 0
-        for (const organisation of yield* repo.listOrganisations()) {
-          const { items } = yield* repo.listConnections(organisation.id, 0, 10_000)
+        for (const organisation of yield* accounts.listOrganisations()) {
+          const { items } = yield* connectionStore.listConnections(organisation.id, 0, 10_000)
           for (const connection of items) {
             if (connection.is_sandbox || connection.status !== "active") continue
-            const last = yield* repo.getPollSnapshot(connection.id)
+            const last = yield* webhookStore.getPollSnapshot(connection.id)
             if (Option.isSome(last) && last.value.polled_at + Duration.toMillis(interval) > now) continue
             const port = yield* providers.port(connection.provider, false)
             if (Option.isNone(port)) continue

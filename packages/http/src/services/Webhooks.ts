@@ -13,8 +13,9 @@ import { Page } from "@tracebridge/core"
 import { Clock, Context, Duration, Effect, Either, Layer, Option } from "effect"
 import * as Errors from "../Errors.js"
 import * as Idempotency from "../Idempotency.js"
-import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEventRow } from "../persistence/Repo.js"
-import { Repo } from "../persistence/Repo.js"
+import { Accounts } from "../persistence/Accounts.js"
+import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEventRow } from "../persistence/WebhookStore.js"
+import { WebhookStore } from "../persistence/WebhookStore.js"
 import type { Principal } from "./Auth.js"
 import * as Auth from "./Auth.js"
 import * as Crypto from "./Crypto.js"
@@ -157,7 +158,8 @@ const deliveryView = (d: WebhookDelivery, attempts: ReadonlyArray<WebhookAttempt
 export const layer = Layer.effect(
   Webhooks,
   Effect.gen(function*() {
-    const repo = yield* Repo
+    const accounts = yield* Accounts
+    const webhookStore = yield* WebhookStore
     const crypto = yield* Crypto.Crypto
     const guard = yield* UrlGuard
     const dispatcher = yield* WebhookDispatcher
@@ -170,7 +172,7 @@ export const layer = Layer.effect(
     const owned = (principal: Principal, id: string) =>
       Effect.gen(function*() {
         yield* Auth.organisationOnly(principal, "Webhooks")
-        const endpoint = yield* repo.getWebhookEndpoint(id)
+        const endpoint = yield* webhookStore.getWebhookEndpoint(id)
         if (Option.isNone(endpoint) || endpoint.value.organisation_id !== principal.organisation.id) {
           return yield* Errors.fail("not_found_error", "resource_not_found", `No webhook with id ${id}`)
         }
@@ -203,7 +205,7 @@ export const layer = Layer.effect(
     ) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
-        const endpoints = (yield* repo.listWebhookEndpoints(organisationId)).filter((e) =>
+        const endpoints = (yield* webhookStore.listWebhookEndpoints(organisationId)).filter((e) =>
           e.status === "enabled" && (JSON.parse(e.events) as ReadonlyArray<string>).includes(event.type)
         )
         const deliveries: ReadonlyArray<WebhookDelivery> = endpoints.map((e) => ({
@@ -227,7 +229,7 @@ export const layer = Layer.effect(
           body: JSON.stringify(event),
           created_at: now
         }
-        yield* repo.insertWebhookEvent(row, deliveries)
+        yield* webhookStore.insertWebhookEvent(row, deliveries)
         return { event: row, endpoints, deliveries }
       })
 
@@ -254,13 +256,13 @@ export const layer = Layer.effect(
             created_at: now,
             updated_at: now
           }
-          yield* repo.insertWebhookEndpoint(endpoint)
+          yield* webhookStore.insertWebhookEndpoint(endpoint)
           return { ...view(endpoint), secret }
         }),
       list: (principal, page) =>
         Effect.gen(function*() {
           yield* organisationOnly(principal)
-          const all = yield* repo.listWebhookEndpoints(principal.organisation.id)
+          const all = yield* webhookStore.listWebhookEndpoints(principal.organisation.id)
           return Page.paginate(all.map(view), page)
         }),
       get: (principal, id) => Effect.map(owned(principal, id), view),
@@ -276,10 +278,10 @@ export const layer = Layer.effect(
             ...(patch.status === undefined ? {} : { status: patch.status }),
             updated_at: now
           }
-          yield* repo.updateWebhookEndpoint(id, changes)
+          yield* webhookStore.updateWebhookEndpoint(id, changes)
           return view({ ...endpoint, ...changes })
         }),
-      remove: (principal, id) => Effect.flatMap(owned(principal, id), () => repo.deleteWebhookEndpoint(id)),
+      remove: (principal, id) => Effect.flatMap(owned(principal, id), () => webhookStore.deleteWebhookEndpoint(id)),
       rotate: (principal, id) =>
         Effect.gen(function*() {
           const endpoint = yield* owned(principal, id)
@@ -294,29 +296,29 @@ export const layer = Layer.effect(
             previous_expires_at: now + Duration.toMillis(ROTATION_OVERLAP),
             updated_at: now
           }
-          yield* repo.updateWebhookEndpoint(id, changes)
+          yield* webhookStore.updateWebhookEndpoint(id, changes)
           return { ...view({ ...endpoint, ...changes }), secret }
         }),
       deliveries: (principal, id, page) =>
         Effect.gen(function*() {
           yield* owned(principal, id)
           const window = Page.toWindow(page)
-          const { items, total } = yield* repo.listWebhookDeliveries(id, window.offset, window.limit)
-          const attempts = yield* repo.listWebhookAttempts(items.map((d) => d.id))
+          const { items, total } = yield* webhookStore.listWebhookDeliveries(id, window.offset, window.limit)
+          const attempts = yield* webhookStore.listWebhookAttempts(items.map((d) => d.id))
           return Page.fromSlice(page, { items: items.map((d) => deliveryView(d, attempts)), total })
         }),
       retry: (principal, id, deliveryId) =>
         Effect.gen(function*() {
           yield* owned(principal, id)
-          const delivery = yield* repo.getWebhookDelivery(deliveryId)
+          const delivery = yield* webhookStore.getWebhookDelivery(deliveryId)
           if (Option.isNone(delivery) || delivery.value.endpoint_id !== id) {
             return yield* Errors.fail("not_found_error", "resource_not_found", `No delivery with id ${deliveryId}`)
           }
           const now = yield* Clock.currentTimeMillis
-          yield* repo.retryWebhookDelivery(deliveryId, now)
+          yield* webhookStore.retryWebhookDelivery(deliveryId, now)
           yield* dispatcher.wake
-          const updated = yield* repo.getWebhookDelivery(deliveryId)
-          const attempts = yield* repo.listWebhookAttempts([deliveryId])
+          const updated = yield* webhookStore.getWebhookDelivery(deliveryId)
+          const attempts = yield* webhookStore.listWebhookAttempts([deliveryId])
           return deliveryView(Option.getOrElse(updated, () => delivery.value), attempts)
         }),
       enqueue: (organisationId, connectionId, event) =>
@@ -328,7 +330,7 @@ export const layer = Layer.effect(
           const count = queued.deliveries.length
           if (count === 0) return { deliveries: 0, send: Effect.void }
           if (holdUntil === undefined) return { deliveries: count, send: dispatcher.wake }
-          const organisation = yield* repo.getOrganisation(organisationId)
+          const organisation = yield* accounts.getOrganisation(organisationId)
           const plan = Option.match(organisation, { onNone: () => "production" as const, onSome: (o) => o.plan })
           const held = queued.deliveries.map((delivery, i) => ({
             delivery,

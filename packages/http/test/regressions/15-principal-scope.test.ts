@@ -7,7 +7,7 @@ import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { Bootstrap } from "@tracebridge/http"
 import { Effect } from "effect"
-import { call, linkSandbox, otherOrganisation, Repo, signIn, TestApp } from "../support/TestApp.js"
+import { Accounts, call, linkSandbox, otherOrganisation, signIn, TestApp } from "../support/TestApp.js"
 
 interface Raw {
   readonly status: number
@@ -177,8 +177,8 @@ describe("refresh grant with client credentials (issue 15)", () => {
   it.effect("another client's refresh token is 400 invalid_grant; without a secret refresh still works", () =>
     Effect.gen(function*() {
       const me = yield* signIn
-      const repo = yield* Repo
-      const organisation = (yield* repo.listOrganisations())[0]!
+      const accounts = yield* Accounts
+      const organisation = (yield* accounts.listOrganisations())[0]!
       const other = yield* Bootstrap.createClient(organisation.id)
       const theft = yield* token({
         grant_type: "refresh_token",

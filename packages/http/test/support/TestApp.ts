@@ -2,7 +2,9 @@ import { HttpClient, HttpClientRequest } from "@effect/platform"
 import type { HttpClientResponse } from "@effect/platform"
 import { Bootstrap, Http, Server } from "@tracebridge/http"
 import { Effect, Layer, Option } from "effect"
-import { Repo } from "../../src/persistence/Repo.js"
+import { Accounts } from "../../src/persistence/Accounts.js"
+import { ConnectionStore } from "../../src/persistence/ConnectionStore.js"
+import { SandboxLog } from "../../src/persistence/SandboxLog.js"
 import * as Crypto from "../../src/services/Crypto.js"
 import * as TestDatabase from "./TestDatabase.js"
 
@@ -117,19 +119,21 @@ export const linkSandbox = (
     return exchanged.body.data as { connection_id: string; connection_token?: string; status: string }
   })
 
-export { Repo }
+/** The organisations' store, for tests that read or change organisations directly. */
+export { Accounts }
 
 /** A connection's stored sandbox change log (none for an unknown connection). */
 export const storedChanges = (connectionId: string) =>
   Effect.flatMap(
-    Repo,
-    (repo) => Effect.map(repo.sandboxLog(connectionId, 0), (log) => Option.isSome(log) ? log.value.changes : [])
+    SandboxLog,
+    (sandboxLog) =>
+      Effect.map(sandboxLog.sandboxLog(connectionId, 0), (log) => Option.isSome(log) ? log.value.changes : [])
   )
 
 /** Stores a production connection of an organisation directly (no state system to link to in tests). */
 export const insertProductionConnection = (organisationId: string, id: string) =>
-  Effect.flatMap(Repo, (repo) =>
-    repo.insertConnection({
+  Effect.flatMap(ConnectionStore, (connectionStore) =>
+    connectionStore.insertConnection({
       id,
       organisation_id: organisationId,
       provider: "provider_a",

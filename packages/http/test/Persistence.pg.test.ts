@@ -1,31 +1,34 @@
 /**
- * The repository suite (`RepoSuite.ts`) against Postgres at `TEST_DATABASE_URL`
+ * The stores' suite (`PersistenceSuite.ts`) against Postgres at `TEST_DATABASE_URL`
  * (`postgres://user:password@host:5432/database`). Not part of `npm test`: run it with
  * `npm run test:pg` (`.ci/run` starts a Postgres for it).
  */
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
+import { Accounts } from "@tracebridge/http/persistence/Accounts"
 import * as Database from "@tracebridge/http/persistence/Database"
-import { Repo } from "@tracebridge/http/persistence/Repo"
 import { ConfigProvider, Effect, Either, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
-import { repoSuite } from "./RepoSuite.js"
+import { persistenceSuite } from "./PersistenceSuite.js"
 
 const url = process.env.TEST_DATABASE_URL
 if (url === undefined || url === "") {
-  throw new Error("Repo.pg.test.ts needs TEST_DATABASE_URL (postgres://user:password@host:5432/database)")
+  throw new Error("Persistence.pg.test.ts needs TEST_DATABASE_URL (postgres://user:password@host:5432/database)")
 }
 
-repoSuite("Repo (Postgres)", Database.layerPg(Redacted.make(url)), { rollback: true })
+persistenceSuite("Persistence (Postgres)", Database.layerPg(Redacted.make(url)), { rollback: true })
 
 describe("Database (Postgres)", () => {
   it.effect("layer picks Postgres from DATABASE_URL, and migrating again is a no-op", () =>
     Effect.gen(function*() {
       const env = Effect.withConfigProvider(ConfigProvider.fromJson({ DATABASE_URL: url }))
       const o = { id: `org-${randomUUID()}`, name: "Pg", plan: "sandbox" as const, created_at: 1_767_225_600_000 }
-      yield* Effect.flatMap(Repo, (repo) => repo.insertOrganisation(o)).pipe(Effect.provide(Database.layer), env)
-      const again = yield* Effect.flatMap(Repo, (repo) => repo.getOrganisation(o.id)).pipe(
+      yield* Effect.flatMap(Accounts, (accounts) => accounts.insertOrganisation(o)).pipe(
+        Effect.provide(Database.layer),
+        env
+      )
+      const again = yield* Effect.flatMap(Accounts, (accounts) => accounts.getOrganisation(o.id)).pipe(
         Effect.provide(Database.layer),
         env
       )
@@ -42,7 +45,7 @@ describe("Database (Postgres)", () => {
       yield* ddl(`CREATE SCHEMA ${schema}`)
       const scoped = new URL(url)
       scoped.searchParams.set("options", `-c search_path=${schema}`)
-      const start = Effect.either(Effect.scoped(Effect.provide(Repo, Database.layerPg(scoped.href))))
+      const start = Effect.either(Effect.scoped(Effect.provide(Accounts, Database.layerPg(scoped.href))))
       const results = yield* Effect.all(Array.from({ length: 6 }, () => start), { concurrency: "unbounded" }).pipe(
         Effect.ensuring(Effect.orDie(ddl(`DROP SCHEMA ${schema} CASCADE`)))
       )

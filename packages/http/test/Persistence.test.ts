@@ -1,21 +1,24 @@
 /**
- * The repository suite (`RepoSuite.ts`) against SQLite (libsql, in a temporary file), and how `Database` picks its backend from Config. The Postgres
- * run is `Repo.pg.test.ts` (`npm run test:pg`).
+ * The stores' suite (`PersistenceSuite.ts`) against SQLite (libsql, in a temporary file), and how `Database` picks its backend from Config. The Postgres
+ * run is `Persistence.pg.test.ts` (`npm run test:pg`).
  */
 import { assert, describe, it } from "@effect/vitest"
+import { Accounts } from "@tracebridge/http/persistence/Accounts"
 import * as Database from "@tracebridge/http/persistence/Database"
-import { Repo } from "@tracebridge/http/persistence/Repo"
+import { Transactions } from "@tracebridge/http/persistence/Transactions"
 import { ConfigProvider, Effect, Either, Option, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll } from "vitest"
-import { repoSuite } from "./RepoSuite.js"
+import { persistenceSuite } from "./PersistenceSuite.js"
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tracebridge-repo-test-"))
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tracebridge-persistence-test-"))
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
-repoSuite("Repo (SQLite)", Database.layerSqlite(path.join(dir, "suite", "tracebridge.db")), { rollback: true })
+persistenceSuite("Persistence (SQLite)", Database.layerSqlite(path.join(dir, "suite", "tracebridge.db")), {
+  rollback: true
+})
 
 const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromJson(env))
 
@@ -51,9 +54,12 @@ describe("Database", () => {
       const dataDir = path.join(dir, "data", "deeper")
       const env = withEnv({ TRACEBRIDGE_DATA_DIR: dataDir })
       const o = { id: "org-restart", name: "Restart", plan: "sandbox" as const, created_at: 1_767_225_600_000 }
-      yield* Effect.flatMap(Repo, (repo) => repo.insertOrganisation(o)).pipe(Effect.provide(Database.layer), env)
+      yield* Effect.flatMap(Accounts, (accounts) => accounts.insertOrganisation(o)).pipe(
+        Effect.provide(Database.layer),
+        env
+      )
       assert.isTrue(fs.existsSync(path.join(dataDir, "tracebridge.db")))
-      const again = yield* Effect.flatMap(Repo, (repo) => repo.getOrganisation(o.id)).pipe(
+      const again = yield* Effect.flatMap(Accounts, (accounts) => accounts.getOrganisation(o.id)).pipe(
         Effect.provide(Database.layer),
         env
       )
@@ -64,10 +70,11 @@ describe("Database", () => {
     Effect.gen(function*() {
       const o = { id: "org-mem", name: "Mem", plan: "production" as const, created_at: 1 }
       const got = yield* Effect.gen(function*() {
-        const repo = yield* Repo
-        yield* repo.transaction(repo.insertOrganisation(o))
-        yield* repo.transaction(repo.setPlan(o.id, "sandbox"))
-        return yield* repo.getOrganisation(o.id)
+        const accounts = yield* Accounts
+        const transactions = yield* Transactions
+        yield* transactions.transaction(accounts.insertOrganisation(o))
+        yield* transactions.transaction(accounts.setPlan(o.id, "sandbox"))
+        return yield* accounts.getOrganisation(o.id)
       }).pipe(Effect.provide(Database.layerSqlite(":memory:")))
       assert.deepStrictEqual(got, Option.some({ ...o, plan: "sandbox" as const }))
     }))

@@ -1,22 +1,29 @@
 /**
- * The repository behaviours every `Repo` implementation must have: one suite, run against
- * `RepoMemory` and SQLite (`Repo.test.ts`) and Postgres (`Repo.pg.test.ts`).
+ * The behaviours every store (`Accounts`, `Tokens`, `LinkTokens`, `ConnectionStore`, `SandboxLog`,
+ * `WebhookStore`, `Ciphertexts`, `IdempotencyStore`, `Transactions`) must have on every backend: one
+ * suite, run against SQLite (`Persistence.test.ts`) and Postgres (`Persistence.pg.test.ts`).
  *
- * The suite shares one repository (one database) between its tests, which run concurrently: every
+ * The suite shares one set of stores (one database) between its tests, which run concurrently: every
  * key is prefixed with a per-run id, so that tests cannot see each other's rows, nor the rows of an
  * earlier run against the same Postgres database.
  */
 import { assert, layer } from "@effect/vitest"
-import type {
-  Connection,
-  IdempotencyKey,
-  Organisation,
-  PublicToken,
-  Token,
-  WebhookDelivery,
-  WebhookEndpoint
-} from "@tracebridge/http/persistence/Repo"
-import { Repo } from "@tracebridge/http/persistence/Repo"
+import type { Organisation } from "@tracebridge/http/persistence/Accounts"
+import { Accounts } from "@tracebridge/http/persistence/Accounts"
+import { Ciphertexts } from "@tracebridge/http/persistence/Ciphertexts"
+import type { Connection } from "@tracebridge/http/persistence/ConnectionStore"
+import { ConnectionStore } from "@tracebridge/http/persistence/ConnectionStore"
+import type { Persistence } from "@tracebridge/http/persistence/Database"
+import type { IdempotencyKey } from "@tracebridge/http/persistence/IdempotencyStore"
+import { IdempotencyStore } from "@tracebridge/http/persistence/IdempotencyStore"
+import type { PublicToken } from "@tracebridge/http/persistence/LinkTokens"
+import { LinkTokens } from "@tracebridge/http/persistence/LinkTokens"
+import { SandboxLog } from "@tracebridge/http/persistence/SandboxLog"
+import type { Token } from "@tracebridge/http/persistence/Tokens"
+import { Tokens } from "@tracebridge/http/persistence/Tokens"
+import { Transactions } from "@tracebridge/http/persistence/Transactions"
+import type { WebhookDelivery, WebhookEndpoint } from "@tracebridge/http/persistence/WebhookStore"
+import { WebhookStore } from "@tracebridge/http/persistence/WebhookStore"
 import type { Layer } from "effect"
 import { Effect, Either, Option } from "effect"
 import { randomUUID } from "node:crypto"
@@ -25,12 +32,16 @@ import { randomUUID } from "node:crypto"
 const T0 = 1_767_225_600_000
 
 export interface SuiteOptions {
-  /** Whether `transaction` rolls back on failure (the SQL backends; not the memory one). */
+  /** Whether `Transactions.transaction` rolls back on failure (both SQL backends do). */
   readonly rollback: boolean
 }
 
-export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, options: SuiteOptions) =>
-  layer(repoLayer, { timeout: "60 seconds", excludeTestServices: true })(name, (it) => {
+export const persistenceSuite = (
+  name: string,
+  persistenceLayer: Layer.Layer<Persistence, unknown>,
+  options: SuiteOptions
+) =>
+  layer(persistenceLayer, { timeout: "60 seconds", excludeTestServices: true })(name, (it) => {
     const run = randomUUID().slice(0, 8)
     const id = (s: string) => `${run}-${s}`
 
@@ -88,33 +99,36 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
 
     it.effect("stores and reads organisations, and lists them", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const accounts = yield* Accounts
         const a = organisation("org-list-a", { plan: "production", created_at: T0 + 1 })
         const b = organisation("org-list-b")
-        yield* repo.insertOrganisation(a)
-        yield* repo.insertOrganisation(b)
-        assert.deepStrictEqual(yield* repo.getOrganisation(a.id), Option.some(a))
-        assert.deepStrictEqual(yield* repo.getOrganisation(id("nobody")), Option.none())
-        const mine = (yield* repo.listOrganisations()).filter((o) => o.id === a.id || o.id === b.id)
+        yield* accounts.insertOrganisation(a)
+        yield* accounts.insertOrganisation(b)
+        assert.deepStrictEqual(yield* accounts.getOrganisation(a.id), Option.some(a))
+        assert.deepStrictEqual(yield* accounts.getOrganisation(id("nobody")), Option.none())
+        const mine = (yield* accounts.listOrganisations()).filter((o) => o.id === a.id || o.id === b.id)
         assert.deepStrictEqual([...mine].sort((x, y) => x.id.localeCompare(y.id)), [a, b])
       }))
 
     it.effect("sets an organisation's plan, and answers false for an unknown one", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const accounts = yield* Accounts
         const o = organisation("org-plan")
-        yield* repo.insertOrganisation(o)
-        assert.isTrue(yield* repo.setPlan(o.id, "production"))
-        assert.deepStrictEqual(yield* repo.getOrganisation(o.id), Option.some({ ...o, plan: "production" as const }))
-        assert.isTrue(yield* repo.setPlan(o.id, "sandbox"))
-        assert.deepStrictEqual(yield* repo.getOrganisation(o.id), Option.some(o))
-        assert.isFalse(yield* repo.setPlan(id("org-missing"), "production"))
-        assert.deepStrictEqual(yield* repo.getOrganisation(id("org-missing")), Option.none())
+        yield* accounts.insertOrganisation(o)
+        assert.isTrue(yield* accounts.setPlan(o.id, "production"))
+        assert.deepStrictEqual(
+          yield* accounts.getOrganisation(o.id),
+          Option.some({ ...o, plan: "production" as const })
+        )
+        assert.isTrue(yield* accounts.setPlan(o.id, "sandbox"))
+        assert.deepStrictEqual(yield* accounts.getOrganisation(o.id), Option.some(o))
+        assert.isFalse(yield* accounts.setPlan(id("org-missing"), "production"))
+        assert.deepStrictEqual(yield* accounts.getOrganisation(id("org-missing")), Option.none())
       }))
 
     it.effect("stores and reads API clients", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const accounts = yield* Accounts
         const live = {
           id: id("client-a"),
           organisation_id: id("org"),
@@ -123,16 +137,16 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
           revoked_at: null
         }
         const revoked = { ...live, id: id("client-b"), secret_hash: "h2", revoked_at: T0 + 5 }
-        yield* repo.insertClient(live)
-        yield* repo.insertClient(revoked)
-        assert.deepStrictEqual(yield* repo.getClient(live.id), Option.some(live))
-        assert.deepStrictEqual(yield* repo.getClient(revoked.id), Option.some(revoked))
-        assert.deepStrictEqual(yield* repo.getClient(id("client-missing")), Option.none())
+        yield* accounts.insertClient(live)
+        yield* accounts.insertClient(revoked)
+        assert.deepStrictEqual(yield* accounts.getClient(live.id), Option.some(live))
+        assert.deepStrictEqual(yield* accounts.getClient(revoked.id), Option.some(revoked))
+        assert.deepStrictEqual(yield* accounts.getClient(id("client-missing")), Option.none())
       }))
 
     it.effect("stores and reads tokens of every kind, nulls and times intact", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const tokens = yield* Tokens
         const access = token("tok-access", { kind: "access", family: null })
         const refresh = token("tok-refresh", { family: id("fam"), used_at: T0 + 7, revoked_at: T0 + 8 })
         const conn = token("tok-conn", {
@@ -141,75 +155,75 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
           connection_id: id("c"),
           expires_at: null
         })
-        for (const t of [access, refresh, conn]) yield* repo.insertToken(t)
-        assert.deepStrictEqual(yield* repo.getToken(access.hash), Option.some(access))
-        assert.deepStrictEqual(yield* repo.getToken(refresh.hash), Option.some(refresh))
-        assert.deepStrictEqual(yield* repo.getToken(conn.hash), Option.some(conn))
-        assert.deepStrictEqual(yield* repo.getToken(id("tok-missing")), Option.none())
+        for (const t of [access, refresh, conn]) yield* tokens.insertToken(t)
+        assert.deepStrictEqual(yield* tokens.getToken(access.hash), Option.some(access))
+        assert.deepStrictEqual(yield* tokens.getToken(refresh.hash), Option.some(refresh))
+        assert.deepStrictEqual(yield* tokens.getToken(conn.hash), Option.some(conn))
+        assert.deepStrictEqual(yield* tokens.getToken(id("tok-missing")), Option.none())
       }))
 
     it.effect("useToken marks a token used once; a second use answers false", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const tokens = yield* Tokens
         const t = token("tok-use")
-        yield* repo.insertToken(t)
-        assert.isTrue(yield* repo.useToken(t.hash, T0 + 10))
-        assert.deepStrictEqual(yield* repo.getToken(t.hash), Option.some({ ...t, used_at: T0 + 10 }))
-        assert.isFalse(yield* repo.useToken(t.hash, T0 + 20))
-        assert.deepStrictEqual(yield* repo.getToken(t.hash), Option.some({ ...t, used_at: T0 + 10 }))
-        assert.isFalse(yield* repo.useToken(id("tok-use-missing"), T0))
+        yield* tokens.insertToken(t)
+        assert.isTrue(yield* tokens.useToken(t.hash, T0 + 10))
+        assert.deepStrictEqual(yield* tokens.getToken(t.hash), Option.some({ ...t, used_at: T0 + 10 }))
+        assert.isFalse(yield* tokens.useToken(t.hash, T0 + 20))
+        assert.deepStrictEqual(yield* tokens.getToken(t.hash), Option.some({ ...t, used_at: T0 + 10 }))
+        assert.isFalse(yield* tokens.useToken(id("tok-use-missing"), T0))
       }))
 
     it.effect("useToken is single-use under concurrency: of two parallel uses exactly one wins", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const tokens = yield* Tokens
         for (let i = 0; i < 10; i++) {
           const t = token(`tok-race-${i}`)
-          yield* repo.insertToken(t)
-          const results = yield* Effect.all([repo.useToken(t.hash, T0 + 1), repo.useToken(t.hash, T0 + 2)], {
+          yield* tokens.insertToken(t)
+          const results = yield* Effect.all([tokens.useToken(t.hash, T0 + 1), tokens.useToken(t.hash, T0 + 2)], {
             concurrency: 2
           })
           assert.strictEqual(results.filter((won) => won).length, 1, `race ${i}: ${results}`)
-          const stored = yield* repo.getToken(t.hash)
+          const stored = yield* tokens.getToken(t.hash)
           assert.isTrue(Option.isSome(stored) && stored.value.used_at === (results[0] ? T0 + 1 : T0 + 2))
         }
       }))
 
     it.effect("revokeFamily revokes the live tokens of that family only", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const tokens = yield* Tokens
         const a = token("fam-a", { family: id("family-1") })
         const b = token("fam-b", { family: id("family-1"), used_at: T0 + 1 })
         const earlier = token("fam-c", { family: id("family-1"), revoked_at: T0 + 2 })
         const other = token("fam-d", { family: id("family-2") })
         const none = token("fam-e", { family: null })
-        for (const t of [a, b, earlier, other, none]) yield* repo.insertToken(t)
-        yield* repo.revokeFamily(id("family-1"), T0 + 100)
-        assert.deepStrictEqual(yield* repo.getToken(a.hash), Option.some({ ...a, revoked_at: T0 + 100 }))
-        assert.deepStrictEqual(yield* repo.getToken(b.hash), Option.some({ ...b, revoked_at: T0 + 100 }))
-        assert.deepStrictEqual(yield* repo.getToken(earlier.hash), Option.some(earlier))
-        assert.deepStrictEqual(yield* repo.getToken(other.hash), Option.some(other))
-        assert.deepStrictEqual(yield* repo.getToken(none.hash), Option.some(none))
+        for (const t of [a, b, earlier, other, none]) yield* tokens.insertToken(t)
+        yield* tokens.revokeFamily(id("family-1"), T0 + 100)
+        assert.deepStrictEqual(yield* tokens.getToken(a.hash), Option.some({ ...a, revoked_at: T0 + 100 }))
+        assert.deepStrictEqual(yield* tokens.getToken(b.hash), Option.some({ ...b, revoked_at: T0 + 100 }))
+        assert.deepStrictEqual(yield* tokens.getToken(earlier.hash), Option.some(earlier))
+        assert.deepStrictEqual(yield* tokens.getToken(other.hash), Option.some(other))
+        assert.deepStrictEqual(yield* tokens.getToken(none.hash), Option.some(none))
       }))
 
     it.effect("revokeConnectionTokens revokes that connection's live tokens only", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const tokens = yield* Tokens
         const a = token("ct-a", { kind: "connection", connection_id: id("ct-conn-1"), expires_at: null })
         const earlier = token("ct-b", { kind: "connection", connection_id: id("ct-conn-1"), revoked_at: T0 + 3 })
         const other = token("ct-c", { kind: "connection", connection_id: id("ct-conn-2") })
         const access = token("ct-d", { kind: "access", connection_id: null })
-        for (const t of [a, earlier, other, access]) yield* repo.insertToken(t)
-        yield* repo.revokeConnectionTokens(id("ct-conn-1"), T0 + 50)
-        assert.deepStrictEqual(yield* repo.getToken(a.hash), Option.some({ ...a, revoked_at: T0 + 50 }))
-        assert.deepStrictEqual(yield* repo.getToken(earlier.hash), Option.some(earlier))
-        assert.deepStrictEqual(yield* repo.getToken(other.hash), Option.some(other))
-        assert.deepStrictEqual(yield* repo.getToken(access.hash), Option.some(access))
+        for (const t of [a, earlier, other, access]) yield* tokens.insertToken(t)
+        yield* tokens.revokeConnectionTokens(id("ct-conn-1"), T0 + 50)
+        assert.deepStrictEqual(yield* tokens.getToken(a.hash), Option.some({ ...a, revoked_at: T0 + 50 }))
+        assert.deepStrictEqual(yield* tokens.getToken(earlier.hash), Option.some(earlier))
+        assert.deepStrictEqual(yield* tokens.getToken(other.hash), Option.some(other))
+        assert.deepStrictEqual(yield* tokens.getToken(access.hash), Option.some(access))
       }))
 
     it.effect("stores and reads link tokens", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const linkTokens = yield* LinkTokens
         const full = {
           hash: id("link-a"),
           organisation_id: id("org"),
@@ -232,38 +246,41 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
           external_id: null,
           connection_id: null
         }
-        yield* repo.insertLinkToken(full)
-        yield* repo.insertLinkToken(bare)
-        assert.deepStrictEqual(yield* repo.getLinkToken(full.hash), Option.some(full))
-        assert.deepStrictEqual(yield* repo.getLinkToken(bare.hash), Option.some(bare))
-        assert.deepStrictEqual(yield* repo.getLinkToken(id("link-missing")), Option.none())
+        yield* linkTokens.insertLinkToken(full)
+        yield* linkTokens.insertLinkToken(bare)
+        assert.deepStrictEqual(yield* linkTokens.getLinkToken(full.hash), Option.some(full))
+        assert.deepStrictEqual(yield* linkTokens.getLinkToken(bare.hash), Option.some(bare))
+        assert.deepStrictEqual(yield* linkTokens.getLinkToken(id("link-missing")), Option.none())
       }))
 
     it.effect("stores and reads public tokens", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const linkTokens = yield* LinkTokens
         const a = publicToken("pub-read-a", { client_state: "cs" })
         const b = publicToken("pub-read-b", { used_at: T0 + 1 })
-        yield* repo.insertPublicToken(a)
-        yield* repo.insertPublicToken(b)
-        assert.deepStrictEqual(yield* repo.getPublicToken(a.hash), Option.some(a))
-        assert.deepStrictEqual(yield* repo.getPublicToken(b.hash), Option.some(b))
-        assert.deepStrictEqual(yield* repo.getPublicToken(id("pub-missing")), Option.none())
+        yield* linkTokens.insertPublicToken(a)
+        yield* linkTokens.insertPublicToken(b)
+        assert.deepStrictEqual(yield* linkTokens.getPublicToken(a.hash), Option.some(a))
+        assert.deepStrictEqual(yield* linkTokens.getPublicToken(b.hash), Option.some(b))
+        assert.deepStrictEqual(yield* linkTokens.getPublicToken(id("pub-missing")), Option.none())
       }))
 
     it.effect("usePublicToken is single-use, also under concurrency", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const linkTokens = yield* LinkTokens
         const t = publicToken("pub-use")
-        yield* repo.insertPublicToken(t)
-        assert.isTrue(yield* repo.usePublicToken(t.hash, T0 + 1))
-        assert.isFalse(yield* repo.usePublicToken(t.hash, T0 + 2))
-        assert.deepStrictEqual(yield* repo.getPublicToken(t.hash), Option.some({ ...t, used_at: T0 + 1 }))
-        assert.isFalse(yield* repo.usePublicToken(id("pub-use-missing"), T0))
+        yield* linkTokens.insertPublicToken(t)
+        assert.isTrue(yield* linkTokens.usePublicToken(t.hash, T0 + 1))
+        assert.isFalse(yield* linkTokens.usePublicToken(t.hash, T0 + 2))
+        assert.deepStrictEqual(yield* linkTokens.getPublicToken(t.hash), Option.some({ ...t, used_at: T0 + 1 }))
+        assert.isFalse(yield* linkTokens.usePublicToken(id("pub-use-missing"), T0))
         for (let i = 0; i < 10; i++) {
           const r = publicToken(`pub-race-${i}`)
-          yield* repo.insertPublicToken(r)
-          const results = yield* Effect.all([repo.usePublicToken(r.hash, T0), repo.usePublicToken(r.hash, T0)], {
+          yield* linkTokens.insertPublicToken(r)
+          const results = yield* Effect.all([
+            linkTokens.usePublicToken(r.hash, T0),
+            linkTokens.usePublicToken(r.hash, T0)
+          ], {
             concurrency: 2
           })
           assert.strictEqual(results.filter((won) => won).length, 1, `race ${i}: ${results}`)
@@ -272,18 +289,18 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
 
     it.effect("usePublicToken refuses an expired token (expiry at `at` counts as expired) and leaves it unused", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const linkTokens = yield* LinkTokens
         const t = publicToken("pub-exp", { expires_at: T0 + 1_000 })
-        yield* repo.insertPublicToken(t)
-        assert.isFalse(yield* repo.usePublicToken(t.hash, T0 + 1_000))
-        assert.isFalse(yield* repo.usePublicToken(t.hash, T0 + 5_000))
-        assert.deepStrictEqual(yield* repo.getPublicToken(t.hash), Option.some(t))
-        assert.isTrue(yield* repo.usePublicToken(t.hash, T0 + 999))
+        yield* linkTokens.insertPublicToken(t)
+        assert.isFalse(yield* linkTokens.usePublicToken(t.hash, T0 + 1_000))
+        assert.isFalse(yield* linkTokens.usePublicToken(t.hash, T0 + 5_000))
+        assert.deepStrictEqual(yield* linkTokens.getPublicToken(t.hash), Option.some(t))
+        assert.isTrue(yield* linkTokens.usePublicToken(t.hash, T0 + 999))
       }))
 
     it.effect("stores and reads connections, flags as booleans", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const connectionStore = yield* ConnectionStore
         const a = connection("conn-read-a")
         const b = connection("conn-read-b", {
           is_sandbox: false,
@@ -293,16 +310,16 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
           credentials: null,
           key_id: null
         })
-        yield* repo.insertConnection(a)
-        yield* repo.insertConnection(b)
-        assert.deepStrictEqual(yield* repo.getConnection(a.id), Option.some(a))
-        assert.deepStrictEqual(yield* repo.getConnection(b.id), Option.some(b))
-        assert.deepStrictEqual(yield* repo.getConnection(id("conn-missing")), Option.none())
+        yield* connectionStore.insertConnection(a)
+        yield* connectionStore.insertConnection(b)
+        assert.deepStrictEqual(yield* connectionStore.getConnection(a.id), Option.some(a))
+        assert.deepStrictEqual(yield* connectionStore.getConnection(b.id), Option.some(b))
+        assert.deepStrictEqual(yield* connectionStore.getConnection(id("conn-missing")), Option.none())
       }))
 
     it.effect("listConnections pages one organisation's connections by created_at, then id, with the total", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const connectionStore = yield* ConnectionStore
         const org = id("org-page")
         // Inserted out of order; c2 and c3 share created_at and are ordered by id.
         const c3 = connection("page-c3", { organisation_id: org, created_at: T0 + 20 })
@@ -311,61 +328,76 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
         const c2 = connection("page-c2", { organisation_id: org, created_at: T0 + 20 })
         const c4 = connection("page-c4", { organisation_id: org, created_at: T0 + 30 })
         const foreign = connection("page-x", { organisation_id: id("org-page-other"), created_at: T0 + 10 })
-        for (const c of [c3, c1, foreign, c5, c2, c4]) yield* repo.insertConnection(c)
+        for (const c of [c3, c1, foreign, c5, c2, c4]) yield* connectionStore.insertConnection(c)
 
-        assert.deepStrictEqual(yield* repo.listConnections(org, 0, 100), { items: [c1, c2, c3, c4, c5], total: 5 })
-        assert.deepStrictEqual(yield* repo.listConnections(org, 0, 2), { items: [c1, c2], total: 5 })
-        assert.deepStrictEqual(yield* repo.listConnections(org, 2, 2), { items: [c3, c4], total: 5 })
-        assert.deepStrictEqual(yield* repo.listConnections(org, 4, 2), { items: [c5], total: 5 })
-        assert.deepStrictEqual(yield* repo.listConnections(org, 10, 2), { items: [], total: 5 })
-        assert.deepStrictEqual(yield* repo.listConnections(id("org-page-other"), 0, 10), { items: [foreign], total: 1 })
-        assert.deepStrictEqual(yield* repo.listConnections(id("org-page-none"), 0, 10), { items: [], total: 0 })
+        assert.deepStrictEqual(yield* connectionStore.listConnections(org, 0, 100), {
+          items: [c1, c2, c3, c4, c5],
+          total: 5
+        })
+        assert.deepStrictEqual(yield* connectionStore.listConnections(org, 0, 2), { items: [c1, c2], total: 5 })
+        assert.deepStrictEqual(yield* connectionStore.listConnections(org, 2, 2), { items: [c3, c4], total: 5 })
+        assert.deepStrictEqual(yield* connectionStore.listConnections(org, 4, 2), { items: [c5], total: 5 })
+        assert.deepStrictEqual(yield* connectionStore.listConnections(org, 10, 2), { items: [], total: 5 })
+        assert.deepStrictEqual(yield* connectionStore.listConnections(id("org-page-other"), 0, 10), {
+          items: [foreign],
+          total: 1
+        })
+        assert.deepStrictEqual(yield* connectionStore.listConnections(id("org-page-none"), 0, 10), {
+          items: [],
+          total: 0
+        })
       }))
 
     it.effect("updateConnection changes the patched fields only", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const connectionStore = yield* ConnectionStore
         const c = connection("conn-upd")
         const untouched = connection("conn-upd-other")
-        yield* repo.insertConnection(c)
-        yield* repo.insertConnection(untouched)
+        yield* connectionStore.insertConnection(c)
+        yield* connectionStore.insertConnection(untouched)
 
-        yield* repo.updateConnection(c.id, { token_issued: true, updated_at: T0 + 1 })
+        yield* connectionStore.updateConnection(c.id, { token_issued: true, updated_at: T0 + 1 })
         const issued = { ...c, token_issued: true, updated_at: T0 + 1 }
-        assert.deepStrictEqual(yield* repo.getConnection(c.id), Option.some(issued))
+        assert.deepStrictEqual(yield* connectionStore.getConnection(c.id), Option.some(issued))
 
-        yield* repo.updateConnection(c.id, { status: "inactive", credentials: null, key_id: null, updated_at: T0 + 2 })
+        yield* connectionStore.updateConnection(c.id, {
+          status: "inactive",
+          credentials: null,
+          key_id: null,
+          updated_at: T0 + 2
+        })
         const erased = { ...issued, status: "inactive" as const, credentials: null, key_id: null, updated_at: T0 + 2 }
-        assert.deepStrictEqual(yield* repo.getConnection(c.id), Option.some(erased))
+        assert.deepStrictEqual(yield* connectionStore.getConnection(c.id), Option.some(erased))
 
-        yield* repo.updateConnection(c.id, { credentials: "bmV3", key_id: "k2", token_issued: false })
+        yield* connectionStore.updateConnection(c.id, { credentials: "bmV3", key_id: "k2", token_issued: false })
         assert.deepStrictEqual(
-          yield* repo.getConnection(c.id),
+          yield* connectionStore.getConnection(c.id),
           Option.some({ ...erased, credentials: "bmV3", key_id: "k2", token_issued: false })
         )
 
-        yield* repo.updateConnection(c.id, {})
-        yield* repo.updateConnection(id("conn-upd-missing"), { status: "error" })
-        assert.deepStrictEqual(yield* repo.getConnection(id("conn-upd-missing")), Option.none())
-        assert.deepStrictEqual(yield* repo.getConnection(untouched.id), Option.some(untouched))
+        yield* connectionStore.updateConnection(c.id, {})
+        yield* connectionStore.updateConnection(id("conn-upd-missing"), { status: "error" })
+        assert.deepStrictEqual(yield* connectionStore.getConnection(id("conn-upd-missing")), Option.none())
+        assert.deepStrictEqual(yield* connectionStore.getConnection(untouched.id), Option.some(untouched))
       }))
 
     it.effect("appends sandbox changes only at the expected version, and reads them back from one snapshot", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const connectionStore = yield* ConnectionStore
+        const sandboxLog = yield* SandboxLog
         const c = connection("sbx-conn")
         const other = connection("sbx-other")
-        yield* repo.insertConnection(c)
-        yield* repo.insertConnection(other)
+        yield* connectionStore.insertConnection(c)
+        yield* connectionStore.insertConnection(other)
         const body = (n: number) => ({ change: JSON.stringify({ _tag: "Scenario", n }), created_at: T0 + n })
-        const log = (id: string, after = 0) => Effect.map(repo.sandboxLog(id, after), Option.getOrThrow)
+        const log = (id: string, after = 0) => Effect.map(sandboxLog.sandboxLog(id, after), Option.getOrThrow)
         assert.deepStrictEqual(yield* log(c.id), { version: 0, fault: null, changes: [] })
-        assert.isTrue(yield* repo.appendSandboxChanges(c.id, 0, [body(1), body(2)]))
+        assert.isTrue(yield* sandboxLog.appendSandboxChanges(c.id, 0, [body(1), body(2)]))
         // a writer that built on version 0 too is refused, and writes nothing
-        assert.isFalse(yield* repo.appendSandboxChanges(c.id, 0, [body(9)]))
-        assert.isTrue(yield* repo.appendSandboxChanges(c.id, 2, [body(3)]))
-        assert.isTrue(yield* repo.appendSandboxChanges(c.id, 3, []))
-        assert.isTrue(yield* repo.appendSandboxChanges(other.id, 0, [body(1)]))
+        assert.isFalse(yield* sandboxLog.appendSandboxChanges(c.id, 0, [body(9)]))
+        assert.isTrue(yield* sandboxLog.appendSandboxChanges(c.id, 2, [body(3)]))
+        assert.isTrue(yield* sandboxLog.appendSandboxChanges(c.id, 3, []))
+        assert.isTrue(yield* sandboxLog.appendSandboxChanges(other.id, 0, [body(1)]))
         const stored = yield* log(c.id)
         assert.strictEqual(stored.version, 3)
         assert.deepStrictEqual(stored.changes.map((x) => [x.seq, x.change, x.created_at]), [
@@ -374,23 +406,23 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
           [3, body(3).change, T0 + 3]
         ])
         assert.deepStrictEqual((yield* log(c.id, 2)).changes.map((x) => x.seq), [3])
-        assert.strictEqual(Option.getOrThrow(yield* repo.getConnection(c.id)).sandbox_version, 3)
-        assert.deepStrictEqual(yield* repo.sandboxLog(id("sbx-none"), 0), Option.none())
+        assert.strictEqual(Option.getOrThrow(yield* connectionStore.getConnection(c.id)).sandbox_version, 3)
+        assert.deepStrictEqual(yield* sandboxLog.sandboxLog(id("sbx-none"), 0), Option.none())
 
         // concurrent appends at one version: exactly one wins
         const raced = yield* Effect.all(
-          Array.from({ length: 5 }, (_, i) => repo.appendSandboxChanges(c.id, 3, [body(10 + i)])),
+          Array.from({ length: 5 }, (_, i) => sandboxLog.appendSandboxChanges(c.id, 3, [body(10 + i)])),
           { concurrency: "unbounded" }
         )
         assert.strictEqual(raced.filter(Boolean).length, 1)
         assert.strictEqual((yield* log(c.id)).version, 4)
 
         // a fault is stored with the row; a reset forgets the log and the fault, and raises the version
-        yield* repo.setSandboxFault(c.id, JSON.stringify({ kind: "outage" }))
+        yield* sandboxLog.setSandboxFault(c.id, JSON.stringify({ kind: "outage" }))
         assert.strictEqual((yield* log(c.id)).fault, JSON.stringify({ kind: "outage" }))
-        yield* repo.resetSandbox(c.id)
+        yield* sandboxLog.resetSandbox(c.id)
         assert.deepStrictEqual(yield* log(c.id), { version: 5, fault: null, changes: [] })
-        assert.isTrue(yield* repo.appendSandboxChanges(c.id, 5, [body(1)]))
+        assert.isTrue(yield* sandboxLog.appendSandboxChanges(c.id, 5, [body(1)]))
         assert.deepStrictEqual((yield* log(c.id)).changes.map((x) => x.seq), [6])
         // no other connection's log changed
         assert.deepStrictEqual((yield* log(other.id)).changes.map((x) => x.seq), [1])
@@ -430,14 +462,14 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
 
     it.effect("stores webhook endpoints: insert, list oldest first, update, delete", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const webhookStore = yield* WebhookStore
         const org = id("org-ep")
         const a = endpoint("ep-a", { organisation_id: org, created_at: T0 + 2 })
         const b = endpoint("ep-b", { organisation_id: org, created_at: T0 + 1, description: "second" })
-        yield* repo.insertWebhookEndpoint(a)
-        yield* repo.insertWebhookEndpoint(b)
-        yield* repo.insertWebhookEndpoint(endpoint("ep-other", { organisation_id: id("org-ep-other") }))
-        assert.deepStrictEqual(yield* repo.listWebhookEndpoints(org), [b, a])
+        yield* webhookStore.insertWebhookEndpoint(a)
+        yield* webhookStore.insertWebhookEndpoint(b)
+        yield* webhookStore.insertWebhookEndpoint(endpoint("ep-other", { organisation_id: id("org-ep-other") }))
+        assert.deepStrictEqual(yield* webhookStore.listWebhookEndpoints(org), [b, a])
         const patch = {
           url: "https://example.org/new",
           status: "disabled" as const,
@@ -446,25 +478,25 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
           previous_expires_at: T0 + 86_400_000,
           updated_at: T0 + 5
         }
-        yield* repo.updateWebhookEndpoint(a.id, patch)
-        assert.deepStrictEqual(yield* repo.getWebhookEndpoint(a.id), Option.some({ ...a, ...patch }))
-        yield* repo.updateWebhookEndpoint(a.id, {
+        yield* webhookStore.updateWebhookEndpoint(a.id, patch)
+        assert.deepStrictEqual(yield* webhookStore.getWebhookEndpoint(a.id), Option.some({ ...a, ...patch }))
+        yield* webhookStore.updateWebhookEndpoint(a.id, {
           previous_secret: null,
           previous_key_id: null,
           previous_expires_at: null
         })
         assert.deepStrictEqual(
-          yield* repo.getWebhookEndpoint(a.id),
+          yield* webhookStore.getWebhookEndpoint(a.id),
           Option.some({ ...a, ...patch, previous_secret: null, previous_key_id: null, previous_expires_at: null })
         )
-        yield* repo.deleteWebhookEndpoint(a.id)
-        assert.deepStrictEqual(yield* repo.getWebhookEndpoint(a.id), Option.none())
-        assert.deepStrictEqual(yield* repo.listWebhookEndpoints(org), [b])
+        yield* webhookStore.deleteWebhookEndpoint(a.id)
+        assert.deepStrictEqual(yield* webhookStore.getWebhookEndpoint(a.id), Option.none())
+        assert.deepStrictEqual(yield* webhookStore.listWebhookEndpoints(org), [b])
       }))
 
     it.effect("records an event with its deliveries, and lists an endpoint's deliveries newest first", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const webhookStore = yield* WebhookStore
         const ep = id("ep-outbox")
         const event = {
           id: id("evt-outbox"),
@@ -487,21 +519,21 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
           next_attempt_at: far,
           created_at: T0 + 2
         })
-        yield* repo.insertWebhookEvent(event, [d1, d2])
-        assert.deepStrictEqual(yield* repo.getWebhookEvent(event.id), Option.some(event))
-        assert.deepStrictEqual(yield* repo.getWebhookDelivery(d1.id), Option.some(d1))
-        assert.deepStrictEqual(yield* repo.listWebhookDeliveries(ep, 0, 10), { items: [d2, d1], total: 2 })
-        assert.deepStrictEqual(yield* repo.listWebhookDeliveries(ep, 1, 10), { items: [d1], total: 2 })
+        yield* webhookStore.insertWebhookEvent(event, [d1, d2])
+        assert.deepStrictEqual(yield* webhookStore.getWebhookEvent(event.id), Option.some(event))
+        assert.deepStrictEqual(yield* webhookStore.getWebhookDelivery(d1.id), Option.some(d1))
+        assert.deepStrictEqual(yield* webhookStore.listWebhookDeliveries(ep, 0, 10), { items: [d2, d1], total: 2 })
+        assert.deepStrictEqual(yield* webhookStore.listWebhookDeliveries(ep, 1, 10), { items: [d1], total: 2 })
         const lone = { ...event, id: id("evt-lone") }
-        yield* repo.insertWebhookEvent(lone, [])
-        assert.deepStrictEqual(yield* repo.getWebhookEvent(lone.id), Option.some(lone))
+        yield* webhookStore.insertWebhookEvent(lone, [])
+        assert.deepStrictEqual(yield* webhookStore.getWebhookEvent(lone.id), Option.some(lone))
       }))
 
     it.effect("claims due deliveries once until the claim lapses, logs each attempt once, redelivers", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const webhookStore = yield* WebhookStore
         const ep = endpoint("ep-claim")
-        yield* repo.insertWebhookEndpoint(ep)
+        yield* webhookStore.insertWebhookEndpoint(ep)
         const mine = (ds: ReadonlyArray<WebhookDelivery>) => ds.filter((d) => d.endpoint_id === ep.id).map((d) => d.id)
         const event = {
           id: id("evt-claim"),
@@ -520,22 +552,26 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
           status: "succeeded",
           next_attempt_at: null
         })
-        yield* repo.insertWebhookEvent(event, [later, due2, done, due1])
+        yield* webhookStore.insertWebhookEvent(event, [later, due2, done, due1])
         yield* Effect.gen(function*() {
           const now = T0 + 100
-          const one = yield* repo.claimWebhookDeliveries(now, now + 60_000, 1)
+          const one = yield* webhookStore.claimWebhookDeliveries(now, now + 60_000, 1)
           assert.strictEqual(one.length, 1, "the limit holds")
-          const rest = yield* repo.claimWebhookDeliveries(now, now + 60_000, 1_000)
+          const rest = yield* webhookStore.claimWebhookDeliveries(now, now + 60_000, 1_000)
           const claimed = [...one, ...rest]
           assert.deepStrictEqual(mine(claimed).sort(), [due1.id, due2.id].sort())
           assert.strictEqual(claimed.find((d) => d.id === due1.id)?.locked_until, now + 60_000)
-          assert.deepStrictEqual(mine(yield* repo.claimWebhookDeliveries(now + 1, now + 60_001, 1_000)), [])
+          assert.deepStrictEqual(mine(yield* webhookStore.claimWebhookDeliveries(now + 1, now + 60_001, 1_000)), [])
 
           const attempt = { delivery_id: due1.id, n: 1, at: now + 5, status_code: 500, error: null, duration_ms: 12 }
-          assert.isTrue(yield* repo.recordWebhookAttempt(attempt, { status: "pending", next_attempt_at: now + 60_005 }))
-          assert.isFalse(yield* repo.recordWebhookAttempt(attempt, { status: "pending", next_attempt_at: now + 1 }))
+          assert.isTrue(
+            yield* webhookStore.recordWebhookAttempt(attempt, { status: "pending", next_attempt_at: now + 60_005 })
+          )
+          assert.isFalse(
+            yield* webhookStore.recordWebhookAttempt(attempt, { status: "pending", next_attempt_at: now + 1 })
+          )
           assert.deepStrictEqual(
-            yield* repo.getWebhookDelivery(due1.id),
+            yield* webhookStore.getWebhookDelivery(due1.id),
             Option.some({
               ...due1,
               attempts: 1,
@@ -545,7 +581,7 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
             })
           )
           // The claim on due2 lapses; due1 is due again at its next attempt; `later` is due by then.
-          const again = yield* repo.claimWebhookDeliveries(now + 60_005, now + 120_005, 1_000)
+          const again = yield* webhookStore.claimWebhookDeliveries(now + 60_005, now + 120_005, 1_000)
           assert.deepStrictEqual(
             mine(again),
             [due2.id, later.id, due1.id].sort((a, b) => {
@@ -554,49 +590,54 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
             })
           )
           const second = { ...attempt, n: 2, at: now + 60_010, status_code: 200 }
-          assert.isTrue(yield* repo.recordWebhookAttempt(second, { status: "succeeded", next_attempt_at: null }))
-          assert.deepStrictEqual(yield* repo.listWebhookAttempts([due1.id, due2.id]), [attempt, second])
-          yield* repo.retryWebhookDelivery(due1.id, now + 70_000)
-          const retried = Option.getOrThrow(yield* repo.getWebhookDelivery(due1.id))
+          assert.isTrue(
+            yield* webhookStore.recordWebhookAttempt(second, { status: "succeeded", next_attempt_at: null })
+          )
+          assert.deepStrictEqual(yield* webhookStore.listWebhookAttempts([due1.id, due2.id]), [attempt, second])
+          yield* webhookStore.retryWebhookDelivery(due1.id, now + 70_000)
+          const retried = Option.getOrThrow(yield* webhookStore.getWebhookDelivery(due1.id))
           assert.deepStrictEqual([retried.status, retried.next_attempt_at, retried.locked_until, retried.attempts], [
             "pending",
             now + 70_000,
             null,
             2
           ])
-        }).pipe(Effect.ensuring(repo.deleteWebhookEndpoint(ep.id)))
-        assert.deepStrictEqual(yield* repo.getWebhookDelivery(due1.id), Option.none())
-        assert.deepStrictEqual(yield* repo.listWebhookAttempts([due1.id]), [])
+        }).pipe(Effect.ensuring(webhookStore.deleteWebhookEndpoint(ep.id)))
+        assert.deepStrictEqual(yield* webhookStore.getWebhookDelivery(due1.id), Option.none())
+        assert.deepStrictEqual(yield* webhookStore.listWebhookAttempts([due1.id]), [])
       }))
 
     it.effect("keeps one poll snapshot per connection", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const webhookStore = yield* WebhookStore
         const c = id("conn-poll")
-        assert.deepStrictEqual(yield* repo.getPollSnapshot(c), Option.none())
-        yield* repo.putPollSnapshot({ connection_id: c, snapshot: "{\"a\":1}", polled_at: T0 })
-        yield* repo.putPollSnapshot({ connection_id: c, snapshot: "{\"a\":2}", polled_at: T0 + 1 })
+        assert.deepStrictEqual(yield* webhookStore.getPollSnapshot(c), Option.none())
+        yield* webhookStore.putPollSnapshot({ connection_id: c, snapshot: "{\"a\":1}", polled_at: T0 })
+        yield* webhookStore.putPollSnapshot({ connection_id: c, snapshot: "{\"a\":2}", polled_at: T0 + 1 })
         assert.deepStrictEqual(
-          yield* repo.getPollSnapshot(c),
+          yield* webhookStore.getPollSnapshot(c),
           Option.some({ connection_id: c, snapshot: "{\"a\":2}", polled_at: T0 + 1 })
         )
       }))
 
     it.effect("lists ciphertexts not under a key and replaces them compare-and-set (re-encryption)", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const connectionStore = yield* ConnectionStore
+        const webhookStore = yield* WebhookStore
+        const ciphertexts = yield* Ciphertexts
+        const idempotencyStore = yield* IdempotencyStore
         const oldKey = id("key-old")
         const newKey = id("key-new")
         const mine = (rows: ReadonlyArray<{ readonly id: string; readonly column: string }>) =>
           rows.filter((r) => r.id.startsWith(id("rot-"))).map((r) => `${r.column} ${r.id}`).sort()
-        yield* repo.insertConnection(connection("rot-c1", { credentials: "b2xk", key_id: oldKey }))
-        yield* repo.insertConnection(connection("rot-c2", { credentials: null, key_id: null }))
-        yield* repo.insertConnection(connection("rot-c3", { credentials: "bmV3", key_id: newKey }))
-        yield* repo.insertWebhookEndpoint(
+        yield* connectionStore.insertConnection(connection("rot-c1", { credentials: "b2xk", key_id: oldKey }))
+        yield* connectionStore.insertConnection(connection("rot-c2", { credentials: null, key_id: null }))
+        yield* connectionStore.insertConnection(connection("rot-c3", { credentials: "bmV3", key_id: newKey }))
+        yield* webhookStore.insertWebhookEndpoint(
           endpoint("rot-e1", { secret: "c2Vj", key_id: oldKey, previous_secret: "cHJldg==", previous_key_id: oldKey })
         )
         const scope = id("rot-s1")
-        yield* repo.claimIdempotencyKey({
+        yield* idempotencyStore.claimIdempotencyKey({
           scope,
           idem_key: "k/1",
           fingerprint: "f".repeat(64),
@@ -606,8 +647,8 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
           created_at: T0,
           expires_at: T0 + 86_400_000
         })
-        yield* repo.completeIdempotencyKey(scope, "k/1", "cmVzcA==", oldKey)
-        const rows = yield* repo.listCiphertexts(newKey)
+        yield* idempotencyStore.completeIdempotencyKey(scope, "k/1", "cmVzcA==", oldKey)
+        const rows = yield* ciphertexts.listCiphertexts(newKey)
         assert.deepStrictEqual(mine(rows), [
           `connection.credentials ${id("rot-c1")}`,
           `idempotency.response ${scope}/k/1`,
@@ -617,45 +658,49 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
         const c1 = rows.find((r) => r.id === id("rot-c1"))!
         assert.deepStrictEqual([c1.ciphertext, c1.key_id], ["b2xk", oldKey])
         for (const r of rows.filter((r) => r.id.startsWith(id("rot-")))) {
-          assert.isTrue(yield* repo.replaceCiphertext(r, `${r.column}-new`, newKey))
+          assert.isTrue(yield* ciphertexts.replaceCiphertext(r, `${r.column}-new`, newKey))
           // a second replace from the same stale read loses the compare-and-set
-          assert.isFalse(yield* repo.replaceCiphertext(r, "stale", newKey))
+          assert.isFalse(yield* ciphertexts.replaceCiphertext(r, "stale", newKey))
         }
-        assert.deepStrictEqual(mine(yield* repo.listCiphertexts(newKey)), [])
-        const c = Option.getOrThrow(yield* repo.getConnection(id("rot-c1")))
+        assert.deepStrictEqual(mine(yield* ciphertexts.listCiphertexts(newKey)), [])
+        const c = Option.getOrThrow(yield* connectionStore.getConnection(id("rot-c1")))
         assert.deepStrictEqual([c.credentials, c.key_id], ["connection.credentials-new", newKey])
-        const e = Option.getOrThrow(yield* repo.getWebhookEndpoint(id("rot-e1")))
+        const e = Option.getOrThrow(yield* webhookStore.getWebhookEndpoint(id("rot-e1")))
         assert.deepStrictEqual([e.secret, e.key_id, e.previous_secret, e.previous_key_id], [
           "webhook.secret-new",
           newKey,
           "webhook.previous_secret-new",
           newKey
         ])
-        const k = Option.getOrThrow(yield* repo.getIdempotencyKey(scope, "k/1", T0))
+        const k = Option.getOrThrow(yield* idempotencyStore.getIdempotencyKey(scope, "k/1", T0))
         assert.deepStrictEqual([k.response, k.key_id], ["idempotency.response-new", newKey])
       }))
 
     it.effect("transaction commits its writes and returns the result", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const accounts = yield* Accounts
+        const connectionStore = yield* ConnectionStore
+        const transactions = yield* Transactions
         const o = organisation("tx-commit")
         const c = connection("tx-commit-conn", { organisation_id: o.id })
-        const result = yield* repo.transaction(
+        const result = yield* transactions.transaction(
           Effect.gen(function*() {
-            yield* repo.insertOrganisation(o)
-            yield* repo.insertConnection(c)
-            return yield* repo.getConnection(c.id)
+            yield* accounts.insertOrganisation(o)
+            yield* connectionStore.insertConnection(c)
+            return yield* connectionStore.getConnection(c.id)
           })
         )
         assert.deepStrictEqual(result, Option.some(c))
-        assert.deepStrictEqual(yield* repo.getOrganisation(o.id), Option.some(o))
-        assert.deepStrictEqual(yield* repo.getConnection(c.id), Option.some(c))
+        assert.deepStrictEqual(yield* accounts.getOrganisation(o.id), Option.some(o))
+        assert.deepStrictEqual(yield* connectionStore.getConnection(c.id), Option.some(c))
       }))
 
     it.effect("transaction passes the caller's failure through unchanged", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
-        const result = yield* Effect.either(repo.transaction(Effect.fail({ _tag: "Refused" as const, why: "nope" })))
+        const transactions = yield* Transactions
+        const result = yield* Effect.either(
+          transactions.transaction(Effect.fail({ _tag: "Refused" as const, why: "nope" }))
+        )
         assert.deepStrictEqual(result, Either.left({ _tag: "Refused" as const, why: "nope" }))
       }))
 
@@ -673,23 +718,23 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
 
     it.effect("an idempotency key is claimed once; a second claim loses until it is released", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const idempotencyStore = yield* IdempotencyStore
         const k = idem("claim")
-        assert.isTrue(yield* repo.claimIdempotencyKey(k))
-        assert.isFalse(yield* repo.claimIdempotencyKey({ ...k, fingerprint: "f2" }))
-        assert.deepStrictEqual(yield* repo.getIdempotencyKey(k.scope, k.idem_key, T0), Option.some(k))
+        assert.isTrue(yield* idempotencyStore.claimIdempotencyKey(k))
+        assert.isFalse(yield* idempotencyStore.claimIdempotencyKey({ ...k, fingerprint: "f2" }))
+        assert.deepStrictEqual(yield* idempotencyStore.getIdempotencyKey(k.scope, k.idem_key, T0), Option.some(k))
         // the same key in another scope is another key
-        assert.isTrue(yield* repo.claimIdempotencyKey({ ...k, scope: id("idem-other") }))
-        yield* repo.releaseIdempotencyKey(k.scope, k.idem_key)
-        assert.deepStrictEqual(yield* repo.getIdempotencyKey(k.scope, k.idem_key, T0), Option.none())
-        assert.isTrue(yield* repo.claimIdempotencyKey(k))
+        assert.isTrue(yield* idempotencyStore.claimIdempotencyKey({ ...k, scope: id("idem-other") }))
+        yield* idempotencyStore.releaseIdempotencyKey(k.scope, k.idem_key)
+        assert.deepStrictEqual(yield* idempotencyStore.getIdempotencyKey(k.scope, k.idem_key, T0), Option.none())
+        assert.isTrue(yield* idempotencyStore.claimIdempotencyKey(k))
       }))
 
     it.effect("concurrent claims of one idempotency key: exactly one wins", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const idempotencyStore = yield* IdempotencyStore
         const k = idem("race")
-        const results = yield* Effect.all(Array.from({ length: 8 }, () => repo.claimIdempotencyKey(k)), {
+        const results = yield* Effect.all(Array.from({ length: 8 }, () => idempotencyStore.claimIdempotencyKey(k)), {
           concurrency: "unbounded"
         })
         assert.strictEqual(results.filter((r) => r).length, 1)
@@ -697,50 +742,58 @@ export const repoSuite = (name: string, repoLayer: Layer.Layer<Repo, unknown>, o
 
     it.effect("a completed idempotency key keeps its response; release no longer drops it", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const idempotencyStore = yield* IdempotencyStore
         const k = idem("complete")
-        assert.isTrue(yield* repo.claimIdempotencyKey(k))
-        yield* repo.completeIdempotencyKey(k.scope, k.idem_key, "ciphertext", "kid")
-        yield* repo.releaseIdempotencyKey(k.scope, k.idem_key)
+        assert.isTrue(yield* idempotencyStore.claimIdempotencyKey(k))
+        yield* idempotencyStore.completeIdempotencyKey(k.scope, k.idem_key, "ciphertext", "kid")
+        yield* idempotencyStore.releaseIdempotencyKey(k.scope, k.idem_key)
         assert.deepStrictEqual(
-          yield* repo.getIdempotencyKey(k.scope, k.idem_key, T0 + 1),
+          yield* idempotencyStore.getIdempotencyKey(k.scope, k.idem_key, T0 + 1),
           Option.some({ ...k, state: "completed" as const, response: "ciphertext", key_id: "kid" })
         )
       }))
 
     it.effect("an idempotency key expires: invisible after expires_at, and a new claim replaces it", () =>
       Effect.gen(function*() {
-        const repo = yield* Repo
+        const idempotencyStore = yield* IdempotencyStore
         // Claims sweep every expired row, whatever its scope: this key lives and dies a week before the
         // other tests' keys, so that its sweep cannot remove theirs while they run concurrently.
         const k = idem("expire", { created_at: T0 - 7 * 86_400_000, expires_at: T0 - 6 * 86_400_000 })
-        assert.isTrue(yield* repo.claimIdempotencyKey(k))
-        yield* repo.completeIdempotencyKey(k.scope, k.idem_key, "old", "kid")
-        assert.deepStrictEqual(yield* repo.getIdempotencyKey(k.scope, k.idem_key, k.expires_at), Option.none())
+        assert.isTrue(yield* idempotencyStore.claimIdempotencyKey(k))
+        yield* idempotencyStore.completeIdempotencyKey(k.scope, k.idem_key, "old", "kid")
+        assert.deepStrictEqual(
+          yield* idempotencyStore.getIdempotencyKey(k.scope, k.idem_key, k.expires_at),
+          Option.none()
+        )
         const later = { ...k, created_at: k.expires_at, expires_at: k.expires_at + 86_400_000 }
-        assert.isTrue(yield* repo.claimIdempotencyKey(later))
-        assert.deepStrictEqual(yield* repo.getIdempotencyKey(k.scope, k.idem_key, later.created_at), Option.some(later))
+        assert.isTrue(yield* idempotencyStore.claimIdempotencyKey(later))
+        assert.deepStrictEqual(
+          yield* idempotencyStore.getIdempotencyKey(k.scope, k.idem_key, later.created_at),
+          Option.some(later)
+        )
       }))
 
-    // RepoMemory's transaction does not roll back: only the SQL backends register this case.
+    // Only backends whose transactions roll back register this case (both SQL backends do).
     if (options.rollback) {
       it.effect("transaction rolls back every write when it fails", () =>
         Effect.gen(function*() {
-          const repo = yield* Repo
+          const accounts = yield* Accounts
+          const tokens = yield* Tokens
+          const transactions = yield* Transactions
           const o = organisation("tx-rollback")
           const t = token("tx-rollback-tok")
-          yield* repo.insertToken(t)
-          const result = yield* Effect.either(repo.transaction(
+          yield* tokens.insertToken(t)
+          const result = yield* Effect.either(transactions.transaction(
             Effect.gen(function*() {
-              yield* repo.insertOrganisation(o)
-              assert.isTrue(yield* repo.useToken(t.hash, T0 + 1))
-              assert.deepStrictEqual(yield* repo.getOrganisation(o.id), Option.some(o))
+              yield* accounts.insertOrganisation(o)
+              assert.isTrue(yield* tokens.useToken(t.hash, T0 + 1))
+              assert.deepStrictEqual(yield* accounts.getOrganisation(o.id), Option.some(o))
               return yield* Effect.fail("refused" as const)
             })
           ))
           assert.deepStrictEqual(result, Either.left("refused" as const))
-          assert.deepStrictEqual(yield* repo.getOrganisation(o.id), Option.none())
-          assert.deepStrictEqual(yield* repo.getToken(t.hash), Option.some(t))
+          assert.deepStrictEqual(yield* accounts.getOrganisation(o.id), Option.none())
+          assert.deepStrictEqual(yield* tokens.getToken(t.hash), Option.some(t))
         }))
     }
   })

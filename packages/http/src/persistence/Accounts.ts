@@ -1,0 +1,106 @@
+/**
+ * Who uses the service: organisations (with their plan) and their API clients. A client's secret
+ * never reaches the store in plain text: it arrives as a hash.
+ *
+ * SQL over the `SqlClient` in context (SQLite or Postgres, migrated by `Database.ts`). On SQLite,
+ * `Database.layerSqlite` puts `getOrganisation` behind `RowCache`.
+ *
+ * @since 0.1.0
+ */
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer, Schema } from "effect"
+import type { Option } from "effect"
+import type { Row } from "./internal/sql.js"
+import { exec, num, numOrNull, one, rows, str } from "./internal/sql.js"
+
+/** @since 0.1.0 @category models */
+export const Plan = Schema.Literal("sandbox", "production")
+/** @since 0.1.0 @category models */
+export type Plan = typeof Plan.Type
+
+/** @since 0.1.0 @category models */
+export interface Organisation {
+  readonly id: string
+  readonly name: string
+  readonly plan: Plan
+  readonly created_at: number
+}
+
+/** @since 0.1.0 @category models */
+export interface ApiClient {
+  readonly id: string
+  readonly organisation_id: string
+  readonly secret_hash: string
+  readonly created_at: number
+  readonly revoked_at: number | null
+}
+
+/**
+ * Organisations and API clients. Every method is atomic on its own; `Transactions` runs several
+ * as one.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly insertOrganisation: (o: Organisation) => Effect.Effect<void>
+  readonly getOrganisation: (id: string) => Effect.Effect<Option.Option<Organisation>>
+  readonly listOrganisations: () => Effect.Effect<ReadonlyArray<Organisation>>
+  readonly setPlan: (id: string, plan: Plan) => Effect.Effect<boolean>
+
+  readonly insertClient: (c: ApiClient) => Effect.Effect<void>
+  readonly getClient: (id: string) => Effect.Effect<Option.Option<ApiClient>>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class Accounts extends Context.Tag("Persistence/Accounts")<Accounts, Service>() {}
+
+const toOrganisation = (r: Row): Organisation => ({
+  id: str(r.id),
+  name: str(r.name),
+  plan: str(r.plan) as Plan,
+  created_at: num(r.created_at)
+})
+
+const toClient = (r: Row): ApiClient => ({
+  id: str(r.id),
+  organisation_id: str(r.organisation_id),
+  secret_hash: str(r.secret_hash),
+  created_at: num(r.created_at),
+  revoked_at: numOrNull(r.revoked_at)
+})
+
+/**
+ * The store over the `SqlClient` in context. The schema must already be migrated.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.map(
+  SqlClient.SqlClient,
+  (sql): Service => ({
+    insertOrganisation: (o) => exec(sql`INSERT INTO organisations ${sql.insert({ ...o })}`),
+    getOrganisation: (id) => one(sql`SELECT * FROM organisations WHERE id = ${id}`, toOrganisation),
+    listOrganisations: () =>
+      Effect.map(rows(sql`SELECT * FROM organisations ORDER BY created_at, id`), (rs) => rs.map(toOrganisation)),
+    setPlan: (id, plan) =>
+      Effect.map(
+        rows(sql`UPDATE organisations SET plan = ${plan} WHERE id = ${id} RETURNING id`),
+        (rs) => rs.length > 0
+      ),
+
+    insertClient: (c) => exec(sql`INSERT INTO api_clients ${sql.insert({ ...c })}`),
+    getClient: (id) => one(sql`SELECT * FROM api_clients WHERE id = ${id}`, toClient)
+  })
+)
+
+/**
+ * `Accounts` over the `SqlClient` in context (run the migrations first: `Database.ts` does).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<Accounts, never, SqlClient.SqlClient> = Layer.effect(Accounts, make)

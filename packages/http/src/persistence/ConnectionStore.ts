@@ -1,0 +1,138 @@
+/**
+ * The connections: one organisation's link to a provider in a state, sandbox or production, with
+ * the provider login encrypted (never in plain text) and the sandbox connection's version and
+ * fault. Named apart from `services/Connections.ts`, the service that links, lists and
+ * disconnects them.
+ *
+ * SQL over the `SqlClient` in context (SQLite or Postgres, migrated by `Database.ts`). On SQLite,
+ * `Database.layerSqlite` puts `getConnection` behind `RowCache`.
+ *
+ * @since 0.1.0
+ */
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer } from "effect"
+import type { Option } from "effect"
+import type { Row } from "./internal/sql.js"
+import { bool, exec, flag, num, one, rows, str, strOrNull } from "./internal/sql.js"
+
+/** @since 0.1.0 @category models */
+export interface Connection {
+  readonly id: string
+  readonly organisation_id: string
+  readonly provider: string
+  readonly state: string
+  readonly status: "active" | "inactive" | "error" | "pending"
+  readonly is_sandbox: boolean
+  readonly external_id: string | null
+  /** AES-256-GCM ciphertext of the provider login (base64), or null once erased. */
+  readonly credentials: string | null
+  readonly key_id: string | null
+  /** Whether the connection token has been handed out (it is shown once). */
+  readonly token_issued: boolean
+  readonly created_at: number
+  readonly updated_at: number
+  /**
+   * A sandbox connection's version: raised by every change appended to its log and by every
+   * reset, never lowered. A process's in-memory world is current while it holds this version.
+   */
+  readonly sandbox_version: number
+  /** JSON text of the sandbox connection's upstream fault (`Faults.Fault`), or null. */
+  readonly sandbox_fault: string | null
+}
+
+/**
+ * Connections. Every method is atomic on its own; `Transactions` runs several as one. The sandbox
+ * version and fault are written through `SandboxLog`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly insertConnection: (c: Connection) => Effect.Effect<void>
+  readonly getConnection: (id: string) => Effect.Effect<Option.Option<Connection>>
+  /** One organisation's connections, oldest first, with the total. */
+  readonly listConnections: (
+    organisationId: string,
+    offset: number,
+    limit: number
+  ) => Effect.Effect<{ readonly items: ReadonlyArray<Connection>; readonly total: number }>
+  readonly updateConnection: (
+    id: string,
+    patch: Partial<Pick<Connection, "status" | "credentials" | "key_id" | "token_issued" | "updated_at">>
+  ) => Effect.Effect<void>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class ConnectionStore extends Context.Tag("Persistence/ConnectionStore")<ConnectionStore, Service>() {}
+
+const toConnection = (r: Row): Connection => ({
+  id: str(r.id),
+  organisation_id: str(r.organisation_id),
+  provider: str(r.provider),
+  state: str(r.state),
+  status: str(r.status) as Connection["status"],
+  is_sandbox: bool(r.is_sandbox),
+  external_id: strOrNull(r.external_id),
+  credentials: strOrNull(r.credentials),
+  key_id: strOrNull(r.key_id),
+  token_issued: bool(r.token_issued),
+  created_at: num(r.created_at),
+  updated_at: num(r.updated_at),
+  sandbox_version: num(r.sandbox_version ?? 0),
+  sandbox_fault: strOrNull(r.sandbox_fault)
+})
+
+/**
+ * The store over the `SqlClient` in context. The schema must already be migrated.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.map(
+  SqlClient.SqlClient,
+  (sql): Service => ({
+    insertConnection: (c) =>
+      exec(
+        sql`INSERT INTO connections ${
+          sql.insert({ ...c, is_sandbox: flag(c.is_sandbox), token_issued: flag(c.token_issued) })
+        }`
+      ),
+    getConnection: (id) => one(sql`SELECT * FROM connections WHERE id = ${id}`, toConnection),
+    listConnections: (organisationId, offset, limit) =>
+      Effect.all({
+        items: Effect.map(
+          rows(
+            sql`SELECT * FROM connections WHERE organisation_id = ${organisationId}
+                ORDER BY created_at, id LIMIT ${Math.max(0, limit)} OFFSET ${Math.max(0, offset)}`
+          ),
+          (rs) => rs.map(toConnection)
+        ),
+        total: Effect.map(
+          rows(sql`SELECT COUNT(*) AS n FROM connections WHERE organisation_id = ${organisationId}`),
+          (rs) => num(rs[0]?.n ?? 0)
+        )
+      }),
+    updateConnection: (id, patch) => {
+      const set: Record<string, unknown> = {}
+      if (patch.status !== undefined) set.status = patch.status
+      if (patch.credentials !== undefined) set.credentials = patch.credentials
+      if (patch.key_id !== undefined) set.key_id = patch.key_id
+      if (patch.token_issued !== undefined) set.token_issued = flag(patch.token_issued)
+      if (patch.updated_at !== undefined) set.updated_at = patch.updated_at
+      return Object.keys(set).length === 0
+        ? Effect.void
+        : exec(sql`UPDATE connections SET ${sql.update(set)} WHERE id = ${id}`)
+    }
+  })
+)
+
+/**
+ * `ConnectionStore` over the `SqlClient` in context (run the migrations first: `Database.ts` does).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<ConnectionStore, never, SqlClient.SqlClient> = Layer.effect(ConnectionStore, make)

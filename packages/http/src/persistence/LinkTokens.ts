@@ -1,0 +1,135 @@
+/**
+ * The tokens of the Link flow: link tokens (one per Connect session, single use) and the public
+ * tokens they produce (exchanged once for a connection). Both are stored under their hash only.
+ *
+ * SQL over the `SqlClient` in context (SQLite or Postgres, migrated by `Database.ts`).
+ *
+ * @since 0.1.0
+ */
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer } from "effect"
+import type { Option } from "effect"
+import type { Row } from "./internal/sql.js"
+import { exec, num, numOrNull, one, rows, str, strOrNull } from "./internal/sql.js"
+
+/** @since 0.1.0 @category models */
+export interface LinkToken {
+  readonly hash: string
+  readonly organisation_id: string
+  readonly environment: "sandbox" | "production"
+  /** JSON text of the link token request's metadata. */
+  readonly metadata: string
+  readonly redirect_uri: string | null
+  readonly state: string | null
+  readonly external_id: string | null
+  /** Update mode: the connection whose login is re-entered. */
+  readonly connection_id: string | null
+  readonly expires_at: number
+  readonly created_at: number
+}
+
+/** @since 0.1.0 @category models */
+export interface PublicToken {
+  readonly hash: string
+  readonly organisation_id: string
+  readonly connection_id: string
+  readonly client_state: string | null
+  readonly expires_at: number
+  readonly created_at: number
+  readonly used_at: number | null
+}
+
+/**
+ * Link tokens and public tokens. Every method is atomic on its own; `Transactions` runs several
+ * as one.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly insertLinkToken: (t: LinkToken) => Effect.Effect<void>
+  readonly getLinkToken: (hash: string) => Effect.Effect<Option.Option<LinkToken>>
+
+  /** Whether a link token has produced a public token already (each is single use). */
+  readonly linkTokenUsed: (hash: string) => Effect.Effect<boolean>
+  /** Marks a link token used; false when it already was. */
+  readonly useLinkToken: (hash: string, at: number) => Effect.Effect<boolean>
+
+  readonly insertPublicToken: (t: PublicToken) => Effect.Effect<void>
+  readonly getPublicToken: (hash: string) => Effect.Effect<Option.Option<PublicToken>>
+  /** Marks a public token used, only if unused and not expired at `at`; false otherwise. */
+  readonly usePublicToken: (hash: string, at: number) => Effect.Effect<boolean>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class LinkTokens extends Context.Tag("Persistence/LinkTokens")<LinkTokens, Service>() {}
+
+const toLinkToken = (r: Row): LinkToken => ({
+  hash: str(r.hash),
+  organisation_id: str(r.organisation_id),
+  environment: str(r.environment) as LinkToken["environment"],
+  metadata: str(r.metadata),
+  redirect_uri: strOrNull(r.redirect_uri),
+  state: strOrNull(r.state),
+  external_id: strOrNull(r.external_id),
+  connection_id: strOrNull(r.connection_id),
+  expires_at: num(r.expires_at),
+  created_at: num(r.created_at)
+})
+
+const toPublicToken = (r: Row): PublicToken => ({
+  hash: str(r.hash),
+  organisation_id: str(r.organisation_id),
+  connection_id: str(r.connection_id),
+  client_state: strOrNull(r.client_state),
+  expires_at: num(r.expires_at),
+  created_at: num(r.created_at),
+  used_at: numOrNull(r.used_at)
+})
+
+/**
+ * The store over the `SqlClient` in context. The schema must already be migrated.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.map(
+  SqlClient.SqlClient,
+  (sql): Service => ({
+    insertLinkToken: (t) => exec(sql`INSERT INTO link_tokens ${sql.insert({ ...t })}`),
+    getLinkToken: (hash) => one(sql`SELECT * FROM link_tokens WHERE hash = ${hash}`, toLinkToken),
+
+    insertPublicToken: (t) => exec(sql`INSERT INTO public_tokens ${sql.insert({ ...t })}`),
+    getPublicToken: (hash) => one(sql`SELECT * FROM public_tokens WHERE hash = ${hash}`, toPublicToken),
+    linkTokenUsed: (hash) =>
+      Effect.map(
+        rows(sql`SELECT used_at FROM link_tokens WHERE hash = ${hash}`),
+        (rs) => rs.length === 1 && rs[0]!.used_at !== null && rs[0]!.used_at !== undefined
+      ),
+    useLinkToken: (hash, at) =>
+      Effect.map(
+        rows(sql`UPDATE link_tokens SET used_at = ${at} WHERE hash = ${hash} AND used_at IS NULL RETURNING hash`),
+        (rs) => rs.length === 1
+      ),
+    usePublicToken: (hash, at) =>
+      Effect.map(
+        rows(
+          sql`UPDATE public_tokens SET used_at = ${at}
+              WHERE hash = ${hash} AND used_at IS NULL AND expires_at > ${at}
+              RETURNING hash`
+        ),
+        (rs) => rs.length === 1
+      )
+  })
+)
+
+/**
+ * `LinkTokens` over the `SqlClient` in context (run the migrations first: `Database.ts` does).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<LinkTokens, never, SqlClient.SqlClient> = Layer.effect(LinkTokens, make)

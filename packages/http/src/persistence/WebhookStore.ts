@@ -1,0 +1,347 @@
+/**
+ * What webhooks need kept: the endpoints (with their signing secret encrypted, since it must be
+ * recoverable to sign), the event outbox, each endpoint's deliveries and their attempts, and the
+ * poller's last snapshot of each connection.
+ *
+ * SQL over the `SqlClient` in context (SQLite or Postgres, migrated by `Database.ts`).
+ *
+ * @since 0.1.0
+ */
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer } from "effect"
+import type { Option } from "effect"
+import type { Row } from "./internal/sql.js"
+import { exec, num, numOrNull, one, rows, str, strOrNull, transaction } from "./internal/sql.js"
+
+/** @since 0.1.0 @category models */
+export interface WebhookEndpoint {
+  readonly id: string
+  readonly organisation_id: string
+  readonly url: string
+  /** JSON text of the event names. */
+  readonly events: string
+  readonly description: string | null
+  readonly status: "enabled" | "disabled"
+  /** AES-256-GCM ciphertext of the signing secret (it must be recoverable to sign). */
+  readonly secret: string
+  readonly key_id: string
+  /** The secret before the last rotation, signing until `previous_expires_at`. */
+  readonly previous_secret: string | null
+  readonly previous_key_id: string | null
+  readonly previous_expires_at: number | null
+  readonly created_at: number
+  readonly updated_at: number
+}
+
+/** @since 0.1.0 @category models */
+export interface WebhookEventRow {
+  readonly id: string
+  readonly organisation_id: string
+  readonly connection_id: string
+  readonly type: string
+  /** The delivery body, exactly the bytes every attempt signs and sends. */
+  readonly body: string
+  readonly created_at: number
+}
+
+/** @since 0.1.0 @category models */
+export type DeliveryStatus = "pending" | "succeeded" | "failed"
+
+/** @since 0.1.0 @category models */
+export interface WebhookDelivery {
+  readonly id: string
+  readonly organisation_id: string
+  readonly endpoint_id: string
+  readonly event_id: string
+  readonly event_type: string
+  readonly status: DeliveryStatus
+  readonly attempts: number
+  /** When the next attempt is due (null once succeeded or failed). */
+  readonly next_attempt_at: number | null
+  /** A worker's claim: no other worker takes the delivery before this time. */
+  readonly locked_until: number | null
+  readonly created_at: number
+  readonly updated_at: number
+}
+
+/** @since 0.1.0 @category models */
+export interface WebhookAttempt {
+  readonly delivery_id: string
+  /** 1 for the first attempt. */
+  readonly n: number
+  readonly at: number
+  readonly status_code: number | null
+  readonly error: string | null
+  readonly duration_ms: number
+}
+
+/** @since 0.1.0 @category models */
+export interface PollSnapshot {
+  readonly connection_id: string
+  /** JSON text of what the poller saw last. */
+  readonly snapshot: string
+  readonly polled_at: number
+}
+
+/**
+ * Webhook endpoints, events, deliveries, attempts and poll snapshots. Every method is atomic on
+ * its own; `Transactions` runs several as one.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly insertWebhookEndpoint: (e: WebhookEndpoint) => Effect.Effect<void>
+  readonly getWebhookEndpoint: (id: string) => Effect.Effect<Option.Option<WebhookEndpoint>>
+  /** One organisation's endpoints, oldest first. */
+  readonly listWebhookEndpoints: (organisationId: string) => Effect.Effect<ReadonlyArray<WebhookEndpoint>>
+  readonly updateWebhookEndpoint: (
+    id: string,
+    patch: Partial<
+      Pick<
+        WebhookEndpoint,
+        | "url"
+        | "events"
+        | "description"
+        | "status"
+        | "secret"
+        | "key_id"
+        | "previous_secret"
+        | "previous_key_id"
+        | "previous_expires_at"
+        | "updated_at"
+      >
+    >
+  ) => Effect.Effect<void>
+  /** Deletes an endpoint with its deliveries and their attempts. */
+  readonly deleteWebhookEndpoint: (id: string) => Effect.Effect<void>
+
+  /** Records an event and its deliveries (the outbox), atomically. */
+  readonly insertWebhookEvent: (
+    event: WebhookEventRow,
+    deliveries: ReadonlyArray<WebhookDelivery>
+  ) => Effect.Effect<void>
+  readonly getWebhookEvent: (id: string) => Effect.Effect<Option.Option<WebhookEventRow>>
+  readonly getWebhookDelivery: (id: string) => Effect.Effect<Option.Option<WebhookDelivery>>
+  /** An endpoint's deliveries, newest first, with the total. */
+  readonly listWebhookDeliveries: (
+    endpointId: string,
+    offset: number,
+    limit: number
+  ) => Effect.Effect<{ readonly items: ReadonlyArray<WebhookDelivery>; readonly total: number }>
+  /** The attempts of some deliveries, in order. */
+  readonly listWebhookAttempts: (deliveryIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<WebhookAttempt>>
+  /**
+   * Claims up to `limit` pending deliveries due at `now` that no live claim holds, holding them
+   * until `lockedUntil`. Two concurrent claims never return the same delivery (Postgres:
+   * `FOR UPDATE SKIP LOCKED`; SQLite: one writer at a time).
+   */
+  readonly claimWebhookDeliveries: (
+    now: number,
+    lockedUntil: number,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<WebhookDelivery>>
+  /**
+   * Logs attempt `attempt.n` and moves the delivery on, only if it still has `attempt.n - 1`
+   * attempts (so an attempt is never recorded twice); false otherwise.
+   */
+  readonly recordWebhookAttempt: (
+    attempt: WebhookAttempt,
+    next: { readonly status: DeliveryStatus; readonly next_attempt_at: number | null }
+  ) => Effect.Effect<boolean>
+  /** Makes a delivery due now again (redelivery), whatever its status. */
+  readonly retryWebhookDelivery: (id: string, now: number) => Effect.Effect<void>
+
+  readonly getPollSnapshot: (connectionId: string) => Effect.Effect<Option.Option<PollSnapshot>>
+  readonly putPollSnapshot: (s: PollSnapshot) => Effect.Effect<void>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class WebhookStore extends Context.Tag("Persistence/WebhookStore")<WebhookStore, Service>() {}
+
+const toEndpoint = (r: Row): WebhookEndpoint => ({
+  id: str(r.id),
+  organisation_id: str(r.organisation_id),
+  url: str(r.url),
+  events: str(r.events),
+  description: strOrNull(r.description),
+  status: str(r.status) as WebhookEndpoint["status"],
+  secret: str(r.secret),
+  key_id: str(r.key_id),
+  previous_secret: strOrNull(r.previous_secret),
+  previous_key_id: strOrNull(r.previous_key_id),
+  previous_expires_at: numOrNull(r.previous_expires_at),
+  created_at: num(r.created_at),
+  updated_at: num(r.updated_at)
+})
+
+const toEvent = (r: Row): WebhookEventRow => ({
+  id: str(r.id),
+  organisation_id: str(r.organisation_id),
+  connection_id: str(r.connection_id),
+  type: str(r.type),
+  body: str(r.body),
+  created_at: num(r.created_at)
+})
+
+const toDelivery = (r: Row): WebhookDelivery => ({
+  id: str(r.id),
+  organisation_id: str(r.organisation_id),
+  endpoint_id: str(r.endpoint_id),
+  event_id: str(r.event_id),
+  event_type: str(r.event_type),
+  status: str(r.status) as WebhookDelivery["status"],
+  attempts: num(r.attempts),
+  next_attempt_at: numOrNull(r.next_attempt_at),
+  locked_until: numOrNull(r.locked_until),
+  created_at: num(r.created_at),
+  updated_at: num(r.updated_at)
+})
+
+const toAttempt = (r: Row): WebhookAttempt => ({
+  delivery_id: str(r.delivery_id),
+  n: num(r.n),
+  at: num(r.at),
+  status_code: numOrNull(r.status_code),
+  error: strOrNull(r.error),
+  duration_ms: num(r.duration_ms)
+})
+
+const toSnapshot = (r: Row): PollSnapshot => ({
+  connection_id: str(r.connection_id),
+  snapshot: str(r.snapshot),
+  polled_at: num(r.polled_at)
+})
+
+/**
+ * The store over the `SqlClient` in context. The schema must already be migrated.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.map(
+  SqlClient.SqlClient,
+  (sql): Service => {
+    const inTransaction = transaction(sql)
+    return {
+      insertWebhookEndpoint: (e) => exec(sql`INSERT INTO webhook_endpoints ${sql.insert({ ...e })}`),
+      getWebhookEndpoint: (id) => one(sql`SELECT * FROM webhook_endpoints WHERE id = ${id}`, toEndpoint),
+      listWebhookEndpoints: (organisationId) =>
+        Effect.map(
+          rows(sql`SELECT * FROM webhook_endpoints WHERE organisation_id = ${organisationId} ORDER BY created_at, id`),
+          (rs) => rs.map(toEndpoint)
+        ),
+      updateWebhookEndpoint: (id, patch) => {
+        const set: Record<string, unknown> = {}
+        for (const [k, v] of Object.entries(patch)) if (v !== undefined) set[k] = v
+        return Object.keys(set).length === 0
+          ? Effect.void
+          : exec(sql`UPDATE webhook_endpoints SET ${sql.update(set)} WHERE id = ${id}`)
+      },
+      deleteWebhookEndpoint: (id) =>
+        inTransaction(Effect.gen(function*() {
+          yield* exec(
+            sql`DELETE FROM webhook_attempts WHERE delivery_id IN
+                (SELECT id FROM webhook_deliveries WHERE endpoint_id = ${id})`
+          )
+          yield* exec(sql`DELETE FROM webhook_deliveries WHERE endpoint_id = ${id}`)
+          yield* exec(sql`DELETE FROM webhook_endpoints WHERE id = ${id}`)
+        })),
+      insertWebhookEvent: (event, deliveries) =>
+        inTransaction(Effect.gen(function*() {
+          yield* exec(sql`INSERT INTO webhook_events ${sql.insert({ ...event })}`)
+          if (deliveries.length > 0) {
+            yield* exec(sql`INSERT INTO webhook_deliveries ${sql.insert(deliveries.map((d) => ({ ...d })))}`)
+          }
+        })),
+      getWebhookEvent: (id) => one(sql`SELECT * FROM webhook_events WHERE id = ${id}`, toEvent),
+      getWebhookDelivery: (id) => one(sql`SELECT * FROM webhook_deliveries WHERE id = ${id}`, toDelivery),
+      listWebhookDeliveries: (endpointId, offset, limit) =>
+        Effect.all({
+          items: Effect.map(
+            rows(
+              sql`SELECT * FROM webhook_deliveries WHERE endpoint_id = ${endpointId}
+                  ORDER BY created_at DESC, id DESC LIMIT ${Math.max(0, limit)} OFFSET ${Math.max(0, offset)}`
+            ),
+            (rs) => rs.map(toDelivery)
+          ),
+          total: Effect.map(
+            rows(sql`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ${endpointId}`),
+            (rs) => num(rs[0]?.n ?? 0)
+          )
+        }),
+      listWebhookAttempts: (ids) =>
+        ids.length === 0
+          ? Effect.succeed([])
+          : Effect.map(
+            rows(sql`SELECT * FROM webhook_attempts WHERE ${sql.in("delivery_id", ids)} ORDER BY delivery_id, n`),
+            (rs) => rs.map(toAttempt)
+          ),
+      // One statement: the CTE picks due rows once (Postgres materialises a locking CTE; a plain
+      // IN (subquery … LIMIT) may be re-run and claim more than the limit); on Postgres it locks
+      // them and skips rows another claim holds (FOR UPDATE SKIP LOCKED), and the outer WHERE
+      // re-checks the claim after any wait. SQLite runs one writer at a time, so the statement
+      // alone is atomic there.
+      claimWebhookDeliveries: (now, lockedUntil, limit) => {
+        const lock = sql.onDialectOrElse({
+          pg: () => sql.literal("FOR UPDATE SKIP LOCKED"),
+          orElse: () => sql.literal("")
+        })
+        return Effect.map(
+          rows(
+            sql`WITH due AS (
+                  SELECT id FROM webhook_deliveries
+                  WHERE status = 'pending' AND next_attempt_at <= ${now}
+                    AND (locked_until IS NULL OR locked_until <= ${now})
+                  ORDER BY next_attempt_at, id
+                  LIMIT ${Math.max(0, limit)}
+                  ${lock}
+                )
+                UPDATE webhook_deliveries SET locked_until = ${lockedUntil}
+                WHERE id IN (SELECT id FROM due)
+                  AND status = 'pending' AND (locked_until IS NULL OR locked_until <= ${now})
+                RETURNING *`
+          ),
+          (rs) => rs.map(toDelivery).sort((a, b) => a.next_attempt_at! - b.next_attempt_at! || a.id.localeCompare(b.id))
+        )
+      },
+      recordWebhookAttempt: (attempt, next) =>
+        inTransaction(Effect.gen(function*() {
+          const moved = yield* rows(
+            sql`UPDATE webhook_deliveries
+                SET attempts = ${attempt.n}, status = ${next.status}, next_attempt_at = ${next.next_attempt_at},
+                    locked_until = NULL, updated_at = ${attempt.at}
+                WHERE id = ${attempt.delivery_id} AND attempts = ${attempt.n - 1}
+                RETURNING id`
+          )
+          if (moved.length !== 1) return false
+          yield* exec(sql`INSERT INTO webhook_attempts ${sql.insert({ ...attempt })}`)
+          return true
+        })),
+      retryWebhookDelivery: (id, now) =>
+        exec(
+          sql`UPDATE webhook_deliveries
+              SET status = 'pending', next_attempt_at = ${now}, locked_until = NULL, updated_at = ${now}
+              WHERE id = ${id}`
+        ),
+      getPollSnapshot: (connectionId) =>
+        one(sql`SELECT * FROM poll_snapshots WHERE connection_id = ${connectionId}`, toSnapshot),
+      putPollSnapshot: (s) =>
+        exec(
+          sql`INSERT INTO poll_snapshots ${sql.insert({ ...s })}
+              ON CONFLICT (connection_id) DO UPDATE SET snapshot = ${s.snapshot}, polled_at = ${s.polled_at}`
+        )
+    }
+  }
+)
+
+/**
+ * `WebhookStore` over the `SqlClient` in context (run the migrations first: `Database.ts` does).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<WebhookStore, never, SqlClient.SqlClient> = Layer.effect(WebhookStore, make)
