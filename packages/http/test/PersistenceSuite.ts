@@ -607,17 +607,31 @@ export const persistenceSuite = (
         assert.deepStrictEqual(yield* webhookStore.listWebhookAttempts([due1.id]), [])
       }))
 
-    it.effect("keeps one poll snapshot per connection", () =>
+    it.effect("keeps one poll snapshot per connection, stored compare-and-set on the one a poll started from", () =>
       Effect.gen(function*() {
         const webhookStore = yield* WebhookStore
         const c = id("conn-poll")
+        const snap = (a: number, polled_at: number) => ({ connection_id: c, snapshot: `{"a":${a}}`, polled_at })
         assert.deepStrictEqual(yield* webhookStore.getPollSnapshot(c), Option.none())
-        yield* webhookStore.putPollSnapshot({ connection_id: c, snapshot: "{\"a\":1}", polled_at: T0 })
-        yield* webhookStore.putPollSnapshot({ connection_id: c, snapshot: "{\"a\":2}", polled_at: T0 + 1 })
-        assert.deepStrictEqual(
-          yield* webhookStore.getPollSnapshot(c),
-          Option.some({ connection_id: c, snapshot: "{\"a\":2}", polled_at: T0 + 1 })
+        // two processes' first polls: one stores its baseline
+        const firsts = yield* Effect.all(
+          [webhookStore.putPollSnapshot(snap(1, T0), null), webhookStore.putPollSnapshot(snap(9, T0), null)],
+          { concurrency: "unbounded" }
         )
+        assert.deepStrictEqual([...firsts].sort(), [false, true])
+        const baseline = Option.getOrThrow(yield* webhookStore.getPollSnapshot(c))
+        // two polls that started from it: one stores, the other finds it moved
+        const nexts = yield* Effect.all(
+          [webhookStore.putPollSnapshot(snap(2, T0 + 1), T0), webhookStore.putPollSnapshot(snap(3, T0 + 2), T0)],
+          { concurrency: "unbounded" }
+        )
+        assert.deepStrictEqual([...nexts].sort(), [false, true])
+        const after = Option.getOrThrow(yield* webhookStore.getPollSnapshot(c))
+        assert.notStrictEqual(after.polled_at, baseline.polled_at)
+        assert.isTrue(after.snapshot === "{\"a\":2}" || after.snapshot === "{\"a\":3}")
+        assert.isFalse(yield* webhookStore.putPollSnapshot(snap(4, T0 + 3), T0))
+        assert.isTrue(yield* webhookStore.putPollSnapshot(snap(4, T0 + 3), after.polled_at))
+        assert.deepStrictEqual(yield* webhookStore.getPollSnapshot(c), Option.some(snap(4, T0 + 3)))
       }))
 
     it.effect("lists ciphertexts not under a key and replaces them compare-and-set (re-encryption)", () =>

@@ -153,7 +153,12 @@ export interface Service {
   readonly retryWebhookDelivery: (id: string, now: number) => Effect.Effect<void>
 
   readonly getPollSnapshot: (connectionId: string) => Effect.Effect<Option.Option<PollSnapshot>>
-  readonly putPollSnapshot: (s: PollSnapshot) => Effect.Effect<void>
+  /**
+   * Stores what a poll saw, only if the stored snapshot is still the one it started from (the one
+   * polled at `previous`, or none for null): false, with nothing written, when another process
+   * stored a poll of the connection meanwhile (compare-and-set, so each change is reported once).
+   */
+  readonly putPollSnapshot: (s: PollSnapshot, previous: number | null) => Effect.Effect<boolean>
 }
 
 /**
@@ -329,10 +334,16 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
         ),
       getPollSnapshot: (connectionId) =>
         one(sql`SELECT * FROM poll_snapshots WHERE connection_id = ${connectionId}`, toSnapshot),
-      putPollSnapshot: (s) =>
-        exec(
-          sql`INSERT INTO poll_snapshots ${sql.insert({ ...s })}
-              ON CONFLICT (connection_id) DO UPDATE SET snapshot = ${s.snapshot}, polled_at = ${s.polled_at}`
+      putPollSnapshot: (s, previous) =>
+        Effect.map(
+          rows(
+            previous === null
+              ? sql`INSERT INTO poll_snapshots ${sql.insert({ ...s })}
+                    ON CONFLICT (connection_id) DO NOTHING RETURNING connection_id`
+              : sql`UPDATE poll_snapshots SET snapshot = ${s.snapshot}, polled_at = ${s.polled_at}
+                    WHERE connection_id = ${s.connection_id} AND polled_at = ${previous} RETURNING connection_id`
+          ),
+          (rs) => rs.length > 0
         )
     }
   }

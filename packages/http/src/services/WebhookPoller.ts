@@ -6,6 +6,9 @@
  * status becomes `received` or `rejected`, `lab_result.received` for a lab result not seen before.
  * The first poll of a connection records a baseline and emits nothing.
  *
+ * Several API processes may poll the same connection in one interval; the snapshot is stored with
+ * compare-and-set, so only the first poll to finish queues the events of a change.
+ *
  * It is gentle with providers: one connection at a time, one request at a time, each connection at
  * most once per interval (`TRACEBRIDGE_POLL_INTERVAL_SECONDS`, default 900), on top of the
  * adapters' own pacing and `Retry-After` handling. A connection whose provider fails is skipped
@@ -15,7 +18,7 @@
  */
 import type { LabResult, ProviderError, ProviderPort, Session, Transfer, WebhookEvent } from "@tracebridge/core"
 import { LabResult as LabResults, WebhookEvent as WebhookEvents } from "@tracebridge/core"
-import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
+import { Clock, Context, Data, Duration, Effect, Layer, Option } from "effect"
 import { Accounts } from "../persistence/Accounts.js"
 import type { Connection } from "../persistence/ConnectionStore.js"
 import { ConnectionStore } from "../persistence/ConnectionStore.js"
@@ -24,6 +27,9 @@ import { WebhookStore } from "../persistence/WebhookStore.js"
 import * as Crypto from "./Crypto.js"
 import { Providers } from "./Providers.js"
 import { Webhooks } from "./Webhooks.js"
+
+/** Another process stored a poll of the connection while this one ran: its events are dropped. */
+class PollRaced extends Data.TaggedError("PollRaced")<{}> {}
 
 /**
  * What the poller remembers of a connection.
@@ -149,16 +155,17 @@ export const layer = Layer.effect(
             } as unknown as WebhookEvent.WebhookEvent)
           }
         }
-        // The events and the snapshot that produced them are stored together.
-        yield* transactions.transaction(Effect.gen(function*() {
+        // The events and the snapshot that produced them are stored together, only if no other
+        // process stored a poll of this connection since ours began (it reported these changes).
+        const recorded = yield* transactions.transaction(Effect.gen(function*() {
           for (const event of events) yield* webhooks.enqueue(connection.organisation_id, connection.id, event)
-          yield* webhookStore.putPollSnapshot({
-            connection_id: connection.id,
-            snapshot: JSON.stringify(next),
-            polled_at: now
-          })
-        }))
-        return events
+          const kept = yield* webhookStore.putPollSnapshot(
+            { connection_id: connection.id, snapshot: JSON.stringify(next), polled_at: now },
+            Option.match(stored, { onNone: () => null, onSome: (s) => s.polled_at })
+          )
+          if (!kept) return yield* Effect.fail(new PollRaced())
+        })).pipe(Effect.as(true), Effect.catchTag("PollRaced", () => Effect.succeed(false)))
+        return recorded ? events : []
       }).pipe(Effect.withSpan("WebhookPoller.reconcile", { attributes: { connection: connection.id } }))
 
     const runDue: Service["runDue"] = (interval) =>
