@@ -30,6 +30,7 @@ import { ResourcesApi } from "./groups/ResourcesApi.js"
 import { SandboxApi } from "./groups/SandboxApi.js"
 import { SystemApi } from "./groups/SystemApi.js"
 import { WebhooksApi } from "./groups/WebhooksApi.js"
+import * as OpenApiDocument from "./OpenApiDocument.js"
 import * as OpenApiHeaders from "./OpenApiHeaders.js"
 
 /**
@@ -69,7 +70,11 @@ export class Api extends HttpApi.make("tracebridge")
   .addError(ProviderTimeoutError)
   .annotate(OpenApi.Title, "Tracebridge API")
   .annotate(OpenApi.Version, VERSION)
-  .annotate(OpenApi.Transform, OpenApiHeaders.addHeaders)
+  .annotate(OpenApi.Transform, (spec) => OpenApiHeaders.addHeaders(OpenApiDocument.polish(spec)))
+  .annotate(OpenApi.Servers, [{
+    url: "http://127.0.0.1:4000",
+    description: "A local `npm start`; use your deployment's URL"
+  }])
   .annotate(
     OpenApi.Description,
     "One JSON-over-HTTPS API in front of US state cannabis track-and-trace systems."

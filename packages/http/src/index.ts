@@ -52,6 +52,11 @@ export * as Lru from "./Lru.js"
 /**
  * @since 0.1.0
  */
+export * as OpenApiDocument from "./OpenApiDocument.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as OpenApiHeaders from "./OpenApiHeaders.js"
 
 /**

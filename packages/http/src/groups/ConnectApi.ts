@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Envelope } from "@tracebridge/core"
 import { Schema } from "effect"
 import { strict } from "./Schemas.js"
@@ -65,4 +65,6 @@ export class ConnectApi extends HttpApiGroup.make("connect")
       Envelope.Envelope(ConnectResult)
     )
   )
+  // the widget's own routes: not public API, so not in the document
+  .annotate(OpenApi.Exclude, true)
 {}

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Connection, Envelope, Facility, Page } from "@tracebridge/core"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
@@ -18,27 +18,47 @@ const FacilityPath = Schema.Struct({ connection_id: Schema.String, facility_id: 
 export class ConnectionsApi extends HttpApiGroup.make("connections")
   .add(
     HttpApiEndpoint.get("listConnections", "/v1/connections")
+      .annotate(OpenApi.Summary, "List connections")
+      .annotate(
+        OpenApi.Description,
+        "The organisation's connections, oldest first, paged. A connection token sees its own connection only."
+      )
       .setUrlParams(Page.PageRequest)
       .addSuccess(Envelope.Paginated(Connection.Connection))
   )
   .add(
-    HttpApiEndpoint.get("getConnection", "/v1/connections/:connection_id").setPath(ConnectionPath).addSuccess(
-      Envelope.Envelope(Connection.Connection)
-    )
+    HttpApiEndpoint.get("getConnection", "/v1/connections/:connection_id")
+      .annotate(OpenApi.Summary, "Get a connection")
+      .annotate(OpenApi.Description, "A connection's provider, state, environment and status.").setPath(ConnectionPath)
+      .addSuccess(
+        Envelope.Envelope(Connection.Connection)
+      )
   )
   .add(
-    HttpApiEndpoint.del("deleteConnection", "/v1/connections/:connection_id").setPath(ConnectionPath).addSuccess(
-      Envelope.Envelope(Connection.Connection)
-    )
+    HttpApiEndpoint.del("deleteConnection", "/v1/connections/:connection_id")
+      .annotate(OpenApi.Summary, "Disconnect a connection")
+      .annotate(
+        OpenApi.Description,
+        "Moves the connection to `inactive`, revokes its connection token and erases its stored login. Its resources then answer 409 `connection_inactive`."
+      ).setPath(ConnectionPath).addSuccess(
+        Envelope.Envelope(Connection.Connection)
+      )
   )
   .add(
     HttpApiEndpoint.get("listFacilities", "/v1/connections/:connection_id/facilities")
+      .annotate(OpenApi.Summary, "List a connection's facilities")
+      .annotate(
+        OpenApi.Description,
+        "The licensed facilities the connection's login reaches, with their licence numbers and capabilities."
+      )
       .setPath(ConnectionPath)
       .setUrlParams(Page.PageRequest)
       .addSuccess(Envelope.Paginated(Facility.Facility))
   )
   .add(
     HttpApiEndpoint.get("getFacility", "/v1/connections/:connection_id/facilities/:facility_id")
+      .annotate(OpenApi.Summary, "Get a facility")
+      .annotate(OpenApi.Description, "One licensed facility of the connection.")
       .setPath(FacilityPath)
       .addSuccess(Envelope.Envelope(Facility.Facility))
   )

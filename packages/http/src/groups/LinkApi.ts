@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Envelope } from "@tracebridge/core"
 import { Authentication } from "../Security.js"
 import { Exchange, Exchanged, LinkToken, LinkTokenCreate, PublicToken, SandboxPublicTokenCreate } from "./Schemas.js"
@@ -14,17 +14,32 @@ import { Exchange, Exchanged, LinkToken, LinkTokenCreate, PublicToken, SandboxPu
  */
 export class LinkApi extends HttpApiGroup.make("link")
   .add(
-    HttpApiEndpoint.post("createLinkToken", "/v1/link/token/create").setPayload(LinkTokenCreate).addSuccess(
-      Envelope.Envelope(LinkToken)
-    )
+    HttpApiEndpoint.post("createLinkToken", "/v1/link/token/create")
+      .annotate(OpenApi.Summary, "Create a link token")
+      .annotate(
+        OpenApi.Description,
+        "A short-lived (4 h) token that opens the Connect widget for one end user. Update mode (`connection_id`) re-enters the login of an existing connection."
+      ).setPayload(LinkTokenCreate).addSuccess(
+        Envelope.Envelope(LinkToken)
+      )
   )
   .add(
-    HttpApiEndpoint.post("exchangePublicToken", "/v1/link/token/exchange").setPayload(Exchange).addSuccess(
-      Envelope.Envelope(Exchanged)
-    )
+    HttpApiEndpoint.post("exchangePublicToken", "/v1/link/token/exchange")
+      .annotate(OpenApi.Summary, "Exchange a public token for a connection")
+      .annotate(
+        OpenApi.Description,
+        "Trades the single-use public token the Connect widget returned (30 min) for the connection id; the first exchange also returns the connection token, once."
+      ).setPayload(Exchange).addSuccess(
+        Envelope.Envelope(Exchanged)
+      )
   )
   .add(
     HttpApiEndpoint.post("createSandboxPublicToken", "/v1/sandbox/public_token/create")
+      .annotate(OpenApi.Summary, "Create a sandbox public token without the widget")
+      .annotate(
+        OpenApi.Description,
+        "Links a sandbox login server-side and returns a public token to exchange, for tests and CI."
+      )
       .setPayload(SandboxPublicTokenCreate)
       .addSuccess(Envelope.Envelope(PublicToken))
   )

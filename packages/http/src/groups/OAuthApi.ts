@@ -15,6 +15,7 @@ import { TokenResponse } from "./Schemas.js"
 export class OAuthApi extends HttpApiGroup.make("oauth")
   .add(
     HttpApiEndpoint.post("token", "/v1/oauth/token")
+      .annotate(OpenApi.Summary, "Get an access token")
       .addSuccess(TokenResponse)
       .addError(OAuthBadRequest)
       .addError(OAuthUnauthorized)

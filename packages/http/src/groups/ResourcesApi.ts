@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import {
   ChainOfCustody,
   Commands,
@@ -30,6 +30,13 @@ const P = "/v1/connections/:connection_id/facilities/:facility_id"
 const FacilityPath = Schema.Struct({ connection_id: Schema.String, facility_id: Schema.String })
 const ObjectPath = Schema.Struct({ connection_id: Schema.String, facility_id: Schema.String, id: Schema.String })
 
+/** A resource's name in prose, plural and singular (from its path). */
+const nouns = (path: string) => {
+  const plural = path.replaceAll("_", " ")
+  const singular = plural === "sales deliveries" ? "sales delivery" : plural.replace(/s$/, "")
+  return { plural, singular }
+}
+
 const list = <const Name extends string, A, I, QF extends Schema.Struct.Fields>(
   name: Name,
   path: string,
@@ -37,12 +44,24 @@ const list = <const Name extends string, A, I, QF extends Schema.Struct.Fields>(
   query: Schema.Struct<QF>
 ) =>
   HttpApiEndpoint.get(name, `${P}/${path}` as `/${string}`)
+    .annotate(OpenApi.Summary, `List ${nouns(path).plural}`)
+    .annotate(
+      OpenApi.Description,
+      `The facility's ${
+        nouns(path).plural
+      }, read from the state system, paged (\`page\` from 1, \`per_page\` up to 100), ` +
+        "with the filters below. Rows the state system sent but that could not be read are listed in `meta.skipped`."
+    )
     .setPath(FacilityPath)
     .setUrlParams(Query.withPage(query) as any as Schema.Struct<{ page: typeof Schema.String }>)
     .addSuccess(Envelope.Paginated(item))
 
 const get = <const Name extends string, A, I>(name: Name, path: string, item: Schema.Schema<A, I>) =>
-  HttpApiEndpoint.get(name, `${P}/${path}/:id` as `/${string}`).setPath(ObjectPath).addSuccess(Envelope.Envelope(item))
+  HttpApiEndpoint.get(name, `${P}/${path}/:id` as `/${string}`)
+    .annotate(OpenApi.Summary, `Get a ${nouns(path).singular}`)
+    .annotate(OpenApi.Description, `One ${nouns(path).singular} of the facility, by its Tracebridge id.`)
+    .setPath(ObjectPath)
+    .addSuccess(Envelope.Envelope(item))
 
 // Sales and deliveries' filter schemas carry a from ≤ to refinement; the URL params need the struct.
 const SalesQuery = Schema.Struct(Query.Sales.from.fields)
@@ -57,11 +76,21 @@ export class ResourcesApi extends HttpApiGroup.make("resources")
   .add(get("getPackage", "packages", Package.Package))
   .add(
     HttpApiEndpoint.get("getChainOfCustody", `${P}/packages/:id/chain_of_custody`)
+      .annotate(OpenApi.Summary, "Get a package's chain of custody")
+      .annotate(
+        OpenApi.Description,
+        "The package's sources back to their harvests and plants, its lab results and its transfers."
+      )
       .setPath(ObjectPath)
       .addSuccess(Envelope.Envelope(ChainOfCustody.ChainOfCustody))
   )
   .add(
     HttpApiEndpoint.post("createPackage", `${P}/packages`)
+      .annotate(OpenApi.Summary, "Create a package (split)")
+      .annotate(
+        OpenApi.Description,
+        "Takes quantity from one or more source packages into a new package. Sandbox connections only; production writes answer 403 `sandbox_only`."
+      )
       .setPath(FacilityPath)
       .setPayload(Commands.SplitPackage.annotations({ parseOptions: strict }))
       .addSuccess(Envelope.Envelope(Package.Package), { status: 201 })
@@ -74,6 +103,11 @@ export class ResourcesApi extends HttpApiGroup.make("resources")
   .add(get("getLabResult", "lab_results", LabResult.LabResult))
   .add(
     HttpApiEndpoint.post("createLabResult", `${P}/lab_results`)
+      .annotate(OpenApi.Summary, "Record a lab result")
+      .annotate(
+        OpenApi.Description,
+        "Records a test result on a package at a testing facility (the facility needs the `labs` capability). Sandbox connections only."
+      )
       .setPath(FacilityPath)
       .setPayload(Commands.RecordLabResult.annotations({ parseOptions: strict }))
       .addSuccess(Envelope.Envelope(LabResult.LabResult), { status: 201 })
@@ -82,6 +116,11 @@ export class ResourcesApi extends HttpApiGroup.make("resources")
   .add(get("getTransfer", "transfers", Transfer.Transfer))
   .add(
     HttpApiEndpoint.post("createTransfer", `${P}/transfers`)
+      .annotate(OpenApi.Summary, "Create a transfer")
+      .annotate(
+        OpenApi.Description,
+        "Creates an outgoing transfer (manifest) of packages to a recipient facility. Sandbox connections only."
+      )
       .setPath(FacilityPath)
       .setPayload(Commands.CreateTransfer.annotations({ parseOptions: strict }))
       .addSuccess(Envelope.Envelope(Transfer.Transfer), { status: 201 })

@@ -54,12 +54,18 @@ const ConnectionPath = Schema.Struct({ connection_id: Schema.String })
 export class SandboxApi extends HttpApiGroup.make("sandbox")
   .add(
     HttpApiEndpoint.post("simulate", "/v1/sandbox/:connection_id/simulate")
+      .annotate(OpenApi.Summary, "Run a sandbox scenario")
+      .annotate(
+        OpenApi.Description,
+        "Makes something happen in the connection's sandbox world (a transfer arrives, a lab result comes in, a login expires …) and fires its webhook event."
+      )
       .setPath(ConnectionPath)
       .setPayload(Simulate)
       .addSuccess(Envelope.Envelope(Simulated))
   )
   .add(
     HttpApiEndpoint.post("reset", "/v1/sandbox/:connection_id/reset")
+      .annotate(OpenApi.Summary, "Reset a sandbox connection")
       .setPath(ConnectionPath)
       .addSuccess(Envelope.Envelope(SandboxReset))
       .annotate(
@@ -69,6 +75,11 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
   )
   .add(
     HttpApiEndpoint.put("setFault", "/v1/sandbox/:connection_id/faults")
+      .annotate(OpenApi.Summary, "Switch on an upstream fault")
+      .annotate(
+        OpenApi.Description,
+        "Makes the connection's sandbox state system answer as a real one does when it is down, slow, throttling, broken or refusing an expired login, until cleared or reset."
+      )
       .setPath(ConnectionPath)
       .setPayload(Faults.Fault.annotations({
         identifier: "Fault",
@@ -80,11 +91,15 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
   )
   .add(
     HttpApiEndpoint.get("getFault", "/v1/sandbox/:connection_id/faults")
+      .annotate(OpenApi.Summary, "Get the upstream fault in force")
+      .annotate(OpenApi.Description, "The connection's sandbox fault, or null.")
       .setPath(ConnectionPath)
       .addSuccess(Envelope.Envelope(SandboxFault))
   )
   .add(
     HttpApiEndpoint.del("clearFault", "/v1/sandbox/:connection_id/faults")
+      .annotate(OpenApi.Summary, "Clear the upstream fault")
+      .annotate(OpenApi.Description, "The connection's sandbox state system answers normally again.")
       .setPath(ConnectionPath)
       .addSuccess(Envelope.Envelope(SandboxFault))
   )

@@ -19,6 +19,7 @@ export const Health = Schema.Struct({ status: Schema.Literal("ok") }).annotation
 export class SystemApi extends HttpApiGroup.make("system")
   .add(
     HttpApiEndpoint.get("health", "/healthz")
+      .annotate(OpenApi.Summary, "Check the service is up")
       .addSuccess(Health)
       .annotate(OpenApi.Description, "Answers 200 while the process serves requests")
   )

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Envelope, Page, WebhookEvent } from "@tracebridge/core"
 import { Schema } from "effect"
 import { Authentication } from "../Security.js"
@@ -87,43 +87,65 @@ export const Delivery = Schema.Struct({
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.post("createWebhook", "/v1/webhooks")
+      .annotate(OpenApi.Summary, "Create a webhook endpoint")
+      .annotate(
+        OpenApi.Description,
+        "Subscribes a URL to events. The signing secret (`whsec_…`) is in this answer only."
+      )
       .setPayload(WebhookCreate)
       .addSuccess(Envelope.Envelope(WebhookWithSecret), { status: 201 })
   )
   .add(
     HttpApiEndpoint.get("listWebhooks", "/v1/webhooks")
+      .annotate(OpenApi.Summary, "List webhook endpoints")
+      .annotate(OpenApi.Description, "The organisation's endpoints, oldest first, without their secrets.")
       .setUrlParams(Page.PageRequest)
       .addSuccess(Envelope.Paginated(Webhook))
   )
   .add(
-    HttpApiEndpoint.get("getWebhook", "/v1/webhooks/:webhook_id").setPath(WebhookPath).addSuccess(
-      Envelope.Envelope(Webhook)
-    )
+    HttpApiEndpoint.get("getWebhook", "/v1/webhooks/:webhook_id")
+      .annotate(OpenApi.Summary, "Get a webhook endpoint")
+      .annotate(OpenApi.Description, "One endpoint, without its secret.").setPath(WebhookPath).addSuccess(
+        Envelope.Envelope(Webhook)
+      )
   )
   .add(
     HttpApiEndpoint.patch("updateWebhook", "/v1/webhooks/:webhook_id")
+      .annotate(OpenApi.Summary, "Update a webhook endpoint")
+      .annotate(OpenApi.Description, "Changes the URL, the events, the description or the status.")
       .setPath(WebhookPath)
       .setPayload(WebhookUpdate)
       .addSuccess(Envelope.Envelope(Webhook))
   )
   .add(
-    HttpApiEndpoint.del("deleteWebhook", "/v1/webhooks/:webhook_id").setPath(WebhookPath).addSuccess(
-      Envelope.Envelope(WebhookDeleted)
-    )
+    HttpApiEndpoint.del("deleteWebhook", "/v1/webhooks/:webhook_id")
+      .annotate(OpenApi.Summary, "Delete a webhook endpoint")
+      .annotate(OpenApi.Description, "Deletes the endpoint with its deliveries.").setPath(WebhookPath).addSuccess(
+        Envelope.Envelope(WebhookDeleted)
+      )
   )
   .add(
     HttpApiEndpoint.post("rotateWebhookSecret", "/v1/webhooks/:webhook_id/rotate_secret")
+      .annotate(OpenApi.Summary, "Rotate a webhook endpoint's secret")
+      .annotate(
+        OpenApi.Description,
+        "Issues a new signing secret; the old one keeps signing alongside it for the grace period."
+      )
       .setPath(WebhookPath)
       .addSuccess(Envelope.Envelope(WebhookWithSecret))
   )
   .add(
     HttpApiEndpoint.get("listWebhookDeliveries", "/v1/webhooks/:webhook_id/deliveries")
+      .annotate(OpenApi.Summary, "List an endpoint's deliveries")
+      .annotate(OpenApi.Description, "Every delivery of the endpoint, newest first, with its attempts.")
       .setPath(WebhookPath)
       .setUrlParams(Page.PageRequest)
       .addSuccess(Envelope.Paginated(Delivery))
   )
   .add(
     HttpApiEndpoint.post("retryWebhookDelivery", "/v1/webhooks/:webhook_id/deliveries/:delivery_id/retry")
+      .annotate(OpenApi.Summary, "Redeliver an event")
+      .annotate(OpenApi.Description, "Makes the delivery due now again, whatever its status.")
       .setPath(DeliveryPath)
       .addSuccess(Envelope.Envelope(Delivery))
   )
