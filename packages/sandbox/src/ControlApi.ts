@@ -25,6 +25,52 @@ import type { Sandbox } from "./Sandbox.js"
 import { keyOf } from "./Sandbox.js"
 import type * as Scenario from "./Scenario.js"
 
+/**
+ * A route of the control API, as data.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Route {
+  readonly method: "GET" | "POST" | "PUT" | "DELETE"
+  readonly path: string
+  readonly does: string
+}
+
+/**
+ * Every route of the control API (the table above), for `tracebridge-sandbox --help` and the
+ * standalone banner. Any other path under `/_sandbox` answers 404 `not_found`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const routes: ReadonlyArray<Route> = [
+  { method: "GET", path: "/_sandbox/state", does: "seed, reference date and the worlds generated so far" },
+  {
+    method: "GET",
+    path: "/_sandbox/state?provider=&state=&login=",
+    does: "one world as JSON (facilities, transfers, change count)"
+  },
+  {
+    method: "POST",
+    path: "/_sandbox/reset",
+    does: "forget every world and fault (body {provider, state, login}: one)"
+  },
+  { method: "POST", path: "/_sandbox/seed", does: "body {seed, reference_date?}: reseed and forget every world" },
+  {
+    method: "POST",
+    path: "/_sandbox/scenarios/{name}",
+    does: "body {provider, state, login, params?, connection_id?}: run a scenario, answer its event"
+  },
+  { method: "GET", path: "/_sandbox/faults", does: "every fault set, by world" },
+  {
+    method: "PUT",
+    path: "/_sandbox/faults",
+    does: "body {provider, state, login, fault: {kind, delay_ms?, retry_after?}}: set a world's fault"
+  },
+  { method: "DELETE", path: "/_sandbox/faults?provider=&state=&login=", does: "clear a world's fault (no query: all)" }
+]
+
 const json = (body: unknown, status = 200) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } })
 

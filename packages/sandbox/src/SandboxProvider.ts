@@ -40,11 +40,16 @@ export interface SandboxProvider {
   readonly logins: Logins
   /** How its worlds' identifiers and details look. */
   readonly profile: Profile
-  /** For the standalone banner: what the API is, and an example path under a state's base URL. */
+  /**
+   * For the standalone banner and `tracebridge-sandbox --help`: what the API is, an example path
+   * under a state's base URL, the test logins in a line, and how a client authenticates (how the
+   * entered login maps onto the wire, e.g. HTTP Basic's username and password).
+   */
   readonly banner: {
     readonly style: string
     readonly examplePath: string
     readonly loginHint: string
+    readonly auth?: string
   }
 }
 

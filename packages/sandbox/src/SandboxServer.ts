@@ -41,14 +41,27 @@ export const makeHandler = (sandbox: Sandbox): Handler => async (request) => {
   const provider = mount === null ? undefined : (sandbox.options.providers ?? Registry.installed).get(mount[1]!)
   if (mount !== null && provider !== undefined) {
     const state = mount[2]!.toUpperCase()
-    if (!isState(state)) return new Response(JSON.stringify({ Message: `Unknown state ${mount[2]}` }), { status: 404 })
+    if (!isState(state)) {
+      return new Response(JSON.stringify({ Message: `Unknown state ${mount[2]}` }), {
+        status: 404,
+        headers: { "content-type": "application/json" }
+      })
+    }
     return provider.emulator(sandbox, state as ProviderName.UsState, mount[3] ?? "/", request)
   }
   if (url.pathname.startsWith("/_sandbox/") || url.pathname === "/_sandbox") return ControlApi.handle(sandbox, request)
-  return new Response(JSON.stringify({ error: "not_found", message: `No sandbox route ${url.pathname}` }), {
-    status: 404,
-    headers: { "content-type": "application/json" }
-  })
+  // The sandbox's own answer, in the control API's error shape.
+  return new Response(
+    JSON.stringify({
+      error: {
+        code: "not_found",
+        message: `No sandbox route ${url.pathname}: the providers are at /{provider}/{STATE}/… (${
+          (sandbox.options.providers ?? Registry.installed).names.join(", ")
+        }), the control API at /_sandbox/…`
+      }
+    }),
+    { status: 404, headers: { "content-type": "application/json" } }
+  )
 }
 
 /**

@@ -8,6 +8,7 @@ import { ProviderDescriptor as Descriptor } from "@tracebridge/core"
 import { Clock, Effect } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import * as ControlApi from "./ControlApi.js"
 import * as Faults from "./Faults.js"
 import type { Size } from "./Generate.js"
 import * as Registry from "./Registry.js"
@@ -15,6 +16,7 @@ import { Sandbox } from "./Sandbox.js"
 import { nameOf } from "./SandboxProvider.js"
 import type { Handler } from "./SandboxServer.js"
 import { baseUrl, makeHandler } from "./SandboxServer.js"
+import * as Scenario from "./Scenario.js"
 
 /**
  * @since 0.1.0
@@ -42,6 +44,20 @@ export interface Options {
  * @category constants
  */
 export const DEFAULT_REQUESTS_PER_SECOND = 50
+
+/**
+ * What `tracebridge-sandbox` uses for a flag it is not given.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const DEFAULTS = {
+  port: 4010,
+  host: "127.0.0.1",
+  seed: "42",
+  size: "small",
+  requestsPerSecond: DEFAULT_REQUESTS_PER_SECOND
+} as const
 
 /**
  * @since 0.1.0
@@ -158,6 +174,87 @@ export const banner = (running: Running): string => {
       ]
     }),
     "",
-    `  control: GET ${origin}/_sandbox/state · POST ${origin}/_sandbox/reset · POST ${origin}/_sandbox/seed · POST ${origin}/_sandbox/scenarios/{name}`
+    `  control: GET ${origin}/_sandbox/state · POST ${origin}/_sandbox/reset · POST ${origin}/_sandbox/seed · POST ${origin}/_sandbox/scenarios/{name} · GET|PUT|DELETE ${origin}/_sandbox/faults`,
+    "  (tracebridge-sandbox --help: the flags, each provider's auth and every control route)"
+  ].join("\n")
+}
+
+const credentials = (login: Readonly<Record<string, string>>) =>
+  Object.entries(login).map(([field, value]) => `${field}=${value}`).join(" ")
+
+/** `text` in lines of at most `width` characters, the first after `label`, the others indented to match. */
+const wrapped = (label: string, text: string, width = 100): ReadonlyArray<string> => {
+  const lines: Array<string> = []
+  let line = label
+  for (const word of text.split(" ")) {
+    if (line.length > label.length && line.length + 1 + word.length > width) {
+      lines.push(line)
+      line = " ".repeat(label.length) + word
+    } else {
+      line = line.length > label.length ? `${line} ${word}` : `${line}${word}`
+    }
+  }
+  return [...lines, line]
+}
+
+/**
+ * What `tracebridge-sandbox --help` prints: the flags with their defaults, and, for every installed
+ * provider (from the registration list, so a new provider shows up here by itself), its base URL
+ * per state, how a client authenticates, and its test logins; then the control API.
+ *
+ * @since 0.1.0
+ * @category servers
+ */
+export const help = (providers: Registry.Lookup = Registry.installed): string => {
+  const origin = `http://${DEFAULTS.host}:${DEFAULTS.port}`
+  const flags: ReadonlyArray<readonly [string, string]> = [
+    ["--port <n>", `TCP port; 0 picks a free one (default ${DEFAULTS.port}, or $PORT)`],
+    ["--host <address>", `address to listen on (default ${DEFAULTS.host})`],
+    ["--seed <text>", `seed of every world (default ${DEFAULTS.seed})`],
+    ["--size small|large|<n>", `packages per facility: small, large or a number (default ${DEFAULTS.size})`],
+    ["--reference-date <ISO 8601>", "the worlds' \"today\" (default: the start of the current UTC day)"],
+    [
+      "--requests-per-second <n>",
+      `calls a second per login before a 429 with Retry-After, where the emulated system limits bursts; 0: no limit (default ${DEFAULTS.requestsPerSecond})`
+    ],
+    ["-h, --help", "print this and exit"]
+  ]
+  const width = Math.max(...flags.map(([flag]) => flag.length)) + 2
+  return [
+    "Usage: tracebridge-sandbox [options]",
+    "",
+    "A deterministic emulator of every installed state system's own wire API over seeded worlds, for CI.",
+    "The same seed, login and reference date always give the same data: pin --seed and --reference-date.",
+    "",
+    "Options:",
+    ...flags.flatMap(([flag, text]) => wrapped(`  ${flag.padEnd(width)}`, text)),
+    "",
+    `Providers (base URL {origin}/{provider}/{STATE}; origin ${origin} with the defaults):`,
+    ...providers.providers.flatMap((provider) => {
+      const name = nameOf(provider)
+      const states = Descriptor.states(provider.module.descriptor)
+      return [
+        "",
+        `  ${name} (${provider.banner.style})`,
+        `    base URL     ${baseUrl(origin, name, "{STATE}")}`,
+        ...wrapped("    STATE        ", states.join(", ")),
+        `    example      ${baseUrl(origin, name, states[0] ?? "CO")}${provider.banner.examplePath}`,
+        ...(provider.banner.auth === undefined ? [] : wrapped("    auth         ", provider.banner.auth)),
+        `    login works  ${credentials(provider.logins.good)}`,
+        `    wrong login  ${credentials(provider.logins.bad)}`,
+        `    locked       ${credentials(provider.logins.locked)}`
+      ]
+    }),
+    "",
+    "  Any login whose user part starts with user_good works, and each distinct one (user_good_2, …)",
+    "  gets a world of its own. A path a provider does not serve answers 404.",
+    "",
+    "Control API (on the same origin):",
+    ...ControlApi.routes.map((route) => `  ${route.method.padEnd(7)}${route.path}\n${" ".repeat(9)}${route.does}`),
+    "",
+    ...wrapped("  scenarios    ", Scenario.names.join(", ")),
+    ...wrapped("  fault kinds  ", Faults.Fault.members.map((member) => member.fields.kind.literals[0]).join(", ")),
+    "",
+    "Ready when GET /_sandbox/state answers 200. Guide for CI users: docs/sandbox.md."
   ].join("\n")
 }

@@ -2,53 +2,65 @@
 /**
  * `tracebridge-sandbox [--port 4010] [--host 127.0.0.1] [--seed 42] [--size small|large|<packages>]
  * [--reference-date 2026-03-15T00:00:00Z] [--requests-per-second 50]`: the sandbox on a socket, for CI.
+ * `--help` lists the flags, each provider's base URL, auth and test logins, and the control API.
+ *
+ * Bundled into `dist/tracebridge-sandbox.mjs`; the package's bin is `bin/tracebridge-sandbox.mjs`, a
+ * checked-in launcher that builds the bundle when it is missing (a fresh clone) and loads it.
  */
-import { banner, start } from "./Standalone.js"
+import { banner, DEFAULTS, help, start } from "./Standalone.js"
+
+const FLAGS = ["port", "host", "seed", "size", "reference-date", "requests-per-second"] as const
 
 const args = process.argv.slice(2)
-const flag = (name: string): string | undefined => {
-  const i = args.indexOf(`--${name}`)
-  if (i >= 0) return args[i + 1]
-  const inline = args.find((a) => a.startsWith(`--${name}=`))
-  return inline?.slice(name.length + 3)
-}
 
 if (args.includes("--help") || args.includes("-h")) {
-  process.stdout.write(
-    "Usage: tracebridge-sandbox [--port 4010] [--host 127.0.0.1] [--seed 42] [--size small|large|<packages>] [--reference-date <ISO>] [--requests-per-second 50 (0: no limit)]\n"
-  )
+  process.stdout.write(`${help()}\n`)
   process.exit(0)
 }
 
-const port = Number(flag("port") ?? process.env.PORT ?? 4010)
+function usage(problem: string): never {
+  process.stderr.write(`tracebridge-sandbox: ${problem}\nRun tracebridge-sandbox --help for the flags.\n`)
+  return process.exit(2)
+}
+
+const given = new Map<string, string>()
+for (let i = 0; i < args.length; i++) {
+  const arg = args[i]!
+  const match = /^--([a-z-]+)(?:=(.*))?$/.exec(arg)
+  if (match === null) usage(`unexpected argument ${arg}`)
+  const name = match[1]!
+  if (!(FLAGS as ReadonlyArray<string>).includes(name)) usage(`unknown option --${name}`)
+  const value = match[2] ?? args[++i]
+  if (value === undefined) usage(`--${name} needs a value`)
+  given.set(name, value)
+}
+const flag = (name: typeof FLAGS[number]): string | undefined => given.get(name)
+
+const port = Number(flag("port") ?? process.env.PORT ?? DEFAULTS.port)
 const sizeFlag = flag("size")
 const size = sizeFlag === undefined || sizeFlag === "small" || sizeFlag === "large"
   ? sizeFlag
   : { packages: Number(sizeFlag) }
 const referenceDate = flag("reference-date")
 if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-  process.stderr.write(`--port must be a port number, got ${flag("port")}\n`)
-  process.exit(2)
+  usage(`--port must be a port number, got ${flag("port") ?? process.env.PORT}`)
 }
 if (typeof size === "object" && !(Number.isInteger(size.packages) && size.packages > 0)) {
-  process.stderr.write(`--size must be small, large or a number of packages, got ${sizeFlag}\n`)
-  process.exit(2)
+  usage(`--size must be small, large or a number of packages, got ${sizeFlag}`)
 }
 const rpsFlag = flag("requests-per-second")
 const requestsPerSecond = rpsFlag === undefined ? undefined : Number(rpsFlag)
 if (requestsPerSecond !== undefined && !(Number.isFinite(requestsPerSecond) && requestsPerSecond >= 0)) {
-  process.stderr.write(`--requests-per-second must be a number, 0 or more, got ${rpsFlag}\n`)
-  process.exit(2)
+  usage(`--requests-per-second must be a number, 0 or more, got ${rpsFlag}`)
 }
 if (referenceDate !== undefined && Number.isNaN(Date.parse(referenceDate))) {
-  process.stderr.write(`--reference-date must be an ISO 8601 date, got ${referenceDate}\n`)
-  process.exit(2)
+  usage(`--reference-date must be an ISO 8601 date, got ${referenceDate}`)
 }
 
 start({
   port,
-  host: flag("host") ?? "127.0.0.1",
-  seed: flag("seed") ?? "42",
+  host: flag("host") ?? DEFAULTS.host,
+  seed: flag("seed") ?? DEFAULTS.seed,
   referenceDate: referenceDate === undefined ? undefined : new Date(Date.parse(referenceDate)).toISOString(),
   size,
   requestsPerSecond

@@ -261,7 +261,7 @@ describe("ProviderAEmulator rules", () => {
       assert.strictEqual(patients.Total, medical.patients.length)
     }))
 
-  it.effect("routes: literal paths before parameters, numeric ids only, unknown paths 404 after the licence check", () =>
+  it.effect("routes: literal paths before parameters, numeric ids only, unknown paths 404 before the licence check", () =>
     Effect.promise(async () => {
       const world = sandbox.world("provider_a", "CO", "user_good")
       const cultivator = world.facilities.find((d) => d.role === "cultivation")!
@@ -273,7 +273,7 @@ describe("ProviderAEmulator rules", () => {
       assert.strictEqual((await (await get(`/packages/v2/${tag}?${scoped}`)).json()).Label, tag)
       assert.strictEqual((await get(`/harvests/v2/not-a-number?${scoped}`)).status, 404)
       assert.strictEqual((await get(`/no/such/path?${scoped}`)).status, 404)
-      assert.strictEqual((await get("/no/such/path")).status, 400)
+      assert.strictEqual((await get("/no/such/path")).status, 404)
       const units = await get("/unitsofmeasure/v2/active")
       assert.strictEqual(units.status, 200)
       assert.includeDeepMembers(await units.json(), [{ QuantityType: "WeightBased", Name: "Grams", Abbreviation: "g" }])
@@ -291,6 +291,76 @@ describe("ProviderAEmulator rules", () => {
       )
       assert.strictEqual((await post("/no/such/path", "[{}]")).status, 404)
       assert.strictEqual((await post("/packages/v2/", "{")).status, 400)
+    }))
+
+  it.effect("a path Metrc does not serve is its 404 {Message}, for any method, before the licence is asked for", () =>
+    Effect.promise(async () => {
+      // a sandbox of its own: the scenario test below refuses the shared one's next call
+      const own = SandboxServer.makeHandler(makeSandbox())
+      const call = (method: string, path: string) =>
+        own(
+          new Request(`${base}${path}`, {
+            method,
+            headers: { authorization: `Basic ${btoa("vendor:user_good")}` },
+            ...(method === "GET" || method === "DELETE" ? {} : { body: "[{}]" })
+          })
+        )
+      const metrc404 = { Message: "The requested resource could not be found (incorrect or invalid URI)." }
+      for (const path of ["/no/such/path", "/packages/v3/active", "/packages/v2/active/extra", "/facilities/v2/x/y"]) {
+        for (const method of ["GET", "POST", "PUT", "DELETE"]) {
+          for (const scoped of [path, `${path}?licenseNumber=${license}`]) {
+            const answer = await call(method, scoped)
+            assert.strictEqual(answer.status, 404, `${method} ${scoped}`)
+            assert.strictEqual(answer.headers.get("content-type"), "application/json")
+            assert.deepStrictEqual(await answer.json(), metrc404, `${method} ${scoped}`)
+          }
+        }
+      }
+      // a path Metrc serves still asks for the licence first
+      const unscoped = await call("GET", "/packages/v2/active")
+      assert.strictEqual(unscoped.status, 400)
+      assert.deepStrictEqual(await unscoped.json(), { Message: "The licenseNumber parameter is required." })
+      // and an unknown path still needs a login: a refused key is refused before any route
+      assert.strictEqual((await get("/no/such/path", "user_bad")).status, 401)
+    }))
+
+  it.effect("a refused login is 401 with a Basic challenge (WWW-Authenticate), whatever refused it", () =>
+    Effect.promise(async () => {
+      const challenged = (answer: Response, why: string) => {
+        assert.strictEqual(answer.status, 401, why)
+        const challenge = answer.headers.get("www-authenticate")
+        assert.isNotNull(challenge, why)
+        assert.match(challenge!, /^Basic realm="[^"]+"/, why)
+      }
+      const raw = (authorization?: string) =>
+        handler(
+          new Request(`${base}/facilities/v2/`, authorization === undefined ? {} : { headers: { authorization } })
+        )
+      challenged(await raw(), "no Authorization header")
+      challenged(await raw("Bearer user_good"), "not Basic")
+      challenged(await raw("Basic !!not-base64!!"), "not base64")
+      challenged(await raw(`Basic ${btoa(":user_good")}`), "no vendor key")
+      challenged(await get("/facilities/v2/", "user_bad"), "a wrong user key")
+      const locked = await get("/facilities/v2/", "user_locked")
+      challenged(locked, "a locked account")
+      assert.include((await locked.json()).Message, "locked")
+
+      const own = makeSandbox()
+      const h = SandboxServer.makeHandler(own)
+      const call = () =>
+        h(new Request(`${base}/facilities/v2/`, { headers: { authorization: `Basic ${btoa("vendor:user_good")}` } }))
+      const ok = await call()
+      assert.strictEqual(ok.status, 200)
+      assert.isNull(ok.headers.get("www-authenticate"))
+      Faults.set(own, Sandbox.keyOf("provider_a", "CO", "user_good"), { kind: "expired_login" })
+      challenged(await call(), "an expired login (fault)")
+      Faults.set(own, Sandbox.keyOf("provider_a", "CO", "user_good"), null)
+      own.apply(own.world("provider_a", "CO", "user_good"), {
+        _tag: "Scenario",
+        input: { name: "connection_login_required", params: {}, connection_id: "c", at: NOW }
+      })
+      challenged(await call(), "the connection_login_required scenario")
+      assert.strictEqual((await call()).status, 200)
     }))
 
   it.effect("answers 429 with Retry-After past the configured rate", () =>

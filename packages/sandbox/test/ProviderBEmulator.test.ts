@@ -361,6 +361,48 @@ describe("ProviderBEmulator sessions", () => {
     })
   })
 
+  it.effect("a path other than the action API is the web server's 404 page; an unknown action stays BioTrack's refusal", () => {
+    // not the recording handler: it reads every body as JSON
+    const handler = SandboxServer.makeHandler(makeSandbox().sandbox)
+    return Effect.gen(function*() {
+      const raw = (method: string, path: string) =>
+        Effect.promise(async () => {
+          const response = await handler(
+            new Request(`${URL_B}${path}`, {
+              method,
+              ...(method === "GET" ? {} : { body: JSON.stringify({ API: "4.0", action: "login", ...good }) })
+            })
+          )
+          return { status: response.status, type: response.headers.get("content-type"), text: await response.text() }
+        })
+      for (const path of ["/nope", "/serverjson.asp/login", "/v1/login", "/serverjson.aspx", "/api/serverjson.asp"]) {
+        for (const method of ["GET", "POST"]) {
+          const answer = yield* raw(method, path)
+          assert.strictEqual(answer.status, 404, `${method} ${path}`)
+          assert.strictEqual(answer.type, "text/html", `${method} ${path}`)
+          assert.include(answer.text, "404 - File or directory not found.", `${method} ${path}`)
+        }
+      }
+      // the action API's own paths are no 404
+      assert.strictEqual((yield* raw("POST", "")).status, 200)
+      assert.strictEqual((yield* raw("POST", "/serverjson.asp")).status, 200)
+      assert.strictEqual((yield* raw("GET", "/serverjson.asp")).status, 405)
+      // BioTrack has no HTTP auth: a refused login is HTTP 200 {success: 0}, with no challenge
+      const refused = yield* Effect.promise(() =>
+        handler(
+          new Request(URL_B, { method: "POST", body: JSON.stringify({ API: "4.0", action: "login", ...bad }) })
+        )
+      )
+      assert.strictEqual(refused.status, 200)
+      assert.isNull(refused.headers.get("www-authenticate"))
+      // an unknown action, with a session, is BioTrack's refusal under HTTP 200, not a 404
+      const sid = yield* loginRaw(handler)
+      const unknown = yield* post(handler, { API: "4.0", action: "make_coffee", sessionid: sid })
+      assert.strictEqual(unknown.status, 200)
+      assert.deepStrictEqual(unknown.body, { success: 0, error: "Invalid action: make_coffee." })
+    })
+  })
+
   it.effect("session ids are deterministic", () => {
     const a = makeSandbox()
     const b = makeSandbox()

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Standalone } from "@tracebridge/sandbox"
+import { ProviderDescriptor } from "@tracebridge/core"
+import { ControlApi, Registry, SandboxProvider, Scenario, Standalone } from "@tracebridge/sandbox"
 import { Effect } from "effect"
 
 const auth = { authorization: `Basic ${btoa("any-vendor-key:user_good")}` }
@@ -102,6 +103,120 @@ describe("Standalone", () => {
     ))
 })
 
+describe("Standalone answers a CI user's mistakes plainly", () => {
+  it.live("401 with a Basic challenge, and 404 for a path nothing serves: each provider, the control API, the root", () =>
+    Effect.acquireUseRelease(
+      Effect.promise(() =>
+        Standalone.start({ port: 0, host: "127.0.0.1", seed: "42", referenceDate: "2026-03-15T00:00:00.000Z" })
+      ),
+      (running) =>
+        Effect.promise(async () => {
+          const { origin } = running
+          for (const authorization of [undefined, `Basic ${btoa("v:user_bad")}`]) {
+            const refused = await fetch(`${origin}/provider_a/CO/facilities/v2/`, {
+              ...(authorization === undefined ? {} : { headers: { authorization } })
+            })
+            assert.strictEqual(refused.status, 401)
+            assert.match(refused.headers.get("www-authenticate") ?? "", /^Basic realm="[^"]+"/)
+          }
+          // provider_a: Metrc's 404, not the 400 that asks for a licence
+          for (const path of ["/provider_a/CO/nope", "/provider_a/CO/v2/packages/active"]) {
+            const answer = await fetch(`${origin}${path}`, { headers: auth })
+            assert.strictEqual(answer.status, 404, path)
+            assert.deepStrictEqual(await answer.json(), {
+              Message: "The requested resource could not be found (incorrect or invalid URI)."
+            })
+          }
+          // provider_b: the web server's page (the action API answers at one path only)
+          const b = await fetch(`${origin}/provider_b/HI/nope`, { method: "POST", body: "{}" })
+          assert.strictEqual(b.status, 404)
+          assert.strictEqual(b.headers.get("content-type"), "text/html")
+          assert.include(await b.text(), "404")
+          // a state no system serves, in the provider's mount
+          const state = await fetch(`${origin}/provider_a/ZZ/facilities/v2/`, { headers: auth })
+          assert.strictEqual(state.status, 404)
+          assert.strictEqual(state.headers.get("content-type"), "application/json")
+          assert.deepStrictEqual(await state.json(), { Message: "Unknown state ZZ" })
+          // the sandbox's own paths answer in the control API's shape, {error: {code, message}}
+          for (const path of ["/_sandbox/nope", "/nope", "/", "/provider_c/CO/x", "/provider_a"]) {
+            const answer = await fetch(`${origin}${path}`)
+            assert.strictEqual(answer.status, 404, path)
+            assert.strictEqual(answer.headers.get("content-type"), "application/json", path)
+            const body = await answer.json()
+            assert.deepStrictEqual(Object.keys(body), ["error"], path)
+            assert.strictEqual(body.error.code, "not_found", path)
+            assert.isString(body.error.message, path)
+          }
+        }),
+      (running) => Effect.promise(() => running.close())
+    ))
+})
+
+describe("Standalone.help", () => {
+  const text = Standalone.help()
+
+  it("lists every flag with its default", () => {
+    const flags: ReadonlyArray<readonly [string, string]> = [
+      ["--port", String(Standalone.DEFAULTS.port)],
+      ["--host", Standalone.DEFAULTS.host],
+      ["--seed", Standalone.DEFAULTS.seed],
+      ["--size", Standalone.DEFAULTS.size],
+      ["--reference-date", "start of the current UTC day"],
+      ["--requests-per-second", String(Standalone.DEFAULTS.requestsPerSecond)],
+      ["--help", ""]
+    ]
+    for (const [flag, fallback] of flags) {
+      const lines = text.split("\n")
+      const at = lines.findIndex((l) => l.startsWith(`  ${flag} `) || l.startsWith(`  -h, ${flag} `))
+      assert.isAtLeast(at, 0, `${flag} is listed`)
+      // the flag's text, with the lines it wraps onto
+      const rest = lines.slice(at + 1)
+      const entry = [lines[at], ...rest.slice(0, rest.findIndex((l) => !/^ {6,}\S/.test(l)))].join(" ")
+      assert.include(entry.replace(/\s+/g, " "), fallback, `${flag}'s default`)
+    }
+  })
+
+  it("lists every installed provider: base URL per state, its states, how to authenticate, and its test logins", () => {
+    const flat = text.replace(/\s+/g, " ")
+    for (const provider of Registry.installed.providers) {
+      const name = SandboxProvider.nameOf(provider)
+      assert.include(text, `${name} (${provider.banner.style})`)
+      assert.include(text, `http://127.0.0.1:4010/${name}/{STATE}`)
+      assert.include(flat, ProviderDescriptor.states(provider.module.descriptor).join(", "))
+      if (provider.banner.auth !== undefined) assert.include(flat, provider.banner.auth.replace(/\s+/g, " "))
+      for (const login of [provider.logins.good, provider.logins.bad, provider.logins.locked]) {
+        assert.include(text, Object.entries(login).map(([field, value]) => `${field}=${value}`).join(" "))
+      }
+    }
+    // both providers say how a client authenticates; provider_a is Metrc's HTTP Basic: the vendor
+    // key is the username and the user key the password
+    assert.isString(Registry.get("provider_a").banner.auth)
+    assert.isString(Registry.get("provider_b").banner.auth)
+    assert.match(flat, /HTTP Basic.*username = vendor.*password = user API key/)
+    assert.include(flat, "WWW-Authenticate")
+  })
+
+  it("lists every control route, the scenarios and the fault kinds", () => {
+    for (const route of ControlApi.routes) {
+      assert.match(text, new RegExp(`${route.method} +${route.path.replace(/[?{}]/g, "\\$&")}\n`))
+    }
+    assert.deepStrictEqual(
+      ControlApi.routes.map((r) => `${r.method} ${r.path.split("?")[0]}`).filter((r, i, all) => all.indexOf(r) === i),
+      [
+        "GET /_sandbox/state",
+        "POST /_sandbox/reset",
+        "POST /_sandbox/seed",
+        "POST /_sandbox/scenarios/{name}",
+        "GET /_sandbox/faults",
+        "PUT /_sandbox/faults",
+        "DELETE /_sandbox/faults"
+      ]
+    )
+    for (const name of Scenario.names) assert.include(text, name)
+    for (const kind of ["outage", "slow", "rate_limited", "malformed", "expired_login"]) assert.include(text, kind)
+  })
+})
+
 describe("Standalone burst limit", () => {
   const burst = (requestsPerSecond: number | undefined) =>
     Effect.acquireUseRelease(
@@ -139,7 +254,7 @@ describe("Standalone burst limit", () => {
     }))
 })
 
-describe("the tracebridge-sandbox bin (dist/tracebridge-sandbox.mjs, one bundled module)", () => {
+describe("the tracebridge-sandbox bin (bin/tracebridge-sandbox.mjs, loading the one bundled module)", () => {
   it.live("starts from its own file, answers both providers, and stops on SIGTERM", () =>
     Effect.promise(async () => {
       const { spawn } = await import("node:child_process")

@@ -3,8 +3,9 @@
  * sandbox world in Metrc's own JSON, which the emulator writes itself (`serialize.ts`), not
  * through the adapter's wire schemas, so that a mistake there shows against the emulator.
  *
- * Faithful to the research: HTTP Basic (vendor key : user key; sandbox user keys in `Logins`),
- * `licenseNumber` scoping (missing: 400, another login's licence: 403), v2 pages of at most 20 in
+ * Faithful to the research: HTTP Basic (vendor key : user key; sandbox user keys in `Logins`; a
+ * refused key is 401 with `WWW-Authenticate: Basic`), 404 `{Message}` for a path Metrc does not
+ * serve (before any licence check), `licenseNumber` scoping (missing: 400, another login's licence: 403), v2 pages of at most 20 in
  * the `Data/Total/…` wrapper (unpaged when no `pageSize`), lastModified windows of at most 24 h
  * (required for sales receipts and deliveries), `{Message}` and `[{row,message}]` error bodies,
  * write bodies as arrays of at most 10 (413), `{Ids,Warnings}` answers, and a 429 with
@@ -23,7 +24,7 @@ import { keyOf } from "../../internal/key.js"
 import type { Sandbox } from "../../Sandbox.js"
 import * as Logins from "./Logins.js"
 import * as Read from "./read.js"
-import { camelCased, empty, forbidden, message, notFound, rateLimited } from "./responses.js"
+import { camelCased, empty, forbidden, message, notFound, rateLimited, unauthorized } from "./responses.js"
 import * as Route from "./route.js"
 import * as Write from "./write.js"
 
@@ -115,6 +116,10 @@ const writes: ReadonlyArray<Route.Route<Write.Handler>> = [
   Route.post("/transfers/v2/templates/outgoing", Write.createTemplate)
 ]
 
+/** Whether any route, of any method, serves `path`. */
+const known = (path: string): boolean =>
+  Route.knows(open, path) || Route.knows(reads, path) || Route.knows(writes, path)
+
 // ------------------------------------------------------------------ entry
 
 const userKeyOf = (request: Request): string | undefined => {
@@ -143,11 +148,11 @@ export const handle = async (
   request: Request
 ): Promise<Response> => {
   const userKey = userKeyOf(request)
-  if (userKey === undefined) return empty(401)
+  if (userKey === undefined) return unauthorized()
   const outcome = Logins.checkUserKey(userKey)
-  if (outcome._tag === "Invalid") return empty(401)
+  if (outcome._tag === "Invalid") return unauthorized()
   if (outcome._tag === "Locked") {
-    return written(sandbox, message(401, "The user account is locked. Contact the state system's support."))
+    return written(sandbox, unauthorized("The user account is locked. Contact the state system's support."))
   }
 
   const fault = Faults.get(sandbox, keyOf("provider_a", state, outcome.login))
@@ -160,7 +165,7 @@ export const handle = async (
       return written(sandbox, rateLimited(Faults.retryAfterOf(fault)))
     case "expired_login":
       // Metrc answers a revoked or expired user key as any refused login.
-      return empty(401)
+      return unauthorized()
     default:
       return Faults.delayed(
         await written(sandbox, await answer(sandbox, state, path, request, userKey, outcome.login)),
@@ -201,8 +206,10 @@ const answer = async (
   if (world.loginRequired === true) {
     // The connection_login_required scenario: the next call finds the login refused, once.
     world.loginRequired = false
-    return empty(401)
+    return unauthorized()
   }
+  // A path no route serves is Metrc's 404, whatever the method and before the licence is asked for.
+  if (!known(path)) return notFound()
   const query = new URL(request.url).searchParams
   if (request.method === "GET") {
     const found = Route.find(open, "GET", path)

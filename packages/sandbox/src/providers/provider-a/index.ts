@@ -23,6 +23,9 @@ export const provider: SandboxProvider = {
     style: "Metrc-style REST",
     examplePath: "/facilities/v2/",
     loginHint:
-      `user key ${logins.good.user_key} (any vendor key)   refused: ${logins.bad.user_key}   locked: ${logins.locked.user_key}`
+      `user key ${logins.good.user_key} (any vendor key)   refused: ${logins.bad.user_key}   locked: ${logins.locked.user_key}`,
+    auth: "HTTP Basic on every call: username = vendor (integrator) API key, any non-empty value here; " +
+      `password = user API key (${logins.good.user_key}). Facility calls take ?licenseNumber= ` +
+      "(a licence of GET /facilities/v2/). A refused key is 401 with WWW-Authenticate: Basic."
   }
 }

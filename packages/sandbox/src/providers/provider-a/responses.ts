@@ -15,8 +15,25 @@ export const message = (status: number, text: string): Response => json({ Messag
 export const rows = (refusals: ReadonlyArray<{ readonly row: number; readonly message: string }>): Response =>
   json(refusals.map((r) => ({ row: r.row, message: r.message })), 400)
 
-/** A status with no body (401 on a refused key, 405, 413). */
+/** A status with no body (405, 413). */
 export const empty = (status: number): Response => new Response(null, { status })
+
+/**
+ * The challenge a 401 carries. The research documents Metrc's 401 (status and wording, no body
+ * shape) but not its header; HTTP requires a 401 to name the scheme it wants (RFC 9110 §11.6.1), and
+ * Metrc's scheme is Basic: username = vendor API key, password = user API key.
+ */
+export const CHALLENGE =
+  "Basic realm=\"provider_a sandbox (username: vendor API key, password: user API key)\", charset=\"UTF-8\""
+
+/**
+ * A refused login: 401 with `WWW-Authenticate`, with no body (a missing, malformed or refused key:
+ * Metrc's body is not reliably JSON) or with a `{Message}` (a locked account).
+ */
+export const unauthorized = (text?: string): Response =>
+  text === undefined
+    ? new Response(null, { status: 401, headers: { "www-authenticate": CHALLENGE } })
+    : json({ Message: text }, 401, { "www-authenticate": CHALLENGE })
 
 /** Metrc's 429 text. */
 export const RATE_LIMITED =

@@ -71,6 +71,10 @@ export const get = <H>(patterns: string | ReadonlyArray<string>, handler: H): Ro
 export const post = <H>(patterns: string | ReadonlyArray<string>, handler: H): Route<H> =>
   make("POST", patterns, handler)
 
+/** Whether any route of `table`, whatever its method, matches `path` (otherwise the path is unknown: 404). */
+export const knows = (table: ReadonlyArray<Route<unknown>>, path: string): boolean =>
+  table.some((route) => route.match(path) !== undefined)
+
 /** The first route of `table` for `method` and `path`, with its parameters. */
 export const find = <H>(
   table: ReadonlyArray<Route<H>>,

@@ -2,7 +2,8 @@
  * The provider_b emulator: BioTrack's classic action API over the sandbox world.
  *
  * - One endpoint, `POST /provider_b/{STATE}` (also `…/{STATE}/serverjson.asp`, the real hosts'
- *   path), with a JSON body carrying an `action` and `"API":"4.0"`.
+ *   path), with a JSON body carrying an `action` and `"API":"4.0"`. Any other path is the web
+ *   server's 404 page; an unknown `action` is BioTrack's own refusal under HTTP 200.
  * - `login` checks the sandbox logins (`Logins.checkBioTrack`) and answers a session id. Sessions
  *   are kept here, per sandbox, and expire after an idle time (`configure`; default 30 minutes of
  *   `sandbox.now()`), after which every call answers errorcode 63.
@@ -165,6 +166,19 @@ const json = (body: unknown, status = 200): Response =>
 const failure = (error: string, errorcode?: number): Response =>
   json({ success: 0, error, ...(errorcode === undefined ? {} : { errorcode }) })
 
+/**
+ * What a path other than the action API's answers: the web server's 404 page, not the API's JSON
+ * (the API answers only at `serverjson.asp`, and BioTrack's clients read any status but 200 as a
+ * system error). The hosts serve classic ASP, so the page is IIS's; inferred, not recorded.
+ */
+const notFound = (): Response =>
+  new Response(
+    "<html><head><title>404 - File or directory not found.</title></head><body><h1>404 - File or directory not found.</h1>" +
+      "<p>The resource you are looking for might have been removed, had its name changed, or is temporarily unavailable.</p>" +
+      "</body></html>",
+    { status: 404, headers: { "content-type": "text/html" } }
+  )
+
 /** What a faulted world answers before the world is consulted (outage, rate limit, broken body). */
 const refusal = (fault: Faults.Fault | undefined): Response | undefined => {
   switch (fault?.kind) {
@@ -322,7 +336,7 @@ export const handle = async (
   path: string,
   request: Request
 ): Promise<Response> => {
-  if (!/^\/?(serverjson\.asp)?$/i.test(path)) return new Response("Not Found", { status: 404 })
+  if (!/^\/?(serverjson\.asp)?$/i.test(path)) return notFound()
   if (request.method !== "POST") return new Response("Method Not Allowed", { status: 405, headers: { allow: "POST" } })
   const raw = await request.text()
   const parsed = Either.try(() => JSON.parse(raw) as unknown)

@@ -23,6 +23,11 @@ export const provider: SandboxProvider = {
     style: "BioTrack-style",
     examplePath: "/serverjson.asp",
     loginHint:
-      `UBI ${logins.good.ubi}, username ${logins.good.username}, password ${logins.good.password}   refused: ${logins.bad.username}   locked: ${logins.locked.username}`
+      `UBI ${logins.good.ubi}, username ${logins.good.username}, password ${logins.good.password}   refused: ${logins.bad.username}   locked: ${logins.locked.username}`,
+    auth: "no HTTP auth: POST " +
+      JSON.stringify({ API: "4.0", action: "login", license_number: "<UBI>", username: "…", password: "…" }) + " " +
+      "answers a sessionid, sent as \"sessionid\" in every later body; " +
+      `it expires after ${Emulator.defaults.sessionIdleMs / 60_000} idle minutes (errorcode 63). ` +
+      "Refusals are HTTP 200 {success: 0, error, errorcode?}."
   }
 }
