@@ -11,6 +11,9 @@
  * - output validated against the core schemas with exact field sets (`ProviderInvalidResponse`
  *   naming the field), and checked to belong to the facility asked for;
  * - writes refused outside the sandbox (`SandboxOnly`) and commands validated (`InvalidInput`);
+ * - a transfer's parties (`shipper_facility`, `recipient_facility`) taken by `fac_…` id, licence
+ *   number or exact name and handed to the driver as licence numbers (DECISIONS "Transfer
+ *   parties"; `internal/parties.ts`);
  * - a span per call, `<provider>.<resource>.<operation>`;
  * - chain of custody, assembled from the driver's reads.
  *
@@ -24,6 +27,7 @@ import * as Commands from "./Commands.js"
 import { Facility } from "./Facility.js"
 import type { FacilityId } from "./Ids.js"
 import * as Ids from "./Ids.js"
+import * as Parties from "./internal/parties.js"
 import type { LabResult } from "./LabResult.js"
 import type { Package } from "./Package.js"
 import * as Page from "./Page.js"
@@ -399,7 +403,8 @@ export const make = (driver: Driver, options: Options = {}): Service => {
         Commands.CreateTransfer,
         command,
         driver.writes?.createTransfer,
-        Resource.resources.transfers.schema
+        Resource.resources.transfers.schema,
+        (valid, at, facilities) => Parties.resolve(provider, facilities, at, valid)
       ),
     chainOfCustody: (session, facilityId, packageId) =>
       chainOfCustody(service, session, facilityId, packageId).pipe(span("packages.chainOfCustody", session, facilityId))
@@ -412,7 +417,13 @@ export const make = (driver: Driver, options: Options = {}): Service => {
     commandSchema: Schema.Schema<C, any>,
     command: C,
     run: ((session: Session, facility: FacilityRef, command: C) => Effect.Effect<A, ProviderError>) | undefined,
-    output: Schema.Schema<A, any>
+    output: Schema.Schema<A, any>,
+    /** Rewrites the valid command against the connection's facilities (transfer parties). */
+    prepare?: (
+      command: C,
+      at: Facility,
+      facilities: ReadonlyArray<Facility>
+    ) => Either.Either<C, ProviderError>
   ): Effect.Effect<A, ProviderError> {
     return Effect.gen(function*() {
       yield* checkSession(session, operation)
@@ -435,10 +446,12 @@ export const make = (driver: Driver, options: Options = {}): Service => {
       )
       const facility = yield* facilityRef(facilityId)
       const needs = descriptor.writeNeeds?.[operation]
-      if (needs !== undefined) {
-        const found = (yield* driver.listFacilities(session)).find((f) => f.id === facilityId)
+      let ready = valid
+      if (needs !== undefined || prepare !== undefined) {
+        const facilities = yield* driver.listFacilities(session)
+        const found = facilities.find((f) => f.id === facilityId)
         if (found === undefined) return yield* ResourceNotFound.of("facility", facilityId)
-        if (!found.capabilities.includes(needs)) {
+        if (needs !== undefined && !found.capabilities.includes(needs)) {
           return yield* new CapabilityNotEnabled({
             provider,
             state: session.state,
@@ -447,8 +460,9 @@ export const make = (driver: Driver, options: Options = {}): Service => {
               `${found.name} (${found.license_type}) has ${found.capabilities.join(", ") || "none"}`
           })
         }
+        if (prepare !== undefined) ready = yield* prepare(valid, found, facilities)
       }
-      const created = yield* run(session, facility, valid)
+      const created = yield* run(session, facility, ready)
       yield* checkOutput(output, operation)(created)
       yield* checkOwner(operation, facility, created, "")
       return created

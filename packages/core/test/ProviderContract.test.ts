@@ -401,4 +401,66 @@ describe("ProviderContract", () => {
       const error = yield* runCheck("strains: claimed in CO (strains), its list answers", layer)
       assert.strictEqual(error._tag, "CapabilityNotEnabled")
     }))
+
+  it.effect("catches a transfer line of part of a package recorded as the whole package", () =>
+    Effect.gen(function*() {
+      const world = contractWorld()
+      const driver = withChangeMarkers(Memory.make({ world }))
+      const inner = driver.writes!.createTransfer!
+      // what issue #19 found: the line's quantity dropped, the package's whole quantity recorded
+      const createTransfer: NonNullable<Port.Writes["createTransfer"]> = (session, facility, command) =>
+        Effect.map(inner(session, facility, command), (created) => {
+          const shipped = created.packages.map((line) => ({
+            ...line,
+            quantity: world.packages.find((p) => p.id === line.package_id)!.quantity
+          }))
+          const stored = { ...created, packages: shipped }
+          world.transfers = world.transfers.map((t) => (t.id === created.id ? stored : t))
+          return stored
+        })
+      const layer = Layer.mergeAll(
+        Layer.succeed(
+          ProviderPort.ProviderPort,
+          ProviderPort.make({ ...driver, writes: { ...driver.writes, createTransfer } })
+        ),
+        Layer.succeed(ProviderContract.ContractFixture, fixtureFor("CO", [], world))
+      )
+      const error = yield* runCheck(
+        "writes: create_transfer honours a line's quantity or refuses part of a package, and refuses more than it holds",
+        layer
+      )
+      assert.strictEqual(error._tag, "ContractViolation")
+      assert.include(error.message, "was recorded as")
+    }))
+
+  it.effect("catches a transfer line of part of a package refused anywhere but at its quantity", () =>
+    Effect.gen(function*() {
+      const world = contractWorld()
+      const driver = withChangeMarkers(Memory.make({ world }))
+      const inner = driver.writes!.createTransfer!
+      const createTransfer: NonNullable<Port.Writes["createTransfer"]> = (session, facility, command) =>
+        command.packages.every((l) => l.quantity >= world.packages.find((p) => p.id === l.package_id)!.quantity)
+          ? inner(session, facility, command)
+          : Effect.fail(
+            new ProviderError.ProviderRejected({
+              provider: "provider_a",
+              operation: "create_transfer",
+              messages: ["whole packages only"],
+              message: "whole packages only"
+            })
+          )
+      const layer = Layer.mergeAll(
+        Layer.succeed(
+          ProviderPort.ProviderPort,
+          ProviderPort.make({ ...driver, writes: { ...driver.writes, createTransfer } })
+        ),
+        Layer.succeed(ProviderContract.ContractFixture, fixtureFor("CO", [], world))
+      )
+      const error = yield* runCheck(
+        "writes: create_transfer honours a line's quantity or refuses part of a package, and refuses more than it holds",
+        layer
+      )
+      assert.strictEqual(error._tag, "ContractViolation")
+      assert.include(error.message, "expected it shipped, or InvalidInput at packages.0.quantity")
+    }))
 })

@@ -150,6 +150,85 @@ describe("ProviderPort", () => {
       assert.strictEqual(tooMuch._tag, "InsufficientQuantity")
     }))
 
+  it.effect("takes transfer parties by fac_ id, licence number or exact name, and hands the driver licences", () =>
+    Effect.gen(function*() {
+      const driver = Memory.make()
+      const sent: Array<{ shipper: string; recipient: string }> = []
+      const port = ProviderPort.make({
+        ...driver,
+        writes: {
+          ...driver.writes,
+          createTransfer: (s, f, command) => {
+            sent.push({ shipper: command.shipper_facility, recipient: command.recipient_facility })
+            return driver.writes!.createTransfer!(s, f, command)
+          }
+        }
+      })
+      const pkg = driver.world.packages[0]!
+      const transfer = (shipper_facility: string, recipient_facility: string) =>
+        port.createTransfer(session, facilityId, {
+          transfer_type: "Transfer",
+          shipper_facility,
+          recipient_facility,
+          packages: [{
+            package_id: pkg.id,
+            tag: pkg.tag,
+            item_name: pkg.item_name,
+            quantity: pkg.quantity,
+            unit_of_measure: pkg.unit_of_measure
+          }],
+          estimated_departure: null,
+          estimated_arrival: null,
+          transporter: null,
+          driver_name: null,
+          vehicle_info: null
+        })
+      const other = Ids.make("facility", "provider_a", Memory.OTHER_LICENSE)
+      yield* transfer(facilityId, "Memory Dispensary")
+      yield* transfer("Memory Cultivation", other)
+      yield* transfer(Memory.LICENSE, Memory.OTHER_LICENSE)
+      // another licensee's licence number is the state system's to check
+      yield* transfer(facilityId, "CO-OTHER-0042")
+      assert.deepStrictEqual(sent, [
+        { shipper: Memory.LICENSE, recipient: Memory.OTHER_LICENSE },
+        { shipper: Memory.LICENSE, recipient: Memory.OTHER_LICENSE },
+        { shipper: Memory.LICENSE, recipient: Memory.OTHER_LICENSE },
+        { shipper: Memory.LICENSE, recipient: "CO-OTHER-0042" }
+      ])
+
+      const refused = (shipper: string, recipient: string) =>
+        Effect.map(fail(transfer(shipper, recipient)), (e) => {
+          assert.strictEqual(e._tag, "InvalidInput", e.message)
+          return e._tag === "InvalidInput" ? e.path : ""
+        })
+      // an unknown, foreign or malformed id; a name of no facility; the wrong shipper
+      assert.strictEqual(yield* refused(Ids.make("facility", "provider_a", "NOPE-1"), other), "shipper_facility")
+      assert.strictEqual(yield* refused(facilityId, Ids.make("facility", "provider_a", "NOPE-1")), "recipient_facility")
+      assert.strictEqual(yield* refused(Ids.make("facility", "provider_b", Memory.LICENSE), other), "shipper_facility")
+      assert.strictEqual(yield* refused(facilityId, "fac_%%%"), "recipient_facility")
+      assert.strictEqual(yield* refused("Memory Nowhere", other), "shipper_facility")
+      assert.strictEqual(yield* refused(facilityId, "Memory Nowhere"), "recipient_facility")
+      assert.strictEqual(yield* refused(other, facilityId), "shipper_facility")
+      assert.strictEqual(yield* refused("Memory Dispensary", facilityId), "shipper_facility")
+      assert.strictEqual(sent.length, 4, "nothing refused reached the driver")
+
+      // a name that several facilities carry names none of them
+      driver.world.facilities.push({
+        ...driver.world.facilities[1]!,
+        id: Ids.make("facility", "provider_a", "MEM-LIC-0003"),
+        license_number: "MEM-LIC-0003",
+        provider_facility_id: "MEM-LIC-0003"
+      })
+      const ambiguous = yield* fail(transfer(facilityId, "Memory Dispensary"))
+      assert.strictEqual(ambiguous._tag, "InvalidInput")
+      if (ambiguous._tag === "InvalidInput") {
+        assert.strictEqual(ambiguous.path, "recipient_facility")
+        assert.include(ambiguous.message, "MEM-LIC-0002")
+        assert.include(ambiguous.message, "MEM-LIC-0003")
+      }
+      assert.strictEqual(sent.length, 4)
+    }))
+
   it.effect("refuses writes the descriptor does not declare", () =>
     Effect.gen(function*() {
       const driver = Memory.make()

@@ -1,5 +1,5 @@
-import type { Commands, ProviderPort, Query, Session } from "@tracebridge/core"
-import { Ids, ProviderError, Units } from "@tracebridge/core"
+import type { ProviderPort, Query, Session } from "@tracebridge/core"
+import { Commands, Ids, ProviderError, Units } from "@tracebridge/core"
 import { Clock, Effect, Option, Schema as S } from "effect"
 import type { Enricher } from "./enrich.js"
 import { PROVIDER } from "./mappers/context.js"
@@ -15,6 +15,11 @@ const todayIn = Effect.map(Clock.currentTimeMillis, (now) => new Date(now).toISO
  * The writes: a split (`POST /packages/v2/` from an unused tag), a lab result
  * (`POST /labtests/v2/record`) and a transfer (`POST /transfers/v2/templates/outgoing`: the API
  * creates templates only). Each checks what it can first, then reads back what it wrote.
+ *
+ * A transfer's parties arrive as licence numbers (the port resolves ids and names). A template's
+ * `Packages` carry a `PackageLabel` (and a price) but no quantity: Metrc ships each package whole.
+ * So every line must be all of its package (`Commands.wholePackageLine`): part of one is refused
+ * at `packages.N.quantity`, telling to split first, instead of being shipped whole.
  */
 export const makeWrites = (
   { client, getOne, license }: Reader,
@@ -178,7 +183,7 @@ export const makeWrites = (
         return yield* new ProviderError.InvalidInput({
           operation: "create_transfer",
           path: "shipper_facility",
-          message: `shipper_facility must be this facility's licence number (${license(facility)})`
+          message: `shipper_facility must be the facility the transfer is made at (${license(facility)})`
         })
       }
       const labels: Array<string> = []
@@ -192,7 +197,14 @@ export const makeWrites = (
             message: `tag ${line.tag} is not the tag of package ${line.package_id}`
           })
         }
-        yield* packageByLabel(session, facility, label.value, line.package_id)
+        const pkg = yield* packageByLabel(session, facility, label.value, line.package_id)
+        // a template lists PackageLabels only: Metrc ships each package whole
+        yield* Commands.wholePackageLine({
+          provider: "Metrc (provider_a)",
+          index: i,
+          line,
+          holds: { tag: pkg.Label, quantity: pkg.Quantity, unit_of_measure: pkg.UnitOfMeasureName }
+        })
         labels.push(label.value)
       }
       const today = yield* todayIn

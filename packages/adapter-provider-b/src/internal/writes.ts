@@ -5,7 +5,14 @@
  * `inventory_transfer_outbound`). Each checks the command against fresh inventory first, clears
  * the connection's tables, and reads the created object back from the sync tables.
  *
- * `create_transfer` sends BioTrack's documented `{employee_id, vehicle_id, location,
+ * `create_transfer` gets its parties as licence numbers (the port resolves ids and names). A
+ * manifest stop lists barcodes (`stop_overview[].barcodeid`) and `inventory_transfer_outbound`
+ * lines are documented as `{barcodeid, price}`: BioTrack ships each lot whole (to sell part of a
+ * lot, BioTrack's docs say to `inventory_split` a sub-lot first). So every line must be all of its
+ * lot (`Commands.wholePackageLine`): part of one is refused at `packages.N.quantity`, telling to
+ * split first, instead of being shipped whole; the outbound line carries the lot's quantity.
+ *
+ * It sends BioTrack's documented `{employee_id, vehicle_id, location,
  * stop_overview}` (the ids as strings, resolved from `driver_name` and `vehicle_info` through
  * `sync_employee` and `sync_vehicle`, see `manifests.ts`), never the `transporter_*` columns of
  * the sync rows. It is safe to retry: before `inventory_manifest` it looks for the pending
@@ -14,8 +21,8 @@
  * and when `inventory_manifest` or `inventory_transfer_outbound` fails ambiguously (timeout, HTTP
  * error, unreadable answer) it looks once before failing.
  */
-import type { Commands, Package, ProviderPort, Resource, Session } from "@tracebridge/core"
-import { Ids, ProviderError } from "@tracebridge/core"
+import type { Package, ProviderPort, Resource, Session } from "@tracebridge/core"
+import { Commands, Ids, ProviderError } from "@tracebridge/core"
 import { Effect, Option } from "effect"
 import type { Client } from "../ProviderBClient.js"
 import { PROVIDER } from "./descriptor.js"
@@ -272,20 +279,21 @@ export const make = (client: Client, tables: SyncTablesCache, reads: Reads): Pro
       const operation = "create_transfer"
       const license = facility.provider_facility_id
       const lots = yield* freshInventory(session, facility, operation)
-      const lines = yield* Effect.forEach(command.packages, (line) =>
+      // a manifest stop lists barcodes only: BioTrack ships each lot whole
+      const lines = yield* Effect.forEach(command.packages, (line, index) =>
         Effect.gen(function*() {
           const lot = yield* lotOf(lots, line.package_id)
-          const quantity = yield* inLotUnit(lot, line.quantity, line.unit_of_measure, line.package_id)
-          if (quantity > lot.remaining_quantity + 1e-9) {
-            return yield* new ProviderError.InsufficientQuantity({
-              package_id: line.package_id,
-              requested: quantity,
-              available: lot.remaining_quantity,
-              unit_of_measure: inventoryType(lot.inventorytype).unit,
-              message: `asked to ship ${quantity} but ${lot.id} holds ${lot.remaining_quantity}`
-            })
-          }
-          return { barcodeid: lot.id, quantity: String(quantity), price: "0.00" }
+          yield* Commands.wholePackageLine({
+            provider: "BioTrack (provider_b)",
+            index,
+            line,
+            holds: {
+              tag: lot.id,
+              quantity: lot.remaining_quantity,
+              unit_of_measure: inventoryType(lot.inventorytype).unit
+            }
+          })
+          return { barcodeid: lot.id, quantity: String(lot.remaining_quantity), price: "0.00" }
         }))
       const barcodes = lines.map((l) => l.barcodeid)
       const employee = command.driver_name === null ? undefined : yield* Effect.flatMap(

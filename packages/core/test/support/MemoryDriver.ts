@@ -438,6 +438,20 @@ export const make = (options: Options = {}): ProviderPort.Driver & { readonly wo
       createTransfer: (session, facility, command) =>
         Effect.gen(function*() {
           yield* login(session)
+          // the memory provider ships part of a package as asked, and never more than it holds
+          for (const line of command.packages) {
+            const pkg = world.packages.find((p) => p.id === line.package_id && p.facility_id === facility.id)
+            if (pkg === undefined) return yield* ProviderError.ResourceNotFound.of("package", line.package_id)
+            if (line.quantity > pkg.quantity) {
+              return yield* new ProviderError.InsufficientQuantity({
+                package_id: pkg.id,
+                requested: line.quantity,
+                available: pkg.quantity,
+                unit_of_measure: pkg.unit_of_measure,
+                message: `${pkg.tag} holds ${pkg.quantity} ${pkg.unit_of_measure}`
+              })
+            }
+          }
           const providerId = `TNEW${++world.counter}`
           const created: Transfer.Transfer = {
             id: Ids.make("transfer", PROVIDER, providerId),

@@ -8,6 +8,11 @@
  * - Manifest ids stay strings: a JSON number is taken only when it is exact.
  * - The write is safe to retry: a lost answer is looked up before failing, and the same command
  *   again reuses the pending manifest (and its lines) instead of creating another.
+ *
+ * Issue #19: the parties are taken by `fac_…` id, licence number or exact name (the port resolves
+ * them; BioTrack gets licence numbers), and a manifest carries whole lots (`stop_overview`
+ * lists barcodes only): a line of part of a lot is refused at `packages.N.quantity`, sending
+ * nothing, instead of being recorded as the whole lot.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ProviderB } from "@tracebridge/adapter-provider-b"
@@ -331,5 +336,80 @@ describe("provider_b inventory_manifest: safe to retry", () => {
       const elsewhere = yield* s.create(s.command({ recipient_facility: lab }))
       assert.strictEqual(new Set([one.id, more.id, elsewhere.id]).size, 3)
       assert.lengthOf(s.sent("inventory_manifest"), 3)
+    }).pipe(Effect.provide(port)))
+})
+
+describe("provider_b inventory_manifest: parties and quantities (issue #19)", () => {
+  it.effect("takes the parties by fac_ id, licence number or exact name, and sends BioTrack licence numbers", () =>
+    Effect.gen(function*() {
+      const s = setup()
+      const at = s.cultivator.facility
+      const to = s.retail.facility
+      const forms: ReadonlyArray<readonly [string, string]> = [
+        [at.id, to.name],
+        [at.name, to.id],
+        [at.license_number, to.license_number]
+      ]
+      for (const [i, [shipper, recipient]] of forms.entries()) {
+        const created = yield* s.create(
+          s.command({ shipper_facility: shipper, recipient_facility: recipient }, [s.lots[i]!])
+        )
+        assert.strictEqual(created.shipper_facility, at.license_number)
+        assert.strictEqual(created.recipient_facility, to.license_number)
+      }
+      assert.deepStrictEqual(
+        s.sent("inventory_manifest").map((m) => [m["location"], (m["stop_overview"] as any)[0].vendor_license]),
+        forms.map(() => [at.license_number, to.license_number])
+      )
+    }).pipe(Effect.provide(port)))
+
+  it.effect("refuses an unknown recipient name or a shipper that is another facility, sending nothing", () =>
+    Effect.gen(function*() {
+      const s = setup()
+      const unknown = failureOf(yield* Effect.either(s.create(s.command({ recipient_facility: "Nowhere Retail" }))))
+      assert.strictEqual(unknown._tag, "InvalidInput")
+      if (unknown._tag === "InvalidInput") assert.strictEqual(unknown.path, "recipient_facility")
+      const wrong = failureOf(
+        yield* Effect.either(s.create(s.command({ shipper_facility: s.retail.facility.id })))
+      )
+      assert.strictEqual(wrong._tag, "InvalidInput")
+      if (wrong._tag === "InvalidInput") assert.strictEqual(wrong.path, "shipper_facility")
+      assert.deepStrictEqual(s.sent("inventory_manifest"), [])
+    }).pipe(Effect.provide(port)))
+
+  it.effect("refuses a line of part of a lot at packages.N.quantity (split first), sending nothing", () =>
+    Effect.gen(function*() {
+      const s = setup()
+      const lot = s.lots.find((p) => p.quantity >= 2)!
+      const cmd = s.command({}, [lot])
+      const partial = failureOf(
+        yield* Effect.either(s.create({
+          ...cmd,
+          packages: [{ ...cmd.packages[0]!, quantity: 1 }]
+        }))
+      )
+      assert.strictEqual(partial._tag, "InvalidInput")
+      if (partial._tag === "InvalidInput") {
+        assert.strictEqual(partial.path, "packages.0.quantity")
+        assert.include(partial.message, "whole")
+        assert.include(partial.message, "split")
+      }
+      const more = failureOf(
+        yield* Effect.either(s.create({
+          ...cmd,
+          packages: [{ ...cmd.packages[0]!, quantity: lot.quantity + 1 }]
+        }))
+      )
+      assert.strictEqual(more._tag, "InsufficientQuantity")
+      assert.deepStrictEqual(s.sent("inventory_manifest"), [])
+      assert.deepStrictEqual(s.sent("inventory_transfer_outbound"), [])
+      // the whole lot: the manifest, its line and the transfer read back all show all of it
+      const created = yield* s.create(cmd)
+      assert.deepStrictEqual(created.packages.map((l) => [l.tag, l.quantity]), [[lot.tag, lot.quantity]])
+      const [outbound] = s.sent("inventory_transfer_outbound")
+      assert.deepStrictEqual((outbound!["data"] as Array<any>).map((l) => [l.barcodeid, Number(l.quantity)]), [[
+        lot.tag,
+        lot.quantity
+      ]])
     }).pipe(Effect.provide(port)))
 })
