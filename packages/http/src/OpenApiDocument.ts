@@ -6,7 +6,9 @@
  * - `page` and `per_page` as integers (min 1; `per_page` max 100): the query string carries them as
  *   digits, which the server decodes;
  * - the OAuth2 client-credentials flow of `POST /v1/oauth/token` as a security scheme, offered
- *   beside the bearer scheme on every authenticated operation.
+ *   beside the bearer scheme on every authenticated operation;
+ * - the token request's body for both grants, as JSON and as a form (the handler reads the raw
+ *   body itself, strictly, so the endpoint declares no payload schema).
  *
  * @since 0.1.0
  */
@@ -63,6 +65,70 @@ export const oauth2: Json = {
   }
 }
 
+const scope = {
+  type: "string",
+  description: "Space-separated scopes: `sandbox` (always granted), `production` (production plan only)",
+  example: "sandbox"
+}
+
+/**
+ * The token request's schemas, one per grant (`components.schemas`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const tokenRequestSchemas: Json = {
+  ClientCredentialsGrant: {
+    type: "object",
+    description: "RFC 6749 §4.4: an access token and a refresh token for an API client.",
+    required: ["grant_type", "client_id", "client_secret"],
+    properties: {
+      grant_type: { type: "string", enum: ["client_credentials"] },
+      client_id: { type: "string", example: "tb_client_0123456789abcdef0123456789abcdef" },
+      client_secret: { type: "string", example: "tb_secret_…" },
+      scope
+    },
+    additionalProperties: false
+  },
+  RefreshTokenGrant: {
+    type: "object",
+    description: "RFC 6749 §6: a new access token (and refresh token) for a refresh token, which is then spent. " +
+      "No client secret is needed; a client id or secret that is sent is checked.",
+    required: ["grant_type", "refresh_token"],
+    properties: {
+      grant_type: { type: "string", enum: ["refresh_token"] },
+      refresh_token: { type: "string", example: "tb_rt_…" },
+      client_id: { type: "string" },
+      client_secret: { type: "string" },
+      scope
+    },
+    additionalProperties: false
+  }
+}
+
+const tokenRequestBody: Json = (() => {
+  const schema = {
+    oneOf: Object.keys(tokenRequestSchemas).map((name) => ({ $ref: `#/components/schemas/${name}` })),
+    discriminator: {
+      propertyName: "grant_type",
+      mapping: {
+        client_credentials: "#/components/schemas/ClientCredentialsGrant",
+        refresh_token: "#/components/schemas/RefreshTokenGrant"
+      }
+    }
+  }
+  return {
+    required: true,
+    content: {
+      "application/json": {
+        schema,
+        example: { grant_type: "client_credentials", client_id: "tb_client_…", client_secret: "tb_secret_…" }
+      },
+      "application/x-www-form-urlencoded": { schema }
+    }
+  }
+})()
+
 /**
  * Applies the above to a generated document.
  *
@@ -86,9 +152,11 @@ export const polish = (spec: Json): Json => {
       const security = Array.isArray(operation.security) && operation.security.length > 0
         ? [...operation.security, { oauth2: [] }]
         : operation.security
+      const id = operationId(operation.operationId)
       next[method] = {
         ...operation,
-        operationId: operationId(operation.operationId),
+        operationId: id,
+        ...(id === "createToken" ? { requestBody: tokenRequestBody } : {}),
         ...(operation.parameters === undefined ? {} : { parameters }),
         ...(security === undefined ? {} : { security })
       }
@@ -100,6 +168,7 @@ export const polish = (spec: Json): Json => {
     paths,
     components: {
       ...spec.components,
+      schemas: { ...spec.components?.schemas, ...tokenRequestSchemas },
       securitySchemes: { ...spec.components?.securitySchemes, oauth2 }
     }
   }

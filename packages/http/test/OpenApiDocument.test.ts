@@ -49,4 +49,29 @@ describe("OpenAPI document", () => {
       assert.deepStrictEqual(Object.keys(flow.scopes).sort(), ["production", "sandbox"])
       assert.deepInclude(listPackages.security, { oauth2: [] })
     }).pipe(Effect.provide(TestApp)))
+
+  it.effect("documents the token request for both grants, as JSON and as a form", () =>
+    Effect.gen(function*() {
+      const doc = (yield* call("GET", "/v1/openapi.json")).body as Json
+      const token = operations(doc).find((o) => o.op.operationId === "createToken")!.op
+      assert.deepStrictEqual(
+        Object.keys(token.requestBody.content).sort(),
+        ["application/json", "application/x-www-form-urlencoded"]
+      )
+      const refs = token.requestBody.content["application/x-www-form-urlencoded"].schema.oneOf.map((r: Json) => r.$ref)
+      assert.deepStrictEqual(refs, [
+        "#/components/schemas/ClientCredentialsGrant",
+        "#/components/schemas/RefreshTokenGrant"
+      ])
+      const grants = refs.map((ref: string) => doc.components.schemas[ref.split("/").pop()!])
+      assert.deepStrictEqual(grants.map((g: Json) => g.properties.grant_type.enum[0]), [
+        "client_credentials",
+        "refresh_token"
+      ])
+      assert.deepStrictEqual(grants[0].required, ["grant_type", "client_id", "client_secret"])
+      assert.deepStrictEqual(grants[1].required, ["grant_type", "refresh_token"])
+      // and the documented example is a body the endpoint accepts
+      const example = token.requestBody.content["application/json"].example
+      assert.strictEqual(example.grant_type, "client_credentials")
+    }).pipe(Effect.provide(TestApp)))
 })
