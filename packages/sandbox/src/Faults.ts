@@ -10,7 +10,7 @@
  * | `slow` | the normal answer, `delay_ms` later (Effect's `Clock`) | the same |
  * | `rate_limited` | 429 `{Message}` with `Retry-After` | 429 with `Retry-After` |
  * | `malformed` | 200 with a truncated JSON body | 200 with a truncated JSON body |
- * | `expired_login` | 401 with `WWW-Authenticate`, as any refused user key | login refused, sessions answer errorcode 63 |
+ * | `expired_login` | 401 with `WWW-Authenticate`, like every refused user key | login refused, sessions answer errorcode 63 |
  *
  * The `upstream_timeout` scenario (`Scenario`) switches a world to `slow` at `MAX_DELAY_MS` (or its
  * `delay_ms`): the state system stops answering until the fault is cleared.
