@@ -60,6 +60,23 @@ export const capabilityTags = [
 ] as const
 
 /**
+ * One capability tag of a facility.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const CapabilityTag = Schema.Literal(...capabilityTags).annotations({
+  identifier: "CapabilityTag",
+  description: "What a facility's licence lets it do"
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type CapabilityTag = typeof CapabilityTag.Type
+
+/**
  * @since 0.1.0
  * @category schemas
  */
@@ -83,9 +100,7 @@ export const Facility = Schema.Struct({
   provider: ProviderName,
   provider_facility_id: ProviderObjectId,
   user_permissions: Schema.NullOr(UserPermissions),
-  capabilities: Schema.Array(Schema.String).annotations({
-    description: `Tags such as ${capabilityTags.join(", ")}`
-  }),
+  capabilities: Schema.Array(CapabilityTag).annotations({ description: "What the facility's licence lets it do" }),
   facility_type: Schema.NullOr(FreeForm).annotations({ description: "Provider-specific facility-type flags" })
 }).annotations({ identifier: "Facility", description: "A licensed facility" })
 

@@ -44,7 +44,7 @@ import type { SchemaAST } from "effect"
 import { Context, Effect, Either, Redacted, Schema } from "effect"
 import * as Capabilities from "./Capabilities.js"
 import type * as Commands from "./Commands.js"
-import { Facility } from "./Facility.js"
+import { type CapabilityTag, Facility } from "./Facility.js"
 import * as Ids from "./Ids.js"
 import { toEpochMillis } from "./internal/calendar.js"
 import { deepEqual, firstDifference } from "./internal/equal.js"
@@ -1001,7 +1001,7 @@ const writeFacilityOf = (fx: Fixture, write: WriteName): string => fx.writeFacil
  * A write the descriptor says needs a facility capability is refused, before anything is written,
  * at a facility of the session without it; and works at one with it (the write's own check).
  */
-const writeNeedsCheck = (write: WriteName, needs: string) =>
+const writeNeedsCheck = (write: WriteName, needs: CapabilityTag) =>
   check(
     `writes: ${write} needs a facility with the ${needs} capability, and is refused elsewhere`,
     (port, fx, assert) =>

@@ -8,6 +8,7 @@
 import type { Schema } from "effect"
 import { Effect, Option } from "effect"
 import type { Capabilities } from "./Capabilities.js"
+import type { CapabilityTag } from "./Facility.js"
 import { UnsupportedState } from "./ProviderError.js"
 import type { Environment, ProviderName, UsState } from "./ProviderName.js"
 import { isProviderName } from "./ProviderName.js"
@@ -95,7 +96,7 @@ export interface ProviderDescriptor {
    * lets only some licence types make it (a lab result needs a testing laboratory: `labs`). A write
    * at a facility without the tag is refused with `CapabilityNotEnabled` before any upstream write.
    */
-  readonly writeNeeds?: Partial<Record<WriteName, string>>
+  readonly writeNeeds?: Partial<Record<WriteName, CapabilityTag>>
 }
 
 /**

@@ -14,6 +14,7 @@
 import type { ConfigError, Effect } from "effect"
 import { Schema } from "effect"
 import * as Capabilities from "./Capabilities.js"
+import { CapabilityTag } from "./Facility.js"
 import type { ProviderDescriptor } from "./ProviderDescriptor.js"
 import * as Descriptor from "./ProviderDescriptor.js"
 import { Environment, ProviderName, UsState } from "./ProviderName.js"
@@ -58,7 +59,7 @@ export const Summary = Schema.Struct({
   })),
   writes: Schema.Array(Schema.Struct({
     name: Schema.Literal("split_package", "record_lab_result", "create_transfer"),
-    facility_capability: Schema.NullOr(Schema.String).annotations({
+    facility_capability: Schema.NullOr(CapabilityTag).annotations({
       description: "The capability a facility needs for the write (e.g. labs: a testing laboratory), or null"
     })
   })).annotations({ description: "The sandbox writes the provider supports, and which facilities may make each" })

@@ -32,104 +32,150 @@ export const ErrorBody = Schema.Struct({
 export type ErrorBody = typeof ErrorBody.Type
 
 /**
- * The body of one kind of error. The `type` (and, where several statuses share a type, the `code`)
- * is a literal, so that each class encodes only its own errors and HttpApi picks its status.
+ * Every code each error type is sent with: the DECISIONS error table, plus the codes it leaves to
+ * us ("other refused writes"; the login refusals of the widget and the sandbox link). The document
+ * enumerates them, and `make` takes no other.
+ *
+ * @since 0.1.0
+ * @category constants
  */
-const bodyOf = <T extends string, C extends Schema.Schema.Any = typeof Schema.String>(
-  type: T,
-  code: C = Schema.String as any
-) => ({
-  error: Schema.Struct({ ...ErrorBody.fields, type: Schema.Literal(type), code })
+export const codes = {
+  validation_error: [
+    "invalid_parameter",
+    "missing_parameter",
+    "invalid_json",
+    "unknown_scenario",
+    // a state login the state system refused (the widget and the sandbox link)
+    "invalid_credentials",
+    "account_locked",
+    // the Connect widget's link token (its own routes; what onExit hands the integrator)
+    "link_token_invalid",
+    "link_token_expired",
+    "link_token_used"
+  ],
+  authentication_error: ["unauthorized", "token_expired"],
+  permission_error: ["forbidden", "sandbox_only", "capability_not_enabled", "plan_not_enabled"],
+  not_found_error: ["resource_not_found"],
+  conflict_error: [
+    "invalid_state_transition",
+    "idempotency_key_reused",
+    "idempotency_key_in_progress",
+    "connection_login_required",
+    "connection_inactive",
+    "write_conflict"
+  ],
+  invalid_request_error: ["insufficient_quantity", "provider_rejected", "scenario_exhausted"],
+  rate_limit_error: ["rate_limited"],
+  api_error: ["internal_error"]
+} as const
+
+/**
+ * A code of one error type.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Code<T extends keyof typeof codes> = (typeof codes)[T][number]
+
+/**
+ * The body of one kind of error: its `type` and its `code`s are literals, so that each class
+ * encodes only its own errors, HttpApi picks its status, and the document enumerates the codes.
+ */
+const bodyOf = <T extends string, const C extends ReadonlyArray<string>>(type: T, code: C) => ({
+  error: Schema.Struct({
+    ...ErrorBody.fields,
+    type: Schema.Literal(type),
+    code: Schema.Literal(...code).annotations({ description: "What went wrong; one of these values" })
+  })
 })
-const notCodes = (...codes: ReadonlyArray<string>) => Schema.String.pipe(Schema.filter((c) => !codes.includes(c)))
 
 /** @since 0.1.0 @category errors */
 export class ValidationError extends Schema.Class<ValidationError>("ValidationError")(
-  bodyOf("validation_error"),
+  bodyOf("validation_error", codes.validation_error),
   HttpApiSchema.annotations({ status: 400, description: "validation_error" })
 ) {
   readonly _tag = "ValidationError"
 }
 /** @since 0.1.0 @category errors */
 export class AuthenticationError extends Schema.Class<AuthenticationError>("AuthenticationError")(
-  bodyOf("authentication_error"),
+  bodyOf("authentication_error", codes.authentication_error),
   HttpApiSchema.annotations({ status: 401, description: "authentication_error" })
 ) {
   readonly _tag = "AuthenticationError"
 }
 /** @since 0.1.0 @category errors */
 export class PermissionError extends Schema.Class<PermissionError>("PermissionError")(
-  bodyOf("permission_error"),
+  bodyOf("permission_error", codes.permission_error),
   HttpApiSchema.annotations({ status: 403, description: "permission_error" })
 ) {
   readonly _tag = "PermissionError"
 }
 /** @since 0.1.0 @category errors */
 export class NotFoundError extends Schema.Class<NotFoundError>("NotFoundError")(
-  bodyOf("not_found_error"),
+  bodyOf("not_found_error", codes.not_found_error),
   HttpApiSchema.annotations({ status: 404, description: "not_found_error" })
 ) {
   readonly _tag = "NotFoundError"
 }
 /** @since 0.1.0 @category errors */
 export class ConflictError extends Schema.Class<ConflictError>("ConflictError")(
-  bodyOf("conflict_error"),
+  bodyOf("conflict_error", codes.conflict_error),
   HttpApiSchema.annotations({ status: 409, description: "conflict_error" })
 ) {
   readonly _tag = "ConflictError"
 }
 /** @since 0.1.0 @category errors */
 export class PayloadTooLarge extends Schema.Class<PayloadTooLarge>("PayloadTooLarge")(
-  bodyOf("invalid_request_error", Schema.Literal("payload_too_large")),
+  bodyOf("invalid_request_error", ["payload_too_large"]),
   HttpApiSchema.annotations({ status: 413, description: "invalid_request_error" })
 ) {
   readonly _tag = "PayloadTooLarge"
 }
 /** @since 0.1.0 @category errors */
 export class UnsupportedMediaType extends Schema.Class<UnsupportedMediaType>("UnsupportedMediaType")(
-  bodyOf("invalid_request_error", Schema.Literal("unsupported_media_type")),
+  bodyOf("invalid_request_error", ["unsupported_media_type"]),
   HttpApiSchema.annotations({ status: 415, description: "invalid_request_error" })
 ) {
   readonly _tag = "UnsupportedMediaType"
 }
 /** @since 0.1.0 @category errors */
 export class UnprocessableError extends Schema.Class<UnprocessableError>("UnprocessableError")(
-  bodyOf("invalid_request_error", notCodes("payload_too_large", "unsupported_media_type")),
+  bodyOf("invalid_request_error", codes.invalid_request_error),
   HttpApiSchema.annotations({ status: 422, description: "invalid_request_error" })
 ) {
   readonly _tag = "UnprocessableError"
 }
 /** @since 0.1.0 @category errors */
 export class RateLimitError extends Schema.Class<RateLimitError>("RateLimitError")(
-  bodyOf("rate_limit_error"),
+  bodyOf("rate_limit_error", codes.rate_limit_error),
   HttpApiSchema.annotations({ status: 429, description: "rate_limit_error" })
 ) {
   readonly _tag = "RateLimitError"
 }
 /** @since 0.1.0 @category errors */
 export class InternalError extends Schema.Class<InternalError>("InternalError")(
-  bodyOf("api_error"),
+  bodyOf("api_error", codes.api_error),
   HttpApiSchema.annotations({ status: 500, description: "api_error" })
 ) {
   readonly _tag = "InternalError"
 }
 /** @since 0.1.0 @category errors */
 export class ProviderBadGateway extends Schema.Class<ProviderBadGateway>("ProviderBadGateway")(
-  bodyOf("provider_error", Schema.Literal("provider_invalid_response")),
+  bodyOf("provider_error", ["provider_invalid_response"]),
   HttpApiSchema.annotations({ status: 502, description: "provider_error" })
 ) {
   readonly _tag = "ProviderBadGateway"
 }
 /** @since 0.1.0 @category errors */
 export class ProviderUnavailableError extends Schema.Class<ProviderUnavailableError>("ProviderUnavailableError")(
-  bodyOf("provider_error", Schema.Literal("provider_unavailable", "provider_rate_limited")),
+  bodyOf("provider_error", ["provider_unavailable", "provider_rate_limited"]),
   HttpApiSchema.annotations({ status: 503, description: "provider_error" })
 ) {
   readonly _tag = "ProviderUnavailableError"
 }
 /** @since 0.1.0 @category errors */
 export class ProviderTimeoutError extends Schema.Class<ProviderTimeoutError>("ProviderTimeoutError")(
-  bodyOf("provider_error", Schema.Literal("provider_timeout")),
+  bodyOf("provider_error", ["provider_timeout"]),
   HttpApiSchema.annotations({ status: 504, description: "provider_error" })
 ) {
   readonly _tag = "ProviderTimeoutError"
@@ -156,16 +202,36 @@ export type HttpError =
   | ProviderUnavailableError
   | ProviderTimeoutError
 
-const classes = {
-  validation_error: ValidationError,
-  authentication_error: AuthenticationError,
-  permission_error: PermissionError,
-  not_found_error: NotFoundError,
-  conflict_error: ConflictError,
-  invalid_request_error: UnprocessableError,
-  rate_limit_error: RateLimitError,
-  api_error: InternalError
-} as const
+type Classes = {
+  readonly validation_error: ValidationError
+  readonly authentication_error: AuthenticationError
+  readonly permission_error: PermissionError
+  readonly not_found_error: NotFoundError
+  readonly conflict_error: ConflictError
+  readonly invalid_request_error: UnprocessableError
+  readonly rate_limit_error: RateLimitError
+  readonly api_error: InternalError
+}
+
+/** The envelope's body of one error type. */
+type BodyOf<T extends keyof typeof codes> = {
+  readonly type: T
+  readonly code: Code<T>
+  readonly message: string
+  readonly request_id: string
+  readonly param?: string
+}
+
+const construct: { readonly [T in keyof Classes]: (error: BodyOf<T>) => Classes[T] } = {
+  validation_error: (error) => new ValidationError({ error }),
+  authentication_error: (error) => new AuthenticationError({ error }),
+  permission_error: (error) => new PermissionError({ error }),
+  not_found_error: (error) => new NotFoundError({ error }),
+  conflict_error: (error) => new ConflictError({ error }),
+  invalid_request_error: (error) => new UnprocessableError({ error }),
+  rate_limit_error: (error) => new RateLimitError({ error }),
+  api_error: (error) => new InternalError({ error })
+}
 
 /**
  * An envelope error with the current request id.
@@ -173,16 +239,16 @@ const classes = {
  * @since 0.1.0
  * @category constructors
  */
-export const make = <T extends keyof typeof classes>(
+export const make = <T extends keyof Classes>(
   type: T,
-  code: string,
+  code: Code<T>,
   message: string,
   param?: string
-): Effect.Effect<InstanceType<(typeof classes)[T]>> =>
-  Effect.map(RequestId.get, (request_id) =>
-    new (classes[type] as any)({
-      error: { type, code, message, request_id, ...(param === undefined ? {} : { param }) }
-    }) as InstanceType<(typeof classes)[T]>)
+): Effect.Effect<Classes[T]> =>
+  Effect.map(RequestId.get, (request_id) => {
+    const body: BodyOf<T> = { type, code, message, request_id, ...(param === undefined ? {} : { param }) }
+    return construct[type](body)
+  })
 
 /**
  * Fails with an envelope error (for handlers: `return yield* Errors.fail("not_found_error", …)`).
@@ -190,7 +256,7 @@ export const make = <T extends keyof typeof classes>(
  * @since 0.1.0
  * @category constructors
  */
-export const fail = <T extends keyof typeof classes>(type: T, code: string, message: string, param?: string) =>
+export const fail = <T extends keyof Classes>(type: T, code: Code<T>, message: string, param?: string) =>
   Effect.flatMap(make(type, code, message, param), Effect.fail)
 
 /**
@@ -217,16 +283,25 @@ export const unsupportedMediaType = (message: string) =>
       error: { type: "invalid_request_error", code: "unsupported_media_type", message, request_id }
     }))
 
-const provider = <C extends typeof ProviderBadGateway | typeof ProviderUnavailableError | typeof ProviderTimeoutError>(
-  Class: C,
-  code: string,
+const provider = <
+  C extends "provider_invalid_response" | "provider_unavailable" | "provider_rate_limited" | "provider_timeout"
+>(
+  code: C,
   message: string
 ) =>
-  Effect.map(
-    RequestId.get,
-    (request_id) =>
-      new (Class as any)({ error: { type: "provider_error", code, message, request_id } }) as InstanceType<C>
-  )
+  Effect.map(RequestId.get, (request_id) => {
+    const error = { type: "provider_error" as const, message, request_id }
+    switch (code) {
+      case "provider_invalid_response":
+        return new ProviderBadGateway({ error: { ...error, code } })
+      case "provider_timeout":
+        return new ProviderTimeoutError({ error: { ...error, code } })
+      default:
+        return new ProviderUnavailableError({
+          error: { ...error, code: code as "provider_unavailable" | "provider_rate_limited" }
+        })
+    }
+  })
 
 /**
  * The one mapping of core errors to the wire (DECISIONS "Errors"). A throttled or timed-out state
@@ -269,13 +344,13 @@ const toWire = (error: ProviderError.ProviderError): Effect.Effect<HttpError> =>
     case "UnsupportedState":
       return make("validation_error", "invalid_parameter", error.message, "state")
     case "ProviderInvalidResponse":
-      return provider(ProviderBadGateway, "provider_invalid_response", error.message)
+      return provider("provider_invalid_response", error.message)
     case "ProviderRateLimited":
-      return provider(ProviderUnavailableError, "provider_rate_limited", error.message)
+      return provider("provider_rate_limited", error.message)
     case "ProviderUnavailable":
-      return provider(ProviderUnavailableError, "provider_unavailable", error.message)
+      return provider("provider_unavailable", error.message)
     case "ProviderTimeout":
-      return provider(ProviderTimeoutError, "provider_timeout", error.message)
+      return provider("provider_timeout", error.message)
   }
 }
 

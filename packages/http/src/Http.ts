@@ -108,7 +108,7 @@ const limitsRefusal = (refusal: Limits.Refusal): Effect.Effect<Errors.HttpError>
     case "TooDeep":
       return Errors.make(
         "validation_error",
-        "nesting_too_deep",
+        "invalid_json",
         `The body is nested deeper than ${Limits.MAX_DEPTH} levels`
       )
   }

@@ -6,7 +6,7 @@
  * - a body to a `/v1` endpoint that is not `application/json` (the token endpoint also takes
  *   `application/x-www-form-urlencoded`) is a 415 `unsupported_media_type`;
  * - a JSON string longer than {@link MAX_STRING_LENGTH} characters is a 400 `invalid_parameter`
- *   naming it; JSON nested deeper than {@link MAX_DEPTH} levels a 400 `nesting_too_deep`.
+ *   naming it; JSON nested deeper than {@link MAX_DEPTH} levels a 400 `invalid_json`.
  *
  * @since 0.1.0
  */

@@ -8,11 +8,14 @@
  * - the OAuth2 client-credentials flow of `POST /v1/oauth/token` as a security scheme, offered
  *   beside the bearer scheme on every authenticated operation;
  * - the token request's body for both grants, as JSON and as a form (the handler reads the raw
- *   body itself, strictly, so the endpoint declares no payload schema).
+ *   body itself, strictly, so the endpoint declares no payload schema);
+ * - without the framework's decode error, which is never sent (each operation's errors are its
+ *   own: `OpenApiErrors`).
  *
  * @since 0.1.0
  */
 import { Page } from "@tracebridge/core"
+import * as OpenApiErrors from "./OpenApiErrors.js"
 
 type Json = Record<string, any>
 
@@ -168,7 +171,12 @@ export const polish = (spec: Json): Json => {
     paths,
     components: {
       ...spec.components,
-      schemas: { ...spec.components?.schemas, ...tokenRequestSchemas },
+      schemas: {
+        ...Object.fromEntries(
+          Object.entries<Json>(spec.components?.schemas ?? {}).filter(([name]) => !OpenApiErrors.unsent.includes(name))
+        ),
+        ...tokenRequestSchemas
+      },
       securitySchemes: { ...spec.components?.securitySchemes, oauth2 }
     }
   }

@@ -57,6 +57,11 @@ export * as OpenApiDocument from "./OpenApiDocument.js"
 /**
  * @since 0.1.0
  */
+export * as OpenApiErrors from "./OpenApiErrors.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as OpenApiHeaders from "./OpenApiHeaders.js"
 
 /**

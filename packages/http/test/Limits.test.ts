@@ -134,18 +134,18 @@ describe("Input limits", () => {
       yield* assertNoWebhooks(me.access)
     }).pipe(Effect.provide(app())))
 
-  it.effect("JSON nested deeper than 32 levels is a 400 nesting_too_deep", () =>
+  it.effect("JSON nested deeper than 32 levels is a 400 invalid_json", () =>
     Effect.gen(function*() {
       const me = yield* signIn
       let deep: unknown = "leaf"
       for (let i = 0; i < 40; i++) deep = { a: deep }
       const refused = yield* call("POST", "/v1/webhooks/", { token: me.access, json: { ...hook, metadata: deep } })
-      assertEnvelope(refused, 400, "validation_error", "nesting_too_deep")
+      assertEnvelope(refused, 400, "validation_error", "invalid_json")
       const arrays = yield* call("POST", "/v1/webhooks/", {
         token: me.access,
         raw: `{"url":"${hook.url}","x":${"[".repeat(10_000)}${"]".repeat(10_000)}}`
       })
-      assertEnvelope(arrays, 400, "validation_error", "nesting_too_deep")
+      assertEnvelope(arrays, 400, "validation_error", "invalid_json")
       yield* assertNoWebhooks(me.access)
     }).pipe(Effect.provide(app())))
 

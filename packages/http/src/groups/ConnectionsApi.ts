@@ -6,6 +6,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Connection, Envelope, Facility, Page } from "@tracebridge/core"
 import { Schema } from "effect"
+import { errors } from "../OpenApiErrors.js"
 import { Authentication } from "../Security.js"
 
 const ConnectionPath = Schema.Struct({ connection_id: Schema.String })
@@ -18,6 +19,7 @@ const FacilityPath = Schema.Struct({ connection_id: Schema.String, facility_id: 
 export class ConnectionsApi extends HttpApiGroup.make("connections")
   .add(
     HttpApiEndpoint.get("listConnections", "/v1/connections")
+      .annotate(OpenApi.Transform, errors("params"))
       .annotate(OpenApi.Summary, "List connections")
       .annotate(
         OpenApi.Description,
@@ -28,6 +30,7 @@ export class ConnectionsApi extends HttpApiGroup.make("connections")
   )
   .add(
     HttpApiEndpoint.get("getConnection", "/v1/connections/:connection_id")
+      .annotate(OpenApi.Transform, errors("owned"))
       .annotate(OpenApi.Summary, "Get a connection")
       .annotate(OpenApi.Description, "A connection's provider, state, environment and status.").setPath(ConnectionPath)
       .addSuccess(
@@ -36,6 +39,7 @@ export class ConnectionsApi extends HttpApiGroup.make("connections")
   )
   .add(
     HttpApiEndpoint.del("deleteConnection", "/v1/connections/:connection_id")
+      .annotate(OpenApi.Transform, errors("owned"))
       .annotate(OpenApi.Summary, "Disconnect a connection")
       .annotate(
         OpenApi.Description,
@@ -46,6 +50,7 @@ export class ConnectionsApi extends HttpApiGroup.make("connections")
   )
   .add(
     HttpApiEndpoint.get("listFacilities", "/v1/connections/:connection_id/facilities")
+      .annotate(OpenApi.Transform, errors("params", "owned", "upstream"))
       .annotate(OpenApi.Summary, "List a connection's facilities")
       .annotate(
         OpenApi.Description,
@@ -57,6 +62,7 @@ export class ConnectionsApi extends HttpApiGroup.make("connections")
   )
   .add(
     HttpApiEndpoint.get("getFacility", "/v1/connections/:connection_id/facilities/:facility_id")
+      .annotate(OpenApi.Transform, errors("owned", "upstream"))
       .annotate(OpenApi.Summary, "Get a facility")
       .annotate(OpenApi.Description, "One licensed facility of the connection.")
       .setPath(FacilityPath)

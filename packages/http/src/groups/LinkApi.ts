@@ -5,6 +5,7 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Envelope } from "@tracebridge/core"
+import { errors } from "../OpenApiErrors.js"
 import { Authentication } from "../Security.js"
 import { Exchange, Exchanged, LinkToken, LinkTokenCreate, PublicToken, SandboxPublicTokenCreate } from "./Schemas.js"
 
@@ -15,6 +16,7 @@ import { Exchange, Exchanged, LinkToken, LinkTokenCreate, PublicToken, SandboxPu
 export class LinkApi extends HttpApiGroup.make("link")
   .add(
     HttpApiEndpoint.post("createLinkToken", "/v1/link/token/create")
+      .annotate(OpenApi.Transform, errors("body", "idempotent", "organisation", "owned"))
       .annotate(OpenApi.Summary, "Create a link token")
       .annotate(
         OpenApi.Description,
@@ -25,6 +27,7 @@ export class LinkApi extends HttpApiGroup.make("link")
   )
   .add(
     HttpApiEndpoint.post("exchangePublicToken", "/v1/link/token/exchange")
+      .annotate(OpenApi.Transform, errors("body", "idempotent", "organisation"))
       .annotate(OpenApi.Summary, "Exchange a public token for a connection")
       .annotate(
         OpenApi.Description,
@@ -35,6 +38,7 @@ export class LinkApi extends HttpApiGroup.make("link")
   )
   .add(
     HttpApiEndpoint.post("createSandboxPublicToken", "/v1/sandbox/public_token/create")
+      .annotate(OpenApi.Transform, errors("body", "idempotent", "organisation", "upstream"))
       .annotate(OpenApi.Summary, "Create a sandbox public token without the widget")
       .annotate(
         OpenApi.Description,

@@ -6,6 +6,7 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { OAuthBadRequest, OAuthForbidden, OAuthUnauthorized } from "../Errors.js"
+import { errors } from "../OpenApiErrors.js"
 import { TokenResponse } from "./Schemas.js"
 
 /**
@@ -15,6 +16,7 @@ import { TokenResponse } from "./Schemas.js"
 export class OAuthApi extends HttpApiGroup.make("oauth")
   .add(
     HttpApiEndpoint.post("token", "/v1/oauth/token")
+      .annotate(OpenApi.Transform, errors("public", "oauth"))
       .annotate(OpenApi.Summary, "Get an access token")
       .addSuccess(TokenResponse)
       .addError(OAuthBadRequest)

@@ -8,6 +8,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Envelope, ProviderModule } from "@tracebridge/core"
 import { Schema } from "effect"
+import { errors } from "../OpenApiErrors.js"
 import { Authentication } from "../Security.js"
 
 /**
@@ -17,6 +18,7 @@ import { Authentication } from "../Security.js"
 export class ProvidersApi extends HttpApiGroup.make("providers")
   .add(
     HttpApiEndpoint.get("listProviders", "/v1/providers")
+      .annotate(OpenApi.Transform, errors())
       .addSuccess(Envelope.Envelope(Schema.Array(ProviderModule.Summary)))
       .annotate(OpenApi.Summary, "List the installed providers")
       .annotate(

@@ -23,6 +23,7 @@ import {
   Transfer
 } from "@tracebridge/core"
 import { Schema } from "effect"
+import { errors } from "../OpenApiErrors.js"
 import { Authentication } from "../Security.js"
 import { strict } from "./Schemas.js"
 
@@ -37,11 +38,11 @@ const nouns = (path: string) => {
   return { plural, singular }
 }
 
-const list = <const Name extends string, A, I, QF extends Schema.Struct.Fields>(
+const list = <const Name extends string, A, I, Q extends Schema.Schema.Any>(
   name: Name,
   path: string,
   item: Schema.Schema<A, I>,
-  query: Schema.Struct<QF>
+  query: Q & HttpApiEndpoint.HttpApiEndpoint.ValidateUrlParams<Q>
 ) =>
   HttpApiEndpoint.get(name, `${P}/${path}` as `/${string}`)
     .annotate(OpenApi.Summary, `List ${nouns(path).plural}`)
@@ -52,14 +53,16 @@ const list = <const Name extends string, A, I, QF extends Schema.Struct.Fields>(
       }, read from the state system, paged (\`page\` from 1, \`per_page\` up to 100), ` +
         "with the filters below. Rows the state system sent but that could not be read are listed in `meta.skipped`."
     )
+    .annotate(OpenApi.Transform, errors("params", "owned", "upstream"))
     .setPath(FacilityPath)
-    .setUrlParams(Query.withPage(query) as any as Schema.Struct<{ page: typeof Schema.String }>)
+    .setUrlParams(query)
     .addSuccess(Envelope.Paginated(item))
 
 const get = <const Name extends string, A, I>(name: Name, path: string, item: Schema.Schema<A, I>) =>
   HttpApiEndpoint.get(name, `${P}/${path}/:id` as `/${string}`)
     .annotate(OpenApi.Summary, `Get a ${nouns(path).singular}`)
     .annotate(OpenApi.Description, `One ${nouns(path).singular} of the facility, by its Tracebridge id.`)
+    .annotate(OpenApi.Transform, errors("owned", "upstream"))
     .setPath(ObjectPath)
     .addSuccess(Envelope.Envelope(item))
 
@@ -72,7 +75,7 @@ const SalesDeliveriesQuery = Schema.Struct(Query.SalesDeliveries.from.fields)
  * @category groups
  */
 export class ResourcesApi extends HttpApiGroup.make("resources")
-  .add(list("listPackages", "packages", Package.Package, Query.Packages))
+  .add(list("listPackages", "packages", Package.Package, Query.withPage(Query.Packages)))
   .add(get("getPackage", "packages", Package.Package))
   .add(
     HttpApiEndpoint.get("getChainOfCustody", `${P}/packages/:id/chain_of_custody`)
@@ -81,6 +84,7 @@ export class ResourcesApi extends HttpApiGroup.make("resources")
         OpenApi.Description,
         "The package's sources back to their harvests and plants, its lab results and its transfers."
       )
+      .annotate(OpenApi.Transform, errors("owned", "upstream"))
       .setPath(ObjectPath)
       .addSuccess(Envelope.Envelope(ChainOfCustody.ChainOfCustody))
   )
@@ -91,15 +95,16 @@ export class ResourcesApi extends HttpApiGroup.make("resources")
         OpenApi.Description,
         "Takes quantity from one or more source packages into a new package. Sandbox connections only; production writes answer 403 `sandbox_only`."
       )
+      .annotate(OpenApi.Transform, errors("body", "idempotent", "owned", "upstream", "write"))
       .setPath(FacilityPath)
       .setPayload(Commands.SplitPackage.annotations({ parseOptions: strict }))
       .addSuccess(Envelope.Envelope(Package.Package), { status: 201 })
   )
-  .add(list("listPlants", "plants", Plant.Plant, Query.Plants))
+  .add(list("listPlants", "plants", Plant.Plant, Query.withPage(Query.Plants)))
   .add(get("getPlant", "plants", Plant.Plant))
-  .add(list("listHarvests", "harvests", Harvest.Harvest, Query.Harvests))
+  .add(list("listHarvests", "harvests", Harvest.Harvest, Query.withPage(Query.Harvests)))
   .add(get("getHarvest", "harvests", Harvest.Harvest))
-  .add(list("listLabResults", "lab_results", LabResult.LabResult, Query.LabResults))
+  .add(list("listLabResults", "lab_results", LabResult.LabResult, Query.withPage(Query.LabResults)))
   .add(get("getLabResult", "lab_results", LabResult.LabResult))
   .add(
     HttpApiEndpoint.post("createLabResult", `${P}/lab_results`)
@@ -108,11 +113,12 @@ export class ResourcesApi extends HttpApiGroup.make("resources")
         OpenApi.Description,
         "Records a test result on a package at a testing facility (the facility needs the `labs` capability). Sandbox connections only."
       )
+      .annotate(OpenApi.Transform, errors("body", "idempotent", "owned", "upstream", "write"))
       .setPath(FacilityPath)
       .setPayload(Commands.RecordLabResult.annotations({ parseOptions: strict }))
       .addSuccess(Envelope.Envelope(LabResult.LabResult), { status: 201 })
   )
-  .add(list("listTransfers", "transfers", Transfer.Transfer, Query.Transfers))
+  .add(list("listTransfers", "transfers", Transfer.Transfer, Query.withPage(Query.Transfers)))
   .add(get("getTransfer", "transfers", Transfer.Transfer))
   .add(
     HttpApiEndpoint.post("createTransfer", `${P}/transfers`)
@@ -121,21 +127,24 @@ export class ResourcesApi extends HttpApiGroup.make("resources")
         OpenApi.Description,
         "Creates an outgoing transfer (manifest) of packages to a recipient facility. Sandbox connections only."
       )
+      .annotate(OpenApi.Transform, errors("body", "idempotent", "owned", "upstream", "write"))
       .setPath(FacilityPath)
       .setPayload(Commands.CreateTransfer.annotations({ parseOptions: strict }))
       .addSuccess(Envelope.Envelope(Transfer.Transfer), { status: 201 })
   )
-  .add(list("listSales", "sales", Sale.Sale, SalesQuery))
+  .add(list("listSales", "sales", Sale.Sale, Query.withPage(SalesQuery)))
   .add(get("getSale", "sales", Sale.Sale))
-  .add(list("listSalesDeliveries", "sales_deliveries", SalesDelivery.SalesDelivery, SalesDeliveriesQuery))
+  .add(
+    list("listSalesDeliveries", "sales_deliveries", SalesDelivery.SalesDelivery, Query.withPage(SalesDeliveriesQuery))
+  )
   .add(get("getSalesDelivery", "sales_deliveries", SalesDelivery.SalesDelivery))
-  .add(list("listItems", "items", Item.Item, Query.Items))
+  .add(list("listItems", "items", Item.Item, Query.withPage(Query.Items)))
   .add(get("getItem", "items", Item.Item))
-  .add(list("listStrains", "strains", Strain.Strain, Query.Strains))
+  .add(list("listStrains", "strains", Strain.Strain, Query.withPage(Query.Strains)))
   .add(get("getStrain", "strains", Strain.Strain))
-  .add(list("listLocations", "locations", Location.Location, Query.Locations))
+  .add(list("listLocations", "locations", Location.Location, Query.withPage(Query.Locations)))
   .add(get("getLocation", "locations", Location.Location))
-  .add(list("listPatients", "patients", Patient.Patient, Query.Patients))
+  .add(list("listPatients", "patients", Patient.Patient, Query.withPage(Query.Patients)))
   .add(get("getPatient", "patients", Patient.Patient))
   .middleware(Authentication)
 {}

@@ -11,12 +11,19 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Envelope, WebhookEvent } from "@tracebridge/core"
 import { Faults, Scenario } from "@tracebridge/sandbox"
 import { Schema } from "effect"
+import { errors } from "../OpenApiErrors.js"
 import { Authentication } from "../Security.js"
 import { strict } from "./Schemas.js"
 
+/**
+ * A scenario's name. The document enumerates them; the server takes any string so that an unknown
+ * one is a 400 `unknown_scenario` naming the scenarios, not a generic schema failure.
+ */
+const ScenarioName = Schema.String.annotations({ jsonSchema: { type: "string", enum: Scenario.names } })
+
 /** @since 0.1.0 @category schemas */
 export const Simulate = Schema.Struct({
-  scenario: Schema.String.annotations({
+  scenario: ScenarioName.annotations({
     description: `One of ${Scenario.names.join(", ")}. upstream_timeout (params delay_ms?) stops the ` +
       "connection's state system answering until its fault is cleared: every call on it answers 504 " +
       "provider_timeout with Retry-After within the upstream deadline (30 s, retries included)."
@@ -26,7 +33,7 @@ export const Simulate = Schema.Struct({
 
 /** @since 0.1.0 @category schemas */
 export const Simulated = Schema.Struct({
-  scenario: Schema.String,
+  scenario: ScenarioName,
   event: Schema.NullOr(WebhookEvent.WebhookEvent).annotations({
     description: "The delivery body, or null for scenarios that fire no event"
   }),
@@ -54,6 +61,7 @@ const ConnectionPath = Schema.Struct({ connection_id: Schema.String })
 export class SandboxApi extends HttpApiGroup.make("sandbox")
   .add(
     HttpApiEndpoint.post("simulate", "/v1/sandbox/:connection_id/simulate")
+      .annotate(OpenApi.Transform, errors("body", "idempotent", "owned", "write"))
       .annotate(OpenApi.Summary, "Run a sandbox scenario")
       .annotate(
         OpenApi.Description,
@@ -65,6 +73,7 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
   )
   .add(
     HttpApiEndpoint.post("reset", "/v1/sandbox/:connection_id/reset")
+      .annotate(OpenApi.Transform, errors("idempotent", "owned"))
       .annotate(OpenApi.Summary, "Reset a sandbox connection")
       .setPath(ConnectionPath)
       .addSuccess(Envelope.Envelope(SandboxReset))
@@ -75,6 +84,7 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
   )
   .add(
     HttpApiEndpoint.put("setFault", "/v1/sandbox/:connection_id/faults")
+      .annotate(OpenApi.Transform, errors("body", "owned"))
       .annotate(OpenApi.Summary, "Switch on an upstream fault")
       .annotate(
         OpenApi.Description,
@@ -91,6 +101,7 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
   )
   .add(
     HttpApiEndpoint.get("getFault", "/v1/sandbox/:connection_id/faults")
+      .annotate(OpenApi.Transform, errors("owned"))
       .annotate(OpenApi.Summary, "Get the upstream fault in force")
       .annotate(OpenApi.Description, "The connection's sandbox fault, or null.")
       .setPath(ConnectionPath)
@@ -98,6 +109,7 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
   )
   .add(
     HttpApiEndpoint.del("clearFault", "/v1/sandbox/:connection_id/faults")
+      .annotate(OpenApi.Transform, errors("owned"))
       .annotate(OpenApi.Summary, "Clear the upstream fault")
       .annotate(OpenApi.Description, "The connection's sandbox state system answers normally again.")
       .setPath(ConnectionPath)

@@ -50,9 +50,9 @@ export const Exchanged = Schema.Struct({
   connection_token: Schema.optional(Schema.String).annotations({
     description: "Only on the connection's first exchange; shown once"
   }),
-  provider: Schema.String,
-  state: Schema.String,
-  status: Schema.String,
+  provider: ProviderName.ProviderName,
+  state: ProviderName.UsState,
+  status: Connection.ConnectionStatus,
   client_state: Schema.optional(Schema.String)
 }).annotations({ identifier: "PublicTokenExchanged" })
 

@@ -5,6 +5,7 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { errors } from "../OpenApiErrors.js"
 
 /**
  * @since 0.1.0
@@ -19,6 +20,7 @@ export const Health = Schema.Struct({ status: Schema.Literal("ok") }).annotation
 export class SystemApi extends HttpApiGroup.make("system")
   .add(
     HttpApiEndpoint.get("health", "/healthz")
+      .annotate(OpenApi.Transform, errors("public"))
       .annotate(OpenApi.Summary, "Check the service is up")
       .addSuccess(Health)
       .annotate(OpenApi.Description, "Answers 200 while the process serves requests")

@@ -8,6 +8,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Envelope, Page, WebhookEvent } from "@tracebridge/core"
 import { Schema } from "effect"
+import { errors } from "../OpenApiErrors.js"
 import { Authentication } from "../Security.js"
 import { strict } from "./Schemas.js"
 
@@ -73,7 +74,7 @@ export const Delivery = Schema.Struct({
   id: Schema.String,
   webhook_id: Schema.String,
   event_id: Schema.String,
-  event_type: Schema.String,
+  event_type: WebhookEvent.EventType,
   status: Schema.Literal("pending", "succeeded", "failed"),
   next_attempt_at: Schema.NullOr(Schema.String),
   created_at: Schema.String,
@@ -87,6 +88,7 @@ export const Delivery = Schema.Struct({
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.post("createWebhook", "/v1/webhooks")
+      .annotate(OpenApi.Transform, errors("body", "idempotent", "organisation"))
       .annotate(OpenApi.Summary, "Create a webhook endpoint")
       .annotate(
         OpenApi.Description,
@@ -97,6 +99,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.get("listWebhooks", "/v1/webhooks")
+      .annotate(OpenApi.Transform, errors("params", "organisation"))
       .annotate(OpenApi.Summary, "List webhook endpoints")
       .annotate(OpenApi.Description, "The organisation's endpoints, oldest first, without their secrets.")
       .setUrlParams(Page.PageRequest)
@@ -104,6 +107,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.get("getWebhook", "/v1/webhooks/:webhook_id")
+      .annotate(OpenApi.Transform, errors("owned"))
       .annotate(OpenApi.Summary, "Get a webhook endpoint")
       .annotate(OpenApi.Description, "One endpoint, without its secret.").setPath(WebhookPath).addSuccess(
         Envelope.Envelope(Webhook)
@@ -111,6 +115,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.patch("updateWebhook", "/v1/webhooks/:webhook_id")
+      .annotate(OpenApi.Transform, errors("body", "owned"))
       .annotate(OpenApi.Summary, "Update a webhook endpoint")
       .annotate(OpenApi.Description, "Changes the URL, the events, the description or the status.")
       .setPath(WebhookPath)
@@ -119,6 +124,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.del("deleteWebhook", "/v1/webhooks/:webhook_id")
+      .annotate(OpenApi.Transform, errors("owned"))
       .annotate(OpenApi.Summary, "Delete a webhook endpoint")
       .annotate(OpenApi.Description, "Deletes the endpoint with its deliveries.").setPath(WebhookPath).addSuccess(
         Envelope.Envelope(WebhookDeleted)
@@ -126,6 +132,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.post("rotateWebhookSecret", "/v1/webhooks/:webhook_id/rotate_secret")
+      .annotate(OpenApi.Transform, errors("idempotent", "owned"))
       .annotate(OpenApi.Summary, "Rotate a webhook endpoint's secret")
       .annotate(
         OpenApi.Description,
@@ -136,6 +143,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.get("listWebhookDeliveries", "/v1/webhooks/:webhook_id/deliveries")
+      .annotate(OpenApi.Transform, errors("params", "owned"))
       .annotate(OpenApi.Summary, "List an endpoint's deliveries")
       .annotate(OpenApi.Description, "Every delivery of the endpoint, newest first, with its attempts.")
       .setPath(WebhookPath)
@@ -144,6 +152,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.post("retryWebhookDelivery", "/v1/webhooks/:webhook_id/deliveries/:delivery_id/retry")
+      .annotate(OpenApi.Transform, errors("idempotent", "owned"))
       .annotate(OpenApi.Summary, "Redeliver an event")
       .annotate(OpenApi.Description, "Makes the delivery due now again, whatever its status.")
       .setPath(DeliveryPath)

@@ -4,7 +4,7 @@
 import type { HttpServerResponse } from "@effect/platform"
 import { HttpApiBuilder } from "@effect/platform"
 import type { ProviderError, ProviderPort, Session } from "@tracebridge/core"
-import { Envelope as CoreEnvelope, Resource } from "@tracebridge/core"
+import { Envelope as CoreEnvelope, type Page, Resource } from "@tracebridge/core"
 import type { Schema } from "effect"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
@@ -37,17 +37,30 @@ const one = <A>(
     return yield* Envelope.one(value, { provider: connection.provider, state: connection.state })
   })
 
-const list = (resource: Resource.Name) => ({ path, urlParams }: { path: FacilityPath; urlParams: any }) =>
-  Effect.gen(function*() {
-    const { page, per_page, ...filters } = urlParams
-    const { connection, value } = yield* withConnection(
-      path.connection_id,
-      (port, session) => port.list(resource, session, path.facility_id, filters as never, { page, per_page })
-    )
-    return responders[resource].page(
-      yield* Envelope.page(value, { provider: connection.provider, state: connection.state })
-    )
-  })
+/** A list's query string as the endpoint decodes it: the page rules and the resource's filters. */
+type ListParams<R extends Resource.Name> = Page.PageRequest & Resource.Filters<R>
+
+/** The filters of a list's query string, without its page rules. */
+const filtersOf = <R extends Resource.Name>(urlParams: ListParams<R>): Resource.Filters<R> => {
+  const { page: _page, per_page: _perPage, ...filters } = urlParams
+  return filters as Resource.Filters<R>
+}
+
+const list =
+  <R extends Resource.Name>(resource: R) => ({ path, urlParams }: { path: FacilityPath; urlParams: ListParams<R> }) =>
+    Effect.gen(function*() {
+      const { connection, value } = yield* withConnection(
+        path.connection_id,
+        (port, session) =>
+          port.list(resource, session, path.facility_id, filtersOf(urlParams), {
+            page: urlParams.page,
+            per_page: urlParams.per_page
+          })
+      )
+      return responders[resource].page(
+        yield* Envelope.page(value, { provider: connection.provider, state: connection.state })
+      )
+    })
 
 const get = (resource: Resource.Name) => ({ path }: { path: ObjectPath }) =>
   Effect.gen(function*() {
@@ -64,36 +77,36 @@ const get = (resource: Resource.Name) => ({ path }: { path: ObjectPath }) =>
  */
 export const HttpResourcesLive = HttpApiBuilder.group(Api, "resources", (handlers) =>
   handlers
-    .handle("listPackages", list("packages") as never)
-    .handle("getPackage", get("packages") as never)
+    .handle("listPackages", list("packages"))
+    .handle("getPackage", get("packages"))
     .handle("getChainOfCustody", ({ path }) =>
       one(path.connection_id, (port, session) => port.chainOfCustody(session, path.facility_id, path.id)))
     .handle("createPackage", ({ path, payload }) =>
       one(path.connection_id, (port, session) =>
         port.splitPackage(session, path.facility_id, payload), "write"))
-    .handle("listPlants", list("plants") as never)
-    .handle("getPlant", get("plants") as never)
-    .handle("listHarvests", list("harvests") as never)
-    .handle("getHarvest", get("harvests") as never)
-    .handle("listLabResults", list("lab_results") as never)
-    .handle("getLabResult", get("lab_results") as never)
+    .handle("listPlants", list("plants"))
+    .handle("getPlant", get("plants"))
+    .handle("listHarvests", list("harvests"))
+    .handle("getHarvest", get("harvests"))
+    .handle("listLabResults", list("lab_results"))
+    .handle("getLabResult", get("lab_results"))
     .handle("createLabResult", ({ path, payload }) =>
       one(path.connection_id, (port, session) =>
         port.recordLabResult(session, path.facility_id, payload), "write"))
-    .handle("listTransfers", list("transfers") as never)
-    .handle("getTransfer", get("transfers") as never)
+    .handle("listTransfers", list("transfers"))
+    .handle("getTransfer", get("transfers"))
     .handle("createTransfer", ({ path, payload }) =>
       one(path.connection_id, (port, session) =>
         port.createTransfer(session, path.facility_id, payload), "write"))
-    .handle("listSales", list("sales") as never)
-    .handle("getSale", get("sales") as never)
-    .handle("listSalesDeliveries", list("sales_deliveries") as never)
-    .handle("getSalesDelivery", get("sales_deliveries") as never)
-    .handle("listItems", list("items") as never)
-    .handle("getItem", get("items") as never)
-    .handle("listStrains", list("strains") as never)
-    .handle("getStrain", get("strains") as never)
-    .handle("listLocations", list("locations") as never)
-    .handle("getLocation", get("locations") as never)
-    .handle("listPatients", list("patients") as never)
-    .handle("getPatient", get("patients") as never))
+    .handle("listSales", list("sales"))
+    .handle("getSale", get("sales"))
+    .handle("listSalesDeliveries", list("sales_deliveries"))
+    .handle("getSalesDelivery", get("sales_deliveries"))
+    .handle("listItems", list("items"))
+    .handle("getItem", get("items"))
+    .handle("listStrains", list("strains"))
+    .handle("getStrain", get("strains"))
+    .handle("listLocations", list("locations"))
+    .handle("getLocation", get("locations"))
+    .handle("listPatients", list("patients"))
+    .handle("getPatient", get("patients")))

@@ -8,10 +8,14 @@
  * @since 0.1.0
  */
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { WebhookEvent } from "@tracebridge/core"
+import { Context, Effect, Layer, Schema } from "effect"
 import type { Option } from "effect"
 import type { Row } from "./internal/sql.js"
 import { exec, num, numOrNull, one, rows, str, strOrNull, transaction } from "./internal/sql.js"
+
+/** A stored event type: only ever written from an event's own type, so anything else is a defect. */
+const eventType = (value: unknown): WebhookEvent.EventType => Schema.decodeUnknownSync(WebhookEvent.EventType)(value)
 
 /** @since 0.1.0 @category models */
 export interface WebhookEndpoint {
@@ -53,7 +57,7 @@ export interface WebhookDelivery {
   readonly organisation_id: string
   readonly endpoint_id: string
   readonly event_id: string
-  readonly event_type: string
+  readonly event_type: WebhookEvent.EventType
   readonly status: DeliveryStatus
   readonly attempts: number
   /** When the next attempt is due (null once succeeded or failed). */
@@ -197,7 +201,7 @@ const toDelivery = (r: Row): WebhookDelivery => ({
   organisation_id: str(r.organisation_id),
   endpoint_id: str(r.endpoint_id),
   event_id: str(r.event_id),
-  event_type: str(r.event_type),
+  event_type: eventType(r.event_type),
   status: str(r.status) as WebhookDelivery["status"],
   attempts: num(r.attempts),
   next_attempt_at: numOrNull(r.next_attempt_at),

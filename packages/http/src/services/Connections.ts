@@ -57,9 +57,9 @@ export interface Service {
   readonly exchange: (principal: Principal, publicToken: string) => Effect.Effect<{
     readonly connection_id: string
     readonly connection_token?: string
-    readonly provider: string
-    readonly state: string
-    readonly status: string
+    readonly provider: ProviderName.ProviderName
+    readonly state: ProviderName.UsState
+    readonly status: CoreConnection.ConnectionStatus
     readonly client_state?: string
   }, Errors.HttpError>
   readonly list: (principal: Principal, page: Page.PageRequest) => Effect.Effect<Page.Page<CoreConnection.Connection>>
@@ -150,7 +150,7 @@ export const layer = Layer.effect(
             "credentials"
           )
         : error._tag === "UnsupportedState"
-        ? Errors.make("validation_error", "state_not_served", error.message, "state")
+        ? Errors.make("validation_error", "invalid_parameter", error.message, "state")
         : error._tag === "InvalidInput"
         ? Errors.make("validation_error", "invalid_parameter", error.message, param)
         : Errors.fromProviderError(error)
@@ -282,8 +282,8 @@ export const layer = Layer.effect(
           return {
             connection_id: connection.value.id,
             ...(connectionToken === undefined ? {} : { connection_token: connectionToken }),
-            provider: connection.value.provider,
-            state: connection.value.state,
+            provider: connection.value.provider as ProviderName.ProviderName,
+            state: connection.value.state as ProviderName.UsState,
             status: connection.value.status,
             ...(stored.value.client_state === null ? {} : { client_state: stored.value.client_state })
           }

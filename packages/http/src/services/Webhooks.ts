@@ -37,7 +37,7 @@ export interface DeliveryView {
   readonly id: string
   readonly webhook_id: string
   readonly event_id: string
-  readonly event_type: string
+  readonly event_type: WebhookEvent.EventType
   readonly status: "pending" | "succeeded" | "failed"
   readonly next_attempt_at: string | null
   readonly created_at: string

@@ -7,8 +7,8 @@ import { PROVIDER, text } from "./context.js"
 const flag = (type: Readonly<Record<string, unknown>> | null, key: string): boolean => type?.[key] === true
 
 /** The facility capability tags, from Metrc's FacilityType flags. */
-export const capabilityTags = (type: Readonly<Record<string, unknown>> | null): Array<string> => {
-  const tags: Array<string> = []
+export const capabilityTags = (type: Readonly<Record<string, unknown>> | null): Array<Facility.CapabilityTag> => {
+  const tags: Array<Facility.CapabilityTag> = []
   const grows = flag(type, "CanGrowPlants")
   if (grows) tags.push("cultivation")
   if (flag(type, "CanCreateDerivedPackages") || flag(type, "CanInfuseProducts")) tags.push("manufacturing")

@@ -26,14 +26,15 @@ export const toFacility = (
   // A lab licence has no producer, processor or retail tier (BioTrack lists labs apart, in qa_lab):
   // only a lab files QA results (the `labs` capability).
   const isLab = row.locationtype === null && !row.producer && !row.processor && !row.retail && !row.medical
-  const capabilities = [
-    ...(row.producer ? ["cultivation", "harvests"] : []),
-    ...(row.processor ? ["manufacturing"] : []),
+  const tags = (when: boolean, ...these: ReadonlyArray<Facility.CapabilityTag>) => when ? these : []
+  const capabilities: Array<Facility.CapabilityTag> = [
+    ...tags(row.producer, "cultivation", "harvests"),
+    ...tags(row.processor, "manufacturing"),
     "packages",
-    ...(isLab ? ["labs"] : []),
+    ...tags(isLab, "labs"),
     "transfers",
-    ...(row.retail ? ["sales"] : []),
-    ...(row.medical ? ["patients"] : [])
+    ...tags(row.retail, "sales"),
+    ...tags(row.medical, "patients")
   ]
   const rowState = row.state?.trim().toUpperCase() ?? ""
   return {

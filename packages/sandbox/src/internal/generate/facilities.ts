@@ -55,8 +55,8 @@ const licenseTypes: Record<Role, string> = {
 }
 
 /** The capability tags a facility type gives (what the adapters derive from the same flags). */
-const capabilityTagsOf = (type: Record<string, boolean>, deliveries: boolean): Array<string> => {
-  const tags: Array<string> = []
+const capabilityTagsOf = (type: Record<string, boolean>, deliveries: boolean): Array<Facility.CapabilityTag> => {
+  const tags: Array<Facility.CapabilityTag> = []
   if (type.CanGrowPlants) tags.push("cultivation")
   if (type.CanCreateDerivedPackages || type.CanInfuseProducts) tags.push("manufacturing")
   if (type.CanTestPackages) tags.push("testing")
