@@ -36,7 +36,16 @@ const bareBuiltins = builtinModules
   .map((name) => ({ name, message: "core does no I/O: no Node built-ins." }))
 
 export default defineConfig(
-  globalIgnores(["**/dist/**", "**/build/**", "**/node_modules/**", "**/.turbo/**", "scratchpad/**", "**/coverage/**"]),
+  globalIgnores([
+    "**/dist/**",
+    "**/build/**",
+    "**/node_modules/**",
+    "**/.turbo/**",
+    "scratchpad/**",
+    "**/coverage/**",
+    // Written by `npm run sdk:generate` (openapi-typescript); a test keeps it in step with the API.
+    "packages/client/src/generated/**"
+  ]),
   {
     files,
     extends: [tseslint.configs.recommended],
@@ -123,6 +132,16 @@ export default defineConfig(
           "adapters stay runtime-neutral: use @effect/platform, not @effect/platform-node*."
         ]
       ])
+    }
+  },
+  {
+    files: ["packages/client/src/**/*.ts"],
+    rules: {
+      "no-restricted-imports": restrictImports([
+        [["node:*"], "the SDK runs in browsers too: no Node built-ins (use fetch and Web Crypto)."],
+        [["@tracebridge/*"], "the SDK stands alone: it depends on nothing of ours."],
+        [["effect", "effect/*", "@effect/*"], "the SDK is plain TypeScript: no Effect."]
+      ], bareBuiltins.map((b) => ({ ...b, message: "the SDK runs in browsers too: no Node built-ins." })))
     }
   },
   {

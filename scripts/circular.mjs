@@ -5,7 +5,7 @@
 //   node scripts/circular.mjs DIR...     only the import-cycle check, over the given folders
 //
 // The layers, innermost first: core ← adapter-* ← sandbox ← http. Client-side packages (connect,
-// webhooks) sit with core: they depend on nothing of ours. A package may depend only on
+// client, webhooks) sit with core: they depend on nothing of ours. A package may depend only on
 // packages of an inner layer (never on its own layer, never outwards). This is checked twice: on
 // the `@tracebridge/*` dependencies of each packages/*/package.json, and on the file-level import
 // graph (an import of `@tracebridge/x` is resolved to packages/x/src, as vitest does).
@@ -22,7 +22,7 @@ const failures = []
 
 /** Layer of a workspace folder name, or undefined if it fits none. */
 const layerOf = (dir) =>
-  dir === "core" || dir === "connect" || dir === "webhooks"
+  dir === "core" || dir === "connect" || dir === "client" || dir === "webhooks"
     ? 0
     : dir.startsWith("adapter-")
     ? 1
@@ -31,7 +31,7 @@ const layerOf = (dir) =>
     : dir === "http"
     ? 3
     : undefined
-const layerNames = ["core|connect|webhooks", "adapter-*", "sandbox", "http"]
+const layerNames = ["core|connect|client|webhooks", "adapter-*", "sandbox", "http"]
 const mayDependOn = (from, to) => layerOf(to) < layerOf(from)
 
 const packageDirs = readdirSync(join(root, "packages"), { withFileTypes: true })
