@@ -62,6 +62,11 @@ export * as OpenApiErrors from "./OpenApiErrors.js"
 /**
  * @since 0.1.0
  */
+export * as OpenApiExamples from "./OpenApiExamples.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as OpenApiHeaders from "./OpenApiHeaders.js"
 
 /**
