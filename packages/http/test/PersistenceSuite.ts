@@ -233,6 +233,8 @@ export const persistenceSuite = (
           state: "st",
           external_id: "ext-1",
           connection_id: id("conn"),
+          client_name: "Acme Retail",
+          logo_url: "https://acme.example/logo.png",
           expires_at: T0 + 4 * 3_600_000,
           created_at: T0
         }
@@ -244,7 +246,9 @@ export const persistenceSuite = (
           redirect_uri: null,
           state: null,
           external_id: null,
-          connection_id: null
+          connection_id: null,
+          client_name: null,
+          logo_url: null
         }
         yield* linkTokens.insertLinkToken(full)
         yield* linkTokens.insertLinkToken(bare)

@@ -1129,6 +1129,18 @@ export interface components {
              * @description Update mode: re-enter the login of this connection
              */
             connection_id?: string;
+            /**
+             * maxLength(64)
+             * @description The name the Connect widget shows on every step (1–64 characters); defaults to the organisation's name
+             * @example Acme Retail
+             */
+            client_name?: string;
+            /**
+             * Format: uri
+             * @description An https URL of a logo the Connect widget shows beside `client_name` on every step
+             * @example https://acme.example/logo.png
+             */
+            logo_url?: string;
         };
         LinkToken: {
             link_token: string;

@@ -22,6 +22,11 @@ export const ConnectSession = Schema.Struct({
   link_session_id: Schema.String,
   environment: Schema.Literal("sandbox", "production"),
   redirect: Schema.Boolean,
+  /** Redirect mode: where the page returns to when the user leaves (the link token's `state` added). */
+  exit_uri: Schema.NullOr(Schema.String),
+  /** The branding the page shows on every step (DECISIONS "Connect widget branding"). */
+  client_name: Schema.String,
+  logo_url: Schema.NullOr(Schema.String),
   update: Schema.NullOr(Schema.Struct({ provider: Schema.String, state: Schema.String })),
   providers: Schema.Array(Schema.Struct({
     name: Schema.String,

@@ -20,6 +20,17 @@ export const TokenResponse = Schema.Struct({
   scope: Schema.optional(Schema.String)
 }).annotations({ identifier: "TokenResponse" })
 
+/** An absolute https URL with a host and nothing a browser would read differently. */
+const isHttpsUrl = (s: string): boolean => {
+  if (!/^https:\/\/[^\s"'<>\\`]+$/.test(s)) return false
+  try {
+    const url = new URL(s)
+    return url.protocol === "https:" && url.hostname !== "" && url.username === "" && url.password === ""
+  } catch {
+    return false
+  }
+}
+
 /** @since 0.1.0 @category schemas */
 export const LinkTokenCreate = Schema.Struct({
   metadata: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
@@ -30,6 +41,26 @@ export const LinkTokenCreate = Schema.Struct({
   external_id: Schema.optional(Text),
   connection_id: Schema.optional(Text).annotations({
     description: "Update mode: re-enter the login of this connection"
+  }),
+  client_name: Schema.optional(
+    Schema.String.pipe(
+      Schema.minLength(1, { message: () => "client_name must be 1 to 64 characters" }),
+      Schema.maxLength(64, { message: () => "client_name must be 1 to 64 characters" }),
+      Schema.pattern(/\S/, { message: () => "client_name must not be blank" })
+    )
+  ).annotations({
+    description:
+      "The name the Connect widget shows on every step (1–64 characters); defaults to the organisation's name",
+    examples: ["Acme Retail"]
+  }),
+  logo_url: Schema.optional(
+    Schema.String.pipe(
+      Schema.maxLength(2000),
+      Schema.filter((s) => isHttpsUrl(s), { message: () => "logo_url must be an https URL" })
+    ).annotations({ jsonSchema: { type: "string", format: "uri", pattern: "^https://", maxLength: 2000 } })
+  ).annotations({
+    description: "An https URL of a logo the Connect widget shows beside `client_name` on every step",
+    examples: ["https://acme.example/logo.png"]
   })
 }).annotations({ identifier: "LinkTokenCreate", parseOptions: strict })
 

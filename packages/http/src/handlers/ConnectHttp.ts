@@ -67,6 +67,14 @@ const redirectFor = (
   return url.toString()
 }
 
+/** Redirect mode: where the page returns to when the user leaves, the link token's `state` added. */
+const exitUri = (link: LinkToken) => {
+  if (link.redirect_uri === null) return null
+  const url = new URL(link.redirect_uri)
+  if (link.state !== null) url.searchParams.set("state", link.state)
+  return url.toString()
+}
+
 /**
  * @since 0.1.0
  * @category layers
@@ -79,6 +87,12 @@ export const HttpConnectLive = HttpApiBuilder.group(Api, "connect", (handlers) =
         const providers = yield* Providers
         const connectionStore = yield* ConnectionStore
         const sandbox = link.environment === "sandbox"
+        const accounts = yield* Accounts
+        const clientName = link.client_name ??
+          Option.match(yield* accounts.getOrganisation(link.organisation_id), {
+            onNone: () => "",
+            onSome: (o) => o.name
+          })
         let update: { provider: string; state: string } | null = null
         if (link.connection_id !== null) {
           const connection = yield* connectionStore.getConnection(link.connection_id)
@@ -88,6 +102,9 @@ export const HttpConnectLive = HttpApiBuilder.group(Api, "connect", (handlers) =
           link_session_id: Crypto.id("lks_"),
           environment: link.environment,
           redirect: link.redirect_uri !== null,
+          exit_uri: exitUri(link),
+          client_name: clientName,
+          logo_url: link.logo_url,
           update,
           providers: providers.descriptors.map((d) => ({
             name: d.name,

@@ -24,6 +24,10 @@ export interface LinkToken {
   readonly external_id: string | null
   /** Update mode: the connection whose login is re-entered. */
   readonly connection_id: string | null
+  /** The name the Connect widget shows; null only on tokens stored before it was kept. */
+  readonly client_name: string | null
+  /** An https logo URL the Connect widget shows, if the request gave one. */
+  readonly logo_url: string | null
   readonly expires_at: number
   readonly created_at: number
 }
@@ -76,6 +80,8 @@ const toLinkToken = (r: Row): LinkToken => ({
   state: strOrNull(r.state),
   external_id: strOrNull(r.external_id),
   connection_id: strOrNull(r.connection_id),
+  client_name: strOrNull(r.client_name),
+  logo_url: strOrNull(r.logo_url),
   expires_at: num(r.expires_at),
   created_at: num(r.created_at)
 })

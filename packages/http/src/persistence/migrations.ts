@@ -221,6 +221,17 @@ const sandboxVersions = Effect.gen(function*() {
 })
 
 /**
+ * The Connect widget's branding (DECISIONS "Connect widget branding"): the name it shows (the
+ * request's `client_name`, else the organisation's name) and an optional https logo URL. Link
+ * tokens stored before this migration have neither: the page falls back to the organisation's name.
+ */
+const linkTokenBranding = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE link_tokens ADD COLUMN client_name TEXT`
+  yield* sql`ALTER TABLE link_tokens ADD COLUMN logo_url TEXT`
+})
+
+/**
  * Every migration, for the driver's migrator layer (`LibsqlMigrator.layer({ loader })`,
  * `PgMigrator.layer({ loader })`).
  *
@@ -233,5 +244,6 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "0003_link_token_used": linkTokenUsed,
   "0004_idempotency_keys": idempotencyKeys,
   "0005_rate_limit_buckets": rateLimitBuckets,
-  "0006_sandbox_versions": sandboxVersions
+  "0006_sandbox_versions": sandboxVersions,
+  "0007_link_token_branding": linkTokenBranding
 })

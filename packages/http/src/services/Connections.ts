@@ -39,6 +39,8 @@ export interface Service {
       readonly state?: string | undefined
       readonly external_id?: string | undefined
       readonly connection_id?: string | undefined
+      readonly client_name?: string | undefined
+      readonly logo_url?: string | undefined
     }
   ) => Effect.Effect<{ readonly link_token: string; readonly expires_at: string }, Errors.HttpError>
   readonly getLinkToken: (token: string) => Effect.Effect<Option.Option<LinkToken>>
@@ -173,6 +175,8 @@ export const layer = Layer.effect(
             state: body.state ?? null,
             external_id: body.external_id ?? null,
             connection_id: body.connection_id ?? null,
+            client_name: body.client_name ?? principal.organisation.name,
+            logo_url: body.logo_url ?? null,
             expires_at: now + LINK_TTL,
             created_at: now
           })
