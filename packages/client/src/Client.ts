@@ -200,6 +200,14 @@ export class Tracebridge {
     return this.#call("PATCH", path, init[0])
   }
 
+  /** PUT. */
+  put<P extends PathsWithMethod<paths, "put">>(
+    path: P,
+    ...init: CallArgs<paths[P], "put">
+  ): Promise<SuccessBody<paths[P] extends { put: infer Op } ? Op : never>> {
+    return this.#call("PUT", path, init[0])
+  }
+
   /** DELETE. */
   delete<P extends PathsWithMethod<paths, "delete">>(
     path: P,

@@ -35,7 +35,9 @@ export interface TestServer {
 }
 
 /** Starts the server and waits for `/healthz`. */
-export const startServer = async (options: { readonly shiftableClock?: boolean } = {}): Promise<TestServer> => {
+export const startServer = async (
+  options: { readonly shiftableClock?: boolean; readonly env?: Readonly<Record<string, string>> } = {}
+): Promise<TestServer> => {
   const dataDir = mkdtempSync(join(tmpdir(), "tracebridge-client-test-"))
   const port = await freePort()
   const clientId = `tb_client_sdk_${randomBytes(6).toString("hex")}`
@@ -53,7 +55,8 @@ export const startServer = async (options: { readonly shiftableClock?: boolean }
         TRACEBRIDGE_DATA_DIR: dataDir,
         TRACEBRIDGE_CLIENT_ID: clientId,
         TRACEBRIDGE_CLIENT_SECRET: clientSecret,
-        TRACEBRIDGE_WEBHOOK_TICK_MS: "100"
+        TRACEBRIDGE_WEBHOOK_TICK_MS: "100",
+        ...options.env
       },
       stdio: ["ignore", "ignore", "pipe"]
     }
@@ -78,4 +81,44 @@ export const startServer = async (options: { readonly shiftableClock?: boolean }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   return { baseUrl, clientId, clientSecret, shiftClock: () => child.kill("SIGUSR2"), stop }
+}
+
+/** A `fetch` that records every request and answer it passes on. */
+export const recordingFetch = () => {
+  const log: Array<{
+    readonly method: string
+    readonly path: string
+    readonly headers: Headers
+    readonly body: string
+    status: number
+  }> = []
+  const fetch = async (request: Request): Promise<Response> => {
+    const entry = {
+      method: request.method,
+      path: new URL(request.url).pathname,
+      headers: new Headers(request.headers),
+      body: request.method === "GET" ? "" : await request.clone().text(),
+      status: 0
+    }
+    log.push(entry)
+    const response = await globalThis.fetch(request)
+    entry.status = response.status
+    return response
+  }
+  return { log, fetch }
+}
+
+/** Links a sandbox connection with plain fetch; its id and connection token. */
+export const linkSandbox = async (server: TestServer, accessToken: string) => {
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${server.baseUrl}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${accessToken}` },
+      body: JSON.stringify(body)
+    })
+    return (await response.json()) as any
+  }
+  const created = await post("/v1/sandbox/public_token/create", { provider: "provider_a", state: "CO" })
+  const exchanged = await post("/v1/link/token/exchange", { public_token: created.data.public_token })
+  return exchanged.data as { connection_id: string; connection_token: string }
 }
