@@ -91,6 +91,7 @@ export const recordingFetch = () => {
     readonly headers: Headers
     readonly body: string
     status: number
+    retryAfter: string | null
   }> = []
   const fetch = async (request: Request): Promise<Response> => {
     const entry = {
@@ -98,11 +99,13 @@ export const recordingFetch = () => {
       path: new URL(request.url).pathname,
       headers: new Headers(request.headers),
       body: request.method === "GET" ? "" : await request.clone().text(),
-      status: 0
+      status: 0,
+      retryAfter: null as string | null
     }
     log.push(entry)
     const response = await globalThis.fetch(request)
     entry.status = response.status
+    entry.retryAfter = response.headers.get("retry-after")
     return response
   }
   return { log, fetch }
