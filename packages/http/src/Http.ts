@@ -8,7 +8,6 @@
 import type { HttpApiError, HttpServer } from "@effect/platform"
 import {
   HttpApiBuilder,
-  HttpApiSwagger,
   HttpApp,
   HttpClient,
   HttpMiddleware,
@@ -19,6 +18,7 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { Duration, Effect, Exit, FiberRef, Layer, Option, Redacted } from "effect"
 import { Api } from "./Api.js"
 import * as ConnectPages from "./connect/Pages.js"
+import * as DocsRoute from "./docs/Route.js"
 import * as Errors from "./Errors.js"
 import { HttpConnectLive } from "./handlers/ConnectHttp.js"
 import { HttpConnectionsLive } from "./handlers/ConnectionsHttp.js"
@@ -377,7 +377,7 @@ export const makeHttpLive = (options: Options = {}) =>
   )).pipe(
     // No span per request: nothing exports traces, and building one costs up to half a fast request.
     HttpMiddleware.withTracerDisabledWhen(() => options.tracing !== true),
-    Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+    Layer.provide(DocsRoute.layer),
     Layer.provide(ConnectPages.layer),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v1/openapi.json" })),
     Layer.provideMerge(makeApiLive(options))

@@ -29,7 +29,7 @@ describe("Http", () => {
       const response = yield* client.execute(HttpClientRequest.get("/docs"))
       assert.strictEqual(response.status, 200)
       const html = yield* response.text
-      assert.include(html, "swagger")
+      assert.include(html, "Tracebridge API reference")
       assert.notMatch(html, /<script[^>]+src="https?:\/\//)
       assert.notMatch(html, /<link[^>]+href="https?:\/\//)
     }).pipe(Effect.provide(TestServer)))

@@ -1,0 +1,65 @@
+/**
+ * `/docs`: the reference page built by `docs/Build.ts` (`dist/docs.html`). It runs no script and
+ * loads nothing from elsewhere, so its Content-Security-Policy allows only its own inline style
+ * sheet, by hash (ADR 0013).
+ *
+ * @since 0.1.0
+ */
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { createHash } from "node:crypto"
+import { existsSync, readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+
+/**
+ * The built page (from `src/docs` and `dist/docs` alike).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const builtPage = fileURLToPath(new URL("../../dist/docs.html", import.meta.url))
+
+const missing = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Tracebridge API reference</title><style>body{font:16px/1.5 system-ui,sans-serif;margin:24px}</style></head>
+<body><h1>Tracebridge API reference</h1><p>The reference page is made by the http package's build
+(<code>npm run build</code>); until then the OpenAPI document is at <a href="/v1/openapi.json">/v1/openapi.json</a>.</p>
+</body></html>
+`
+
+/**
+ * The page's headers: a policy that allows its inline style sheets by hash and nothing else.
+ *
+ * @since 0.1.0
+ * @category headers
+ */
+export const headersOf = (html: string): Record<string, string> => {
+  const styles = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) =>
+    `'sha256-${createHash("sha256").update(m[1]!).digest("base64")}'`
+  )
+  return {
+    "content-security-policy": `default-src 'none'; style-src ${
+      styles.length === 0 ? "'none'" : styles.join(" ")
+    }; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "cache-control": "no-cache"
+  }
+}
+
+/**
+ * The route, as a layer for `HttpApiBuilder.serve`. The page is read once, when the layer is built.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const html = existsSync(builtPage) ? readFileSync(builtPage, "utf8") : missing
+    const headers = headersOf(html)
+    yield* router.get(
+      "/docs",
+      Effect.sync(() => HttpServerResponse.html(html).pipe(HttpServerResponse.setHeaders(headers)))
+    )
+  })
+)
