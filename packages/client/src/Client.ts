@@ -139,7 +139,18 @@ interface Token {
 
 const TOKEN_PATH = "/v1/oauth/token"
 
-const randomKey = (): string => globalThis.crypto.randomUUID()
+/**
+ * A random (version 4) UUID: `crypto.randomUUID()`, or the same from `crypto.getRandomValues` where
+ * `randomUUID` is missing (browsers offer it only in secure contexts).
+ */
+const randomKey = (): string => {
+  if (typeof globalThis.crypto.randomUUID === "function") return globalThis.crypto.randomUUID()
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16))
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
 
 /**
  * The Tracebridge API client.

@@ -75,8 +75,19 @@ const encoder = new TextEncoder()
 const bytesOf = (body: string | Uint8Array | ArrayBuffer): Uint8Array =>
   typeof body === "string" ? encoder.encode(body) : body instanceof Uint8Array ? body : new Uint8Array(body)
 
+const subtle = (): SubtleCrypto => {
+  const found = globalThis.crypto?.subtle
+  if (found === undefined) {
+    throw new TypeError(
+      "Web Crypto (crypto.subtle) is not available here: browsers offer it only in secure contexts " +
+        "(https:// pages and http://localhost)"
+    )
+  }
+  return found
+}
+
 const hmacHex = async (secret: string, timestamp: number, body: Uint8Array): Promise<string> => {
-  const key = await globalThis.crypto.subtle.importKey(
+  const key = await subtle().importKey(
     "raw",
     encoder.encode(secret),
     { name: "HMAC", hash: "SHA-256" },
@@ -87,7 +98,7 @@ const hmacHex = async (secret: string, timestamp: number, body: Uint8Array): Pro
   const payload = new Uint8Array(prefix.length + body.length)
   payload.set(prefix, 0)
   payload.set(body, prefix.length)
-  const mac = new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", key, payload))
+  const mac = new Uint8Array(await subtle().sign("HMAC", key, payload))
   let hex = ""
   for (const byte of mac) hex += byte.toString(16).padStart(2, "0")
   return hex
