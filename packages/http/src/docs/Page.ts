@@ -75,6 +75,7 @@ div.table{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;margin:10px 0;font-size:0.92rem}
 th,td{border:1px solid #e2e8f0;padding:6px 8px;text-align:left;vertical-align:top}
 th{background:#f8fafc}
+td code{white-space:nowrap;overflow-wrap:normal}
 blockquote{margin:12px 0;padding:4px 14px;border-left:4px solid #93c5fd;background:#eff6ff}
 section.schema{margin:14px 0;padding-top:4px;border-top:1px solid #f1f5f9}
 section.schema h3{font-size:1rem;margin:0.6em 0 0.2em}
