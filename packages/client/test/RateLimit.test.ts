@@ -1,5 +1,5 @@
 /**
- * 429 `rate_limited` from the real server's own limiter (started with a bucket of 3 and 2 tokens a
+ * 429 `rate_limited` from the real server's own limiter (started with a bucket of 3 and 1 token a
  * second): the SDK waits what `Retry-After` says and tries again; a write without an idempotency
  * key is never sent twice.
  */
@@ -10,7 +10,7 @@ import { recordingFetch, startServer, type TestServer } from "./support/Server.j
 let server: TestServer
 
 beforeAll(async () => {
-  server = await startServer({ env: { TRACEBRIDGE_RATE_LIMIT_RATE: "2", TRACEBRIDGE_RATE_LIMIT_BURST: "3" } })
+  server = await startServer({ env: { TRACEBRIDGE_RATE_LIMIT_RATE: "1", TRACEBRIDGE_RATE_LIMIT_BURST: "3" } })
 })
 
 afterAll(async () => {
@@ -42,7 +42,7 @@ it.sequential("waits the Retry-After of each 429 and gets every answer", async (
 })
 
 it.sequential("does not send a write without an idempotency key again after a 429", async () => {
-  await sleep(2_000) // a full bucket
+  await sleep(3_000) // a full bucket again
   const { log, fetch } = recordingFetch()
   const waits: Array<number> = []
   const tb = new Tracebridge({
