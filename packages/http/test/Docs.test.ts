@@ -60,6 +60,29 @@ const operations = () => {
 }
 
 describe("docs page", () => {
+  it("renders the guides' Markdown with no HTML passing through and links kept on the page", () => {
+    const html = Page.render({ openapi: "3.1.0", info: { title: "T", version: "1" }, paths: {} }, [
+      {
+        id: "errors",
+        markdown: "# Errors\n\nSee [paging](paging.md#asking-for-a-page), [GitHub](https://github.com), " +
+          "[a file](../webhooks.md) and [x](javascript:void).\n\n<script>alert(1)</script>\n\n" +
+          "| status | codes |\n|---|---|\n| 409 | `write_conflict`, `a\\|b` |\n\n- one\n- **two**\n\n```sh\ncurl <x>\n```"
+      },
+      { id: "paging", markdown: "# Paging\n\n## Asking for a page\n" }
+    ])
+    assert.include(html, "<h2 id=\"errors-errors\">Errors</h2>")
+    assert.include(html, "<a href=\"#paging-asking-for-a-page\">paging</a>")
+    assert.include(html, "<h3 id=\"paging-asking-for-a-page\">")
+    assert.include(html, "<a href=\"https://github.com\">GitHub</a>")
+    assert.include(html, "a file and x.")
+    assert.notInclude(html, "javascript:")
+    assert.notInclude(html, "<script>")
+    assert.include(html, "&lt;script&gt;alert(1)&lt;/script&gt;")
+    assert.include(html, "<td><code>write_conflict</code>, <code>a|b</code></td>")
+    assert.include(html, "<ul><li>one</li><li><strong>two</strong></li></ul>")
+    assert.include(html, "<pre data-lang=\"sh\"><code>curl &lt;x&gt;</code></pre>")
+  })
+
   it.effect("serves the built reference: HTML under the budget, every operation and guide, a tight policy", () =>
     Effect.gen(function*() {
       const api = yield* origin
