@@ -46,10 +46,18 @@ export interface EventMetadata {
 }
 
 /**
+ * What `onExit` receives when the flow ended in a failure: the API's error object (`type`, `code`,
+ * `message`; the request id is in the metadata). `type` is one of the API's error types
+ * (`validation_error`, `provider_error`, `api_error`, …); `code` says what happened, e.g.
+ * `link_token_invalid`, `link_token_expired`, `link_token_used` (the link token cannot be used),
+ * `invalid_credentials`, `account_locked` (the state system refused the login),
+ * `provider_unavailable`, `provider_timeout` (the state system is down) or `internal_error`.
+ *
  * @since 0.1.0
  * @category models
  */
 export interface ConnectError {
+  readonly type: string
   readonly code: string
   readonly message: string
 }
@@ -65,6 +73,9 @@ export interface SuccessMetadata {
 }
 
 /**
+ * `status` is `user_exited` (the user closed the widget; `error` is null) or `failed` (the flow
+ * ended in a failure; `error` says which).
+ *
  * @since 0.1.0
  * @category models
  */
@@ -82,6 +93,12 @@ export interface Options {
   /** The link token your server created. */
   readonly token: string
   readonly onSuccess: (publicToken: string, metadata: SuccessMetadata) => void
+  /**
+   * Called once when the session ends without a public token: `error` is `{type, code, message}`
+   * whenever the flow ended in a failure (a link token that is invalid, expired or used; a login
+   * the state system refused, or another error, that the user saw before leaving), and `null` when
+   * the user simply closed the widget.
+   */
   readonly onExit?: (error: ConnectError | null, metadata: ExitMetadata) => void
   readonly onEvent?: (name: EventName, metadata: EventMetadata) => void
   /**
@@ -113,6 +130,16 @@ const scriptOrigin = (): string | undefined => {
 const defaultOrigin = scriptOrigin()
 
 const now = () => new Date().toISOString()
+
+/** The error object as the contract gives it, whatever arrived. */
+const toError = (error: any): ConnectError | null =>
+  error === null || error === undefined || typeof error !== "object"
+    ? null
+    : {
+      type: typeof error.type === "string" ? error.type : "api_error",
+      code: typeof error.code === "string" ? error.code : "internal_error",
+      message: typeof error.message === "string" ? error.message : "Connect did not finish"
+    }
 
 /**
  * Creates a Connect session.
@@ -167,13 +194,17 @@ export const create = (options: Options): Handle => {
         provider: url.searchParams.get("provider"),
         state: url.searchParams.get("state_code")
       })
+    } else if (url.searchParams.get("error") === null && url.searchParams.get("status") === "user_exited") {
+      emit("EXIT")
+      exit(null, "user_exited")
     } else {
       const error = {
-        code: url.searchParams.get("error") ?? "unknown_error",
+        type: url.searchParams.get("error_type") ?? "api_error",
+        code: url.searchParams.get("error") ?? "internal_error",
         message: url.searchParams.get("error_description") ?? "Connect did not finish"
       }
       emit("EXIT", { error_code: error.code })
-      exit(error, "redirect_error")
+      exit(error, "failed")
     }
   }
 
@@ -193,7 +224,11 @@ export const create = (options: Options): Handle => {
     frame.src = `${origin}/connect?link_token=${encodeURIComponent(options.token)}&parent_origin=${
       encodeURIComponent(parentOrigin)
     }`
-    frame.style.cssText = "border:0;width:min(440px,100vw);height:min(640px,100vh);background:#fff;border-radius:12px"
+    // a sheet over the page; full screen on a phone
+    const small = window.innerWidth <= 480
+    frame.style.cssText = `border:0;width:min(440px,100vw);height:${
+      small ? "100%" : "min(620px,100vh)"
+    };background:#fff;border-radius:${small ? 0 : 12}px;box-shadow:0 20px 50px rgba(15,23,42,.35)`
     overlay.appendChild(frame)
     document.body.appendChild(overlay)
     listener = (event: any) => {
@@ -204,7 +239,10 @@ export const create = (options: Options): Handle => {
       if (typeof data.request_id === "string") lastRequestId = data.request_id
       if (data.type === "tracebridge:event") emit(data.name, data.metadata ?? {})
       else if (data.type === "tracebridge:success") succeed(String(data.public_token), data.metadata)
-      else if (data.type === "tracebridge:exit") exit(data.error ?? null, data.status ?? "exited")
+      else if (data.type === "tracebridge:exit") {
+        const error = toError(data.error)
+        exit(error, error === null ? "user_exited" : "failed")
+      }
     }
     window.addEventListener("message", listener)
     frame.focus()

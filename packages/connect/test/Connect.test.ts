@@ -35,18 +35,46 @@ describe("Connect", () => {
     assert.deepStrictEqual(calls, ["event:SUCCESS", "success:public-sandbox-abc:lks_1:CO"])
   })
 
-  it("reports a redirect that carries an error through onExit, once", () => {
-    const calls: Array<string> = []
+  it("reports a redirect that carries an error through onExit({type, code, message}), once", () => {
+    const calls: Array<unknown> = []
     const handle = create({
       token: "t",
       origin: "https://api.example",
-      receivedRedirectUri: "https://app.example/callback?error=link_token_expired&error_description=expired",
+      receivedRedirectUri:
+        "https://app.example/callback?status=failed&error=link_token_expired&error_type=validation_error&error_description=expired",
       onSuccess: () => calls.push("success"),
-      onExit: (error) => calls.push(`exit:${error?.code}`)
+      onExit: (error, metadata) => calls.push({ error, status: metadata.status })
     })
     handle.open()
     handle.open()
-    assert.deepStrictEqual(calls, ["exit:link_token_expired"])
+    assert.deepStrictEqual(calls, [{
+      error: { type: "validation_error", code: "link_token_expired", message: "expired" },
+      status: "failed"
+    }])
+  })
+
+  it("a redirect after the user closed the page is onExit(null)", () => {
+    const calls: Array<unknown> = []
+    create({
+      token: "t",
+      origin: "https://api.example",
+      receivedRedirectUri: "https://app.example/callback?status=user_exited&state=s1&link_session_id=lks_1",
+      onSuccess: () => calls.push("success"),
+      onExit: (error, metadata) => calls.push({ error, status: metadata.status, session: metadata.link_session_id })
+    }).open()
+    assert.deepStrictEqual(calls, [{ error: null, status: "user_exited", session: "lks_1" }])
+  })
+
+  it("a redirect with neither a public token nor a known status is still a failure with the error shape", () => {
+    const calls: Array<unknown> = []
+    create({
+      token: "t",
+      origin: "https://api.example",
+      receivedRedirectUri: "https://app.example/callback",
+      onSuccess: () => calls.push("success"),
+      onExit: (error) => calls.push(error)
+    }).open()
+    assert.deepStrictEqual(calls, [{ type: "api_error", code: "internal_error", message: "Connect did not finish" }])
   })
 
   it("calls nothing after destroy", () => {

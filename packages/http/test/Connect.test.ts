@@ -7,74 +7,17 @@ import { HttpServer } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { mkdirSync } from "node:fs"
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { ConnectionStore } from "../src/persistence/ConnectionStore.js"
 import { LinkTokens } from "../src/persistence/LinkTokens.js"
 import * as Crypto from "../src/services/Crypto.js"
+import { launch, serveIntegrator } from "./support/Browser.js"
 import { call, signIn, TestApp } from "./support/TestApp.js"
 
 const shots = fileURLToPath(new URL("../build/screenshots/", import.meta.url))
 mkdirSync(shots, { recursive: true })
-
-const integratorPage = (api: string) =>
-  `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Integrator</title></head><body>
-<button id="open">Link account</button>
-<p id="result"></p><p id="exit"></p><ol id="events"></ol>
-<script src="${api}/connect/sdk.js"></script>
-<script>
-  const q = new URLSearchParams(location.search)
-  const handle = Tracebridge.Connect.create({
-    token: q.get("token") || "",
-    receivedRedirectUri: location.pathname === "/callback" ? location.href : undefined,
-    onSuccess: (publicToken, metadata) => { document.getElementById("result").textContent = publicToken + "|" + (window.terminals = (window.terminals || 0) + 1) },
-    onExit: (error, metadata) => { document.getElementById("exit").textContent = (error ? error.code : "none") + "|" + (window.terminals = (window.terminals || 0) + 1) },
-    onEvent: (name, metadata) => { const li = document.createElement("li"); li.textContent = name + ":" + (metadata.link_session_id ? "session" : "nosession"); document.getElementById("events").append(li) }
-  })
-  document.getElementById("open").addEventListener("click", () => handle.open())
-  if (location.pathname === "/callback") handle.open()
-</script></body></html>`
-
-const serveIntegrator = (api: string) =>
-  Effect.acquireRelease(
-    Effect.promise(() =>
-      new Promise<{ server: Server; origin: string }>((resolve) => {
-        const server = createServer((_req, res) => {
-          res.setHeader("content-type", "text/html")
-          res.end(integratorPage(api))
-        })
-        server.listen(
-          0,
-          "127.0.0.1",
-          () => resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })
-        )
-      })
-    ),
-    ({ server }) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
-  )
-
-const launch = Effect.acquireRelease(
-  Effect.promise(() =>
-    chromium.launch({
-      executablePath: "/usr/bin/chromium",
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--disable-quic",
-        "--disable-dev-shm-usage"
-      ]
-    })
-  ),
-  (browser) => Effect.promise(() => browser.close())
-)
 
 /** The API's origin, a signed-in organisation, a browser and an integrator page. */
 const setup = Effect.gen(function*() {
@@ -107,6 +50,14 @@ const fillLogin = (page: Page, userKey: string) =>
     await frame.getByRole("button", { name: /Link account|Try again/ }).click()
   })
 
+/** The success pane, then Continue: only then does the integrator get the public token. */
+const continueFromSuccess = (page: Page) =>
+  act(async () => {
+    const frame = page.frameLocator("iframe[title='Tracebridge Connect']")
+    await frame.getByRole("heading", { name: "Your account is linked." }).waitFor({ timeout: 20_000 })
+    await frame.getByRole("button", { name: "Continue" }).click()
+  })
+
 describe.sequential("Connect widget in Chromium", () => {
   it.live(
     "links a sandbox account by clicking, with one terminal callback and the events",
@@ -117,6 +68,12 @@ describe.sequential("Connect widget in Chromium", () => {
         yield* act(() => page.goto(`${integrator.origin}/?token=${encodeURIComponent(token)}`))
         yield* act(() => page.getByRole("button", { name: "Link account" }).click())
         yield* fillLogin(page, "user_good")
+        yield* act(() =>
+          page.frameLocator("iframe[title='Tracebridge Connect']").locator("#success").waitFor({ timeout: 20_000 })
+        )
+        // the success pane comes first: the integrator has nothing yet
+        assert.strictEqual(yield* text(page, "#result"), "")
+        yield* continueFromSuccess(page)
         yield* act(() => page.locator("#result").filter({ hasText: "public-sandbox-" }).waitFor({ timeout: 20_000 }))
         yield* act(() => page.screenshot({ path: join(shots, "linked.png") }))
         const [publicToken, terminals] = (yield* text(page, "#result")).split("|")
@@ -142,6 +99,9 @@ describe.sequential("Connect widget in Chromium", () => {
         yield* act(() => page.getByRole("button", { name: "Link account" }).click())
         const frame = page.frameLocator("iframe[title='Tracebridge Connect']")
         yield* act(() => frame.locator("[data-code='link_token_used']").waitFor({ timeout: 10_000 }))
+        yield* act(() => frame.getByRole("button", { name: "Close" }).last().click())
+        yield* act(() => page.locator("#exit").filter({ hasText: "|" }).waitFor({ timeout: 10_000 }))
+        assert.strictEqual(yield* text(page, "#exit"), "validation_error/link_token_used|1")
       }).pipe(Effect.scoped, Effect.provide(TestApp)),
     60_000
   )
@@ -163,31 +123,40 @@ describe.sequential("Connect widget in Chromium", () => {
         yield* act(() => frame.locator("[data-code='account_locked']").waitFor({ timeout: 10_000 }))
         yield* act(() => frame.getByLabel("User API key").fill("user_good"))
         yield* act(() => frame.getByRole("button", { name: "Try again" }).click())
+        yield* continueFromSuccess(page)
         yield* act(() => page.locator("#result").filter({ hasText: "public-sandbox-" }).waitFor({ timeout: 20_000 }))
         assert.include(yield* text(page, "#events"), "ERROR")
       }).pipe(Effect.scoped, Effect.provide(TestApp)),
     60_000
   )
 
-  it.live("reports an expired link token with its own code, and exit calls onExit once", () =>
-    Effect.gen(function*() {
-      const { integrator, me, page } = yield* setup
-      const live = yield* linkToken(me.access)
-      const linkTokens = yield* LinkTokens
-      const stored = Option.getOrThrow(yield* linkTokens.getLinkToken(Crypto.hash(live)))
-      // the same request's link token, expired (stored rows are never overwritten: a new one)
-      const token = Crypto.token("link-sandbox-")
-      yield* linkTokens.insertLinkToken({ ...stored, hash: Crypto.hash(token), expires_at: 0 })
-      yield* act(() => page.goto(`${integrator.origin}/?token=${encodeURIComponent(token)}`))
-      yield* act(() => page.getByRole("button", { name: "Link account" }).click())
-      const frame = page.frameLocator("iframe[title='Tracebridge Connect']")
-      yield* act(() => frame.locator("[data-code='link_token_expired']").waitFor({ timeout: 10_000 }))
-      yield* act(() => page.screenshot({ path: join(shots, "expired.png") }))
-      yield* act(() => frame.getByRole("button", { name: "Exit" }).click())
-      yield* act(() => page.locator("#exit").filter({ hasText: "|" }).waitFor({ timeout: 10_000 }))
-      assert.strictEqual(yield* text(page, "#exit"), "none|1")
-      assert.strictEqual(yield* text(page, "#result"), "")
-    }).pipe(Effect.scoped, Effect.provide(TestApp)), 60_000)
+  it.live(
+    "reports an expired link token with its own code, and closing calls onExit with it, once",
+    () =>
+      Effect.gen(function*() {
+        const { integrator, me, page } = yield* setup
+        const live = yield* linkToken(me.access)
+        const linkTokens = yield* LinkTokens
+        const stored = Option.getOrThrow(yield* linkTokens.getLinkToken(Crypto.hash(live)))
+        // the same request's link token, expired (stored rows are never overwritten: a new one)
+        const token = Crypto.token("link-sandbox-")
+        yield* linkTokens.insertLinkToken({ ...stored, hash: Crypto.hash(token), expires_at: 0 })
+        yield* act(() => page.goto(`${integrator.origin}/?token=${encodeURIComponent(token)}`))
+        yield* act(() => page.getByRole("button", { name: "Link account" }).click())
+        const frame = page.frameLocator("iframe[title='Tracebridge Connect']")
+        yield* act(() => frame.locator("[data-code='link_token_expired']").waitFor({ timeout: 10_000 }))
+        yield* act(() => page.screenshot({ path: join(shots, "expired.png") }))
+        yield* act(() => frame.getByRole("button", { name: "Close" }).first().click())
+        yield* act(() => page.locator("#exit").filter({ hasText: "|" }).waitFor({ timeout: 10_000 }))
+        assert.strictEqual(yield* text(page, "#exit"), "validation_error/link_token_expired|1")
+        const exitArgs = yield* act(() => page.evaluate(() => (window as any).exitArgs))
+        assert.deepStrictEqual(Object.keys(exitArgs.error).sort(), ["code", "message", "type"])
+        assert.match(exitArgs.error.message, /expired/)
+        assert.strictEqual(exitArgs.metadata.status, "failed")
+        assert.strictEqual(yield* text(page, "#result"), "")
+      }).pipe(Effect.scoped, Effect.provide(TestApp)),
+    60_000
+  )
 
   it.live(
     "redirect mode: the page returns to redirect_uri and the SDK completes from it",
@@ -202,6 +171,8 @@ describe.sequential("Connect widget in Chromium", () => {
           await page.getByRole("button", { name: "Continue" }).click()
           await page.getByLabel("User API key").fill("user_good")
           await page.getByRole("button", { name: "Link account" }).click()
+          await page.getByRole("heading", { name: "Your account is linked." }).waitFor({ timeout: 20_000 })
+          await page.getByRole("button", { name: "Continue" }).click()
         })
         yield* act(() => page.waitForURL(/\/callback\?/, { timeout: 20_000 }))
         const url = new URL(page.url())
@@ -239,8 +210,11 @@ describe.sequential("Connect widget in Chromium", () => {
         yield* act(() => page.getByRole("button", { name: "Link account" }).click())
         const frame = page.frameLocator("iframe[title='Tracebridge Connect']")
         yield* act(() => frame.getByRole("heading", { name: /Re-enter your Metrc login/ }).waitFor({ timeout: 10_000 }))
+        assert.strictEqual(yield* act(() => frame.locator("#step-text").innerText()), "Step 1 of 1")
+        assert.strictEqual(yield* act(() => frame.locator("#back").count()), 0)
         yield* act(() => frame.getByLabel("User API key").fill("user_good"))
         yield* act(() => frame.getByRole("button", { name: "Link account" }).click())
+        yield* continueFromSuccess(page)
         yield* act(() => page.locator("#result").filter({ hasText: "public-sandbox-" }).waitFor({ timeout: 20_000 }))
         const publicToken = (yield* text(page, "#result")).split("|")[0]
         const again = yield* call("POST", "/v1/link/token/exchange", {

@@ -16,12 +16,12 @@ const asset = (name: string) => readFileSync(require.resolve(`@tracebridge/conne
 const css = `
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#0f172a;background:#fff}
-main{max-width:440px;margin:0 auto;padding:12px 20px 20px}h1{font-size:1.3rem;line-height:1.3;margin:4px 0 12px}h1:focus{outline:none}
-header{margin:0 -8px 4px}.bar{display:grid;grid-template-columns:5.5rem minmax(0,1fr) 5.5rem;align-items:center;gap:4px;min-height:44px}
+main{max-width:440px;margin:0 auto;padding:12px 20px 20px;overflow-wrap:anywhere}h1{font-size:1.3rem;line-height:1.3;margin:4px 0 12px}h1:focus{outline:none}
+header{margin:0 -8px 4px}.bar{display:grid;grid-template-columns:auto minmax(0,1fr) auto;align-items:center;gap:4px;min-height:44px}
 .brand{display:flex;align-items:center;justify-content:center;gap:8px;min-width:0;font-weight:600;font-size:.95rem}
 .brand span{overflow-wrap:anywhere;text-align:center;min-width:0}.brand img{width:28px;height:28px;object-fit:contain;border-radius:6px;flex:none}
 button.icon{width:auto;margin:0;padding:8px;background:none;border:none;color:#1d4ed8;font-weight:600;min-height:44px;min-width:44px}
-.back{justify-self:start;text-align:left}.close{justify-self:end;font-size:1.15rem;color:#334155!important}
+.icon-space{width:44px}.back{justify-self:start;text-align:left;padding-left:4px}.close{justify-self:end;font-size:1.15rem;color:#334155!important}
 .steps{display:flex;align-items:center;gap:10px;margin:0 0 6px;color:#475569;font-size:.85rem;font-weight:600}
 .dots{display:inline-flex;gap:4px}.dot{width:22px;height:4px;border-radius:2px;background:#cbd5e1}.dot.on{background:#1d4ed8}
 label{display:block;font-weight:600;margin:14px 0 4px}input,select{width:100%;min-width:0;padding:10px;font:inherit;border:1px solid #94a3b8;border-radius:8px;background:#fff}
@@ -31,7 +31,8 @@ button[disabled]{opacity:.6;cursor:progress}.choices{display:grid;gap:10px}.choi
 .choice:hover{border-color:#1d4ed8;background:#eff6ff}.lead{margin:0 0 16px;color:#334155}.hint{color:#475569;font-size:.9rem;margin:6px 0 0;overflow-wrap:anywhere}
 .sandbox{background:#f1f5f9;border-radius:8px;padding:8px 10px;margin-top:14px}
 .error{background:#fef2f2;border:1px solid #fca5a5;color:#991b1b;padding:10px 12px;border-radius:8px;margin:0 0 8px;overflow-wrap:anywhere}
-.tick{width:56px;height:56px;border-radius:50%;background:#dcfce7;color:#166534;font-size:30px;line-height:56px;text-align:center;margin:8px 0 12px}
+.tick{width:56px;height:56px;border-radius:50%;background:#dcfce7;color:#166534;font-size:30px;line-height:56px;text-align:center;margin:20px auto 12px}
+.center h1,.center .lead,.center .steps{text-align:center;justify-content:center}
 .foot{margin:24px 0 0;color:#64748b;font-size:.78rem;text-align:center}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 `
