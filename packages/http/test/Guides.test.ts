@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { call, linkSandbox, signIn, TestApp } from "./support/TestApp.js"
 
 const guide = readFileSync(fileURLToPath(new URL("../../../docs/guides/webhooks.md", import.meta.url)), "utf8")
 
@@ -105,4 +106,73 @@ describe("the errors guide", () => {
     }
     for (const code of ["connection_inactive", "write_conflict"]) assert.isTrue(rows.get("409")?.has(code), code)
   })
+})
+
+describe("the sandbox, paging and webhooks guides", () => {
+  const read = (name: string) =>
+    readFileSync(fileURLToPath(new URL(`../../../docs/guides/${name}`, import.meta.url)), "utf8")
+
+  it("the sandbox guide's scenario table is the document's list of scenarios", () => {
+    const document = OpenApi.fromApi(Api.Api) as unknown as Record<string, any>
+    const scenarios: Array<string> = document.components.schemas.Simulate.properties.scenario.enum
+    const guide = read("sandbox.md")
+    const section = guide.slice(guide.indexOf("## Simulate events"), guide.indexOf("## Faults"))
+    const rows = section.split("\n").filter((l) => /^\| `[a-z_]+` \|/.test(l)).map((l) => /`([a-z_]+)`/.exec(l)![1])
+    assert.sameMembers(rows, scenarios)
+  })
+
+  it.effect("what the paging and webhooks guides say a call answers, it answers", () =>
+    Effect.gen(function*() {
+      const paging = read("paging.md")
+      const webhooks = read("webhooks.md")
+      const me = yield* signIn
+      const { connection_id } = yield* linkSandbox(me.access)
+      const facilities = yield* call("GET", `/v1/connections/${connection_id}/facilities`, { token: me.access })
+      const packages = `/v1/connections/${connection_id}/facilities/${facilities.body.data[0].id}/packages`
+
+      // defaults 1 and 25; the four pagination fields; meta.skipped on every list
+      assert.include(paging, "| `page` | `1` |")
+      assert.include(paging, "| `per_page` | `25` | an integer from 1 to 100 |")
+      const first = yield* call("GET", packages, { token: me.access })
+      assert.strictEqual(first.status, 200)
+      assert.deepStrictEqual(Object.keys(first.body.pagination).sort(), ["page", "per_page", "total", "total_pages"])
+      assert.strictEqual(first.body.pagination.page, 1)
+      assert.strictEqual(first.body.pagination.per_page, 25)
+      assert.deepStrictEqual(first.body.meta.skipped, [])
+      // "A page past the end is an empty `data`, not an error."
+      assert.include(paging, "A page past the end is an empty `data`, not an error.")
+      const past = yield* call("GET", `${packages}?page=${first.body.pagination.total_pages + 1}&per_page=100`, {
+        token: me.access
+      })
+      assert.strictEqual(past.status, 200)
+      assert.deepStrictEqual(past.body.data, [])
+      // "A `per_page` above 100 or below 1, or either one not a number, is a 400 … naming it in `param`."
+      for (const query of ["per_page=101", "per_page=0", "page=two"]) {
+        const refused = yield* call("GET", `${packages}?${query}`, { token: me.access })
+        assert.strictEqual(refused.status, 400, query)
+        assert.strictEqual(refused.body.error.code, "invalid_parameter")
+        assert.strictEqual(refused.body.error.param, query.split("=")[0])
+      }
+
+      // a subscription: 201, the secret once, an unknown event a 400 naming events.0
+      assert.include(webhooks, "It answers **201**")
+      const created = yield* call("POST", "/v1/webhooks/", {
+        token: me.access,
+        json: {
+          url: "http://127.0.0.1:3000/hooks",
+          events: ["transfer.arrived", "transfer.completed", "lab_result.received"]
+        }
+      })
+      assert.strictEqual(created.status, 201)
+      assert.match(created.body.data.secret, /^whsec_/)
+      assert.strictEqual(created.body.data.status, "enabled")
+      const again = yield* call("GET", `/v1/webhooks/${created.body.data.id}`, { token: me.access })
+      assert.notProperty(again.body.data, "secret")
+      const unknown = yield* call("POST", "/v1/webhooks/", {
+        token: me.access,
+        json: { url: "http://127.0.0.1:3000/hooks", events: ["package.created"] }
+      })
+      assert.strictEqual(unknown.status, 400)
+      assert.strictEqual(unknown.body.error.param, "events.0")
+    }).pipe(Effect.provide(TestApp)))
 })
