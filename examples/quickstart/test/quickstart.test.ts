@@ -81,6 +81,8 @@ describe.sequential("quickstart", () => {
     await widget.getByRole("button", { name: "Continue" }).click()
     await widget.getByLabel("User API key").fill("user_good")
     await widget.getByRole("button", { name: "Link account" }).click()
+    await widget.getByRole("heading", { name: "Your account is linked." }).waitFor({ timeout: 30_000 })
+    await widget.getByRole("button", { name: "Continue" }).click()
 
     await page.locator("#packages tbody tr").first().waitFor({ timeout: 30_000 })
     await page.screenshot({ path: join(shots, "quickstart-linked.png"), fullPage: true })
@@ -105,6 +107,55 @@ describe.sequential("quickstart", () => {
     await row.first().waitFor({ timeout: 30_000 })
     expect(await row.first().innerText()).toContain("verified")
     await page.screenshot({ path: join(shots, "quickstart-webhook.png"), fullPage: true })
+  })
+
+  it("fits a 375 px phone: no sideways scrolling, and every facility's Packages button visible and working", async () => {
+    const phone = await browser.newPage({ viewport: { width: 375, height: 740 } })
+    try {
+      const noOverflow = async (where: string) => {
+        const [scrollWidth, innerWidth] = await phone.evaluate(() => [
+          document.scrollingElement!.scrollWidth,
+          window.innerWidth
+        ])
+        expect(scrollWidth, `${where}: the page scrolls sideways`).toBeLessThanOrEqual(innerWidth!)
+      }
+      await phone.goto(origin)
+      await phone.locator("#packages tbody tr").first().waitFor({ timeout: 30_000 })
+      await noOverflow("linked")
+      const buttons = phone.getByRole("button", { name: /^Packages of / })
+      const count = await buttons.count()
+      expect(count).toBe(await phone.locator("#facilities tbody tr").count())
+      expect(count).toBeGreaterThan(1)
+      for (let i = 0; i < count; i++) {
+        const button = buttons.nth(i)
+        expect(await button.isVisible(), `Packages button ${i}`).toBe(true)
+        const box = (await button.boundingBox())!
+        expect(box.x).toBeGreaterThanOrEqual(0)
+        expect(box.x + box.width).toBeLessThanOrEqual(375)
+      }
+      // the last facility's button shows that facility's packages
+      const name = (await buttons.nth(count - 1).getAttribute("aria-label"))!.replace(/^Packages of /, "")
+      await buttons.nth(count - 1).scrollIntoViewIfNeeded()
+      await buttons.nth(count - 1).click()
+      await phone.locator("#packages-title", { hasText: `Packages of ${name} (page 1` }).waitFor({ timeout: 30_000 })
+      await noOverflow("another facility's packages")
+      if (await phone.locator("#more").isVisible()) {
+        await phone.locator("#more").click()
+        await phone.locator("#packages-title", { hasText: "(page 2 of" }).waitFor({ timeout: 30_000 })
+        await noOverflow("page 2")
+      }
+      await phone.screenshot({ path: join(shots, "quickstart-375.png"), fullPage: true })
+      // the widget opens over it, still within the width
+      await phone.getByRole("button", { name: "Link account" }).click()
+      const widget = phone.frameLocator("iframe[title='Tracebridge Connect']")
+      await widget.getByRole("button", { name: "Metrc" }).waitFor({ timeout: 30_000 })
+      await noOverflow("widget open")
+      expect(await widget.locator("#close").isVisible()).toBe(true)
+      await widget.locator("#close").click()
+      await phone.locator("iframe").waitFor({ state: "detached", timeout: 10_000 })
+    } finally {
+      await phone.close()
+    }
   })
 
   it("refuses a delivery whose signature does not verify", async () => {
