@@ -79,6 +79,7 @@ td code{white-space:nowrap;overflow-wrap:normal}
 blockquote{margin:12px 0;padding:4px 14px;border-left:4px solid #93c5fd;background:#eff6ff}
 section.schema{margin:14px 0;padding-top:4px;border-top:1px solid #f1f5f9}
 section.schema h3{font-size:1rem;margin:0.6em 0 0.2em}
+@media (max-width:480px){pre{font-size:0.78em}}
 @media (min-width:960px){
 .layout{display:grid;grid-template-columns:280px minmax(0,1fr)}
 nav.side{display:block;position:sticky;top:0;height:100vh;overflow-y:auto;border-right:1px solid #e2e8f0;padding:12px 10px 40px;background:#f8fafc}
