@@ -82,6 +82,35 @@ describe("POST /v1/sandbox/{connection_id}/reset", () => {
       assert.strictEqual((yield* storedChanges(linked.connection_id)).length, 1)
     }).pipe(Effect.provide(TestApp)))
 
+  it.effect("a scenario after a reset fires a new event (its id never repeats one sent before the reset)", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const { connection_id } = yield* linkSandbox(me.access)
+      const hook = yield* call("POST", "/v1/webhooks", {
+        token: me.access,
+        json: { url: "http://127.0.0.1:9/hook", events: ["transfer.arrived"] }
+      })
+      assert.strictEqual(hook.status, 201)
+      const simulate = () =>
+        call("POST", `/v1/sandbox/${connection_id}/simulate`, {
+          token: me.access,
+          json: { scenario: "transfer_arrived" }
+        })
+      const before = yield* simulate()
+      assert.strictEqual(before.status, 200, JSON.stringify(before.body))
+      const reset = yield* call("POST", `/v1/sandbox/${connection_id}/reset`, { token: me.access })
+      assert.strictEqual(reset.status, 200)
+      const after = yield* simulate()
+      assert.strictEqual(after.status, 200, JSON.stringify(after.body))
+      assert.strictEqual(after.body.data.deliveries, 1)
+      assert.notStrictEqual(after.body.data.event.id, before.body.data.event.id)
+      const deliveries = yield* call("GET", `/v1/webhooks/${hook.body.data.id}/deliveries`, { token: me.access })
+      assert.deepStrictEqual(
+        deliveries.body.data.map((d: { event_id: string }) => d.event_id).sort(),
+        [before.body.data.event.id, after.body.data.event.id].sort()
+      )
+    }).pipe(Effect.provide(TestApp)))
+
   it.effect("is 403 sandbox_only on a production connection, 404 on another organisation's or an unknown one", () =>
     Effect.gen(function*() {
       const me = yield* signIn

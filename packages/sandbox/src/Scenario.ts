@@ -76,6 +76,12 @@ export interface Input {
   /** The connection the event is for (the sandbox connection's id behind /v1). */
   readonly connection_id: string
   readonly at: number
+  /**
+   * A number no earlier run of a scenario on this connection had, even before a reset (the API
+   * passes the connection's sandbox version): the fired event's id is made from it, so that it
+   * never repeats an id already delivered. Without it, the world's own event counter is used.
+   */
+  readonly sequence?: number
 }
 
 /**
@@ -134,10 +140,13 @@ const exhausted = (
 
 const iso = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString()
 
-const eventId = (world: World, n: number) =>
-  `evt_${Seed.integer(`${world.seed}|${world.provider}|${world.state}|${world.login}`, "event", n).toString(36)}${
-    n.toString(36)
-  }`
+const eventId = (world: World, input: Input) => {
+  const counted = world.counters.next++
+  const n = input.sequence ?? counted
+  return `evt_${
+    Seed.integer(`${world.seed}|${world.provider}|${world.state}|${world.login}`, "event", n).toString(36)
+  }${n.toString(36)}`
+}
 
 const fail = <E>(e: E): Either.Either<never, E> => Either.left(e)
 
@@ -176,7 +185,7 @@ const transferEvent = (
   const recipient = facilityByLicense(world, s.transfer.recipient_facility)!
   const transfer = { ...s.transfer, facility_id: recipient.facility.id } as Transfer.Transfer
   return {
-    id: eventId(world, world.counters.next++) as WebhookEvent.EventId,
+    id: eventId(world, input) as WebhookEvent.EventId,
     type,
     created: iso(input.at),
     api_version: WebhookEvent.API_VERSION,
@@ -360,7 +369,7 @@ export const run = (world: World, input: Input): Either.Either<Outcome, Failure>
       if (Either.isLeft(result)) return fail(ProviderError.ResourceNotFound.of("package", found.pkg.id))
       const recorded = result.right
       const event = {
-        id: eventId(world, world.counters.next++),
+        id: eventId(world, input),
         type: "lab_result.received",
         created: iso(at),
         api_version: WebhookEvent.API_VERSION,

@@ -76,13 +76,20 @@ export const HttpSandboxLive = HttpApiBuilder.group(
         // The change, its event and any fault it switches on are stored together before we answer:
         // no event is lost. Once committed, the deliveries go straight to this process's worker (or
         // it is woken); not interrupted in between, so that they never wait for their lease to lapse.
-        const { deliveries, outcome } = yield* providers.state.write(connection, (commit) =>
+        const { deliveries, outcome } = yield* providers.state.write(connection, (commit, version) =>
           Effect.gen(function*() {
             const result = providers.sandbox.apply<Scenario.Outcome, Scenario.Failure>(
               providers.state.world(connection),
               {
                 _tag: "Scenario",
-                input: { name: payload.scenario, params: payload.params ?? {}, connection_id: connection.id, at }
+                input: {
+                  name: payload.scenario,
+                  params: payload.params ?? {},
+                  connection_id: connection.id,
+                  at,
+                  // raised by every committed change and every reset: the event's id is never reused
+                  sequence: version
+                }
               }
             )
             if (Either.isLeft(result)) return yield* scenarioError(result.left)
@@ -99,7 +106,8 @@ export const HttpSandboxLive = HttpApiBuilder.group(
                     : webhooks.enqueueAndSend(connection.organisation_id, connection.id, outcome.event)
                 )
               ),
-              ({ deliveries, send }) => Effect.as(send, deliveries)
+              ({ deliveries, send }) =>
+                Effect.as(send, deliveries)
             ))
             return { deliveries, outcome }
           }))

@@ -76,11 +76,16 @@ export interface Service {
   /**
    * Runs a write on the connection's world and stores what it changed. The body may run `commit`
    * inside a transaction of its own (to store something with the changes, atomically); whatever
-   * it has not committed is committed after it. A conflict runs the body again.
+   * it has not committed is committed after it. A conflict runs the body again. `version` is the
+   * stored version the world is at when the body runs: raised by every committed change and every
+   * reset, so no two writes that commit see the same one (a scenario's event id is made from it).
    */
   readonly write: <A, E, R>(
     connection: Connection,
-    body: (commit: Effect.Effect<void, SandboxConflict>) => Effect.Effect<A, E | SandboxConflict, R>
+    body: (
+      commit: Effect.Effect<void, SandboxConflict>,
+      version: number
+    ) => Effect.Effect<A, E | SandboxConflict, R>
   ) => Effect.Effect<A, Exclude<E, SandboxConflict> | Errors.ConflictError, R>
   /** The connection's world (run inside `write`'s body, where it is current). */
   readonly world: (connection: Connection) => World.World
@@ -180,7 +185,7 @@ export const make = (options: {
 
   const attempt = <A, E, R>(
     connection: Connection,
-    body: (commit: Effect.Effect<void, SandboxConflict>) => Effect.Effect<A, E | SandboxConflict, R>
+    body: (commit: Effect.Effect<void, SandboxConflict>, version: number) => Effect.Effect<A, E | SandboxConflict, R>
   ) =>
     Effect.uninterruptibleMask((restore) =>
       Effect.gen(function*() {
@@ -205,7 +210,7 @@ export const make = (options: {
                   : Effect.fail(new SandboxConflict())
             ))
         })
-        const exit = yield* Effect.exit(restore(Effect.zipLeft(body(commit), commit)))
+        const exit = yield* Effect.exit(restore(Effect.zipLeft(body(commit, version), commit)))
         if (Exit.isSuccess(exit) && sandbox.log(key).length === from + committed) {
           held.set(connection.id, version + committed)
         } else if (sandbox.log(key).length !== from || Exit.isFailure(exit)) {
@@ -236,7 +241,7 @@ export const make = (options: {
     },
     write: <A, E, R>(
       connection: Connection,
-      body: (commit: Effect.Effect<void, SandboxConflict>) => Effect.Effect<A, E | SandboxConflict, R>
+      body: (commit: Effect.Effect<void, SandboxConflict>, version: number) => Effect.Effect<A, E | SandboxConflict, R>
     ): Effect.Effect<A, Exclude<E, SandboxConflict> | Errors.ConflictError, R> => {
       const run = (n: number): Effect.Effect<A, Exclude<E, SandboxConflict> | Errors.ConflictError, R> =>
         Effect.catchIf(
@@ -253,7 +258,7 @@ export const make = (options: {
         ) as Effect.Effect<A, Exclude<E, SandboxConflict> | Errors.ConflictError, R>
       if (!sandboxed(connection)) {
         return Effect.catchIf(
-          body(Effect.void),
+          body(Effect.void, connection.sandbox_version),
           (e): e is SandboxConflict => e instanceof SandboxConflict,
           () => Errors.fail("conflict_error", "write_conflict", "A conflicting write landed first")
         ) as Effect.Effect<A, Exclude<E, SandboxConflict> | Errors.ConflictError, R>
