@@ -1,7 +1,8 @@
 /**
  * An example for every operation of the OpenAPI document, by `operationId`: the success body in the
  * envelope the API sends (`responses`) and the JSON request body of every operation that takes one
- * (`requests`). The examples tell one story on one sandbox connection (a Metrc login in Colorado):
+ * (`requests`). The examples tell one story on one sandbox connection (of the first installed
+ * provider, in Colorado where it serves it):
  * a cultivation facility splits a package off a tested harvest package, records a lab result on it,
  * ships it to its dispensary, and sells from it. Ids are made as the API makes them; licence numbers,
  * tags and names are fictitious; secrets are placeholders (`tb_secret_…`). Values are fixed, so the
@@ -22,14 +23,15 @@ import type {
   Package,
   Patient,
   Plant,
-  ProviderModule,
+  ProviderName,
   Sale,
   SalesDelivery,
   Strain,
   Transfer
 } from "@tracebridge/core"
-import { Ids, Page, WebhookEvent } from "@tracebridge/core"
+import { Ids, Page, ProviderDescriptor, ProviderModule, WebhookEvent } from "@tracebridge/core"
 import type { Faults } from "@tracebridge/sandbox"
+import { Registry } from "@tracebridge/sandbox"
 import type * as Sandbox from "./groups/SandboxApi.js"
 import type * as Schemas from "./groups/Schemas.js"
 import type * as System from "./groups/SystemApi.js"
@@ -39,11 +41,19 @@ import type * as Webhooks from "./groups/WebhooksApi.js"
 // The envelope
 // ---------------------------------------------------------------------------------------------
 
+/** The examples' provider: the first installed one (the document names none of its own). */
+const DESCRIPTOR = Registry.installed.providers[0]!.module.descriptor
+const PROVIDER = DESCRIPTOR.name
+/** Colorado where the provider serves it, else its first state. */
+const STATE: ProviderName.UsState = ProviderDescriptor.states(DESCRIPTOR).includes("CO")
+  ? "CO"
+  : ProviderDescriptor.states(DESCRIPTOR)[0]!
+
 const REQUEST_ID = "req_4c7e1a9f2b3d5e6f7a8b9c0d"
 const NOW = "2026-03-14T16:20:05.000Z"
 
 /** `meta.provider` and `meta.state`: on every answer about one connection. */
-const ON_CONNECTION = { provider: "provider_a", state: "CO" } as const
+const ON_CONNECTION = { provider: PROVIDER, state: STATE } as const
 
 interface One<A> {
   readonly data: A
@@ -82,8 +92,8 @@ const PUBLIC_TOKEN = "public-sandbox-…"
 const connection: typeof Connection.Connection.Encoded = {
   id: CONNECTION_ID,
   external_id: EXTERNAL_ID,
-  provider: "provider_a",
-  state: "CO",
+  provider: PROVIDER,
+  state: STATE,
   status: "active",
   is_sandbox: true,
   capabilities: {
@@ -109,7 +119,7 @@ const connection: typeof Connection.Connection.Encoded = {
 // ---------------------------------------------------------------------------------------------
 
 const LICENSE = { cultivation: "SBX-10042-1", lab: "SBX-10042-3", retail: "SBX-10042-4" } as const
-const id = <K extends Ids.Kind>(kind: K, providerId: string): string => Ids.make(kind, "provider_a", providerId)
+const id = <K extends Ids.Kind>(kind: K, providerId: string): string => Ids.make(kind, PROVIDER, providerId)
 const FACILITY_ID = id("facility", LICENSE.cultivation)
 const LAB_FACILITY_ID = id("facility", LICENSE.lab)
 const RETAIL_FACILITY_ID = id("facility", LICENSE.retail)
@@ -126,12 +136,12 @@ const facility: typeof Facility.Facility.Encoded = {
   address: "100 Example Way",
   city: "Denver",
   zip: "80216",
-  state: "CO",
+  state: STATE,
   status: "active",
   credentialed_date: "2025-07-02",
   support_activation_date: null,
   support_expiration_date: null,
-  provider: "provider_a",
+  provider: PROVIDER,
   provider_facility_id: LICENSE.cultivation,
   user_permissions: { is_owner: true, is_manager: true, is_financial_contact: true, occupations: [] },
   capabilities: ["cultivation", "manufacturing", "harvests", "packages", "transfers"],
@@ -174,7 +184,7 @@ const retailFacility: typeof Facility.Facility.Encoded = {
   facility_type: { IsMedical: true, IsRetail: true, CanGrowPlants: false, CanSellToConsumers: true }
 }
 
-const scoped = { facility_id: FACILITY_ID, provider: "provider_a" } as const
+const scoped = { facility_id: FACILITY_ID, provider: PROVIDER } as const
 
 // ---------------------------------------------------------------------------------------------
 // Plants, the harvest and the reference data
@@ -312,7 +322,7 @@ const recordedLabResult: typeof LabResult.LabResult.Encoded = {
   test_type: "ComplianceTesting",
   results: recordLabResult.results,
   facility_id: LAB_FACILITY_ID,
-  provider: "provider_a",
+  provider: PROVIDER,
   provider_result_id: "400000078"
 }
 
@@ -450,7 +460,7 @@ const sale: typeof Sale.Sale.Encoded = {
   total_price: 42,
   total_discount: 0,
   facility_id: RETAIL_FACILITY_ID,
-  provider: "provider_a",
+  provider: PROVIDER,
   provider_sale_id: "603000042"
 }
 
@@ -458,14 +468,14 @@ const salesDelivery: typeof SalesDelivery.SalesDelivery.Encoded = {
   id: id("sales_delivery", "703000042"),
   recipient_name: "Sam Example",
   recipient_city: "Denver",
-  recipient_state: "CO",
+  recipient_state: STATE,
   delivery_date: "2026-03-15T20:15:00.000Z",
   customer_type: "Consumer",
   patient_license: null,
   status: "InProgress",
   items: [{ package_id: SPLIT_PACKAGE_ID, item_name: "Blue Dream Buds", unit_of_measure: "Grams", quantity: 3.5 }],
   facility_id: RETAIL_FACILITY_ID,
-  provider: "provider_a",
+  provider: PROVIDER,
   provider_delivery_id: "703000042"
 }
 
@@ -478,7 +488,7 @@ const patient: typeof Patient.Patient.Encoded = {
   recommended_smokable_quantity: 56,
   has_sales_limit_exemption: false,
   facility_id: RETAIL_FACILITY_ID,
-  provider: "provider_a",
+  provider: PROVIDER,
   provider_patient_id: "304000042"
 }
 
@@ -496,43 +506,11 @@ const chainOfCustody: typeof ChainOfCustody.ChainOfCustody.Encoded = {
 // Providers, the sandbox and webhooks
 // ---------------------------------------------------------------------------------------------
 
-const writes: (typeof ProviderModule.Summary.Encoded)["writes"] = [
-  { name: "split_package", facility_capability: null },
-  { name: "record_lab_result", facility_capability: "labs" },
-  { name: "create_transfer", facility_capability: null }
-]
-
-/** Shortened to one state each; the API lists every state a provider serves. */
-const providers: ReadonlyArray<typeof ProviderModule.Summary.Encoded> = [
-  {
-    name: "provider_a",
-    display_name: "Metrc",
-    states: [{
-      state: "CO",
-      license_types: ["Cultivation", "Manufacturing", "Testing Laboratory", "Adult-Use Retail", "Medical Retail"],
-      capabilities: connection.capabilities,
-      environments: ["sandbox", "production"]
-    }],
-    login_fields: [{ name: "user_key", label: "User API key", secret: true }],
-    writes
-  },
-  {
-    name: "provider_b",
-    display_name: "BioTrack",
-    states: [{
-      state: "HI",
-      license_types: ["Cultivation", "Manufacturing", "Testing Laboratory", "Adult-Use Retail", "Medical Retail"],
-      capabilities: { ...connection.capabilities, mother_plants: false, sales_deliveries: false },
-      environments: ["sandbox", "production"]
-    }],
-    login_fields: [
-      { name: "ubi", label: "Company UBI", secret: false },
-      { name: "username", label: "Username", secret: false },
-      { name: "password", label: "Password", secret: true }
-    ],
-    writes
-  }
-]
+/** Every installed provider as `GET /v1/providers` lists it, shortened to one state each. */
+const providers: ReadonlyArray<typeof ProviderModule.Summary.Encoded> = Registry.installed.providers.map((p) => {
+  const summary = ProviderModule.summary(p.module.descriptor)
+  return { ...summary, states: summary.states.filter((s, i) => s.state === STATE || i === 0).slice(0, 1) }
+})
 
 const EVENT_ID = "evt_2k7mqd8fjb4"
 
@@ -640,16 +618,16 @@ const linkTokenCreate: typeof Schemas.LinkTokenCreate.Encoded = {
 }
 
 const sandboxPublicTokenCreate: typeof Schemas.SandboxPublicTokenCreate.Encoded = {
-  provider: "provider_a",
-  state: "CO",
+  provider: PROVIDER,
+  state: STATE,
   external_id: EXTERNAL_ID
 }
 
 const exchanged: typeof Schemas.Exchanged.Encoded = {
   connection_id: CONNECTION_ID,
   connection_token: "tb_ct_…",
-  provider: "provider_a",
-  state: "CO",
+  provider: PROVIDER,
+  state: STATE,
   status: "active",
   client_state: CLIENT_STATE
 }
