@@ -4,6 +4,8 @@
  * client-credentials flow is a security scheme; `servers` is set; the widget's routes are left out.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { Errors } from "@tracebridge/http"
+import { Scenario } from "@tracebridge/sandbox"
 import { Effect } from "effect"
 import { call, TestApp } from "./support/TestApp.js"
 
@@ -73,5 +75,57 @@ describe("OpenAPI document", () => {
       // and the documented example is a body the endpoint accepts
       const example = token.requestBody.content["application/json"].example
       assert.strictEqual(example.grant_type, "client_credentials")
+    }).pipe(Effect.provide(TestApp)))
+
+  it.effect("documents each operation's own errors, in the envelope, with every code", () =>
+    Effect.gen(function*() {
+      const doc = (yield* call("GET", "/v1/openapi.json")).body as Json
+      const byId = new Map(operations(doc).map((o) => [o.op.operationId as string, o.op]))
+      const statuses = (id: string) => Object.keys(byId.get(id)!.responses)
+      assert.deepStrictEqual(statuses("getHealth"), ["200", "429", "500"])
+      assert.deepStrictEqual(statuses("listProviders"), ["200", "401", "429", "500"])
+      assert.deepStrictEqual(statuses("createToken"), ["200", "400", "401", "403", "413", "415", "429", "500"])
+      assert.includeMembers(statuses("createPackage"), ["201", "400", "403", "404", "409", "413", "415", "422", "503"])
+      assert.notInclude(statuses("getPackage"), "422", "a read refuses no write")
+      assert.notInclude(statuses("listWebhooks"), "502", "webhooks never reach a state system")
+      // the framework's decode error is never sent, so never documented
+      assert.notInclude(JSON.stringify(doc), "HttpApiDecodeError")
+      const schemaAt = (id: string, status: string) =>
+        byId.get(id)!.responses[status].content["application/json"].schema.$ref.split("/").pop()
+      assert.strictEqual(schemaAt("listPackages", "400"), "ValidationError")
+      assert.strictEqual(schemaAt("createToken", "400"), "OAuthBadRequest")
+      const codesOf = (name: string) => doc.components.schemas[name].properties.error.properties.code.enum
+      for (const [type, codes] of Object.entries(Errors.codes)) {
+        const name = {
+          validation_error: "ValidationError",
+          authentication_error: "AuthenticationError",
+          permission_error: "PermissionError",
+          not_found_error: "NotFoundError",
+          conflict_error: "ConflictError",
+          invalid_request_error: "UnprocessableError",
+          rate_limit_error: "RateLimitError",
+          api_error: "InternalError"
+        }[type]!
+        assert.deepStrictEqual(codesOf(name), codes, type)
+      }
+      assert.includeMembers(codesOf("ConflictError"), ["connection_inactive", "write_conflict"])
+    }).pipe(Effect.provide(TestApp)))
+
+  it.effect("enumerates every closed set", () =>
+    Effect.gen(function*() {
+      const doc = (yield* call("GET", "/v1/openapi.json")).body as Json
+      const schemas = doc.components.schemas
+      assert.deepStrictEqual(schemas.Facility.properties.capabilities.items, {
+        $ref: "#/components/schemas/CapabilityTag"
+      })
+      assert.include(schemas.CapabilityTag.enum, "sales_deliveries")
+      assert.deepStrictEqual(schemas.Simulate.properties.scenario.enum, [...Scenario.names])
+      assert.deepStrictEqual(schemas.PublicTokenExchanged.properties.status, {
+        $ref: "#/components/schemas/ConnectionStatus"
+      })
+      assert.deepStrictEqual(schemas.WebhookDelivery.properties.event_type, { $ref: "#/components/schemas/EventType" })
+      assert.deepStrictEqual(schemas.ConnectionStatus.enum, ["active", "inactive", "error", "pending"])
+      assert.deepStrictEqual(schemas.TransferStatus.enum, ["pending", "in_transit", "received", "rejected"])
+      assert.deepStrictEqual(schemas.GrowthPhase.enum, ["clone", "vegetative", "flowering"])
     }).pipe(Effect.provide(TestApp)))
 })
