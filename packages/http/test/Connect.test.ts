@@ -186,6 +186,29 @@ describe.sequential("Connect widget in Chromium", () => {
   )
 
   it.live(
+    "redirect mode: closing the page returns to redirect_uri with status=user_exited, and the SDK calls onExit(null)",
+    () =>
+      Effect.gen(function*() {
+        const { api, integrator, me, page } = yield* setup
+        const token = yield* linkToken(me.access, { redirect_uri: `${integrator.origin}/callback`, state: "xyz" })
+        yield* act(() => page.goto(`${api}/connect?link_token=${encodeURIComponent(token)}`))
+        yield* act(async () => {
+          await page.getByRole("button", { name: "Metrc" }).click()
+          await page.locator("#close").click()
+        })
+        yield* act(() => page.waitForURL(/\/callback\?/, { timeout: 20_000 }))
+        const url = new URL(page.url())
+        assert.strictEqual(url.searchParams.get("status"), "user_exited")
+        assert.strictEqual(url.searchParams.get("state"), "xyz")
+        assert.isNull(url.searchParams.get("public_token"))
+        yield* act(() => page.locator("#exit").filter({ hasText: "|" }).waitFor({ timeout: 10_000 }))
+        assert.strictEqual(yield* text(page, "#exit"), "none|1")
+        assert.strictEqual(yield* text(page, "#result"), "")
+      }).pipe(Effect.scoped, Effect.provide(TestApp)),
+    60_000
+  )
+
+  it.live(
     "update mode re-authenticates the same connection and brings it back to active",
     () =>
       Effect.gen(function*() {
@@ -251,6 +274,53 @@ describe.sequential("Connect widget in Chromium", () => {
       yield* act(() => page.screenshot({ path: join(shots, "keyboard.png") }))
       assert.include(yield* text(page, "h1"), "linked")
     }).pipe(Effect.scoped, Effect.provide(TestApp)), 60_000)
+
+  it.live(
+    "a state system that fails, or a Tracebridge out of reach, then a close: onExit gets that error",
+    () =>
+      Effect.gen(function*() {
+        const { integrator, me, page } = yield* setup
+        const cases = [
+          {
+            // the API's own answer when the state system is down (as Errors.fromProviderError words it)
+            route: (route: any) =>
+              route.fulfill({
+                status: 503,
+                contentType: "application/json",
+                headers: { "x-request-id": "req_test_503" },
+                body: JSON.stringify({
+                  error: {
+                    type: "provider_error",
+                    code: "provider_unavailable",
+                    message: "The state system is not answering. Try again in a few minutes.",
+                    request_id: "req_test_503"
+                  }
+                })
+              }),
+            expected: "provider_error/provider_unavailable|1"
+          },
+          { route: (route: any) => route.abort("connectionrefused"), expected: "api_error/internal_error|1" }
+        ]
+        for (const { expected, route } of cases) {
+          const token = yield* linkToken(me.access)
+          yield* act(() => page.unrouteAll())
+          yield* act(() => page.route("**/connect/submit", route))
+          yield* act(() => page.goto(`${integrator.origin}/?token=${encodeURIComponent(token)}`))
+          yield* act(() => page.getByRole("button", { name: "Link account" }).click())
+          yield* fillLogin(page, "user_good")
+          const frame = page.frameLocator("iframe[title='Tracebridge Connect']")
+          yield* act(() => frame.locator("#error").waitFor({ timeout: 10_000 }))
+          yield* act(() => frame.locator("#close").click())
+          yield* act(() => page.locator("#exit").filter({ hasText: "|" }).waitFor({ timeout: 10_000 }))
+          assert.strictEqual(yield* text(page, "#exit"), expected)
+          const { error, metadata } = yield* act(() => page.evaluate(() => (window as any).exitArgs))
+          assert.deepStrictEqual(Object.keys(error).sort(), ["code", "message", "type"])
+          assert.isAbove(error.message.length, 0)
+          assert.strictEqual(metadata.status, "failed")
+        }
+      }).pipe(Effect.scoped, Effect.provide(TestApp)),
+    60_000
+  )
 
   it.live("Escape leaves the embedded widget through onExit, once", () =>
     Effect.gen(function*() {
