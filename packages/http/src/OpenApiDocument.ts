@@ -9,13 +9,14 @@
  *   beside the bearer scheme on every authenticated operation;
  * - the token request's body for both grants, as JSON and as a form (the handler reads the raw
  *   body itself, strictly, so the endpoint declares no payload schema);
- * - without the framework's decode error, which is never sent (each operation's errors are its
- *   own: `OpenApiErrors`).
+ * - an example of every operation's request body and success answer (`OpenApiExamples`);
+ * - only the schemas the operations use: not the framework's decode error, which is never sent
+ *   (each operation's errors are its own: `OpenApiErrors`).
  *
  * @since 0.1.0
  */
 import { Page } from "@tracebridge/core"
-import * as OpenApiErrors from "./OpenApiErrors.js"
+import * as OpenApiExamples from "./OpenApiExamples.js"
 
 type Json = Record<string, any>
 
@@ -123,14 +124,52 @@ const tokenRequestBody: Json = (() => {
   return {
     required: true,
     content: {
-      "application/json": {
-        schema,
-        example: { grant_type: "client_credentials", client_id: "tb_client_…", client_secret: "tb_secret_…" }
-      },
+      "application/json": { schema },
       "application/x-www-form-urlencoded": { schema }
     }
   }
 })()
+
+/** The `#/components/schemas/…` names a value refers to. */
+const refsOf = (value: unknown, into: Set<string>): Set<string> => {
+  if (Array.isArray(value)) {
+    for (const v of value) refsOf(v, into)
+  } else if (typeof value === "object" && value !== null) {
+    for (const [key, v] of Object.entries(value)) {
+      if (key === "$ref" && typeof v === "string" && v.startsWith("#/components/schemas/")) {
+        into.add(v.slice("#/components/schemas/".length))
+      } else refsOf(v, into)
+    }
+  }
+  return into
+}
+
+/**
+ * The schemas the operations use, directly or through other schemas: the framework also adds
+ * ones that no operation refers to (its decode error, which is never sent; query structs whose
+ * fields are inlined as parameters).
+ */
+const used = (paths: Json, schemas: Json): Json => {
+  const reached = refsOf(paths, new Set())
+  const pending = [...reached]
+  while (pending.length > 0) {
+    for (const name of refsOf(schemas[pending.pop()!], new Set())) {
+      if (!reached.has(name)) {
+        reached.add(name)
+        pending.push(name)
+      }
+    }
+  }
+  return Object.fromEntries(Object.entries<Json>(schemas).filter(([name]) => reached.has(name)))
+}
+
+/** A request body or a response with its JSON example (`OpenApiExamples`), where there is one. */
+const withExample = (body: Json, example: unknown): Json => {
+  const json = body.content?.["application/json"]
+  return example === undefined || json === undefined
+    ? body
+    : { ...body, content: { ...body.content, "application/json": { ...json, example } } }
+}
 
 /**
  * Applies the above to a generated document.
@@ -156,10 +195,17 @@ export const polish = (spec: Json): Json => {
         ? [...operation.security, { oauth2: [] }]
         : operation.security
       const id = operationId(operation.operationId)
+      const requestBody = id === "createToken" ? tokenRequestBody : operation.requestBody
       next[method] = {
         ...operation,
         operationId: id,
-        ...(id === "createToken" ? { requestBody: tokenRequestBody } : {}),
+        ...(requestBody === undefined ? {} : { requestBody: withExample(requestBody, OpenApiExamples.requests[id]) }),
+        responses: Object.fromEntries(
+          Object.entries<Json>(operation.responses ?? {}).map(([status, response]) => [
+            status,
+            status.startsWith("2") ? withExample(response, OpenApiExamples.responses[id]) : response
+          ])
+        ),
         ...(operation.parameters === undefined ? {} : { parameters }),
         ...(security === undefined ? {} : { security })
       }
@@ -171,12 +217,7 @@ export const polish = (spec: Json): Json => {
     paths,
     components: {
       ...spec.components,
-      schemas: {
-        ...Object.fromEntries(
-          Object.entries<Json>(spec.components?.schemas ?? {}).filter(([name]) => !OpenApiErrors.unsent.includes(name))
-        ),
-        ...tokenRequestSchemas
-      },
+      schemas: used(paths, { ...spec.components?.schemas, ...tokenRequestSchemas }),
       securitySchemes: { ...spec.components?.securitySchemes, oauth2 }
     }
   }

@@ -157,12 +157,3 @@ export const errors = (...these: ReadonlyArray<Trait | "public">) => (operation:
   )
   return { ...operation, responses: { ...successes, ...responses(all) } }
 }
-
-/**
- * Schemas the framework adds to every document that the API never sends (its decode error); the
- * document leaves them out.
- *
- * @since 0.1.0
- * @category constants
- */
-export const unsent: ReadonlyArray<string> = ["HttpApiDecodeError", "Issue", "PropertyKey"]

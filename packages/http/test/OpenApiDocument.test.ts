@@ -19,7 +19,7 @@ const operations = (doc: Json) =>
   )
 
 describe("OpenAPI document", () => {
-  it.effect("names, summarises and describes every operation, and leaves out the widget's routes", () =>
+  it.effect("names, summarises, describes and illustrates every operation, and leaves out the widget's routes", () =>
     Effect.gen(function*() {
       const doc = (yield* call("GET", "/v1/openapi.json")).body as Json
       const ops = operations(doc)
@@ -29,6 +29,14 @@ describe("OpenAPI document", () => {
         assert.match(op.operationId, /^[a-z][A-Za-z]+$/, where)
         assert.isString(op.summary, `${where} has no summary`)
         assert.isAbove(String(op.description ?? "").length, 10, `${where} has no description`)
+        for (const [status, response] of Object.entries<Json>(op.responses)) {
+          if (status.startsWith("2")) {
+            assert.isDefined(response.content["application/json"].example, `${where} ${status} has no example`)
+          }
+        }
+        if (op.requestBody !== undefined) {
+          assert.isDefined(op.requestBody.content["application/json"].example, `${where}'s body has no example`)
+        }
       }
       const ids = ops.map((o) => o.op.operationId)
       assert.strictEqual(new Set(ids).size, ids.length, "operationIds are unique")

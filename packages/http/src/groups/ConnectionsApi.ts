@@ -17,6 +17,8 @@ const FacilityPath = Schema.Struct({ connection_id: Schema.String, facility_id: 
  * @category groups
  */
 export class ConnectionsApi extends HttpApiGroup.make("connections")
+  .annotate(OpenApi.Title, "Connections")
+  .annotate(OpenApi.Description, "Linked state logins (connections) and the licensed facilities each reaches.")
   .add(
     HttpApiEndpoint.get("listConnections", "/v1/connections")
       .annotate(OpenApi.Transform, errors("params"))

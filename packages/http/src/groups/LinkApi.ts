@@ -14,6 +14,11 @@ import { Exchange, Exchanged, LinkToken, LinkTokenCreate, PublicToken, SandboxPu
  * @category groups
  */
 export class LinkApi extends HttpApiGroup.make("link")
+  .annotate(OpenApi.Title, "Link")
+  .annotate(
+    OpenApi.Description,
+    "Link tokens for the Connect widget, the public-token exchange that creates a connection, and the sandbox shortcut that links without the widget."
+  )
   .add(
     HttpApiEndpoint.post("createLinkToken", "/v1/link/token/create")
       .annotate(OpenApi.Transform, errors("body", "idempotent", "organisation", "owned"))

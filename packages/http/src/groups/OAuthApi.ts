@@ -14,6 +14,8 @@ import { TokenResponse } from "./Schemas.js"
  * @category groups
  */
 export class OAuthApi extends HttpApiGroup.make("oauth")
+  .annotate(OpenApi.Title, "OAuth")
+  .annotate(OpenApi.Description, "Access tokens for API clients (RFC 6749 client credentials and refresh tokens).")
   .add(
     HttpApiEndpoint.post("token", "/v1/oauth/token")
       .annotate(OpenApi.Transform, errors("public", "oauth"))

@@ -16,6 +16,11 @@ import { Authentication } from "../Security.js"
  * @category groups
  */
 export class ProvidersApi extends HttpApiGroup.make("providers")
+  .annotate(OpenApi.Title, "Providers")
+  .annotate(
+    OpenApi.Description,
+    "The installed state systems: their states, licence types, capabilities and the login fields the widget asks for."
+  )
   .add(
     HttpApiEndpoint.get("listProviders", "/v1/providers")
       .annotate(OpenApi.Transform, errors())

@@ -75,6 +75,11 @@ const SalesDeliveriesQuery = Schema.Struct(Query.SalesDeliveries.from.fields)
  * @category groups
  */
 export class ResourcesApi extends HttpApiGroup.make("resources")
+  .annotate(OpenApi.Title, "Resources")
+  .annotate(
+    OpenApi.Description,
+    "Packages, plants, harvests, lab results, transfers, sales and the rest of a facility, read from its state system; the writes work on sandbox connections."
+  )
   .add(list("listPackages", "packages", Package.Package, Query.withPage(Query.Packages)))
   .add(get("getPackage", "packages", Package.Package))
   .add(

@@ -59,6 +59,11 @@ const ConnectionPath = Schema.Struct({ connection_id: Schema.String })
  * @category groups
  */
 export class SandboxApi extends HttpApiGroup.make("sandbox")
+  .annotate(OpenApi.Title, "Sandbox")
+  .annotate(
+    OpenApi.Description,
+    "Scenarios, upstream faults and reset for sandbox connections: make things happen to test against."
+  )
   .add(
     HttpApiEndpoint.post("simulate", "/v1/sandbox/:connection_id/simulate")
       .annotate(OpenApi.Transform, errors("body", "idempotent", "owned", "write"))

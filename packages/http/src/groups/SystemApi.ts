@@ -18,6 +18,8 @@ export const Health = Schema.Struct({ status: Schema.Literal("ok") }).annotation
  * @category groups
  */
 export class SystemApi extends HttpApiGroup.make("system")
+  .annotate(OpenApi.Title, "System")
+  .annotate(OpenApi.Description, "Liveness of the service.")
   .add(
     HttpApiEndpoint.get("health", "/healthz")
       .annotate(OpenApi.Transform, errors("public"))

@@ -86,6 +86,11 @@ export const Delivery = Schema.Struct({
  * @category groups
  */
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
+  .annotate(OpenApi.Title, "Webhooks")
+  .annotate(
+    OpenApi.Description,
+    "Endpoints that receive signed events (transfers, lab results), their secrets and their deliveries."
+  )
   .add(
     HttpApiEndpoint.post("createWebhook", "/v1/webhooks")
       .annotate(OpenApi.Transform, errors("body", "idempotent", "organisation"))
