@@ -93,6 +93,9 @@ const announce = (text: string) => {
   live.textContent = text
 }
 
+/** Who the user links their account to, in running text. */
+const clientName = () => session?.client_name || "this app"
+
 /** The integrator's name and logo, the same on every pane. */
 const brand = () => {
   const name = session?.client_name || "Tracebridge Connect"
@@ -133,7 +136,7 @@ const screen = (pane: Pane, ...children: Array<any>) => {
   onClose = pane.close ?? (() => finishExit(lastError))
   const bar = h("div", { class: "bar" })
   if (pane.back) {
-    const back = h("button", { type: "button", class: "icon back", id: "back" }, "‹ Back")
+    const back = h("button", { type: "button", class: "icon back", id: "back", "aria-label": "Back" }, "‹ Back")
     back.addEventListener("click", pane.back)
     bar.append(back)
   } else {
@@ -246,7 +249,7 @@ const chooseProvider = () => {
     h(
       "p",
       { class: "lead" },
-      `Link your account so ${session!.client_name} can read your compliance data. Your login goes to Tracebridge only.`
+      `Link your account so ${clientName()} can read your compliance data. Your login goes to Tracebridge only.`
     ),
     list
   )
@@ -380,7 +383,7 @@ const linked = (result: { public_token: string; redirect_uri?: string | null }) 
     h(
       "p",
       { class: "lead", id: "success" },
-      `${session!.client_name} can now read your ${provider!.display_name} data for ${state}.`
+      `${clientName()} can now read your ${provider!.display_name} data for ${state}.`
     ),
     proceed
   )
