@@ -172,46 +172,64 @@ const withExample = (body: Json, example: unknown): Json => {
 }
 
 /**
+ * The document's `paths` with `f` applied to every operation (the path item's other members, such
+ * as shared parameters, are kept as they are).
+ *
+ * @since 0.1.0
+ * @category operations
+ */
+export const mapOperations = (
+  paths: Json,
+  f: (operation: Json, path: string, method: string) => Json
+): Json =>
+  Object.fromEntries(
+    Object.entries<Json>(paths).map(([path, item]) => [
+      path,
+      Object.fromEntries(
+        Object.entries<Json>(item).map(([method, operation]) => [
+          method,
+          METHODS.includes(method) && typeof operation === "object" && operation !== null
+            ? f(operation, path, method)
+            : operation
+        ])
+      )
+    ])
+  )
+
+const METHODS: ReadonlyArray<string> = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+
+/**
  * Applies the above to a generated document.
  *
  * @since 0.1.0
  * @category operations
  */
 export const polish = (spec: Json): Json => {
-  const paths: Json = {}
-  for (const [path, item] of Object.entries<Json>(spec.paths ?? {})) {
-    const next: Json = {}
-    for (const [method, operation] of Object.entries<Json>(item)) {
-      if (typeof operation !== "object" || operation === null || typeof operation.operationId !== "string") {
-        next[method] = operation
-        continue
-      }
-      const parameters = (operation.parameters ?? []).map((p: Json) =>
-        p.in === "query" && paging[p.name] !== undefined
-          ? { ...p, schema: { ...paging[p.name], description: p.schema?.description ?? p.description } }
-          : p
-      )
-      const security = Array.isArray(operation.security) && operation.security.length > 0
-        ? [...operation.security, { oauth2: [] }]
-        : operation.security
-      const id = operationId(operation.operationId)
-      const requestBody = id === "createToken" ? tokenRequestBody : operation.requestBody
-      next[method] = {
-        ...operation,
-        operationId: id,
-        ...(requestBody === undefined ? {} : { requestBody: withExample(requestBody, OpenApiExamples.requests[id]) }),
-        responses: Object.fromEntries(
-          Object.entries<Json>(operation.responses ?? {}).map(([status, response]) => [
-            status,
-            status.startsWith("2") ? withExample(response, OpenApiExamples.responses[id]) : response
-          ])
-        ),
-        ...(operation.parameters === undefined ? {} : { parameters }),
-        ...(security === undefined ? {} : { security })
-      }
+  const paths = mapOperations(spec.paths ?? {}, (operation) => {
+    const parameters = (operation.parameters ?? []).map((p: Json) =>
+      p.in === "query" && paging[p.name] !== undefined
+        ? { ...p, schema: { ...paging[p.name], description: p.schema?.description ?? p.description } }
+        : p
+    )
+    const security = Array.isArray(operation.security) && operation.security.length > 0
+      ? [...operation.security, { oauth2: [] }]
+      : operation.security
+    const id = operationId(operation.operationId)
+    const requestBody = id === "createToken" ? tokenRequestBody : operation.requestBody
+    return {
+      ...operation,
+      operationId: id,
+      ...(requestBody === undefined ? {} : { requestBody: withExample(requestBody, OpenApiExamples.requests[id]) }),
+      responses: Object.fromEntries(
+        Object.entries<Json>(operation.responses ?? {}).map(([status, response]) => [
+          status,
+          status.startsWith("2") ? withExample(response, OpenApiExamples.responses[id]) : response
+        ])
+      ),
+      ...(operation.parameters === undefined ? {} : { parameters }),
+      ...(security === undefined ? {} : { security })
     }
-    paths[path] = next
-  }
+  })
   return {
     ...spec,
     paths,

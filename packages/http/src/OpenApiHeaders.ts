@@ -13,6 +13,7 @@
  *
  * @since 0.1.0
  */
+import { mapOperations } from "./OpenApiDocument.js"
 
 type Json = Record<string, any>
 
@@ -59,8 +60,6 @@ export const idempotencyKey: Json = {
 
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` })
 
-const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const
-
 /**
  * Adds the headers to a generated document (pure; the input is not changed).
  *
@@ -68,41 +67,34 @@ const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "tr
  * @category transform
  */
 export const addHeaders = (spec: Json): Json => {
-  const paths: Json = {}
-  for (const [path, item] of Object.entries<Json>(spec.paths ?? {})) {
-    const next: Json = { ...item }
-    for (const method of METHODS) {
-      const operation: Json | undefined = item[method]
-      if (operation === undefined) continue
-      const authenticated = Array.isArray(operation.security) && operation.security.length > 0
-      const responses: Json = {}
-      for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
-        const success = status.startsWith("2")
-        responses[status] = {
-          ...response,
-          headers: {
-            ...response.headers,
-            "X-Request-Id": ref("X-Request-Id"),
-            "RateLimit-Limit": ref("RateLimit-Limit"),
-            "RateLimit-Remaining": ref("RateLimit-Remaining"),
-            "RateLimit-Reset": ref("RateLimit-Reset"),
-            ...(status === "429" || status === "503" || status === "504" ? { "Retry-After": ref("Retry-After") } : {}),
-            ...(method === "post" && authenticated && success
-              ? { "Idempotent-Replayed": ref("Idempotent-Replayed") }
-              : {})
-          }
+  const paths = mapOperations(spec.paths ?? {}, (operation, _path, method) => {
+    const authenticated = Array.isArray(operation.security) && operation.security.length > 0
+    const responses: Json = {}
+    for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
+      const success = status.startsWith("2")
+      responses[status] = {
+        ...response,
+        headers: {
+          ...response.headers,
+          "X-Request-Id": ref("X-Request-Id"),
+          "RateLimit-Limit": ref("RateLimit-Limit"),
+          "RateLimit-Remaining": ref("RateLimit-Remaining"),
+          "RateLimit-Reset": ref("RateLimit-Reset"),
+          ...(status === "429" || status === "503" || status === "504" ? { "Retry-After": ref("Retry-After") } : {}),
+          ...(method === "post" && authenticated && success
+            ? { "Idempotent-Replayed": ref("Idempotent-Replayed") }
+            : {})
         }
       }
-      next[method] = {
-        ...operation,
-        ...(method === "post" && authenticated
-          ? { parameters: [...(operation.parameters ?? []), { $ref: "#/components/parameters/IdempotencyKey" }] }
-          : {}),
-        responses
-      }
     }
-    paths[path] = next
-  }
+    return {
+      ...operation,
+      ...(method === "post" && authenticated
+        ? { parameters: [...(operation.parameters ?? []), { $ref: "#/components/parameters/IdempotencyKey" }] }
+        : {}),
+      responses
+    }
+  })
   return {
     ...spec,
     paths,
