@@ -25,7 +25,7 @@ export class LinkApi extends HttpApiGroup.make("link")
       .annotate(OpenApi.Summary, "Create a link token")
       .annotate(
         OpenApi.Description,
-        "A short-lived (4 h) token that opens the Connect widget for one end user. Update mode (`connection_id`) re-enters the login of an existing connection."
+        "A short-lived (4 h), single-use token that opens the Connect widget for one end user. The widget shows `client_name` (default: your organisation's name) and `logo_url` on every step. Update mode (`connection_id`) re-enters the login of an existing connection."
       ).setPayload(LinkTokenCreate).addSuccess(
         Envelope.Envelope(LinkToken)
       )
