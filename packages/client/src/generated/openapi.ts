@@ -56,7 +56,7 @@ export interface paths {
         put?: never;
         /**
          * Create a link token
-         * @description A short-lived (4 h) token that opens the Connect widget for one end user. Update mode (`connection_id`) re-enters the login of an existing connection.
+         * @description A short-lived (4 h), single-use token that opens the Connect widget for one end user. The widget shows `client_name` (default: your organisation's name) and `logo_url` on every step. Update mode (`connection_id`) re-enters the login of an existing connection.
          */
         post: operations["createLinkToken"];
         delete?: never;
@@ -1247,18 +1247,6 @@ export interface components {
          * @enum {string}
          */
         CapabilityTag: "cultivation" | "manufacturing" | "testing" | "harvests" | "packages" | "sales" | "sales_deliveries" | "labs" | "transfers" | "patients";
-        PageRequest: {
-            /**
-             * greaterThanOrEqualTo(1)
-             * @description 1-indexed page number (default 1)
-             */
-            page?: string;
-            /**
-             * between(1, 100)
-             * @description Items per page, 1 to 100 (default 25)
-             */
-            per_page?: string;
-        };
         /** @description A linked provider account of one end user for one state */
         Connection: {
             id: components["schemas"]["ConnectionId"];
@@ -1993,6 +1981,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Health"];
                 };
             };
@@ -2037,7 +2030,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "grant_type": "client_credentials",
-                 *       "client_id": "tb_client_…",
+                 *       "client_id": "tb_client_0123456789abcdef0123456789abcdef",
                  *       "client_secret": "tb_secret_…"
                  *     }
                  */
@@ -2056,6 +2049,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "access_token": "tb_at_…",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 3600,
+                     *       "refresh_token": "tb_rt_…",
+                     *       "scope": "sandbox"
+                     *     }
+                     */
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
@@ -2165,6 +2167,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "external_id": "store-0042",
+                 *       "redirect_uri": "https://app.example.com/tracebridge/callback",
+                 *       "state": "session-7d41"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LinkTokenCreate"];
             };
         };
@@ -2180,6 +2189,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "link_token": "link-sandbox-…",
+                     *         "expires_at": "2026-03-14T20:20:05.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["LinkToken"];
                         meta: components["schemas"]["Meta"];
@@ -2318,6 +2339,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "public_token": "public-sandbox-…"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PublicTokenExchange"];
             };
         };
@@ -2333,6 +2359,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "connection_id": "conn_5e8b2f0c7a4d4b1e9c3f6a2d8e0b7c41",
+                     *         "connection_token": "tb_ct_…",
+                     *         "provider": "provider_a",
+                     *         "state": "CO",
+                     *         "status": "active",
+                     *         "client_state": "session-7d41"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PublicTokenExchanged"];
                         meta: components["schemas"]["Meta"];
@@ -2458,6 +2502,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "provider": "provider_a",
+                 *       "state": "CO",
+                 *       "external_id": "store-0042"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SandboxPublicTokenCreate"];
             };
         };
@@ -2473,6 +2524,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "public_token": "public-sandbox-…"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PublicToken"];
                         meta: components["schemas"]["Meta"];
@@ -2646,6 +2710,140 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "name": "provider_a",
+                     *           "display_name": "Metrc",
+                     *           "states": [
+                     *             {
+                     *               "state": "AL",
+                     *               "license_types": [
+                     *                 "Cultivation",
+                     *                 "Manufacturing",
+                     *                 "Testing Laboratory",
+                     *                 "Adult-Use Retail",
+                     *                 "Medical Retail"
+                     *               ],
+                     *               "capabilities": {
+                     *                 "plant_batches": true,
+                     *                 "mother_plants": true,
+                     *                 "vegetative": true,
+                     *                 "flowering": true,
+                     *                 "harvests": true,
+                     *                 "packages": true,
+                     *                 "items": true,
+                     *                 "strains": true,
+                     *                 "labs": true,
+                     *                 "sales": true,
+                     *                 "sales_deliveries": false,
+                     *                 "transfers": true,
+                     *                 "patients": true,
+                     *                 "locations": true
+                     *               },
+                     *               "environments": [
+                     *                 "sandbox",
+                     *                 "production"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "login_fields": [
+                     *             {
+                     *               "name": "user_key",
+                     *               "label": "User API key",
+                     *               "secret": true
+                     *             }
+                     *           ],
+                     *           "writes": [
+                     *             {
+                     *               "name": "split_package",
+                     *               "facility_capability": null
+                     *             },
+                     *             {
+                     *               "name": "record_lab_result",
+                     *               "facility_capability": "labs"
+                     *             },
+                     *             {
+                     *               "name": "create_transfer",
+                     *               "facility_capability": null
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "name": "provider_b",
+                     *           "display_name": "BioTrack",
+                     *           "states": [
+                     *             {
+                     *               "state": "AR",
+                     *               "license_types": [
+                     *                 "Cultivation",
+                     *                 "Manufacturing",
+                     *                 "Testing Laboratory",
+                     *                 "Adult-Use Retail",
+                     *                 "Medical Retail"
+                     *               ],
+                     *               "capabilities": {
+                     *                 "plant_batches": false,
+                     *                 "mother_plants": true,
+                     *                 "vegetative": true,
+                     *                 "flowering": true,
+                     *                 "harvests": true,
+                     *                 "packages": true,
+                     *                 "items": true,
+                     *                 "strains": true,
+                     *                 "labs": true,
+                     *                 "sales": true,
+                     *                 "sales_deliveries": false,
+                     *                 "transfers": true,
+                     *                 "patients": false,
+                     *                 "locations": true
+                     *               },
+                     *               "environments": [
+                     *                 "sandbox",
+                     *                 "production"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "login_fields": [
+                     *             {
+                     *               "name": "ubi",
+                     *               "label": "Company UBI",
+                     *               "secret": false
+                     *             },
+                     *             {
+                     *               "name": "username",
+                     *               "label": "Username",
+                     *               "secret": false
+                     *             },
+                     *             {
+                     *               "name": "password",
+                     *               "label": "Password",
+                     *               "secret": true
+                     *             }
+                     *           ],
+                     *           "writes": [
+                     *             {
+                     *               "name": "split_package",
+                     *               "facility_capability": null
+                     *             },
+                     *             {
+                     *               "name": "record_lab_result",
+                     *               "facility_capability": "labs"
+                     *             },
+                     *             {
+                     *               "name": "create_transfer",
+                     *               "facility_capability": null
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Provider"][];
                         meta: components["schemas"]["Meta"];
@@ -2713,6 +2911,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "conn_5e8b2f0c7a4d4b1e9c3f6a2d8e0b7c41",
+                     *           "external_id": "store-0042",
+                     *           "provider": "provider_a",
+                     *           "state": "CO",
+                     *           "status": "active",
+                     *           "is_sandbox": true,
+                     *           "capabilities": {
+                     *             "plant_batches": true,
+                     *             "mother_plants": true,
+                     *             "vegetative": true,
+                     *             "flowering": true,
+                     *             "harvests": true,
+                     *             "packages": true,
+                     *             "items": true,
+                     *             "strains": true,
+                     *             "labs": true,
+                     *             "sales": true,
+                     *             "sales_deliveries": true,
+                     *             "transfers": true,
+                     *             "patients": true,
+                     *             "locations": true
+                     *           }
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "skipped": []
+                     *       },
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 25,
+                     *         "total": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Connection"][];
                         meta: components["schemas"]["ListMeta"];
@@ -2796,6 +3035,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "conn_5e8b2f0c7a4d4b1e9c3f6a2d8e0b7c41",
+                     *         "external_id": "store-0042",
+                     *         "provider": "provider_a",
+                     *         "state": "CO",
+                     *         "status": "active",
+                     *         "is_sandbox": true,
+                     *         "capabilities": {
+                     *           "plant_batches": true,
+                     *           "mother_plants": true,
+                     *           "vegetative": true,
+                     *           "flowering": true,
+                     *           "harvests": true,
+                     *           "packages": true,
+                     *           "items": true,
+                     *           "strains": true,
+                     *           "labs": true,
+                     *           "sales": true,
+                     *           "sales_deliveries": true,
+                     *           "transfers": true,
+                     *           "patients": true,
+                     *           "locations": true
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Connection"];
                         meta: components["schemas"]["Meta"];
@@ -2891,6 +3164,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "conn_5e8b2f0c7a4d4b1e9c3f6a2d8e0b7c41",
+                     *         "external_id": "store-0042",
+                     *         "provider": "provider_a",
+                     *         "state": "CO",
+                     *         "status": "inactive",
+                     *         "is_sandbox": true,
+                     *         "capabilities": {
+                     *           "plant_batches": true,
+                     *           "mother_plants": true,
+                     *           "vegetative": true,
+                     *           "flowering": true,
+                     *           "harvests": true,
+                     *           "packages": true,
+                     *           "items": true,
+                     *           "strains": true,
+                     *           "labs": true,
+                     *           "sales": true,
+                     *           "sales_deliveries": true,
+                     *           "transfers": true,
+                     *           "patients": true,
+                     *           "locations": true
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Connection"];
                         meta: components["schemas"]["Meta"];
@@ -2986,6 +3293,141 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *           "name": "Example Valley Farms Cultivation",
+                     *           "display_name": "Example Valley Farms",
+                     *           "alias": "Example Valley Farms (cultivation)",
+                     *           "license_number": "SBX-10042-1",
+                     *           "license_type": "Cultivation",
+                     *           "license_start_date": "2025-07-01",
+                     *           "license_end_date": "2026-06-30",
+                     *           "address": "100 Example Way",
+                     *           "city": "Denver",
+                     *           "zip": "80216",
+                     *           "state": "CO",
+                     *           "status": "active",
+                     *           "credentialed_date": "2025-07-02",
+                     *           "support_activation_date": null,
+                     *           "support_expiration_date": null,
+                     *           "provider": "provider_a",
+                     *           "provider_facility_id": "SBX-10042-1",
+                     *           "user_permissions": {
+                     *             "is_owner": true,
+                     *             "is_manager": true,
+                     *             "is_financial_contact": true,
+                     *             "occupations": []
+                     *           },
+                     *           "capabilities": [
+                     *             "cultivation",
+                     *             "manufacturing",
+                     *             "harvests",
+                     *             "packages",
+                     *             "transfers"
+                     *           ],
+                     *           "facility_type": {
+                     *             "IsMedical": false,
+                     *             "IsRetail": false,
+                     *             "CanGrowPlants": true,
+                     *             "CanCreateDerivedPackages": true,
+                     *             "CanTestPackages": false,
+                     *             "CanSellToConsumers": false
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMw",
+                     *           "name": "Example Analytical Testing Laboratory",
+                     *           "display_name": "Example Analytical",
+                     *           "alias": "Example Analytical (testing laboratory)",
+                     *           "license_number": "SBX-10042-3",
+                     *           "license_type": "Testing Laboratory",
+                     *           "license_start_date": "2025-07-01",
+                     *           "license_end_date": "2026-06-30",
+                     *           "address": "200 Example Way",
+                     *           "city": "Denver",
+                     *           "zip": "80216",
+                     *           "state": "CO",
+                     *           "status": "active",
+                     *           "credentialed_date": "2025-07-02",
+                     *           "support_activation_date": null,
+                     *           "support_expiration_date": null,
+                     *           "provider": "provider_a",
+                     *           "provider_facility_id": "SBX-10042-3",
+                     *           "user_permissions": {
+                     *             "is_owner": false,
+                     *             "is_manager": true,
+                     *             "is_financial_contact": false,
+                     *             "occupations": []
+                     *           },
+                     *           "capabilities": [
+                     *             "testing",
+                     *             "labs"
+                     *           ],
+                     *           "facility_type": {
+                     *             "IsMedical": false,
+                     *             "IsRetail": false,
+                     *             "CanGrowPlants": false,
+                     *             "CanTestPackages": true
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItNA",
+                     *           "name": "Example Valley Dispensary",
+                     *           "display_name": "Example Valley Dispensary",
+                     *           "alias": "Example Valley Farms (retail)",
+                     *           "license_number": "SBX-10042-4",
+                     *           "license_type": "Adult-Use Retail",
+                     *           "license_start_date": "2025-07-01",
+                     *           "license_end_date": "2026-06-30",
+                     *           "address": "300 Example Way",
+                     *           "city": "Denver",
+                     *           "zip": "80216",
+                     *           "state": "CO",
+                     *           "status": "active",
+                     *           "credentialed_date": "2025-07-02",
+                     *           "support_activation_date": null,
+                     *           "support_expiration_date": null,
+                     *           "provider": "provider_a",
+                     *           "provider_facility_id": "SBX-10042-4",
+                     *           "user_permissions": {
+                     *             "is_owner": true,
+                     *             "is_manager": true,
+                     *             "is_financial_contact": true,
+                     *             "occupations": []
+                     *           },
+                     *           "capabilities": [
+                     *             "packages",
+                     *             "sales",
+                     *             "sales_deliveries",
+                     *             "transfers",
+                     *             "patients"
+                     *           ],
+                     *           "facility_type": {
+                     *             "IsMedical": true,
+                     *             "IsRetail": true,
+                     *             "CanGrowPlants": false,
+                     *             "CanSellToConsumers": true
+                     *           }
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO",
+                     *         "skipped": []
+                     *       },
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 25,
+                     *         "total": 3,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Facility"][];
                         meta: components["schemas"]["ListMeta"];
@@ -3150,6 +3592,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *         "name": "Example Valley Farms Cultivation",
+                     *         "display_name": "Example Valley Farms",
+                     *         "alias": "Example Valley Farms (cultivation)",
+                     *         "license_number": "SBX-10042-1",
+                     *         "license_type": "Cultivation",
+                     *         "license_start_date": "2025-07-01",
+                     *         "license_end_date": "2026-06-30",
+                     *         "address": "100 Example Way",
+                     *         "city": "Denver",
+                     *         "zip": "80216",
+                     *         "state": "CO",
+                     *         "status": "active",
+                     *         "credentialed_date": "2025-07-02",
+                     *         "support_activation_date": null,
+                     *         "support_expiration_date": null,
+                     *         "provider": "provider_a",
+                     *         "provider_facility_id": "SBX-10042-1",
+                     *         "user_permissions": {
+                     *           "is_owner": true,
+                     *           "is_manager": true,
+                     *           "is_financial_contact": true,
+                     *           "occupations": []
+                     *         },
+                     *         "capabilities": [
+                     *           "cultivation",
+                     *           "manufacturing",
+                     *           "harvests",
+                     *           "packages",
+                     *           "transfers"
+                     *         ],
+                     *         "facility_type": {
+                     *           "IsMedical": false,
+                     *           "IsRetail": false,
+                     *           "CanGrowPlants": true,
+                     *           "CanCreateDerivedPackages": true,
+                     *           "CanTestPackages": false,
+                     *           "CanSellToConsumers": false
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Facility"];
                         meta: components["schemas"]["Meta"];
@@ -3311,6 +3804,152 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjM",
+                     *           "tag": "1A4000000000000000000123",
+                     *           "source_tag": null,
+                     *           "item_name": "Blue Dream Buds",
+                     *           "item_category": "Flower",
+                     *           "item_strain": "Blue Dream",
+                     *           "quantity": 425.6,
+                     *           "unit_of_measure": "Grams",
+                     *           "lab_testing_state": "TestPassed",
+                     *           "is_on_hold": false,
+                     *           "packaged_date": "2026-02-03",
+                     *           "expiration_date": null,
+                     *           "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *           "provider": "provider_a",
+                     *           "provider_package_id": "100000123",
+                     *           "source_harvest_ids": [
+                     *             "hrv_cHJvdmlkZXJfYTozMDAwMDAwMTc"
+                     *           ],
+                     *           "source_package_ids": [],
+                     *           "lab_results": [
+                     *             {
+                     *               "id": "lab_cHJvdmlkZXJfYTo0MDAwMDAwNzc",
+                     *               "package_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjM",
+                     *               "lab_name": "Example Analytical Testing Laboratory",
+                     *               "lab_license": "SBX-10042-3",
+                     *               "test_date": "2026-02-10",
+                     *               "result_date": "2026-02-12",
+                     *               "overall_passed": true,
+                     *               "test_type": "ComplianceTesting",
+                     *               "results": [
+                     *                 {
+                     *                   "name": "THC",
+                     *                   "category": "potency",
+                     *                   "value": 21.4,
+                     *                   "unit": "%",
+                     *                   "passed": true,
+                     *                   "notes": null
+                     *                 },
+                     *                 {
+                     *                   "name": "CBD",
+                     *                   "category": "potency",
+                     *                   "value": 0.3,
+                     *                   "unit": "%",
+                     *                   "passed": true,
+                     *                   "notes": null
+                     *                 },
+                     *                 {
+                     *                   "name": "Moisture",
+                     *                   "category": "moisture",
+                     *                   "value": 11.2,
+                     *                   "unit": "%",
+                     *                   "passed": true,
+                     *                   "notes": null
+                     *                 },
+                     *                 {
+                     *                   "name": "Microbiologicals",
+                     *                   "category": "microbials",
+                     *                   "value": 120,
+                     *                   "unit": "CFU/g",
+                     *                   "passed": true,
+                     *                   "notes": null
+                     *                 },
+                     *                 {
+                     *                   "name": "Pesticides",
+                     *                   "category": "pesticides",
+                     *                   "value": 0.012,
+                     *                   "unit": "ppm",
+                     *                   "passed": true,
+                     *                   "notes": null
+                     *                 },
+                     *                 {
+                     *                   "name": "Heavy Metals",
+                     *                   "category": "heavy_metals",
+                     *                   "value": 0.08,
+                     *                   "unit": "ppm",
+                     *                   "passed": true,
+                     *                   "notes": null
+                     *                 }
+                     *               ],
+                     *               "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *               "provider": "provider_a",
+                     *               "provider_result_id": "400000077"
+                     *             }
+                     *           ],
+                     *           "metadata": {
+                     *             "PackageType": "Product",
+                     *             "LocationName": "Vault",
+                     *             "UnitOfMeasureAbbreviation": "g",
+                     *             "SourceHarvestNames": "2026-01-20-Blue Dream-1",
+                     *             "IsFinished": false,
+                     *             "LastModified": "2026-03-14T15:58:12+00:00"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjQ",
+                     *           "tag": "1A4000000000000000000124",
+                     *           "source_tag": "1A4000000000000000000123",
+                     *           "item_name": "Blue Dream Buds",
+                     *           "item_category": "Flower",
+                     *           "item_strain": "Blue Dream",
+                     *           "quantity": 28,
+                     *           "unit_of_measure": "Grams",
+                     *           "lab_testing_state": "TestPassed",
+                     *           "is_on_hold": false,
+                     *           "packaged_date": "2026-03-14",
+                     *           "expiration_date": null,
+                     *           "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *           "provider": "provider_a",
+                     *           "provider_package_id": "100000124",
+                     *           "source_harvest_ids": [
+                     *             "hrv_cHJvdmlkZXJfYTozMDAwMDAwMTc"
+                     *           ],
+                     *           "source_package_ids": [
+                     *             "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjM"
+                     *           ],
+                     *           "lab_results": [],
+                     *           "metadata": {
+                     *             "PackageType": "Product",
+                     *             "LocationName": "Vault",
+                     *             "UnitOfMeasureAbbreviation": "g",
+                     *             "SourceHarvestNames": "2026-01-20-Blue Dream-1",
+                     *             "SourcePackageLabels": "1A4000000000000000000123",
+                     *             "IsFinished": false,
+                     *             "LastModified": "2026-03-14T16:20:04+00:00"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO",
+                     *         "skipped": []
+                     *       },
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 25,
+                     *         "total": 2,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Package"][];
                         meta: components["schemas"]["ListMeta"];
@@ -3468,6 +4107,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "item_name": "Blue Dream Buds",
+                 *       "item_category": "Flower",
+                 *       "item_strain": "Blue Dream",
+                 *       "quantity": 28,
+                 *       "unit_of_measure": "Grams",
+                 *       "source_package_ids": [
+                 *         "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjM"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     item_name: components["schemas"]["Text"];
                     item_category: components["schemas"]["Text"];
@@ -3494,6 +4145,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjQ",
+                     *         "tag": "1A4000000000000000000124",
+                     *         "source_tag": "1A4000000000000000000123",
+                     *         "item_name": "Blue Dream Buds",
+                     *         "item_category": "Flower",
+                     *         "item_strain": "Blue Dream",
+                     *         "quantity": 28,
+                     *         "unit_of_measure": "Grams",
+                     *         "lab_testing_state": "TestPassed",
+                     *         "is_on_hold": false,
+                     *         "packaged_date": "2026-03-14",
+                     *         "expiration_date": null,
+                     *         "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *         "provider": "provider_a",
+                     *         "provider_package_id": "100000124",
+                     *         "source_harvest_ids": [
+                     *           "hrv_cHJvdmlkZXJfYTozMDAwMDAwMTc"
+                     *         ],
+                     *         "source_package_ids": [
+                     *           "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjM"
+                     *         ],
+                     *         "lab_results": [],
+                     *         "metadata": {
+                     *           "PackageType": "Product",
+                     *           "LocationName": "Vault",
+                     *           "UnitOfMeasureAbbreviation": "g",
+                     *           "SourceHarvestNames": "2026-01-20-Blue Dream-1",
+                     *           "SourcePackageLabels": "1A4000000000000000000123",
+                     *           "IsFinished": false,
+                     *           "LastModified": "2026-03-14T16:20:04+00:00"
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Package"];
                         meta: components["schemas"]["Meta"];
@@ -3697,6 +4391,110 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjM",
+                     *         "tag": "1A4000000000000000000123",
+                     *         "source_tag": null,
+                     *         "item_name": "Blue Dream Buds",
+                     *         "item_category": "Flower",
+                     *         "item_strain": "Blue Dream",
+                     *         "quantity": 425.6,
+                     *         "unit_of_measure": "Grams",
+                     *         "lab_testing_state": "TestPassed",
+                     *         "is_on_hold": false,
+                     *         "packaged_date": "2026-02-03",
+                     *         "expiration_date": null,
+                     *         "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *         "provider": "provider_a",
+                     *         "provider_package_id": "100000123",
+                     *         "source_harvest_ids": [
+                     *           "hrv_cHJvdmlkZXJfYTozMDAwMDAwMTc"
+                     *         ],
+                     *         "source_package_ids": [],
+                     *         "lab_results": [
+                     *           {
+                     *             "id": "lab_cHJvdmlkZXJfYTo0MDAwMDAwNzc",
+                     *             "package_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjM",
+                     *             "lab_name": "Example Analytical Testing Laboratory",
+                     *             "lab_license": "SBX-10042-3",
+                     *             "test_date": "2026-02-10",
+                     *             "result_date": "2026-02-12",
+                     *             "overall_passed": true,
+                     *             "test_type": "ComplianceTesting",
+                     *             "results": [
+                     *               {
+                     *                 "name": "THC",
+                     *                 "category": "potency",
+                     *                 "value": 21.4,
+                     *                 "unit": "%",
+                     *                 "passed": true,
+                     *                 "notes": null
+                     *               },
+                     *               {
+                     *                 "name": "CBD",
+                     *                 "category": "potency",
+                     *                 "value": 0.3,
+                     *                 "unit": "%",
+                     *                 "passed": true,
+                     *                 "notes": null
+                     *               },
+                     *               {
+                     *                 "name": "Moisture",
+                     *                 "category": "moisture",
+                     *                 "value": 11.2,
+                     *                 "unit": "%",
+                     *                 "passed": true,
+                     *                 "notes": null
+                     *               },
+                     *               {
+                     *                 "name": "Microbiologicals",
+                     *                 "category": "microbials",
+                     *                 "value": 120,
+                     *                 "unit": "CFU/g",
+                     *                 "passed": true,
+                     *                 "notes": null
+                     *               },
+                     *               {
+                     *                 "name": "Pesticides",
+                     *                 "category": "pesticides",
+                     *                 "value": 0.012,
+                     *                 "unit": "ppm",
+                     *                 "passed": true,
+                     *                 "notes": null
+                     *               },
+                     *               {
+                     *                 "name": "Heavy Metals",
+                     *                 "category": "heavy_metals",
+                     *                 "value": 0.08,
+                     *                 "unit": "ppm",
+                     *                 "passed": true,
+                     *                 "notes": null
+                     *               }
+                     *             ],
+                     *             "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *             "provider": "provider_a",
+                     *             "provider_result_id": "400000077"
+                     *           }
+                     *         ],
+                     *         "metadata": {
+                     *           "PackageType": "Product",
+                     *           "LocationName": "Vault",
+                     *           "UnitOfMeasureAbbreviation": "g",
+                     *           "SourceHarvestNames": "2026-01-20-Blue Dream-1",
+                     *           "IsFinished": false,
+                     *           "LastModified": "2026-03-14T15:58:12+00:00"
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Package"];
                         meta: components["schemas"]["Meta"];
@@ -3848,6 +4646,359 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "plants": [
+                     *           {
+                     *             "id": "plt_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAyMDE",
+                     *             "tag": "1A4000000000000000000201",
+                     *             "strain_name": "Blue Dream",
+                     *             "growth_phase": "flowering",
+                     *             "plant_batch_id": "900000012",
+                     *             "location": "Flower Room 1",
+                     *             "planted_date": "2025-10-06",
+                     *             "vegetative_date": "2025-10-27",
+                     *             "flowering_date": "2025-12-08",
+                     *             "harvest_date": "2026-01-20",
+                     *             "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *             "provider": "provider_a",
+                     *             "provider_plant_id": "200000201"
+                     *           },
+                     *           {
+                     *             "id": "plt_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAyMDI",
+                     *             "tag": "1A4000000000000000000202",
+                     *             "strain_name": "Blue Dream",
+                     *             "growth_phase": "flowering",
+                     *             "plant_batch_id": "900000012",
+                     *             "location": "Flower Room 1",
+                     *             "planted_date": "2025-10-06",
+                     *             "vegetative_date": "2025-10-27",
+                     *             "flowering_date": "2025-12-08",
+                     *             "harvest_date": "2026-01-20",
+                     *             "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *             "provider": "provider_a",
+                     *             "provider_plant_id": "200000202"
+                     *           }
+                     *         ],
+                     *         "harvests": [
+                     *           {
+                     *             "id": "hrv_cHJvdmlkZXJfYTozMDAwMDAwMTc",
+                     *             "harvest_name": "2026-01-20-Blue Dream-1",
+                     *             "harvest_type": "WholePlant",
+                     *             "strain_name": "Blue Dream",
+                     *             "harvested_date": "2026-01-20",
+                     *             "current_weight": 1360.8,
+                     *             "unit_of_measure": "Grams",
+                     *             "total_waste_weight": 210.4,
+                     *             "plant_count": 2,
+                     *             "source_plant_ids": [
+                     *               "plt_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAyMDE",
+                     *               "plt_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAyMDI"
+                     *             ],
+                     *             "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *             "provider": "provider_a",
+                     *             "provider_harvest_id": "300000017"
+                     *           }
+                     *         ],
+                     *         "source_packages": [
+                     *           {
+                     *             "id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjM",
+                     *             "tag": "1A4000000000000000000123",
+                     *             "source_tag": null,
+                     *             "item_name": "Blue Dream Buds",
+                     *             "item_category": "Flower",
+                     *             "item_strain": "Blue Dream",
+                     *             "quantity": 425.6,
+                     *             "unit_of_measure": "Grams",
+                     *             "lab_testing_state": "TestPassed",
+                     *             "is_on_hold": false,
+                     *             "packaged_date": "2026-02-03",
+                     *             "expiration_date": null,
+                     *             "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *             "provider": "provider_a",
+                     *             "provider_package_id": "100000123",
+                     *             "source_harvest_ids": [
+                     *               "hrv_cHJvdmlkZXJfYTozMDAwMDAwMTc"
+                     *             ],
+                     *             "source_package_ids": [],
+                     *             "lab_results": [
+                     *               {
+                     *                 "id": "lab_cHJvdmlkZXJfYTo0MDAwMDAwNzc",
+                     *                 "package_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjM",
+                     *                 "lab_name": "Example Analytical Testing Laboratory",
+                     *                 "lab_license": "SBX-10042-3",
+                     *                 "test_date": "2026-02-10",
+                     *                 "result_date": "2026-02-12",
+                     *                 "overall_passed": true,
+                     *                 "test_type": "ComplianceTesting",
+                     *                 "results": [
+                     *                   {
+                     *                     "name": "THC",
+                     *                     "category": "potency",
+                     *                     "value": 21.4,
+                     *                     "unit": "%",
+                     *                     "passed": true,
+                     *                     "notes": null
+                     *                   },
+                     *                   {
+                     *                     "name": "CBD",
+                     *                     "category": "potency",
+                     *                     "value": 0.3,
+                     *                     "unit": "%",
+                     *                     "passed": true,
+                     *                     "notes": null
+                     *                   },
+                     *                   {
+                     *                     "name": "Moisture",
+                     *                     "category": "moisture",
+                     *                     "value": 11.2,
+                     *                     "unit": "%",
+                     *                     "passed": true,
+                     *                     "notes": null
+                     *                   },
+                     *                   {
+                     *                     "name": "Microbiologicals",
+                     *                     "category": "microbials",
+                     *                     "value": 120,
+                     *                     "unit": "CFU/g",
+                     *                     "passed": true,
+                     *                     "notes": null
+                     *                   },
+                     *                   {
+                     *                     "name": "Pesticides",
+                     *                     "category": "pesticides",
+                     *                     "value": 0.012,
+                     *                     "unit": "ppm",
+                     *                     "passed": true,
+                     *                     "notes": null
+                     *                   },
+                     *                   {
+                     *                     "name": "Heavy Metals",
+                     *                     "category": "heavy_metals",
+                     *                     "value": 0.08,
+                     *                     "unit": "ppm",
+                     *                     "passed": true,
+                     *                     "notes": null
+                     *                   }
+                     *                 ],
+                     *                 "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *                 "provider": "provider_a",
+                     *                 "provider_result_id": "400000077"
+                     *               }
+                     *             ],
+                     *             "metadata": {
+                     *               "PackageType": "Product",
+                     *               "LocationName": "Vault",
+                     *               "UnitOfMeasureAbbreviation": "g",
+                     *               "SourceHarvestNames": "2026-01-20-Blue Dream-1",
+                     *               "IsFinished": false,
+                     *               "LastModified": "2026-03-14T15:58:12+00:00"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "package": {
+                     *           "id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjQ",
+                     *           "tag": "1A4000000000000000000124",
+                     *           "source_tag": "1A4000000000000000000123",
+                     *           "item_name": "Blue Dream Buds",
+                     *           "item_category": "Flower",
+                     *           "item_strain": "Blue Dream",
+                     *           "quantity": 28,
+                     *           "unit_of_measure": "Grams",
+                     *           "lab_testing_state": "TestPassed",
+                     *           "is_on_hold": false,
+                     *           "packaged_date": "2026-03-14",
+                     *           "expiration_date": null,
+                     *           "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *           "provider": "provider_a",
+                     *           "provider_package_id": "100000124",
+                     *           "source_harvest_ids": [
+                     *             "hrv_cHJvdmlkZXJfYTozMDAwMDAwMTc"
+                     *           ],
+                     *           "source_package_ids": [
+                     *             "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjM"
+                     *           ],
+                     *           "lab_results": [],
+                     *           "metadata": {
+                     *             "PackageType": "Product",
+                     *             "LocationName": "Vault",
+                     *             "UnitOfMeasureAbbreviation": "g",
+                     *             "SourceHarvestNames": "2026-01-20-Blue Dream-1",
+                     *             "SourcePackageLabels": "1A4000000000000000000123",
+                     *             "IsFinished": false,
+                     *             "LastModified": "2026-03-14T16:20:04+00:00"
+                     *           }
+                     *         },
+                     *         "lab_results": [
+                     *           {
+                     *             "id": "lab_cHJvdmlkZXJfYTo0MDAwMDAwNzc",
+                     *             "package_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjM",
+                     *             "lab_name": "Example Analytical Testing Laboratory",
+                     *             "lab_license": "SBX-10042-3",
+                     *             "test_date": "2026-02-10",
+                     *             "result_date": "2026-02-12",
+                     *             "overall_passed": true,
+                     *             "test_type": "ComplianceTesting",
+                     *             "results": [
+                     *               {
+                     *                 "name": "THC",
+                     *                 "category": "potency",
+                     *                 "value": 21.4,
+                     *                 "unit": "%",
+                     *                 "passed": true,
+                     *                 "notes": null
+                     *               },
+                     *               {
+                     *                 "name": "CBD",
+                     *                 "category": "potency",
+                     *                 "value": 0.3,
+                     *                 "unit": "%",
+                     *                 "passed": true,
+                     *                 "notes": null
+                     *               },
+                     *               {
+                     *                 "name": "Moisture",
+                     *                 "category": "moisture",
+                     *                 "value": 11.2,
+                     *                 "unit": "%",
+                     *                 "passed": true,
+                     *                 "notes": null
+                     *               },
+                     *               {
+                     *                 "name": "Microbiologicals",
+                     *                 "category": "microbials",
+                     *                 "value": 120,
+                     *                 "unit": "CFU/g",
+                     *                 "passed": true,
+                     *                 "notes": null
+                     *               },
+                     *               {
+                     *                 "name": "Pesticides",
+                     *                 "category": "pesticides",
+                     *                 "value": 0.012,
+                     *                 "unit": "ppm",
+                     *                 "passed": true,
+                     *                 "notes": null
+                     *               },
+                     *               {
+                     *                 "name": "Heavy Metals",
+                     *                 "category": "heavy_metals",
+                     *                 "value": 0.08,
+                     *                 "unit": "ppm",
+                     *                 "passed": true,
+                     *                 "notes": null
+                     *               }
+                     *             ],
+                     *             "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *             "provider": "provider_a",
+                     *             "provider_result_id": "400000077"
+                     *           },
+                     *           {
+                     *             "id": "lab_cHJvdmlkZXJfYTo0MDAwMDAwNzg",
+                     *             "package_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjQ",
+                     *             "lab_name": "Example Analytical Testing Laboratory",
+                     *             "lab_license": "SBX-10042-3",
+                     *             "test_date": "2026-03-14",
+                     *             "result_date": "2026-03-14",
+                     *             "overall_passed": true,
+                     *             "test_type": "ComplianceTesting",
+                     *             "results": [
+                     *               {
+                     *                 "name": "THC",
+                     *                 "category": "potency",
+                     *                 "value": 21.1,
+                     *                 "unit": "%",
+                     *                 "passed": true,
+                     *                 "notes": null
+                     *               },
+                     *               {
+                     *                 "name": "CBD",
+                     *                 "category": "potency",
+                     *                 "value": 0.3,
+                     *                 "unit": "%",
+                     *                 "passed": true,
+                     *                 "notes": null
+                     *               },
+                     *               {
+                     *                 "name": "Moisture",
+                     *                 "category": "moisture",
+                     *                 "value": 10.9,
+                     *                 "unit": "%",
+                     *                 "passed": true,
+                     *                 "notes": "Retest after curing"
+                     *               }
+                     *             ],
+                     *             "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMw",
+                     *             "provider": "provider_a",
+                     *             "provider_result_id": "400000078"
+                     *           }
+                     *         ],
+                     *         "transfers": [
+                     *           {
+                     *             "id": "trf_cHJvdmlkZXJfYTo1MDAwMDAwNDI",
+                     *             "manifest_number": "0500000042",
+                     *             "transfer_type": "Transfer",
+                     *             "shipper_facility": "SBX-10042-1",
+                     *             "recipient_facility": "SBX-10042-4",
+                     *             "packages": [
+                     *               {
+                     *                 "package_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjQ",
+                     *                 "tag": "1A4000000000000000000124",
+                     *                 "item_name": "Blue Dream Buds",
+                     *                 "quantity": 28,
+                     *                 "unit_of_measure": "Grams"
+                     *               }
+                     *             ],
+                     *             "status": "in_transit",
+                     *             "estimated_departure": "2026-03-14T17:00:00.000Z",
+                     *             "estimated_arrival": "2026-03-14T19:30:00.000Z",
+                     *             "actual_departure": "2026-03-14T17:05:00.000Z",
+                     *             "actual_arrival": null,
+                     *             "transporter": "Example Secure Transport",
+                     *             "driver_name": "Alex Example",
+                     *             "vehicle_info": "White Ford Transit, plate SBX-0042",
+                     *             "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *             "provider": "provider_a",
+                     *             "provider_transfer_id": "500000042"
+                     *           }
+                     *         ],
+                     *         "sales": [
+                     *           {
+                     *             "id": "sal_cHJvdmlkZXJfYTo2MDMwMDAwNDI",
+                     *             "receipt_number": "R-603000042",
+                     *             "sale_date": "2026-03-15T18:42:00.000Z",
+                     *             "customer_type": "Consumer",
+                     *             "patient_license": null,
+                     *             "caregiver_license": null,
+                     *             "items": [
+                     *               {
+                     *                 "package_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjQ",
+                     *                 "tag": "1A4000000000000000000124",
+                     *                 "item_name": "Blue Dream Buds",
+                     *                 "quantity": 3.5,
+                     *                 "unit_of_measure": "Grams",
+                     *                 "unit_price": 12,
+                     *                 "discount": 0,
+                     *                 "total": 42
+                     *               }
+                     *             ],
+                     *             "total_price": 42,
+                     *             "total_discount": 0,
+                     *             "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItNA",
+                     *             "provider": "provider_a",
+                     *             "provider_sale_id": "603000042"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ChainOfCustody"];
                         meta: components["schemas"]["Meta"];
@@ -4005,6 +5156,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "plt_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAyMDM",
+                     *           "tag": "1A4000000000000000000203",
+                     *           "strain_name": "Blue Dream",
+                     *           "growth_phase": "vegetative",
+                     *           "plant_batch_id": "900000012",
+                     *           "location": "Veg Room 2",
+                     *           "planted_date": "2026-02-09",
+                     *           "vegetative_date": "2026-03-02",
+                     *           "flowering_date": null,
+                     *           "harvest_date": null,
+                     *           "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *           "provider": "provider_a",
+                     *           "provider_plant_id": "200000203"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO",
+                     *         "skipped": []
+                     *       },
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 25,
+                     *         "total": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Plant"][];
                         meta: components["schemas"]["ListMeta"];
@@ -4170,6 +5355,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "plt_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAyMDM",
+                     *         "tag": "1A4000000000000000000203",
+                     *         "strain_name": "Blue Dream",
+                     *         "growth_phase": "vegetative",
+                     *         "plant_batch_id": "900000012",
+                     *         "location": "Veg Room 2",
+                     *         "planted_date": "2026-02-09",
+                     *         "vegetative_date": "2026-03-02",
+                     *         "flowering_date": null,
+                     *         "harvest_date": null,
+                     *         "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *         "provider": "provider_a",
+                     *         "provider_plant_id": "200000203"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Plant"];
                         meta: components["schemas"]["Meta"];
@@ -4326,6 +5536,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "hrv_cHJvdmlkZXJfYTozMDAwMDAwMTc",
+                     *           "harvest_name": "2026-01-20-Blue Dream-1",
+                     *           "harvest_type": "WholePlant",
+                     *           "strain_name": "Blue Dream",
+                     *           "harvested_date": "2026-01-20",
+                     *           "current_weight": 1360.8,
+                     *           "unit_of_measure": "Grams",
+                     *           "total_waste_weight": 210.4,
+                     *           "plant_count": 2,
+                     *           "source_plant_ids": [
+                     *             "plt_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAyMDE",
+                     *             "plt_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAyMDI"
+                     *           ],
+                     *           "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *           "provider": "provider_a",
+                     *           "provider_harvest_id": "300000017"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO",
+                     *         "skipped": []
+                     *       },
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 25,
+                     *         "total": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Harvest"][];
                         meta: components["schemas"]["ListMeta"];
@@ -4491,6 +5738,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "hrv_cHJvdmlkZXJfYTozMDAwMDAwMTc",
+                     *         "harvest_name": "2026-01-20-Blue Dream-1",
+                     *         "harvest_type": "WholePlant",
+                     *         "strain_name": "Blue Dream",
+                     *         "harvested_date": "2026-01-20",
+                     *         "current_weight": 1360.8,
+                     *         "unit_of_measure": "Grams",
+                     *         "total_waste_weight": 210.4,
+                     *         "plant_count": 2,
+                     *         "source_plant_ids": [
+                     *           "plt_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAyMDE",
+                     *           "plt_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAyMDI"
+                     *         ],
+                     *         "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *         "provider": "provider_a",
+                     *         "provider_harvest_id": "300000017"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Harvest"];
                         meta: components["schemas"]["Meta"];
@@ -4649,6 +5924,88 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "lab_cHJvdmlkZXJfYTo0MDAwMDAwNzc",
+                     *           "package_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjM",
+                     *           "lab_name": "Example Analytical Testing Laboratory",
+                     *           "lab_license": "SBX-10042-3",
+                     *           "test_date": "2026-02-10",
+                     *           "result_date": "2026-02-12",
+                     *           "overall_passed": true,
+                     *           "test_type": "ComplianceTesting",
+                     *           "results": [
+                     *             {
+                     *               "name": "THC",
+                     *               "category": "potency",
+                     *               "value": 21.4,
+                     *               "unit": "%",
+                     *               "passed": true,
+                     *               "notes": null
+                     *             },
+                     *             {
+                     *               "name": "CBD",
+                     *               "category": "potency",
+                     *               "value": 0.3,
+                     *               "unit": "%",
+                     *               "passed": true,
+                     *               "notes": null
+                     *             },
+                     *             {
+                     *               "name": "Moisture",
+                     *               "category": "moisture",
+                     *               "value": 11.2,
+                     *               "unit": "%",
+                     *               "passed": true,
+                     *               "notes": null
+                     *             },
+                     *             {
+                     *               "name": "Microbiologicals",
+                     *               "category": "microbials",
+                     *               "value": 120,
+                     *               "unit": "CFU/g",
+                     *               "passed": true,
+                     *               "notes": null
+                     *             },
+                     *             {
+                     *               "name": "Pesticides",
+                     *               "category": "pesticides",
+                     *               "value": 0.012,
+                     *               "unit": "ppm",
+                     *               "passed": true,
+                     *               "notes": null
+                     *             },
+                     *             {
+                     *               "name": "Heavy Metals",
+                     *               "category": "heavy_metals",
+                     *               "value": 0.08,
+                     *               "unit": "ppm",
+                     *               "passed": true,
+                     *               "notes": null
+                     *             }
+                     *           ],
+                     *           "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *           "provider": "provider_a",
+                     *           "provider_result_id": "400000077"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO",
+                     *         "skipped": []
+                     *       },
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 25,
+                     *         "total": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["LabResult"][];
                         meta: components["schemas"]["ListMeta"];
@@ -4806,6 +6163,42 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "package_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjQ",
+                 *       "lab_name": "Example Analytical Testing Laboratory",
+                 *       "lab_license": "SBX-10042-3",
+                 *       "test_type": "ComplianceTesting",
+                 *       "test_date": "2026-03-14",
+                 *       "overall_passed": true,
+                 *       "results": [
+                 *         {
+                 *           "name": "THC",
+                 *           "category": "potency",
+                 *           "value": 21.1,
+                 *           "unit": "%",
+                 *           "passed": true,
+                 *           "notes": null
+                 *         },
+                 *         {
+                 *           "name": "CBD",
+                 *           "category": "potency",
+                 *           "value": 0.3,
+                 *           "unit": "%",
+                 *           "passed": true,
+                 *           "notes": null
+                 *         },
+                 *         {
+                 *           "name": "Moisture",
+                 *           "category": "moisture",
+                 *           "value": 10.9,
+                 *           "unit": "%",
+                 *           "passed": true,
+                 *           "notes": "Retest after curing"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     package_id: components["schemas"]["PackageId"];
                     lab_name: components["schemas"]["Text"];
@@ -4833,6 +6226,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "lab_cHJvdmlkZXJfYTo0MDAwMDAwNzg",
+                     *         "package_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjQ",
+                     *         "lab_name": "Example Analytical Testing Laboratory",
+                     *         "lab_license": "SBX-10042-3",
+                     *         "test_date": "2026-03-14",
+                     *         "result_date": "2026-03-14",
+                     *         "overall_passed": true,
+                     *         "test_type": "ComplianceTesting",
+                     *         "results": [
+                     *           {
+                     *             "name": "THC",
+                     *             "category": "potency",
+                     *             "value": 21.1,
+                     *             "unit": "%",
+                     *             "passed": true,
+                     *             "notes": null
+                     *           },
+                     *           {
+                     *             "name": "CBD",
+                     *             "category": "potency",
+                     *             "value": 0.3,
+                     *             "unit": "%",
+                     *             "passed": true,
+                     *             "notes": null
+                     *           },
+                     *           {
+                     *             "name": "Moisture",
+                     *             "category": "moisture",
+                     *             "value": 10.9,
+                     *             "unit": "%",
+                     *             "passed": true,
+                     *             "notes": "Retest after curing"
+                     *           }
+                     *         ],
+                     *         "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMw",
+                     *         "provider": "provider_a",
+                     *         "provider_result_id": "400000078"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["LabResult"];
                         meta: components["schemas"]["Meta"];
@@ -5036,6 +6478,79 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "lab_cHJvdmlkZXJfYTo0MDAwMDAwNzc",
+                     *         "package_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjM",
+                     *         "lab_name": "Example Analytical Testing Laboratory",
+                     *         "lab_license": "SBX-10042-3",
+                     *         "test_date": "2026-02-10",
+                     *         "result_date": "2026-02-12",
+                     *         "overall_passed": true,
+                     *         "test_type": "ComplianceTesting",
+                     *         "results": [
+                     *           {
+                     *             "name": "THC",
+                     *             "category": "potency",
+                     *             "value": 21.4,
+                     *             "unit": "%",
+                     *             "passed": true,
+                     *             "notes": null
+                     *           },
+                     *           {
+                     *             "name": "CBD",
+                     *             "category": "potency",
+                     *             "value": 0.3,
+                     *             "unit": "%",
+                     *             "passed": true,
+                     *             "notes": null
+                     *           },
+                     *           {
+                     *             "name": "Moisture",
+                     *             "category": "moisture",
+                     *             "value": 11.2,
+                     *             "unit": "%",
+                     *             "passed": true,
+                     *             "notes": null
+                     *           },
+                     *           {
+                     *             "name": "Microbiologicals",
+                     *             "category": "microbials",
+                     *             "value": 120,
+                     *             "unit": "CFU/g",
+                     *             "passed": true,
+                     *             "notes": null
+                     *           },
+                     *           {
+                     *             "name": "Pesticides",
+                     *             "category": "pesticides",
+                     *             "value": 0.012,
+                     *             "unit": "ppm",
+                     *             "passed": true,
+                     *             "notes": null
+                     *           },
+                     *           {
+                     *             "name": "Heavy Metals",
+                     *             "category": "heavy_metals",
+                     *             "value": 0.08,
+                     *             "unit": "ppm",
+                     *             "passed": true,
+                     *             "notes": null
+                     *           }
+                     *         ],
+                     *         "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *         "provider": "provider_a",
+                     *         "provider_result_id": "400000077"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["LabResult"];
                         meta: components["schemas"]["Meta"];
@@ -5194,6 +6709,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "trf_cHJvdmlkZXJfYTo1MDAwMDAwNDI",
+                     *           "manifest_number": "0500000042",
+                     *           "transfer_type": "Transfer",
+                     *           "shipper_facility": "SBX-10042-1",
+                     *           "recipient_facility": "SBX-10042-4",
+                     *           "packages": [
+                     *             {
+                     *               "package_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjQ",
+                     *               "tag": "1A4000000000000000000124",
+                     *               "item_name": "Blue Dream Buds",
+                     *               "quantity": 28,
+                     *               "unit_of_measure": "Grams"
+                     *             }
+                     *           ],
+                     *           "status": "in_transit",
+                     *           "estimated_departure": "2026-03-14T17:00:00.000Z",
+                     *           "estimated_arrival": "2026-03-14T19:30:00.000Z",
+                     *           "actual_departure": "2026-03-14T17:05:00.000Z",
+                     *           "actual_arrival": null,
+                     *           "transporter": "Example Secure Transport",
+                     *           "driver_name": "Alex Example",
+                     *           "vehicle_info": "White Ford Transit, plate SBX-0042",
+                     *           "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *           "provider": "provider_a",
+                     *           "provider_transfer_id": "500000042"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO",
+                     *         "skipped": []
+                     *       },
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 25,
+                     *         "total": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Transfer"][];
                         meta: components["schemas"]["ListMeta"];
@@ -5351,6 +6912,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "transfer_type": "Transfer",
+                 *       "shipper_facility": "SBX-10042-1",
+                 *       "recipient_facility": "SBX-10042-4",
+                 *       "packages": [
+                 *         {
+                 *           "package_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjQ",
+                 *           "tag": "1A4000000000000000000124",
+                 *           "item_name": "Blue Dream Buds",
+                 *           "quantity": 28,
+                 *           "unit_of_measure": "Grams"
+                 *         }
+                 *       ],
+                 *       "estimated_departure": "2026-03-14T17:00:00.000Z",
+                 *       "estimated_arrival": "2026-03-14T19:30:00.000Z",
+                 *       "transporter": "Example Secure Transport",
+                 *       "driver_name": "Alex Example",
+                 *       "vehicle_info": "White Ford Transit, plate SBX-0042"
+                 *     }
+                 */
                 "application/json": {
                     transfer_type: components["schemas"]["Text"];
                     shipper_facility: components["schemas"]["Text"];
@@ -5380,6 +6962,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "trf_cHJvdmlkZXJfYTo1MDAwMDAwNDI",
+                     *         "manifest_number": "0500000042",
+                     *         "transfer_type": "Transfer",
+                     *         "shipper_facility": "SBX-10042-1",
+                     *         "recipient_facility": "SBX-10042-4",
+                     *         "packages": [
+                     *           {
+                     *             "package_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjQ",
+                     *             "tag": "1A4000000000000000000124",
+                     *             "item_name": "Blue Dream Buds",
+                     *             "quantity": 28,
+                     *             "unit_of_measure": "Grams"
+                     *           }
+                     *         ],
+                     *         "status": "pending",
+                     *         "estimated_departure": "2026-03-14T17:00:00.000Z",
+                     *         "estimated_arrival": "2026-03-14T19:30:00.000Z",
+                     *         "actual_departure": null,
+                     *         "actual_arrival": null,
+                     *         "transporter": "Example Secure Transport",
+                     *         "driver_name": "Alex Example",
+                     *         "vehicle_info": "White Ford Transit, plate SBX-0042",
+                     *         "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *         "provider": "provider_a",
+                     *         "provider_transfer_id": "500000042"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Transfer"];
                         meta: components["schemas"]["Meta"];
@@ -5583,6 +7202,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "trf_cHJvdmlkZXJfYTo1MDAwMDAwNDI",
+                     *         "manifest_number": "0500000042",
+                     *         "transfer_type": "Transfer",
+                     *         "shipper_facility": "SBX-10042-1",
+                     *         "recipient_facility": "SBX-10042-4",
+                     *         "packages": [
+                     *           {
+                     *             "package_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjQ",
+                     *             "tag": "1A4000000000000000000124",
+                     *             "item_name": "Blue Dream Buds",
+                     *             "quantity": 28,
+                     *             "unit_of_measure": "Grams"
+                     *           }
+                     *         ],
+                     *         "status": "in_transit",
+                     *         "estimated_departure": "2026-03-14T17:00:00.000Z",
+                     *         "estimated_arrival": "2026-03-14T19:30:00.000Z",
+                     *         "actual_departure": "2026-03-14T17:05:00.000Z",
+                     *         "actual_arrival": null,
+                     *         "transporter": "Example Secure Transport",
+                     *         "driver_name": "Alex Example",
+                     *         "vehicle_info": "White Ford Transit, plate SBX-0042",
+                     *         "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *         "provider": "provider_a",
+                     *         "provider_transfer_id": "500000042"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Transfer"];
                         meta: components["schemas"]["Meta"];
@@ -5741,6 +7397,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "sal_cHJvdmlkZXJfYTo2MDMwMDAwNDI",
+                     *           "receipt_number": "R-603000042",
+                     *           "sale_date": "2026-03-15T18:42:00.000Z",
+                     *           "customer_type": "Consumer",
+                     *           "patient_license": null,
+                     *           "caregiver_license": null,
+                     *           "items": [
+                     *             {
+                     *               "package_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjQ",
+                     *               "tag": "1A4000000000000000000124",
+                     *               "item_name": "Blue Dream Buds",
+                     *               "quantity": 3.5,
+                     *               "unit_of_measure": "Grams",
+                     *               "unit_price": 12,
+                     *               "discount": 0,
+                     *               "total": 42
+                     *             }
+                     *           ],
+                     *           "total_price": 42,
+                     *           "total_discount": 0,
+                     *           "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItNA",
+                     *           "provider": "provider_a",
+                     *           "provider_sale_id": "603000042"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO",
+                     *         "skipped": []
+                     *       },
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 25,
+                     *         "total": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Sale"][];
                         meta: components["schemas"]["ListMeta"];
@@ -5906,6 +7606,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "sal_cHJvdmlkZXJfYTo2MDMwMDAwNDI",
+                     *         "receipt_number": "R-603000042",
+                     *         "sale_date": "2026-03-15T18:42:00.000Z",
+                     *         "customer_type": "Consumer",
+                     *         "patient_license": null,
+                     *         "caregiver_license": null,
+                     *         "items": [
+                     *           {
+                     *             "package_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjQ",
+                     *             "tag": "1A4000000000000000000124",
+                     *             "item_name": "Blue Dream Buds",
+                     *             "quantity": 3.5,
+                     *             "unit_of_measure": "Grams",
+                     *             "unit_price": 12,
+                     *             "discount": 0,
+                     *             "total": 42
+                     *           }
+                     *         ],
+                     *         "total_price": 42,
+                     *         "total_discount": 0,
+                     *         "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItNA",
+                     *         "provider": "provider_a",
+                     *         "provider_sale_id": "603000042"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Sale"];
                         meta: components["schemas"]["Meta"];
@@ -6064,6 +7799,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "sdl_cHJvdmlkZXJfYTo3MDMwMDAwNDI",
+                     *           "recipient_name": "Sam Example",
+                     *           "recipient_city": "Denver",
+                     *           "recipient_state": "CO",
+                     *           "delivery_date": "2026-03-15T20:15:00.000Z",
+                     *           "customer_type": "Consumer",
+                     *           "patient_license": null,
+                     *           "status": "InProgress",
+                     *           "items": [
+                     *             {
+                     *               "package_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjQ",
+                     *               "item_name": "Blue Dream Buds",
+                     *               "unit_of_measure": "Grams",
+                     *               "quantity": 3.5
+                     *             }
+                     *           ],
+                     *           "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItNA",
+                     *           "provider": "provider_a",
+                     *           "provider_delivery_id": "703000042"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO",
+                     *         "skipped": []
+                     *       },
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 25,
+                     *         "total": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SalesDelivery"][];
                         meta: components["schemas"]["ListMeta"];
@@ -6229,6 +8004,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "sdl_cHJvdmlkZXJfYTo3MDMwMDAwNDI",
+                     *         "recipient_name": "Sam Example",
+                     *         "recipient_city": "Denver",
+                     *         "recipient_state": "CO",
+                     *         "delivery_date": "2026-03-15T20:15:00.000Z",
+                     *         "customer_type": "Consumer",
+                     *         "patient_license": null,
+                     *         "status": "InProgress",
+                     *         "items": [
+                     *           {
+                     *             "package_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjQ",
+                     *             "item_name": "Blue Dream Buds",
+                     *             "unit_of_measure": "Grams",
+                     *             "quantity": 3.5
+                     *           }
+                     *         ],
+                     *         "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItNA",
+                     *         "provider": "provider_a",
+                     *         "provider_delivery_id": "703000042"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SalesDelivery"];
                         meta: components["schemas"]["Meta"];
@@ -6385,6 +8191,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "itm_cHJvdmlkZXJfYTo4MDAwMDAwMTE",
+                     *           "name": "Blue Dream Buds",
+                     *           "category": "Flower",
+                     *           "strain": "Blue Dream",
+                     *           "unit_of_measure": "Grams",
+                     *           "unit_weight": null,
+                     *           "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *           "provider": "provider_a",
+                     *           "provider_item_id": "800000011"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO",
+                     *         "skipped": []
+                     *       },
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 25,
+                     *         "total": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Item"][];
                         meta: components["schemas"]["ListMeta"];
@@ -6550,6 +8386,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "itm_cHJvdmlkZXJfYTo4MDAwMDAwMTE",
+                     *         "name": "Blue Dream Buds",
+                     *         "category": "Flower",
+                     *         "strain": "Blue Dream",
+                     *         "unit_of_measure": "Grams",
+                     *         "unit_weight": null,
+                     *         "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *         "provider": "provider_a",
+                     *         "provider_item_id": "800000011"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Item"];
                         meta: components["schemas"]["Meta"];
@@ -6706,6 +8563,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "str_cHJvdmlkZXJfYToxMDAwMDAwMDc",
+                     *           "name": "Blue Dream",
+                     *           "indica_percentage": 20,
+                     *           "sativa_percentage": 80,
+                     *           "genetics": "20% Indica / 80% Sativa",
+                     *           "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *           "provider": "provider_a",
+                     *           "provider_strain_id": "100000007"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO",
+                     *         "skipped": []
+                     *       },
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 25,
+                     *         "total": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Strain"][];
                         meta: components["schemas"]["ListMeta"];
@@ -6871,6 +8757,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "str_cHJvdmlkZXJfYToxMDAwMDAwMDc",
+                     *         "name": "Blue Dream",
+                     *         "indica_percentage": 20,
+                     *         "sativa_percentage": 80,
+                     *         "genetics": "20% Indica / 80% Sativa",
+                     *         "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *         "provider": "provider_a",
+                     *         "provider_strain_id": "100000007"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Strain"];
                         meta: components["schemas"]["Meta"];
@@ -7027,6 +8933,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "loc_cHJvdmlkZXJfYToyMDAwMDAwMDM",
+                     *           "name": "Vault",
+                     *           "location_type": "Default",
+                     *           "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *           "provider": "provider_a",
+                     *           "provider_location_id": "200000003"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO",
+                     *         "skipped": []
+                     *       },
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 25,
+                     *         "total": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Location"][];
                         meta: components["schemas"]["ListMeta"];
@@ -7192,6 +9125,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "loc_cHJvdmlkZXJfYToyMDAwMDAwMDM",
+                     *         "name": "Vault",
+                     *         "location_type": "Default",
+                     *         "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *         "provider": "provider_a",
+                     *         "provider_location_id": "200000003"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Location"];
                         meta: components["schemas"]["Meta"];
@@ -7348,6 +9299,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "pat_cHJvdmlkZXJfYTozMDQwMDAwNDI",
+                     *           "patient_license_number": "SBX-PT-000042",
+                     *           "license_effective_start_date": "2026-01-05",
+                     *           "license_effective_end_date": "2027-01-05",
+                     *           "recommended_plants_count": 6,
+                     *           "recommended_smokable_quantity": 56,
+                     *           "has_sales_limit_exemption": false,
+                     *           "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItNA",
+                     *           "provider": "provider_a",
+                     *           "provider_patient_id": "304000042"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO",
+                     *         "skipped": []
+                     *       },
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 25,
+                     *         "total": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Patient"][];
                         meta: components["schemas"]["ListMeta"];
@@ -7513,6 +9495,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "pat_cHJvdmlkZXJfYTozMDQwMDAwNDI",
+                     *         "patient_license_number": "SBX-PT-000042",
+                     *         "license_effective_start_date": "2026-01-05",
+                     *         "license_effective_end_date": "2027-01-05",
+                     *         "recommended_plants_count": 6,
+                     *         "recommended_smokable_quantity": 56,
+                     *         "has_sales_limit_exemption": false,
+                     *         "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItNA",
+                     *         "provider": "provider_a",
+                     *         "provider_patient_id": "304000042"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Patient"];
                         meta: components["schemas"]["Meta"];
@@ -7655,6 +9659,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "scenario": "transfer_arrived"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Simulate"];
             };
         };
@@ -7670,6 +9679,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "scenario": "transfer_arrived",
+                     *         "event": {
+                     *           "id": "evt_2k7mqd8fjb4",
+                     *           "created": "2026-03-14T19:12:00.000Z",
+                     *           "api_version": "0.1.0",
+                     *           "type": "transfer.arrived",
+                     *           "data": {
+                     *             "id": "trf_cHJvdmlkZXJfYTo1MDAwMDAwNDI",
+                     *             "connection_id": "conn_5e8b2f0c7a4d4b1e9c3f6a2d8e0b7c41",
+                     *             "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItNA",
+                     *             "transfer": {
+                     *               "id": "trf_cHJvdmlkZXJfYTo1MDAwMDAwNDI",
+                     *               "manifest_number": "0500000042",
+                     *               "transfer_type": "Transfer",
+                     *               "shipper_facility": "SBX-10042-1",
+                     *               "recipient_facility": "SBX-10042-4",
+                     *               "packages": [
+                     *                 {
+                     *                   "package_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjQ",
+                     *                   "tag": "1A4000000000000000000124",
+                     *                   "item_name": "Blue Dream Buds",
+                     *                   "quantity": 28,
+                     *                   "unit_of_measure": "Grams"
+                     *                 }
+                     *               ],
+                     *               "status": "in_transit",
+                     *               "estimated_departure": "2026-03-14T17:00:00.000Z",
+                     *               "estimated_arrival": "2026-03-14T19:30:00.000Z",
+                     *               "actual_departure": "2026-03-14T17:05:00.000Z",
+                     *               "actual_arrival": "2026-03-14T19:12:00.000Z",
+                     *               "transporter": "Example Secure Transport",
+                     *               "driver_name": "Alex Example",
+                     *               "vehicle_info": "White Ford Transit, plate SBX-0042",
+                     *               "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItNA",
+                     *               "provider": "provider_a",
+                     *               "provider_transfer_id": "500000042"
+                     *             }
+                     *           }
+                     *         },
+                     *         "deliveries": 1
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Simulated"];
                         meta: components["schemas"]["Meta"];
@@ -7834,6 +9895,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "connection_id": "conn_5e8b2f0c7a4d4b1e9c3f6a2d8e0b7c41",
+                     *         "reset_at": "2026-03-14T16:20:05.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SandboxReset"];
                         meta: components["schemas"]["Meta"];
@@ -7955,6 +10030,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "connection_id": "conn_5e8b2f0c7a4d4b1e9c3f6a2d8e0b7c41",
+                     *         "fault": {
+                     *           "kind": "rate_limited",
+                     *           "retry_after": 30
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SandboxFault"];
                         meta: components["schemas"]["Meta"];
@@ -8040,6 +10132,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "kind": "rate_limited",
+                 *       "retry_after": 30
+                 *     }
+                 */
                 "application/json": ((({
                     /** @enum {string} */
                     kind: "outage";
@@ -8079,6 +10177,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "connection_id": "conn_5e8b2f0c7a4d4b1e9c3f6a2d8e0b7c41",
+                     *         "fault": {
+                     *           "kind": "rate_limited",
+                     *           "retry_after": 30
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SandboxFault"];
                         meta: components["schemas"]["Meta"];
@@ -8213,6 +10328,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "connection_id": "conn_5e8b2f0c7a4d4b1e9c3f6a2d8e0b7c41",
+                     *         "fault": null
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SandboxFault"];
                         meta: components["schemas"]["Meta"];
@@ -8306,6 +10435,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "wh_9d2f4c1a6b8e4f03a7c5d1e2b3f4a5c6",
+                     *           "url": "https://api.example.com/tracebridge/webhooks",
+                     *           "events": [
+                     *             "transfer.arrived",
+                     *             "lab_result.received"
+                     *           ],
+                     *           "description": "Inventory sync",
+                     *           "status": "enabled",
+                     *           "created_at": "2026-03-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "skipped": []
+                     *       },
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 25,
+                     *         "total": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Webhook"][];
                         meta: components["schemas"]["ListMeta"];
@@ -8393,6 +10550,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://api.example.com/tracebridge/webhooks",
+                 *       "events": [
+                 *         "transfer.arrived",
+                 *         "lab_result.received"
+                 *       ],
+                 *       "description": "Inventory sync"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookCreate"];
             };
         };
@@ -8408,6 +10575,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "wh_9d2f4c1a6b8e4f03a7c5d1e2b3f4a5c6",
+                     *         "url": "https://api.example.com/tracebridge/webhooks",
+                     *         "events": [
+                     *           "transfer.arrived",
+                     *           "lab_result.received"
+                     *         ],
+                     *         "description": "Inventory sync",
+                     *         "status": "enabled",
+                     *         "created_at": "2026-03-01T09:00:00.000Z",
+                     *         "secret": "whsec_…"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookWithSecret"];
                         meta: components["schemas"]["Meta"];
@@ -8542,6 +10729,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "wh_9d2f4c1a6b8e4f03a7c5d1e2b3f4a5c6",
+                     *         "url": "https://api.example.com/tracebridge/webhooks",
+                     *         "events": [
+                     *           "transfer.arrived",
+                     *           "lab_result.received"
+                     *         ],
+                     *         "description": "Inventory sync",
+                     *         "status": "enabled",
+                     *         "created_at": "2026-03-01T09:00:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Webhook"];
                         meta: components["schemas"]["Meta"];
@@ -8637,6 +10843,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "wh_9d2f4c1a6b8e4f03a7c5d1e2b3f4a5c6",
+                     *         "deleted": true
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookDeleted"];
                         meta: components["schemas"]["Meta"];
@@ -8722,6 +10940,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "events": [
+                 *         "transfer.arrived",
+                 *         "transfer.completed",
+                 *         "lab_result.received"
+                 *       ],
+                 *       "description": "Inventory and lab sync"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookUpdate"];
             };
         };
@@ -8736,6 +10964,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "wh_9d2f4c1a6b8e4f03a7c5d1e2b3f4a5c6",
+                     *         "url": "https://api.example.com/tracebridge/webhooks",
+                     *         "events": [
+                     *           "transfer.arrived",
+                     *           "transfer.completed",
+                     *           "lab_result.received"
+                     *         ],
+                     *         "description": "Inventory and lab sync",
+                     *         "status": "enabled",
+                     *         "created_at": "2026-03-01T09:00:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Webhook"];
                         meta: components["schemas"]["Meta"];
@@ -8874,6 +11122,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "wh_9d2f4c1a6b8e4f03a7c5d1e2b3f4a5c6",
+                     *         "url": "https://api.example.com/tracebridge/webhooks",
+                     *         "events": [
+                     *           "transfer.arrived",
+                     *           "lab_result.received"
+                     *         ],
+                     *         "description": "Inventory sync",
+                     *         "status": "enabled",
+                     *         "created_at": "2026-03-01T09:00:00.000Z",
+                     *         "secret": "whsec_…"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookWithSecret"];
                         meta: components["schemas"]["Meta"];
@@ -8995,6 +11263,73 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "whd_1f0e2d3c4b5a69788796a5b4c3d2e1f0",
+                     *           "webhook_id": "wh_9d2f4c1a6b8e4f03a7c5d1e2b3f4a5c6",
+                     *           "event_id": "evt_2k7mqd8fjb4",
+                     *           "event_type": "transfer.arrived",
+                     *           "status": "succeeded",
+                     *           "next_attempt_at": null,
+                     *           "created_at": "2026-03-14T19:12:01.000Z",
+                     *           "attempts": [
+                     *             {
+                     *               "attempt": 1,
+                     *               "at": "2026-03-14T19:12:01.000Z",
+                     *               "status_code": 503,
+                     *               "error": "answered 503",
+                     *               "duration_ms": 412
+                     *             },
+                     *             {
+                     *               "attempt": 2,
+                     *               "at": "2026-03-14T19:13:01.000Z",
+                     *               "status_code": 200,
+                     *               "error": null,
+                     *               "duration_ms": 87
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": "whd_8a7b6c5d4e3f20118293a4b5c6d7e8f9",
+                     *           "webhook_id": "wh_9d2f4c1a6b8e4f03a7c5d1e2b3f4a5c6",
+                     *           "event_id": "evt_2k7mqd9a1c6",
+                     *           "event_type": "lab_result.received",
+                     *           "status": "failed",
+                     *           "next_attempt_at": null,
+                     *           "created_at": "2026-03-13T08:30:00.000Z",
+                     *           "attempts": [
+                     *             {
+                     *               "attempt": 1,
+                     *               "at": "2026-03-13T08:30:00.000Z",
+                     *               "status_code": 500,
+                     *               "error": "answered 500",
+                     *               "duration_ms": 231
+                     *             },
+                     *             {
+                     *               "attempt": 2,
+                     *               "at": "2026-03-13T08:31:00.000Z",
+                     *               "status_code": null,
+                     *               "error": "request failed: Timeout",
+                     *               "duration_ms": 10000
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "skipped": []
+                     *       },
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 25,
+                     *         "total": 2,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookDelivery"][];
                         meta: components["schemas"]["ListMeta"];
@@ -9109,6 +11444,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whd_8a7b6c5d4e3f20118293a4b5c6d7e8f9",
+                     *         "webhook_id": "wh_9d2f4c1a6b8e4f03a7c5d1e2b3f4a5c6",
+                     *         "event_id": "evt_2k7mqd9a1c6",
+                     *         "event_type": "lab_result.received",
+                     *         "status": "pending",
+                     *         "next_attempt_at": "2026-03-14T16:20:05.000Z",
+                     *         "created_at": "2026-03-13T08:30:00.000Z",
+                     *         "attempts": [
+                     *           {
+                     *             "attempt": 1,
+                     *             "at": "2026-03-13T08:30:00.000Z",
+                     *             "status_code": 500,
+                     *             "error": "answered 500",
+                     *             "duration_ms": 231
+                     *           },
+                     *           {
+                     *             "attempt": 2,
+                     *             "at": "2026-03-13T08:31:00.000Z",
+                     *             "status_code": null,
+                     *             "error": "request failed: Timeout",
+                     *             "duration_ms": 10000
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookDelivery"];
                         meta: components["schemas"]["Meta"];
