@@ -177,6 +177,11 @@ export * as Units from "./Units.js"
 /**
  * @since 0.1.0
  */
+export * as UpstreamGovernor from "./UpstreamGovernor.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as WebhookEvent from "./WebhookEvent.js"
 
 /**

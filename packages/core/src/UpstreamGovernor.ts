@@ -1,0 +1,271 @@
+/**
+ * The upstream rate governor (issue 20, ADR 0015): one token bucket per provider, vendor key and
+ * licence, which every request an adapter sends to a state system takes a token from first. A
+ * state system's limits are per vendor key and licence, so every connection, every process and
+ * every caller (a pass-through read, a sync) reaching the same licence with the same vendor key
+ * shares one bucket: several integrations on one key no longer throttle each other into 429s.
+ *
+ * - **Pacing.** A bucket holds one token (the policy's `burst`, 1 unless set) and refills at the
+ *   policy's `requestsPerSecond`, so requests are spaced `1 / requestsPerSecond` apart: never more
+ *   than `requestsPerSecond` in any one second, which is how the state systems count. A take never
+ *   fails: it reserves the next token and waits (on Effect's `Clock`) until that token's time.
+ * - **Pause.** An upstream 429 with `Retry-After` pauses the bucket for that long: no token of the
+ *   key is handed out before the pause ends (takes already waiting keep their turn).
+ * - **Keys.** `key` names a bucket by provider, a SHA-256 fingerprint of the vendor key (never the
+ *   key itself) and licence.
+ *
+ * This module is the interface (`UpstreamGovernor`, a `Context.Tag`), the bucket arithmetic over a
+ * `Store` (`fromStore`), and an in-process store (`makeMemory`, for tests and one process). The
+ * HTTP service provides a store in its database, shared by every node (`@tracebridge/http`'s
+ * `UpstreamGovernor`). An adapter reads the governor in context when it builds its production port
+ * (`Effect.serviceOption`); without one it keeps its own in-process pacing.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import type { RateLimitPolicy } from "./ProviderDescriptor.js"
+
+/**
+ * How fast a bucket refills: a descriptor's `rateLimit` (or an operator's override of it), and how
+ * many tokens it holds at most (`burst`, default 1: requests evenly spaced; tests that must not
+ * wait on a `TestClock` set a large one).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Policy extends Pick<RateLimitPolicy, "requestsPerSecond"> {
+  readonly burst?: number | undefined
+}
+
+/**
+ * A policy's rate (above zero) and bucket size (at least 1).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Rate {
+  readonly rate: number
+  readonly burst: number
+}
+
+/**
+ * @since 0.1.0
+ * @category getters
+ */
+export const rateOf = (policy: Policy): Rate => ({
+  rate: Math.max(policy.requestsPerSecond, Number.MIN_VALUE),
+  burst: Math.max(1, policy.burst ?? 1)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /**
+   * Takes one token from the bucket `key`, waiting on the `Clock` until it is there (after any
+   * pause of the key). Call it before every upstream request.
+   */
+  readonly take: (key: string, policy: Policy) => Effect.Effect<void>
+  /** Pauses the bucket `key` for `duration` from now (an upstream 429's `Retry-After`). */
+  readonly pause: (key: string, duration: Duration.DurationInput) => Effect.Effect<void>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class UpstreamGovernor extends Context.Tag("@tracebridge/core/UpstreamGovernor")<UpstreamGovernor, Service>() {}
+
+/**
+ * Where buckets live. Both calls are atomic per key, so that callers in several processes sharing
+ * one store never take the same token. `now` is the caller's `Clock` (epoch ms).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Store {
+  /**
+   * Reserves the next token of `key` (a bucket of `burst` tokens, refilled at `rate` a second
+   * since it was last touched; a missing bucket is full): the milliseconds to wait before using it.
+   */
+  readonly reserve: (key: string, rate: Rate, now: number) => Effect.Effect<number>
+  /** No token of `key` before `until` (epoch ms); a later pause already in force stays. */
+  readonly pauseUntil: (key: string, until: number, now: number) => Effect.Effect<void>
+}
+
+/**
+ * A governor over a store: `take` reserves, then sleeps until the token's time.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromStore = (store: Store): Service => ({
+  take: (key, policy) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.flatMap(
+        store.reserve(key, rateOf(policy), now),
+        (wait) => wait > 0 ? Effect.sleep(Duration.millis(wait)) : Effect.void
+      )),
+  pause: (key, duration) =>
+    Effect.flatMap(
+      Clock.currentTimeMillis,
+      (now) => store.pauseUntil(key, now + Math.max(0, Duration.toMillis(Duration.decode(duration))), now)
+    )
+})
+
+/**
+ * One bucket's state: the tokens it held at `at` (negative: tokens already reserved ahead), `at`
+ * itself, which a pause moves to its end, and the rate and size of its last reservation.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Bucket extends Rate {
+  readonly tokens: number
+  readonly at: number
+}
+
+/**
+ * The bucket arithmetic of one reservation, shared by every store (the database stores run the
+ * same in SQL): refill since `at` (nothing while paused: `at` is then ahead of `now`) up to
+ * `burst`, take one, and wait until `at` plus the time the deficit takes to refill.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const reserveIn = (
+  bucket: Bucket | undefined,
+  { burst, rate }: Rate,
+  now: number
+): { readonly bucket: Bucket; readonly wait: number } => {
+  const before = bucket ?? { tokens: burst, at: now, rate, burst }
+  const refilled = Math.min(burst, before.tokens + Math.max(0, now - before.at) * rate / 1000)
+  const after: Bucket = { tokens: refilled - 1, at: Math.max(before.at, now), rate, burst }
+  return { bucket: after, wait: waitOf(after, now) }
+}
+
+/**
+ * A bucket paused until `until`: refilled to `now` at its last rate, its time moves to `until`,
+ * and it is full then, unless tokens are still reserved ahead (they keep their turn). A pause
+ * ending before one in force changes nothing.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const pauseIn = (bucket: Bucket | undefined, until: number, now: number): Bucket => {
+  if (bucket === undefined) return { tokens: 1, at: until, rate: 1, burst: 1 }
+  if (until <= bucket.at) return bucket
+  const refilled = Math.min(bucket.burst, bucket.tokens + Math.max(0, now - bucket.at) * bucket.rate / 1000)
+  return { ...bucket, tokens: refilled < 0 ? refilled : bucket.burst, at: until }
+}
+
+/**
+ * How long a reservation that left `bucket` waits: until the bucket's time, plus the time its
+ * deficit (tokens reserved ahead) takes to refill.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const waitOf = (bucket: Bucket, now: number): number =>
+  Math.max(0, bucket.at - now) + Math.max(0, -bucket.tokens) * 1000 / bucket.rate
+
+/** Above this many buckets, the in-process store drops the idle ones. */
+const PRUNE_ABOVE = 10_000
+
+/**
+ * An in-process store: a map of buckets (idle ones dropped past 10,000 keys).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const memoryStore = (): Store => {
+  const buckets = new Map<string, Bucket>()
+  const prune = (now: number) => {
+    // A full bucket is what a missing one means.
+    for (const [key, bucket] of buckets) {
+      if (bucket.tokens + Math.max(0, now - bucket.at) * bucket.rate / 1000 >= bucket.burst) buckets.delete(key)
+    }
+  }
+  return {
+    reserve: (key, rate, now) =>
+      Effect.sync(() => {
+        if (buckets.size >= PRUNE_ABOVE && !buckets.has(key)) prune(now)
+        const { bucket, wait } = reserveIn(buckets.get(key), rate, now)
+        buckets.set(key, bucket)
+        return wait
+      }),
+    pauseUntil: (key, until, now) =>
+      Effect.sync(() => {
+        buckets.set(key, pauseIn(buckets.get(key), until, now))
+      })
+  }
+}
+
+/**
+ * An in-process governor (tests, a single process).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeMemory: Effect.Effect<Service> = Effect.sync(() => fromStore(memoryStore()))
+
+/**
+ * The governor in context, else a new in-process one: what an adapter calls when it builds a
+ * port, so that the host (the HTTP service) decides where the buckets live.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromContextOrMemory: Effect.Effect<Service> = Effect.flatMap(
+  Effect.serviceOption(UpstreamGovernor),
+  Option.match({ onNone: () => makeMemory, onSome: Effect.succeed })
+)
+
+/**
+ * A governor that never waits: for the sandbox's in-process emulator, which has no limit.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const unlimited: Service = { take: () => Effect.void, pause: () => Effect.void }
+
+/**
+ * The in-process governor as a layer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory: Layer.Layer<UpstreamGovernor> = Layer.effect(UpstreamGovernor, makeMemory)
+
+const encoder = new TextEncoder()
+
+/**
+ * A secret's fingerprint for a bucket key: the first 16 bytes of its SHA-256, in hex (Web Crypto).
+ * The secret itself never enters a key, a log or a table.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fingerprint = (secret: Redacted.Redacted<string>): Effect.Effect<string> =>
+  Effect.promise(async () => {
+    const digest = new Uint8Array(
+      await globalThis.crypto.subtle.digest("SHA-256", encoder.encode(Redacted.value(secret)))
+    )
+    let hex = ""
+    for (const byte of digest.subarray(0, 16)) hex += byte.toString(16).padStart(2, "0")
+    return hex
+  })
+
+/**
+ * A bucket's key: `{provider}|{vendor key fingerprint}|{licence}` (`licence` empty for calls that
+ * name none, such as a facility list).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const key = (options: {
+  readonly provider: string
+  readonly vendorKeyFingerprint: string
+  readonly licence: string | undefined
+}): string => `${options.provider}|${options.vendorKeyFingerprint}|${options.licence ?? ""}`

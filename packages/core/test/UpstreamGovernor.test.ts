@@ -1,0 +1,92 @@
+import { assert, describe, it } from "@effect/vitest"
+import { UpstreamGovernor } from "@tracebridge/core"
+import { Clock, Effect, Fiber, Redacted, TestClock } from "effect"
+
+/** Takes `n` tokens of `key` at once; answers the Clock time at which each was handed out. */
+const burst = (governor: UpstreamGovernor.Service, key: string, n: number, requestsPerSecond: number) =>
+  Effect.fork(
+    Effect.forEach(
+      Array.from({ length: n }, (_, i) => i),
+      () => Effect.zipRight(governor.take(key, { requestsPerSecond }), Clock.currentTimeMillis),
+      { concurrency: "unbounded" }
+    )
+  )
+
+describe("UpstreamGovernor (in memory)", () => {
+  it.effect("spaces takes of one key at requestsPerSecond: never more than that in one second", () =>
+    Effect.gen(function*() {
+      const governor = yield* UpstreamGovernor.makeMemory
+      const fiber = yield* burst(governor, "provider_a|v|LIC-1", 10, 5)
+      yield* TestClock.adjust("10 millis")
+      assert.isNull(fiber.unsafePoll(), "10 takes at 5/s wait")
+      yield* TestClock.adjust("2 seconds")
+      const times = (yield* Fiber.join(fiber)).slice().sort((a, b) => a - b)
+      assert.deepStrictEqual(times, [0, 200, 400, 600, 800, 1000, 1200, 1400, 1600, 1800])
+    }))
+
+  it.effect("refills at requestsPerSecond: an idle key hands out its next token at once", () =>
+    Effect.gen(function*() {
+      const governor = yield* UpstreamGovernor.makeMemory
+      yield* governor.take("k", { requestsPerSecond: 2 })
+      yield* TestClock.adjust("500 millis")
+      const fiber = yield* burst(governor, "k", 1, 2)
+      yield* TestClock.adjust("0 millis")
+      assert.deepStrictEqual(yield* Fiber.join(fiber), [500])
+    }))
+
+  it.effect("a bucket of `burst` tokens lets that many go at once, then spaces the rest", () =>
+    Effect.gen(function*() {
+      const governor = yield* UpstreamGovernor.makeMemory
+      const fiber = yield* Effect.fork(
+        Effect.forEach(
+          [1, 2, 3, 4],
+          () => Effect.zipRight(governor.take("k", { requestsPerSecond: 2, burst: 2 }), Clock.currentTimeMillis),
+          { concurrency: "unbounded" }
+        )
+      )
+      yield* TestClock.adjust("1 second")
+      assert.deepStrictEqual((yield* Fiber.join(fiber)).slice().sort((a, b) => a - b), [0, 0, 500, 1000])
+    }))
+
+  it.effect("keys are separate buckets", () =>
+    Effect.gen(function*() {
+      const governor = yield* UpstreamGovernor.makeMemory
+      const a = yield* burst(governor, "provider_a|v|LIC-1", 3, 1)
+      const b = yield* burst(governor, "provider_a|v|LIC-2", 3, 1)
+      yield* TestClock.adjust("2 seconds")
+      assert.deepStrictEqual((yield* Fiber.join(a)).slice().sort((x, y) => x - y), [0, 1000, 2000])
+      assert.deepStrictEqual((yield* Fiber.join(b)).slice().sort((x, y) => x - y), [0, 1000, 2000])
+    }))
+
+  it.effect("a pause (Retry-After) holds the key's next token until it ends, and only that key's", () =>
+    Effect.gen(function*() {
+      const governor = yield* UpstreamGovernor.makeMemory
+      yield* governor.take("k", { requestsPerSecond: 50 })
+      yield* governor.pause("k", "3 seconds")
+      const paused = yield* burst(governor, "k", 2, 50)
+      const other = yield* burst(governor, "other", 1, 50)
+      yield* TestClock.adjust("2999 millis")
+      assert.deepStrictEqual(yield* Fiber.join(other), [0])
+      assert.isNull(paused.unsafePoll(), "still paused just before Retry-After ends")
+      yield* TestClock.adjust("1 second")
+      assert.deepStrictEqual((yield* Fiber.join(paused)).slice().sort((x, y) => x - y), [3000, 3020])
+      // a shorter pause never cuts one in force
+      yield* governor.pause("k", "10 seconds")
+      yield* governor.pause("k", "1 second")
+      const later = yield* burst(governor, "k", 1, 50)
+      yield* TestClock.adjust("20 seconds")
+      assert.deepStrictEqual(yield* Fiber.join(later), [3999 + 10_000])
+    }))
+
+  it.effect("keys name the provider, a fingerprint of the vendor key (never the key) and the licence", () =>
+    Effect.gen(function*() {
+      const secret = "vendor-key-0123456789"
+      const fingerprint = yield* UpstreamGovernor.fingerprint(Redacted.make(secret))
+      assert.match(fingerprint, /^[0-9a-f]{32}$/)
+      assert.strictEqual(fingerprint, yield* UpstreamGovernor.fingerprint(Redacted.make(secret)))
+      assert.notStrictEqual(fingerprint, yield* UpstreamGovernor.fingerprint(Redacted.make("another")))
+      const key = UpstreamGovernor.key({ provider: "provider_a", vendorKeyFingerprint: fingerprint, licence: "L-1" })
+      assert.strictEqual(key, `provider_a|${fingerprint}|L-1`)
+      assert.notInclude(key, secret)
+    }))
+})
