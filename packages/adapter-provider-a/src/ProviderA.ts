@@ -129,7 +129,7 @@ export const module: ProviderModule.ProviderModule<HttpClient.HttpClient | Scope
     ProviderAConfig_.layer({
       vendorKey: Redacted.make("tracebridge-sandbox"),
       retryBaseDelay: 0,
-      perFacility: { requestsPerSecond: 1_000_000, concurrency: 64 },
+      perFacility: { requestsPerSecond: 1_000_000, concurrency: 64, burst: 1_000_000 },
       perVendorKey: { requestsPerSecond: 1_000_000, concurrency: 256 }
     })
   ),

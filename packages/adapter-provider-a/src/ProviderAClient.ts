@@ -3,9 +3,15 @@
  *
  * - Base URL per state and environment (a session's `baseUrl` wins), `licenseNumber` on facility
  *   calls, HTTP Basic with Tracebridge's vendor key and the user's key (both `Redacted`).
- * - Pacing: a token bucket and a concurrency cap per facility and per vendor key, so that
+ * - Pacing: every request first takes a token of the upstream rate governor
+ *   (`UpstreamGovernor` of core, ADR 0015): one bucket per provider, vendor key (a fingerprint)
+ *   and licence, refilled at `perFacility.requestsPerSecond` (the descriptor's rate by default).
+ *   The governor in context when the client is built is used (the HTTP service's, shared by every
+ *   node through the database); without one, an in-process governor of the client's own. A
+ *   concurrency cap per licence and a token bucket per vendor key hold in this process, so that
  *   Tracebridge does not cause the provider's 429s.
- * - Retries: a 429 is retried after its `Retry-After` (or backoff); a GET that meets a 5xx, a
+ * - Retries: a 429 is retried after its `Retry-After` (or backoff), and its `Retry-After` pauses
+ *   the licence's bucket in the governor for every caller; a GET that meets a 5xx, a
  *   timeout or a network error is retried with exponential backoff; writes are never retried
  *   after a 5xx, since the provider may have applied them.
  * - The caller's overall deadline (`Deadline`, e.g. one per `/v1` request): a try's timeout is
@@ -18,7 +24,7 @@
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import type { Session } from "@tracebridge/core"
-import { Deadline, ProviderDescriptor, ProviderError } from "@tracebridge/core"
+import { Deadline, ProviderDescriptor, ProviderError, UpstreamGovernor } from "@tracebridge/core"
 import { Clock, Context, Duration, Effect, Either, Layer, Option, RateLimiter, Redacted, Schema, Scope } from "effect"
 import { decodeWire } from "./internal/decode.js"
 import { Credentials, descriptor } from "./internal/descriptor.js"
@@ -190,6 +196,20 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient | Provider
     const settings = yield* ProviderAConfig
     const scope = yield* Effect.scope
     const limiters = new Map<string, Limiter>()
+    const governor = yield* UpstreamGovernor.fromContextOrMemory
+    const vendorKeyFingerprint = yield* UpstreamGovernor.fingerprint(settings.vendorKey)
+    const caps = new Map<string, Effect.Semaphore>()
+    const capFor = (key: string) =>
+      Effect.suspend(() => {
+        const existing = caps.get(key)
+        if (existing !== undefined) return Effect.succeed(existing)
+        return Effect.map(Effect.makeSemaphore(Math.max(1, settings.perFacility.concurrency)), (made) => {
+          const raced = caps.get(key)
+          if (raced !== undefined) return raced
+          caps.set(key, made)
+          return made
+        })
+      })
 
     const limiterFor = (key: string, pace: { readonly requestsPerSecond: number; readonly concurrency: number }) =>
       Effect.suspend(() => {
@@ -274,10 +294,13 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient | Provider
         )
 
         const vendor = yield* limiterFor(`vendor`, settings.perVendorKey)
-        const facility = options.license === undefined
-          ? undefined
-          : yield* limiterFor(`${session.key}|${options.license}`, settings.perFacility)
-        const paced = facility === undefined ? vendor.limit(once) : vendor.limit(facility.limit(once))
+        const bucket = UpstreamGovernor.key({ provider: PROVIDER, vendorKeyFingerprint, licence: options.license })
+        // The governor's token is taken inside the licence's concurrency cap, so that a request
+        // starts at its token's time rather than bunching up behind the cap.
+        const governed = Effect.zipRight(governor.take(bucket, settings.perFacility), once)
+        const paced = options.license === undefined
+          ? vendor.limit(governed)
+          : vendor.limit((yield* capFor(bucket)).withPermits(1)(governed))
 
         const maxRetryAfter = Duration.toMillis(settings.maxRetryAfter)
         const attempt = (n: number): Effect.Effect<string, Failure> =>
@@ -288,13 +311,17 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient | Provider
               return Effect.fail(failure)
             }
             const backoff = Duration.toMillis(settings.retryBaseDelay) * 2 ** n
-            const wait = failure._tag === "Status" && Option.isSome(failure.retryAfter)
-              ? failure.retryAfter.value
-              : backoff
+            const retryAfter = failure._tag === "Status" ? failure.retryAfter : Option.none()
+            const wait = Option.getOrElse(retryAfter, () =>
+              backoff)
+            // A 429 said how long: every caller of this bucket, on every node, waits that long.
+            const pause = failure._tag === "Status" && failure.status === 429 && Option.isSome(retryAfter)
+              ? governor.pause(bucket, retryAfter.value)
+              : Effect.void
             if (wait > maxRetryAfter) {
-              return Effect.fail(failure)
+              return Effect.zipRight(pause, Effect.fail(failure))
             }
-            return Effect.flatMap(Deadline.allows(Duration.millis(wait)), (allowed) =>
+            return Effect.flatMap(Effect.zipRight(pause, Deadline.allows(Duration.millis(wait))), (allowed) =>
               !allowed
                 ? Effect.fail(failure)
                 : wait > 0
@@ -302,9 +329,7 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient | Provider
                 : attempt(n + 1))
           })
 
-        const text = yield* attempt(0).pipe(Effect.mapError((f) =>
-          toProviderError(f, options)
-        ))
+        const text = yield* attempt(0).pipe(Effect.mapError((f) => toProviderError(f, options)))
         let json: unknown = null
         if (text.trim() !== "") {
           try {

@@ -6,6 +6,7 @@
  */
 import type { ConfigError, Effect } from "effect"
 import { Config, Context, Duration, Layer, Redacted } from "effect"
+import { descriptor } from "./internal/descriptor.js"
 
 /**
  * @since 0.1.0
@@ -25,8 +26,17 @@ export interface Settings {
   readonly retryBaseDelay: Duration.DurationInput
   /** The longest `Retry-After` honoured before giving up with `ProviderRateLimited`. */
   readonly maxRetryAfter: Duration.DurationInput
-  /** Pacing per facility (licence): requests started per second, and at once. */
-  readonly perFacility: { readonly requestsPerSecond: number; readonly concurrency: number }
+  /**
+   * Pacing per facility (licence): requests started per second (the upstream rate governor's
+   * bucket of the vendor key and licence, shared by every node), and at once (in this process).
+   * The descriptor's `rateLimit` by default.
+   */
+  readonly perFacility: {
+    readonly requestsPerSecond: number
+    readonly concurrency: number
+    /** The governor bucket's size: 1 (requests evenly spaced) unless set. */
+    readonly burst?: number | undefined
+  }
   /** Pacing per vendor key, across all facilities. */
   readonly perVendorKey: { readonly requestsPerSecond: number; readonly concurrency: number }
   /** How far back sales and sales deliveries are read when no `from` is given. */
@@ -56,7 +66,10 @@ export const defaults: Omit<Settings, "vendorKey"> = {
   maxRetries: 3,
   retryBaseDelay: "250 millis",
   maxRetryAfter: "30 seconds",
-  perFacility: { requestsPerSecond: 50, concurrency: 10 },
+  perFacility: {
+    requestsPerSecond: descriptor.rateLimit.requestsPerSecond,
+    concurrency: descriptor.rateLimit.concurrency
+  },
   perVendorKey: { requestsPerSecond: 150, concurrency: 30 },
   salesLookbackDays: 30,
   windowHours: 24,
@@ -140,7 +153,7 @@ export const layerTest = (overrides: Partial<Settings> = {}) =>
   layer({
     vendorKey: Redacted.make("test-vendor-key"),
     retryBaseDelay: "0 millis",
-    perFacility: { requestsPerSecond: 100_000, concurrency: 16 },
+    perFacility: { requestsPerSecond: 100_000, concurrency: 16, burst: 100_000 },
     perVendorKey: { requestsPerSecond: 100_000, concurrency: 64 },
     ...overrides
   })
