@@ -102,4 +102,9 @@ export * as Server from "./Server.js"
 /**
  * @since 0.1.0
  */
+export * as UpstreamGovernor from "./UpstreamGovernor.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as WebhookConfig from "./WebhookConfig.js"

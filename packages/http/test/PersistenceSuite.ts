@@ -1,6 +1,6 @@
 /**
  * The behaviours every store (`Accounts`, `Tokens`, `LinkTokens`, `ConnectionStore`, `SandboxLog`,
- * `WebhookStore`, `Ciphertexts`, `IdempotencyStore`, `Transactions`) must have on every backend: one
+ * `WebhookStore`, `Ciphertexts`, `IdempotencyStore`, `UpstreamBuckets`, `Transactions`) must have on every backend: one
  * suite, run against SQLite (`Persistence.test.ts`) and Postgres (`Persistence.pg.test.ts`).
  *
  * The suite shares one set of stores (one database) between its tests, which run concurrently: every
@@ -22,6 +22,7 @@ import { SandboxLog } from "@tracebridge/http/persistence/SandboxLog"
 import type { Token } from "@tracebridge/http/persistence/Tokens"
 import { Tokens } from "@tracebridge/http/persistence/Tokens"
 import { Transactions } from "@tracebridge/http/persistence/Transactions"
+import { UpstreamBuckets } from "@tracebridge/http/persistence/UpstreamBuckets"
 import type { WebhookDelivery, WebhookEndpoint } from "@tracebridge/http/persistence/WebhookStore"
 import { WebhookStore } from "@tracebridge/http/persistence/WebhookStore"
 import type { Layer } from "effect"
@@ -789,6 +790,62 @@ export const persistenceSuite = (
           yield* idempotencyStore.getIdempotencyKey(k.scope, k.idem_key, later.created_at),
           Option.some(later)
         )
+      }))
+
+    it.effect("upstream buckets: reservations are spaced at the rate, refill, and never hand out a token twice", () =>
+      Effect.gen(function*() {
+        const buckets = yield* UpstreamBuckets
+        const key = id("upstream|spaced")
+        const rate = { rate: 10, burst: 1 }
+        const waits = yield* Effect.all(Array.from({ length: 20 }, () => buckets.reserve(key, rate, T0)), {
+          concurrency: "unbounded"
+        })
+        assert.deepStrictEqual(
+          waits.slice().sort((a, b) => a - b).map(Math.round),
+          Array.from({ length: 20 }, (_, i) => i * 100)
+        )
+        // 20 tokens reserved ahead: at T0 + 2 s the bucket is even again, at T0 + 3 s full (1 token)
+        assert.strictEqual(Math.round(yield* buckets.reserve(key, rate, T0 + 2_000)), 0)
+        assert.strictEqual(Math.round(yield* buckets.reserve(key, rate, T0 + 2_000)), 100)
+        assert.strictEqual(Math.round(yield* buckets.reserve(key, rate, T0 + 3_000)), 0)
+        // a bucket of 3 lets 3 go at once
+        const burst = id("upstream|burst")
+        const three = yield* Effect.forEach([1, 2, 3, 4], () => buckets.reserve(burst, { rate: 2, burst: 3 }, T0))
+        assert.deepStrictEqual(three.map(Math.round), [0, 0, 0, 500])
+      }))
+
+    it.effect("upstream buckets: a pause holds the bucket until it ends; a shorter one never cuts it", () =>
+      Effect.gen(function*() {
+        const buckets = yield* UpstreamBuckets
+        const key = id("upstream|paused")
+        const rate = { rate: 10, burst: 1 }
+        assert.strictEqual(yield* buckets.reserve(key, rate, T0), 0)
+        yield* buckets.pauseUntil(key, T0 + 5_000, T0 + 10)
+        yield* buckets.pauseUntil(key, T0 + 2_000, T0 + 20)
+        assert.strictEqual(Math.round(yield* buckets.reserve(key, rate, T0 + 1_000)), 4_000)
+        assert.strictEqual(Math.round(yield* buckets.reserve(key, rate, T0 + 1_000)), 4_100)
+        // a pause of a key never reserved before
+        const fresh = id("upstream|fresh")
+        yield* buckets.pauseUntil(fresh, T0 + 3_000, T0)
+        assert.strictEqual(Math.round(yield* buckets.reserve(fresh, rate, T0)), 3_000)
+        // another key is not paused
+        assert.strictEqual(yield* buckets.reserve(id("upstream|other"), rate, T0 + 1_000), 0)
+      }))
+
+    it.effect("upstream buckets: only full buckets are dropped", () =>
+      Effect.gen(function*() {
+        const buckets = yield* UpstreamBuckets
+        const key = id("upstream|drop")
+        const rate = { rate: 10, burst: 1 }
+        // Drops sweep every full bucket, whatever its key: this one lives a week before the other
+        // tests' buckets, so that its sweeps cannot drop theirs while they run concurrently.
+        const t = T0 - 7 * 86_400_000
+        yield* Effect.forEach([1, 2, 3], () => buckets.reserve(key, rate, t))
+        // full at t + 300 only
+        yield* buckets.dropFullBuckets(t + 250)
+        assert.strictEqual(Math.round(yield* buckets.reserve(key, rate, t)), 300, "kept: tokens reserved ahead")
+        yield* buckets.dropFullBuckets(t + 500)
+        assert.strictEqual(yield* buckets.reserve(key, rate, t), 0, "dropped: a missing bucket is full")
       }))
 
     // Only backends whose transactions roll back register this case (both SQL backends do).

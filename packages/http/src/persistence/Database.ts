@@ -35,6 +35,7 @@ import * as RowCache from "./RowCache.js"
 import * as SandboxLog from "./SandboxLog.js"
 import * as Tokens from "./Tokens.js"
 import * as Transactions from "./Transactions.js"
+import * as UpstreamBuckets from "./UpstreamBuckets.js"
 import * as WebhookStore from "./WebhookStore.js"
 
 /**
@@ -53,6 +54,7 @@ export type Persistence =
   | Ciphertexts.Ciphertexts
   | IdempotencyStore.IdempotencyStore
   | RateBuckets.RateBuckets
+  | UpstreamBuckets.UpstreamBuckets
   | Transactions.Transactions
 
 /** The stores with a read that `RowCache` keeps on SQLite. */
@@ -66,6 +68,7 @@ const otherStores = Layer.mergeAll(
   Ciphertexts.layer,
   IdempotencyStore.layer,
   RateBuckets.layer,
+  UpstreamBuckets.layer,
   Transactions.layer
 )
 

@@ -232,6 +232,23 @@ const linkTokenBranding = Effect.gen(function*() {
 })
 
 /**
+ * The upstream rate governor's buckets (ADR 0015): one per provider, vendor key fingerprint and
+ * licence, shared by every node. `tokens` may be negative (tokens reserved ahead); `updated_at`
+ * may be ahead of now (a 429's `Retry-After` pauses the bucket until then); `rate` and `burst`
+ * are those of the last reservation.
+ */
+const upstreamRateBuckets = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE upstream_rate_buckets (
+    key TEXT PRIMARY KEY,
+    tokens DOUBLE PRECISION NOT NULL,
+    updated_at BIGINT NOT NULL,
+    rate DOUBLE PRECISION NOT NULL,
+    burst DOUBLE PRECISION NOT NULL
+  )`
+})
+
+/**
  * Every migration, for the driver's migrator layer (`LibsqlMigrator.layer({ loader })`,
  * `PgMigrator.layer({ loader })`).
  *
@@ -245,5 +262,6 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "0004_idempotency_keys": idempotencyKeys,
   "0005_rate_limit_buckets": rateLimitBuckets,
   "0006_sandbox_versions": sandboxVersions,
-  "0007_link_token_branding": linkTokenBranding
+  "0007_link_token_branding": linkTokenBranding,
+  "0008_upstream_rate_buckets": upstreamRateBuckets
 })

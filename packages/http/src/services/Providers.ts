@@ -9,6 +9,11 @@
  * The ports come from the one registration list (`Registry` of `@tracebridge/sandbox`): adding a
  * provider changes nothing here or in any handler.
  *
+ * Every request a production port sends upstream first takes a token of the upstream rate governor
+ * (`UpstreamGovernor`, ADR 0015), whose buckets (one per provider, vendor key and licence) live in
+ * the database and are shared by every node. Sandbox ports are not governed: the in-process
+ * emulator answers at once and has no limit.
+ *
  * Every provider call of a `/v1` request runs through `upstream`: one deadline for the request
  * (`TRACEBRIDGE_UPSTREAM_DEADLINE_SECONDS`, 30 s), every try and retry included. The adapters see
  * it (`Deadline`) and do not retry past it; a call still running then is cut with
@@ -19,7 +24,7 @@
 import type { HttpClient } from "@effect/platform"
 import { FetchHttpClient } from "@effect/platform"
 import type { ProviderName, ProviderPort, Session } from "@tracebridge/core"
-import { Deadline, ProviderError, ProviderRegistry, Session as Sessions } from "@tracebridge/core"
+import { Deadline, ProviderError, ProviderRegistry, Session as Sessions, UpstreamGovernor } from "@tracebridge/core"
 import { Logins, Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
 import type { Option, Scope } from "effect"
 import { Context, Duration, Effect, Layer } from "effect"
@@ -27,6 +32,8 @@ import * as AppConfig from "../AppConfig.js"
 import { Lru } from "../Lru.js"
 import type { Connection } from "../persistence/ConnectionStore.js"
 import { SandboxLog } from "../persistence/SandboxLog.js"
+import { UpstreamBuckets } from "../persistence/UpstreamBuckets.js"
+import * as Governor from "../UpstreamGovernor.js"
 import { Crypto } from "./Crypto.js"
 import * as SandboxReadCache from "./SandboxReadCache.js"
 import * as SandboxState from "./SandboxState.js"
@@ -94,6 +101,7 @@ export const layer = Layer.scoped(
   Effect.gen(function*() {
     const sandboxLog = yield* SandboxLog
     const crypto = yield* Crypto
+    const governor = Governor.makeDatabase(yield* UpstreamBuckets)
     const seed = yield* AppConfig.sandboxSeed
     const size = yield* AppConfig.sandboxSize
     const deadline = yield* AppConfig.upstreamDeadline
@@ -118,15 +126,21 @@ export const layer = Layer.scoped(
     })
     const inProcess = SandboxServer.layerHttpClient(SandboxServer.makeHandler(sandbox))
 
-    // Every installed provider's port, built from its module value (the one registration list).
+    // Every installed provider's port, built from its module value (the one registration list),
+    // over an HttpClient and a governor.
     const portsWith = <E>(
       http: Layer.Layer<HttpClient.HttpClient>,
+      governed: UpstreamGovernor.Service,
       build: (module: Registry.Lookup["providers"][number]["module"]) => Effect.Effect<
         ProviderPort.Service,
         E,
         HttpClient.HttpClient | Scope.Scope
       >
-    ) => Effect.all(Registry.installed.providers.map((p) => build(p.module))).pipe(Effect.provide(http))
+    ) =>
+      Effect.all(Registry.installed.providers.map((p) => build(p.module))).pipe(
+        Effect.provide(http),
+        Effect.provideService(UpstreamGovernor.UpstreamGovernor, governed)
+      )
     // The in-process emulator needs no pacing or backoff: it answers at once and never rate limits.
     // Which world a sandbox session reaches, for the read cache (sessions come from `session`).
     const worldOfSession = new WeakMap<Session.Session, string>()
@@ -135,11 +149,11 @@ export const layer = Layer.scoped(
       ports.map((port) => SandboxReadCache.wrap(port, sandbox, readCache, (s) => worldOfSession.get(s)))
     const sandboxPorts = ProviderRegistry.make(
       cached(
-        yield* portsWith(inProcess, (module) => module.sandbox)
+        yield* portsWith(inProcess, UpstreamGovernor.unlimited, (module) => module.sandbox)
       )
     )
     const productionPorts = ProviderRegistry.make(
-      yield* Effect.orDie(portsWith(FetchHttpClient.layer, (module) => module.production))
+      yield* Effect.orDie(portsWith(FetchHttpClient.layer, governor, (module) => module.production))
     )
 
     // The world a stored sandbox login opens (as its emulator keys it).
