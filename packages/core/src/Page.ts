@@ -40,6 +40,7 @@ export const IntegerString = Schema.String.pipe(
 
 /**
  * `page` and `per_page` as they arrive in a query string. Decoding gives numbers with defaults.
+ * No identifier: a query string's fields are documented one parameter each, never as a reference.
  *
  * @since 0.1.0
  * @category schemas
@@ -55,7 +56,7 @@ export const PageRequest = Schema.Struct({
     ),
     { default: () => DEFAULT_PER_PAGE }
   ).annotations({ description: `Items per page, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE})` })
-}).annotations({ identifier: "PageRequest" })
+})
 
 /**
  * @since 0.1.0

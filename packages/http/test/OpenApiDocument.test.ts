@@ -54,6 +54,21 @@ describe("OpenAPI document", () => {
       const param = (name: string) => listPackages.parameters.find((p: Json) => p.name === name && p.in === "query")
       assert.deepInclude(param("page").schema, { type: "integer", minimum: 1 })
       assert.deepInclude(param("per_page").schema, { type: "integer", minimum: 1, maximum: 100 })
+      // every paged answer's operation takes the page rules
+      const paged = operations(doc).filter(({ op }) =>
+        op.responses["200"]?.content["application/json"].example.pagination !== undefined
+      )
+      assert.includeMembers(paged.map(({ op }) => op.operationId), [
+        "listConnections",
+        "listFacilities",
+        "listWebhooks",
+        "listWebhookDeliveries",
+        "listPackages"
+      ])
+      for (const { op } of paged) {
+        const query = (op.parameters as Array<Json>).filter((p) => p.in === "query").map((p) => p.name)
+        assert.includeMembers(query, ["page", "per_page"], `${op.operationId} takes page and per_page`)
+      }
       const flow = doc.components.securitySchemes.oauth2.flows.clientCredentials
       assert.strictEqual(flow.tokenUrl, "/v1/oauth/token")
       assert.deepStrictEqual(Object.keys(flow.scopes).sort(), ["production", "sandbox"])

@@ -2894,7 +2894,12 @@ export interface operations {
     };
     listConnections: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 1-indexed page number (default 1) */
+                page?: number;
+                /** @description Items per page, 1 to 100 (default 25) */
+                per_page?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3274,7 +3279,12 @@ export interface operations {
     };
     listFacilities: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 1-indexed page number (default 1) */
+                page?: number;
+                /** @description Items per page, 1 to 100 (default 25) */
+                per_page?: number;
+            };
             header?: never;
             path: {
                 connection_id: string;
@@ -10418,7 +10428,12 @@ export interface operations {
     };
     listWebhooks: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 1-indexed page number (default 1) */
+                page?: number;
+                /** @description Items per page, 1 to 100 (default 25) */
+                per_page?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -11244,7 +11259,12 @@ export interface operations {
     };
     listWebhookDeliveries: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description 1-indexed page number (default 1) */
+                page?: number;
+                /** @description Items per page, 1 to 100 (default 25) */
+                per_page?: number;
+            };
             header?: never;
             path: {
                 webhook_id: string;
