@@ -13,6 +13,10 @@
  *   `success: 0` answer becomes one of the core errors: a refused login `ProviderLoginRequired`
  *   (with BioTrack's text), 62 `ProviderPermissionDenied`, 602 `ResourceNotFound` or
  *   `ProviderRejected` (by its message), anything else `ProviderRejected` with the text and code.
+ * - Every POST, the login included, first takes a token of the upstream rate governor in context
+ *   when the client is built (`UpstreamGovernor` of core, ADR 0015: the HTTP service's, shared by
+ *   every node): one bucket per provider and company licence (the UBI), at the descriptor's rate.
+ *   Without one in context, calls are not paced. A 429 with `Retry-After` pauses that bucket.
  * - Transport failures become `ProviderUnavailable`/`ProviderTimeout`/`ProviderRateLimited`;
  *   a body off the wire schema becomes `ProviderInvalidResponse` naming the field.
  * - Each POST times out after `TIMEOUT`, or sooner when the caller's overall deadline
@@ -25,7 +29,7 @@
 import type { HttpClientError } from "@effect/platform"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import type { ProviderName, Session } from "@tracebridge/core"
-import { Deadline, ProviderDescriptor, ProviderError } from "@tracebridge/core"
+import { Deadline, ProviderDescriptor, ProviderError, UpstreamGovernor } from "@tracebridge/core"
 import type { ParseResult } from "effect"
 import { Cause, Context, Deferred, Duration, Effect, Either, FiberId, Layer, Option, Redacted, Schema } from "effect"
 import { API_VERSION, Failure, LoginResult } from "./internal/wire/Envelope.js"
@@ -63,6 +67,20 @@ export const ErrorCodes = {
  * @category constants
  */
 export const TIMEOUT = Duration.seconds(30)
+
+/**
+ * How fast BioTrack may be called (the descriptor's `rateLimit`): the upstream governor's pacing
+ * per company licence.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const RATE_LIMIT: ProviderDescriptor.RateLimitPolicy = {
+  requestsPerSecond: 5,
+  concurrency: 2,
+  retryAfterHeader: false,
+  notes: "No published limits; conservative pacing per company licence (UBI), shared by every node"
+}
 
 /**
  * What a call is about, for error context: the operation (e.g. `packages.list`) and, for 602
@@ -166,6 +184,12 @@ const isSuccess = Schema.is(Schema.Struct({ success: Schema.Union(Schema.Literal
  */
 export const make: Effect.Effect<Client, never, HttpClient.HttpClient> = Effect.gen(function*() {
   const http = yield* HttpClient.HttpClient
+  const governor = Option.getOrElse(
+    yield* Effect.serviceOption(UpstreamGovernor.UpstreamGovernor),
+    () => UpstreamGovernor.unlimited
+  )
+  // BioTrack has no vendor key: every bucket is of the empty one.
+  const vendorKeyFingerprint = yield* UpstreamGovernor.fingerprint(Redacted.make(""))
   const sessions = new Map<string, Redacted.Redacted<string>>()
   /** The login under way per connection, which concurrent calls join instead of sending their own. */
   const logins = new Map<string, Deferred.Deferred<Redacted.Redacted<string>, ProviderError.ProviderError>>()
@@ -185,24 +209,41 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient> = Effect.
       message: `BioTrack could not be reached or its answer could not be read (${e._tag}: ${e.reason})`
     })
 
-  /** One POST; answers the parsed JSON, or a transport-level error. */
+  /** The governor's bucket of a session: the provider, no vendor key, and the company licence (UBI). */
+  const bucketOf = (session: Session.Session): string => {
+    const credentials = Schema.decodeUnknownOption(Credentials)(Redacted.value(session.credentials))
+    return UpstreamGovernor.key({
+      provider: PROVIDER,
+      vendorKeyFingerprint,
+      licence: Option.isSome(credentials) ? credentials.value.ubi : undefined
+    })
+  }
+
+  /** One POST, after the governor's token; answers the parsed JSON, or a transport-level error. */
   const post = (
     url: string,
     body: Readonly<Record<string, unknown>>,
-    operation: string
+    operation: string,
+    bucket: string
   ): Effect.Effect<unknown, ProviderError.ProviderError> =>
     HttpClientRequest.post(url).pipe(
       HttpClientRequest.bodyText(JSON.stringify(body), "text/JSON"),
-      http.execute,
+      (request) => Effect.zipRight(governor.take(bucket, RATE_LIMIT), http.execute(request)),
       Effect.mapError(unreachable(operation)),
       Effect.flatMap((response): Effect.Effect<string, ProviderError.ProviderError> => {
         if (response.status === 429) {
-          return Effect.fail(
-            new ProviderError.ProviderRateLimited({
-              provider: PROVIDER,
-              operation,
-              message: "BioTrack is refusing calls for rate (HTTP 429)"
-            })
+          const seconds = Number(response.headers["retry-after"] ?? Number.NaN)
+          const retryAfter = Number.isFinite(seconds) && seconds >= 0 ? Duration.seconds(seconds) : undefined
+          return Effect.zipRight(
+            retryAfter === undefined ? Effect.void : governor.pause(bucket, retryAfter),
+            Effect.fail(
+              new ProviderError.ProviderRateLimited({
+                provider: PROVIDER,
+                operation,
+                ...(retryAfter === undefined ? {} : { retryAfter }),
+                message: "BioTrack is refusing calls for rate (HTTP 429)"
+              })
+            )
           )
         }
         if (response.status < 200 || response.status >= 300) {
@@ -272,14 +313,19 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient> = Effect.
     Effect.gen(function*() {
       const url = yield* urlOf(session, operation)
       const credentials = yield* credentialsOf(session, operation)
-      const json = yield* post(url, {
-        API: API_VERSION,
-        action: "login",
-        license_number: credentials.ubi,
-        username: credentials.username,
-        password: credentials.password,
-        ...training(session)
-      }, operation)
+      const json = yield* post(
+        url,
+        {
+          API: API_VERSION,
+          action: "login",
+          license_number: credentials.ubi,
+          username: credentials.username,
+          password: credentials.password,
+          ...training(session)
+        },
+        operation,
+        bucketOf(session)
+      )
       if (isFailure(json)) {
         const failure = yield* Schema.decodeUnknown(Failure)(json).pipe(Effect.mapError(invalid(operation)))
         const code = failure.errorcode === undefined ? undefined : Number(failure.errorcode)
@@ -360,11 +406,13 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient> = Effect.
     Effect.gen(function*() {
       const { operation } = options
       const url = yield* urlOf(session, operation)
+      const bucket = bucketOf(session)
       const once = (sid: Redacted.Redacted<string>) =>
         post(
           url,
           { API: API_VERSION, action, sessionid: Redacted.value(sid), ...training(session), ...fields },
-          operation
+          operation,
+          bucket
         )
       const sid = yield* sessionId(session, operation)
       let json = yield* once(sid)

@@ -40,12 +40,7 @@ export const descriptor: ProviderDescriptor.ProviderDescriptor = {
   credentials: Credentials,
   baseUrls: Object.fromEntries(Object.entries(hosts).map(([s, url]) => [s, { sandbox: url, production: url }])),
   providerPageSize: null,
-  rateLimit: {
-    requestsPerSecond: 5,
-    concurrency: 2,
-    retryAfterHeader: false,
-    notes: "No published limits; conservative pacing per session"
-  },
+  rateLimit: ProviderBClient.RATE_LIMIT,
   capabilities: Object.fromEntries(Object.keys(hosts).map((s) => [s, stateCapabilities])),
   writes: ["split_package", "record_lab_result", "create_transfer"],
   // BioTrack lets only labs file QA results (inventory_qa_sample_results)
