@@ -12,10 +12,11 @@ import { createHash } from "node:crypto"
 import { mkdirSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { type Browser, chromium } from "playwright-core"
+import type { Browser } from "playwright-core"
 import * as Build from "../src/docs/Build.js"
 import * as Markdown from "../src/docs/Markdown.js"
 import * as Page from "../src/docs/Page.js"
+import { launch } from "./support/Browser.js"
 import { TestApp } from "./support/TestApp.js"
 
 /**
@@ -26,26 +27,6 @@ const BUDGET_BYTES = 512 * 1024
 
 const shots = fileURLToPath(new URL("../build/screenshots/", import.meta.url))
 mkdirSync(shots, { recursive: true })
-
-const launch = Effect.acquireRelease(
-  Effect.promise(() =>
-    chromium.launch({
-      executablePath: "/usr/bin/chromium",
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--disable-quic",
-        "--disable-dev-shm-usage"
-      ]
-    })
-  ),
-  (browser) => Effect.promise(() => browser.close())
-)
 
 const origin = Effect.map(
   HttpServer.HttpServer,
