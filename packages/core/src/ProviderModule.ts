@@ -26,7 +26,11 @@ import type { Service } from "./ProviderPort.js"
  */
 export interface ProviderModule<R = never> {
   readonly descriptor: ProviderDescriptor
-  /** The port against the real state system; its settings (a vendor key, pacing) come from configuration. */
+  /**
+   * The port against the real state system; its settings (a vendor key, pacing) come from
+   * configuration. Every request it sends takes a token of the `UpstreamGovernor` in context when
+   * it is built (ADR 0015): the host decides where the buckets live.
+   */
   readonly production: Effect.Effect<Service, ConfigError.ConfigError, R>
   /** The port against the sandbox's emulator of this system: no pacing, no backoff, no vendor key. */
   readonly sandbox: Effect.Effect<Service, never, R>
