@@ -5,6 +5,7 @@
  * service's database governor is shared, and read the same licence through two connections on the
  * same user key. The emulator's clock is the TestClock.
  */
+import { HttpClient } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { ProviderA, ProviderAConfig } from "@tracebridge/adapter-provider-a"
 import type { ProviderPort } from "@tracebridge/core"
@@ -12,7 +13,7 @@ import { Session, UpstreamGovernor } from "@tracebridge/core"
 import { Sandbox } from "@tracebridge/sandbox"
 import * as Emulator from "@tracebridge/sandbox/providers/provider-a/Emulator"
 import type { Duration } from "effect"
-import { Effect, Fiber, Option, TestClock } from "effect"
+import { Chunk, Clock, Effect, Fiber, Layer, Option, TestClock } from "effect"
 import * as Upstream from "../../support/Upstream.js"
 import * as A from "./Support.js"
 
@@ -20,12 +21,13 @@ Upstream.useUpstream()
 
 const RATE = ProviderA.descriptor.rateLimit.requestsPerSecond
 
-/** Real time for msw to answer what the adapter sent in this step. */
+/** Real time for msw to answer what the adapter sent. */
 const settle = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 3)))
 
 /**
  * A sandbox on the TestClock, limited to the descriptor's rate per user key, behind its own host;
- * two ports over one shared governor (the descriptor's pacing: `ProviderAConfig.defaults`).
+ * two ports over one shared governor (the descriptor's pacing: `ProviderAConfig.defaults`). Their
+ * HttpClient records when (on the TestClock) each request is sent.
  */
 const setup = Effect.gen(function*() {
   yield* TestClock.setTime(A.NOW)
@@ -40,10 +42,22 @@ const setup = Effect.gen(function*() {
   const world = sandbox.world("provider_a", "CO", A.good.user_key!)
   const cultivator = world.facilities.find((d) => d.role === "cultivation")!
   const governor = yield* UpstreamGovernor.makeMemory
+  const sentAt: Array<number> = []
+  const recording = Layer.effect(
+    HttpClient.HttpClient,
+    Effect.map(
+      HttpClient.HttpClient,
+      (client) =>
+        HttpClient.tapRequest(client, () =>
+          Effect.map(Clock.currentTimeMillis, (t) => {
+            sentAt.push(t)
+          }))
+    )
+  ).pipe(Layer.provide(Upstream.httpClient))
   const port = () =>
     ProviderA.make.pipe(
       Effect.provide(ProviderAConfig.layerTest({ perFacility: ProviderAConfig.defaults.perFacility })),
-      Effect.provide(Upstream.httpClient),
+      Effect.provide(recording),
       Effect.provideService(UpstreamGovernor.UpstreamGovernor, governor)
     )
   const ports: ReadonlyArray<ProviderPort.Service> = [yield* port(), yield* port()]
@@ -56,26 +70,31 @@ const setup = Effect.gen(function*() {
       credentials: { user_key: A.good.user_key! },
       baseUrl: upstream.baseUrl("provider_a", "CO")
     })
-  return { upstream, cultivator, ports, session }
-})
-
-/** Moves the TestClock in steps until `fiber` is done (or `limit` has passed); answers the time it took. */
-const drive = <X, E>(fiber: Fiber.Fiber<X, E>, step: Duration.DurationInput, limit: number) =>
-  Effect.gen(function*() {
-    const start = yield* TestClock.currentTimeMillis
-    for (let i = 0; i < limit && Option.isNone(yield* Fiber.poll(fiber)); i++) {
-      yield* settle
-      yield* TestClock.adjust(step)
-    }
-    return (yield* TestClock.currentTimeMillis) - start
+  /** Waits (in real time) until every request sent so far has reached the emulator. */
+  const arrived = Effect.gen(function*() {
+    yield* settle
+    for (let w = 0; w < 500 && upstream.log.length < sentAt.length; w++) yield* settle
   })
+  /**
+   * Moves the TestClock in steps until `fiber` is done (or `limit` steps have passed). Each step
+   * first lets every request sent reach the emulator, which so counts it in the second it was sent.
+   */
+  const drive = <X, E>(fiber: Fiber.Fiber<X, E>, step: Duration.DurationInput, limit: number) =>
+    Effect.gen(function*() {
+      for (let i = 0; i < limit && Option.isNone(yield* Fiber.poll(fiber)); i++) {
+        yield* arrived
+        yield* TestClock.adjust(step)
+      }
+    })
+  return { upstream, cultivator, ports, session, sentAt, arrived, drive }
+})
 
 describe("ProviderA under the upstream rate governor", () => {
   it.scoped(
     "two ports reading one licence never go past the descriptor's rate: no 429, reads spaced out",
     () =>
       Effect.gen(function*() {
-        const { cultivator, ports, session, upstream } = yield* setup
+        const { cultivator, drive, ports, sentAt, session, upstream } = yield* setup
         const item = cultivator.items[0]!
         const reads = 60
         const fiber = yield* Effect.fork(
@@ -85,20 +104,23 @@ describe("ProviderA under the upstream rate governor", () => {
             { concurrency: "unbounded" }
           )
         )
-        const took = yield* drive(fiber, "10 millis", 1_000)
+        yield* drive(fiber, "10 millis", 1_000)
         const items = yield* Fiber.join(fiber)
         assert.strictEqual(items.length, 2 * reads)
         const sent = upstream.log.filter((l) => l.startsWith(`GET /items/v2/${item.provider_item_id}?`))
         assert.strictEqual(sent.length, 2 * reads, "no request was refused with 429 and sent again")
-        // 120 requests at 50 a second, spaced 20 ms apart, take 2.38 s: never a burst
-        assert.isAtLeast(took, (2 * reads - 1) * 1000 / RATE - 10)
+        // sent one every 20 ms, whichever port sent it: never more than 50 in any one second
+        const times = sentAt.slice().sort((a, b) => a - b)
+        assert.strictEqual(times.length, 2 * reads)
+        for (let i = 1; i < times.length; i++) assert.isAtLeast(times[i]! - times[i - 1]!, 1000 / RATE)
+        for (let i = RATE; i < times.length; i++) assert.isAtLeast(times[i]! - times[i - RATE]!, 1000)
       }),
     { timeout: 30_000 }
   )
 
   it.scoped("a 429 with Retry-After pauses the licence for every port until it ends", () =>
     Effect.gen(function*() {
-      const { cultivator, ports, session, upstream } = yield* setup
+      const { arrived, cultivator, drive, ports, session, upstream } = yield* setup
       const [first, second] = ports
       const items = cultivator.items
       upstream.failNext(() =>
@@ -108,16 +130,17 @@ describe("ProviderA under the upstream rate governor", () => {
       const refused = yield* Effect.fork(
         first!.get("items", session("connection-0"), cultivator.facility.id, items[0]!.id)
       )
-      for (let i = 0; i < 200 && upstream.log.length === 0; i++) yield* settle
+      yield* arrived
       assert.strictEqual(upstream.log.length, 1)
-      // the 429's answer reaches the adapter, which pauses the bucket before it waits
-      for (let i = 0; i < 10; i++) yield* settle
+      // the adapter pauses the bucket, then sleeps until Retry-After ends before it tries again
+      const retryAt = A.NOW + 2_000
+      for (let i = 0; i < 500 && !Chunk.some(yield* TestClock.sleeps(), (t) => t >= retryAt); i++) yield* settle
       const other = yield* Effect.fork(
         second!.get("items", session("connection-1"), cultivator.facility.id, items[1]!.id)
       )
       for (let i = 0; i < 19; i++) {
         yield* TestClock.adjust("100 millis")
-        yield* settle
+        yield* arrived
       }
       assert.strictEqual(upstream.log.length, 1, "nothing is sent to the licence before Retry-After (2 s) ends")
       yield* drive(other, "100 millis", 100)

@@ -4,10 +4,11 @@
  * licence (UBI). Every POST, the login included, is spaced at the descriptor's rate, and a 429 with
  * `Retry-After` pauses the licence for both.
  */
+import { HttpClient } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { ProviderB, ProviderBClient, Wire } from "@tracebridge/adapter-provider-b"
 import { UpstreamGovernor } from "@tracebridge/core"
-import { Effect, Fiber, Option, TestClock } from "effect"
+import { Clock, Effect, Fiber, Layer, Option, TestClock } from "effect"
 import * as Upstream from "../../support/Upstream.js"
 import { make, onAction } from "./Support.js"
 
@@ -30,34 +31,42 @@ const drive = <X, E>(fiber: Fiber.Fiber<X, E>) =>
     return yield* Fiber.join(fiber)
   })
 
-/** A fresh upstream, and two clients over it sharing one governor. */
+/**
+ * A fresh upstream, and two clients over it sharing one governor; their HttpClient records when
+ * (on the TestClock) each request is sent.
+ */
 const setup = Effect.gen(function*() {
   const b = make()
   const governor = yield* UpstreamGovernor.makeMemory
+  const sentAt: Array<number> = []
+  const recording = Layer.effect(
+    HttpClient.HttpClient,
+    Effect.map(
+      HttpClient.HttpClient,
+      (client) =>
+        HttpClient.tapRequest(client, () =>
+          Effect.map(Clock.currentTimeMillis, (t) => {
+            sentAt.push(t)
+          }))
+    )
+  ).pipe(Layer.provide(Upstream.httpClient))
   const client = () =>
     ProviderBClient.make.pipe(
-      Effect.provide(Upstream.httpClient),
+      Effect.provide(recording),
       Effect.provideService(UpstreamGovernor.UpstreamGovernor, governor)
     )
-  return { b, clients: [yield* client(), yield* client()] as const }
+  return { b, sentAt, clients: [yield* client(), yield* client()] as const }
 })
 
 describe("ProviderBClient under the upstream rate governor", () => {
   it.effect("two clients on one licence are spaced at the descriptor's rate, logins included", () =>
     Effect.gen(function*() {
-      const { b, clients } = yield* setup
+      const { b, clients, sentAt } = yield* setup
       const calls = clients.flatMap((client, n) =>
         [1, 2].map(() => client.call(b.session(`connection-${n}`), "sync_vendor", { download: 1 }, Vendors, op))
       )
       const fiber = yield* Effect.fork(Effect.all(calls, { concurrency: "unbounded" }))
-      const sentAt: Array<number> = []
-      for (let t = 0; t < 40; t++) {
-        yield* tick
-        while (sentAt.length < b.actions().length) sentAt.push(t * 50)
-        if (Option.isSome(yield* Fiber.poll(fiber))) break
-        yield* TestClock.adjust("50 millis")
-      }
-      yield* Fiber.join(fiber)
+      yield* drive(fiber)
       // two logins (one per connection) and four calls: six requests, one every 200 ms
       assert.strictEqual(b.actions().length, 6)
       assert.deepStrictEqual(sentAt, Array.from({ length: 6 }, (_, i) => i * 1000 / RATE))
