@@ -2,12 +2,17 @@
  * The upstream rate governor's database store (`UpstreamGovernor.makeDatabase` over
  * `UpstreamBuckets`), on SQLite: two governors on one database (two API nodes) share one bucket
  * per key, a pause set by one holds the other, and the governor fails open when the store fails.
- * The store's statements run on Postgres too in the persistence suite (`npm run test:pg`).
+ * End to end, a production connection's reads over `/v1` take their tokens from the database
+ * (keyed by provider, vendor key fingerprint and licence) and a sandbox connection's do not. The
+ * store's statements run on Postgres too in the persistence suite (`npm run test:pg`).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { UpstreamGovernor } from "@tracebridge/http"
-import { Clock, Effect, Fiber, Layer, Logger, Option, TestClock } from "effect"
+import { Http, Server, UpstreamGovernor } from "@tracebridge/http"
+import { Standalone } from "@tracebridge/sandbox"
+import { Clock, ConfigProvider, Effect, Fiber, Layer, Logger, Option, TestClock } from "effect"
 import { UpstreamBuckets } from "../src/persistence/UpstreamBuckets.js"
+import * as Crypto from "../src/services/Crypto.js"
+import { call, linkSandbox, productionSignIn, signIn, submitLogin } from "./support/TestApp.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
 /** Real time for the database to answer. */
@@ -81,4 +86,86 @@ describe("UpstreamGovernor on the database", () => {
       const times = (yield* drive(fiber, 50)).slice().sort((x, y) => x - y)
       assert.deepStrictEqual(times.map((x) => x - times[0]!), [0, 100, 200])
     }).pipe(Effect.provide(Layer.merge(TestDatabase.layer, Logger.remove(Logger.defaultLogger)))))
+
+  it.live(
+    "production reads over /v1 take their tokens from the database, keyed by licence; sandbox reads none",
+    () =>
+      Effect.gen(function*() {
+        const running = yield* Effect.acquireRelease(
+          Effect.promise(() => Standalone.start({ port: 0, host: "127.0.0.1", seed: "42" })),
+          (standalone) => Effect.promise(() => standalone.close())
+        )
+        const vendorKey = "integrator-vendor-key"
+        const reserved: Array<string> = []
+        const spy = Layer.effect(
+          UpstreamBuckets,
+          Effect.map(UpstreamBuckets, (buckets) => ({
+            ...buckets,
+            reserve: (key: string, rate: { readonly rate: number; readonly burst: number }, now: number) => {
+              reserved.push(key)
+              return buckets.reserve(key, rate, now)
+            }
+          }))
+        )
+        const app = Http.makeHttpLive({ worker: false }).pipe(
+          Layer.provideMerge(Server.layerTest),
+          Layer.provideMerge(Crypto.layerTest),
+          Layer.provideMerge(spy),
+          Layer.provideMerge(TestDatabase.layer),
+          Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(
+            new Map([
+              ["TRACEBRIDGE_PROVIDER_A_BASE_URL", `${running.origin}/provider_a/{state}`],
+              ["PROVIDER_A_VENDOR_KEY", vendorKey]
+            ])
+          )))
+        )
+        yield* Effect.provide(
+          Effect.gen(function*() {
+            // a sandbox connection's reads go to the in-process emulator, ungoverned
+            const sandbox = yield* signIn
+            const linked = yield* linkSandbox(sandbox.access)
+            const sandboxFacilities = yield* call("GET", `/v1/connections/${linked.connection_id}/facilities`, {
+              token: sandbox.access
+            })
+            assert.strictEqual(sandboxFacilities.status, 200)
+            assert.deepStrictEqual(reserved, [])
+            // a production connection's reads take a token each, per licence
+            const { access } = yield* productionSignIn
+            const submitted = yield* submitLogin(access, {
+              provider: "provider_a",
+              state: "CO",
+              credentials: { user_key: "user_good" }
+            })
+            assert.strictEqual(submitted.status, 200, JSON.stringify(submitted.body))
+            const exchanged = yield* call("POST", "/v1/link/token/exchange", {
+              token: access,
+              json: { public_token: submitted.body.data.public_token }
+            })
+            const connection = exchanged.body.data.connection_id as string
+            const world = running.sandbox.world("provider_a", "CO", "user_good")
+            const cultivator = world.facilities.find((d) => d.role === "cultivation")!
+            const before = reserved.length
+            const packages = yield* call(
+              "GET",
+              `/v1/connections/${connection}/facilities/${cultivator.facility.id}/packages?per_page=5`,
+              { token: access }
+            )
+            assert.strictEqual(packages.status, 200, JSON.stringify(packages.body))
+            const licence = cultivator.facility.license_number
+            const keys = reserved.slice(before)
+            // the facility's calls are keyed by its licence; a facility list (no licence) by the vendor key alone
+            const fingerprint = keys[0]!.split("|")[1]!
+            assert.match(fingerprint, /^[0-9a-f]{32}$/)
+            assert.includeMembers(keys, [`provider_a|${fingerprint}|${licence}`])
+            assert.deepStrictEqual(
+              [...new Set(keys)].filter((key) => key !== `provider_a|${fingerprint}|`),
+              [`provider_a|${fingerprint}|${licence}`]
+            )
+            assert.isTrue(reserved.every((key) => !key.includes(vendorKey) && !key.includes("user_good")))
+          }),
+          app
+        )
+      }).pipe(Effect.scoped),
+    60_000
+  )
 })
