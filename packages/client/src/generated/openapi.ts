@@ -1730,14 +1730,20 @@ export interface components {
          */
         PatientId: string;
         Simulate: {
-            /** @enum {string} */
+            /**
+             * @description One of transfer_arrived, transfer_completed, lab_result_received, connection_login_required, plant_phase_advanced, package_hold, upstream_timeout. upstream_timeout (params delay_ms?) stops the connection's state system answering until its fault is cleared: every call on it answers 504 provider_timeout with Retry-After within the upstream deadline (30 s, retries included).
+             * @enum {string}
+             */
             scenario: "transfer_arrived" | "transfer_completed" | "lab_result_received" | "connection_login_required" | "plant_phase_advanced" | "package_hold" | "upstream_timeout";
             params?: {
                 [key: string]: unknown;
             };
         };
         Simulated: {
-            /** @enum {string} */
+            /**
+             * @description The scenario that ran
+             * @enum {string}
+             */
             scenario: "transfer_arrived" | "transfer_completed" | "lab_result_received" | "connection_login_required" | "plant_phase_advanced" | "package_hold" | "upstream_timeout";
             /** @description The delivery body, or null for scenarios that fire no event */
             event: components["schemas"]["WebhookEvent"] | null;

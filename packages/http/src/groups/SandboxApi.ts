@@ -19,21 +19,22 @@ import { strict } from "./Schemas.js"
  * A scenario's name. The document enumerates them; the server takes any string so that an unknown
  * one is a 400 `unknown_scenario` naming the scenarios, not a generic schema failure.
  */
-const ScenarioName = Schema.String.annotations({ jsonSchema: { type: "string", enum: Scenario.names } })
+const scenarioName = (description: string) =>
+  Schema.String.annotations({ jsonSchema: { type: "string", enum: Scenario.names, description } })
 
 /** @since 0.1.0 @category schemas */
 export const Simulate = Schema.Struct({
-  scenario: ScenarioName.annotations({
-    description: `One of ${Scenario.names.join(", ")}. upstream_timeout (params delay_ms?) stops the ` +
+  scenario: scenarioName(
+    `One of ${Scenario.names.join(", ")}. upstream_timeout (params delay_ms?) stops the ` +
       "connection's state system answering until its fault is cleared: every call on it answers 504 " +
       "provider_timeout with Retry-After within the upstream deadline (30 s, retries included)."
-  }),
+  ),
   params: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 }).annotations({ identifier: "Simulate", parseOptions: strict })
 
 /** @since 0.1.0 @category schemas */
 export const Simulated = Schema.Struct({
-  scenario: ScenarioName,
+  scenario: scenarioName("The scenario that ran"),
   event: Schema.NullOr(WebhookEvent.WebhookEvent).annotations({
     description: "The delivery body, or null for scenarios that fire no event"
   }),
