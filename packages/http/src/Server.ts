@@ -146,6 +146,21 @@ export const make = (timeouts: Partial<Timeouts> = {}): http.Server => {
     })
   })
 
+  // The server listens before the app's layers are built, and the app attaches its handler only
+  // then: a request that arrives in between (a health check polling a starting process) would have
+  // no handler and hang for good. It waits for the app's handler and is handed to it.
+  const ownRequestListeners = server.listenerCount("request") + 1
+  server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (server.listenerCount("request") > ownRequestListeners) return
+    const handOver = (event: string | symbol, listener: (...args: Array<any>) => void) => {
+      if (event !== "request") return
+      server.off("newListener", handOver)
+      // `newListener` comes before the listener is added: hand over once it is in place.
+      process.nextTick(() => listener(req, res))
+    }
+    server.on("newListener", handOver)
+  })
+
   // With a listener here Node no longer closes a connection that timed out (socket idle or
   // keep-alive): this does, unless its request is still being worked on (no answer started yet).
   server.on("timeout", (socket: Duplex) => {

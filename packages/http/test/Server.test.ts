@@ -50,6 +50,28 @@ describe("Server", () => {
     assert.deepStrictEqual([answer.body.error.type, answer.body.error.code], ["validation_error", "malformed_request"])
   })
 
+  it("holds a request that arrives before the app's handler is attached, and hands it over", async () => {
+    // The server listens before the app's layers are built: a request in between must not hang.
+    const server = Server.make()
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    try {
+      const port = (server.address() as AddressInfo).port
+      const early = fetch(`http://127.0.0.1:${port}/healthz`).then(async (r) => `${r.status} ${await r.text()}`)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      server.on("request", (_req: http.IncomingMessage, res: http.ServerResponse) => res.end("ready"))
+      const answer = await Promise.race([
+        early,
+        new Promise<string>((resolve) => setTimeout(() => resolve("no answer within 5 s"), 5000))
+      ])
+      assert.strictEqual(answer, "200 ready")
+      // and a later request is answered by the app once, as usual
+      assert.strictEqual(await (await fetch(`http://127.0.0.1:${port}/x`)).text(), "ready")
+    } finally {
+      server.closeAllConnections()
+      server.close()
+    }
+  })
+
   it("serves a normal request as usual", async () => {
     const answer = await raw("GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
     assert.match(answer, /^HTTP\/1\.1 200/)
