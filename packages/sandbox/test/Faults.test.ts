@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ProviderA, ProviderAConfig } from "@tracebridge/adapter-provider-a"
 import { ProviderB } from "@tracebridge/adapter-provider-b"
 import type { ProviderError, ProviderName } from "@tracebridge/core"
-import { ProviderPort, Session } from "@tracebridge/core"
+import { ProviderPort, Session, UpstreamGovernor } from "@tracebridge/core"
 import { Faults, Sandbox, SandboxServer } from "@tracebridge/sandbox"
 import { Duration, Effect, Either, Exit, Fiber, Layer, Option, TestClock } from "effect"
 
@@ -45,6 +45,9 @@ const targets: ReadonlyArray<Target> = [
       ProviderA.layer.pipe(
         // one retry keeps the retried faults (503, timeouts) short under TestClock
         Layer.provide(ProviderAConfig.layerTest({ maxRetries: 1 })),
+        // sandbox ports are not governed (ADR 0015; the API wires them so): one world's 429 must
+        // not pause another world's reads
+        Layer.provide(Layer.succeed(UpstreamGovernor.UpstreamGovernor, UpstreamGovernor.unlimited)),
         Layer.provide(SandboxServer.layerHttpClient(SandboxServer.makeHandler(sandbox)))
       ),
     malformedPath: "(body)"
