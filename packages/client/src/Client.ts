@@ -24,7 +24,7 @@
 import type { Client as FetchClient, FetchOptions } from "openapi-fetch"
 import createFetchClient from "openapi-fetch"
 import { fromResponse, OAuthError } from "./Errors.js"
-import type { paths } from "./generated/openapi.js"
+import type { components, paths } from "./generated/openapi.js"
 import type { RetryOptions } from "./Retry.js"
 import { delayFor, isRetryable, parseRetryAfter, sleep as defaultSleep } from "./Retry.js"
 
@@ -111,6 +111,16 @@ export type SuccessBody<Op> = Op extends { responses: infer R }
   : never
   : never
 
+/** The token endpoint's body: one of the two grants. */
+type TokenRequest = components["schemas"]["ClientCredentialsGrant"] | components["schemas"]["RefreshTokenGrant"]
+
+/** openapi-fetch's `request` without the document's types (the public methods state them). */
+type UntypedRequest = (
+  method: HttpMethod,
+  path: string,
+  init: object
+) => Promise<{ readonly data?: unknown; readonly error?: unknown; readonly response: Response }>
+
 type GetOp<P extends keyof paths> = paths[P] extends { get: infer Op } ? Op : never
 
 /**
@@ -192,7 +202,7 @@ export class Tracebridge {
     path: P,
     ...init: CallArgs<paths[P], "get">
   ): Promise<SuccessBody<GetOp<P>>> {
-    return this.#call("GET", path, init[0])
+    return this.#call("get", path, init[0])
   }
 
   /** POST (with an `Idempotency-Key`: `init.idempotencyKey` or a new UUID). */
@@ -200,7 +210,7 @@ export class Tracebridge {
     path: P,
     ...init: CallArgs<paths[P], "post">
   ): Promise<SuccessBody<paths[P] extends { post: infer Op } ? Op : never>> {
-    return this.#call("POST", path, init[0])
+    return this.#call("post", path, init[0])
   }
 
   /** PATCH (with an `Idempotency-Key`, like POST). */
@@ -208,7 +218,7 @@ export class Tracebridge {
     path: P,
     ...init: CallArgs<paths[P], "patch">
   ): Promise<SuccessBody<paths[P] extends { patch: infer Op } ? Op : never>> {
-    return this.#call("PATCH", path, init[0])
+    return this.#call("patch", path, init[0])
   }
 
   /** PUT. */
@@ -216,7 +226,7 @@ export class Tracebridge {
     path: P,
     ...init: CallArgs<paths[P], "put">
   ): Promise<SuccessBody<paths[P] extends { put: infer Op } ? Op : never>> {
-    return this.#call("PUT", path, init[0])
+    return this.#call("put", path, init[0])
   }
 
   /** DELETE. */
@@ -224,7 +234,7 @@ export class Tracebridge {
     path: P,
     ...init: CallArgs<paths[P], "delete">
   ): Promise<SuccessBody<paths[P] extends { delete: infer Op } ? Op : never>> {
-    return this.#call("DELETE", path, init[0])
+    return this.#call("delete", path, init[0])
   }
 
   /**
@@ -239,7 +249,7 @@ export class Tracebridge {
     let page: number = Number(options.params?.query?.page ?? 1)
     for (;;) {
       const params = { ...options.params, query: { ...options.params?.query, page } }
-      const body: any = await this.#call("GET", path, { ...options, params })
+      const body: any = await this.#call("get", path, { ...options, params })
       yield body
       const pagination = body.pagination as { page: number; total_pages: number }
       if (body.data.length === 0 || pagination.page >= pagination.total_pages) return
@@ -285,13 +295,14 @@ export class Tracebridge {
             if (!(e instanceof OAuthError && e.error === "invalid_grant")) throw e
           }
         }
-        const body: Record<string, string> = {
-          grant_type: "client_credentials",
-          client_id: this.#options.clientId!,
-          client_secret: this.#options.clientSecret!
-        }
-        if (this.#options.scope !== undefined) body.scope = this.#options.scope
-        return this.#keep(await this.#tokenRequest(body))
+        return this.#keep(
+          await this.#tokenRequest({
+            grant_type: "client_credentials",
+            client_id: this.#options.clientId!,
+            client_secret: this.#options.clientSecret!,
+            ...(this.#options.scope === undefined ? {} : { scope: this.#options.scope })
+          })
+        )
       } finally {
         this.#renewing = undefined
       }
@@ -309,18 +320,21 @@ export class Tracebridge {
     return this.#token
   }
 
-  async #tokenRequest(body: Record<string, string>) {
-    const { data, error, response } = await this.raw.POST(TOKEN_PATH, { body: body as any })
+  async #tokenRequest(body: TokenRequest) {
+    const { data, error, response } = await this.raw.POST(TOKEN_PATH, { body })
     if (data !== undefined) return data
     throw fromResponse(response.status, error, response.headers)
   }
 
-  async #call(method: string, path: string, init: any): Promise<any> {
+  async #call(method: HttpMethod, path: string, init: any): Promise<any> {
     const { idempotencyKey, ...rest } = init ?? {}
     const options = idempotencyKey === undefined
       ? rest
       : { ...rest, headers: { ...rest.headers, "Idempotency-Key": idempotencyKey } }
-    const { data, error, response } = await this.raw.request(method.toLowerCase() as any, path as any, options)
+    // The public methods check the path, parameters and body against the document; here they are
+    // one call of openapi-fetch's `request`, as its untyped form.
+    const request = this.raw.request as unknown as UntypedRequest
+    const { data, error, response } = await request(method, path, options)
     if (response.ok) return data
     const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), this.#now())
     throw fromResponse(

@@ -189,7 +189,12 @@ const transferEvent = (
     type,
     created: iso(input.at),
     api_version: WebhookEvent.API_VERSION,
-    data: { id: transfer.id, connection_id: input.connection_id as never, facility_id: recipient.facility.id, transfer }
+    data: {
+      id: transfer.id,
+      connection_id: Ids.ConnectionId.make(input.connection_id),
+      facility_id: recipient.facility.id,
+      transfer
+    }
   } as WebhookEvent.WebhookEvent
 }
 

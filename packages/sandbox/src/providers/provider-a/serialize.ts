@@ -342,7 +342,7 @@ export const labRows = (scope: Scope, p: Package.Package): Array<Json> =>
 // ------------------------------------------------------------------ plants and harvests
 
 const harvestOfPlant = (world: World, plantId: string): Harvest.Harvest | undefined =>
-  world.facilities.flatMap((d) => d.harvests).find((h) => h.source_plant_ids.includes(plantId as never))
+  world.facilities.flatMap((d) => d.harvests).find((h) => h.source_plant_ids.some((id) => id === plantId))
 
 /** One plant of `GET /plants/v2/vegetative|flowering|inactive|{id}|{label}`. */
 export const plant = (scope: Scope, p: Plant.Plant): Json => {
