@@ -86,6 +86,12 @@ export interface ProviderDescriptor {
   readonly baseUrls: Partial<Record<UsState, BaseUrls>>
   /** The provider's own page size limit, or `null` when it hands over whole tables. */
   readonly providerPageSize: number | null
+  /**
+   * How the managed sync walks the provider's history: in windows of this many hours of
+   * modification time (Metrc's 24 h `lastModified` windows), each read with `ReadWindow.Until` set
+   * to its end. Absent: the lists are read whole (BioTrack's tables), in one window.
+   */
+  readonly syncWindowHours?: number
   readonly rateLimit: RateLimitPolicy
   /** Capabilities per served state: the served states are its keys. */
   readonly capabilities: Partial<Record<UsState, Capabilities>>
@@ -201,6 +207,9 @@ export const problems = (d: ProviderDescriptor): ReadonlyArray<string> => {
   }
   if (d.providerPageSize !== null && !(Number.isInteger(d.providerPageSize) && d.providerPageSize > 0)) {
     out.push("providerPageSize must be a positive whole number or null")
+  }
+  if (d.syncWindowHours !== undefined && !(Number.isInteger(d.syncWindowHours) && d.syncWindowHours > 0)) {
+    out.push("syncWindowHours must be a positive whole number when set")
   }
   if (!(d.rateLimit.requestsPerSecond > 0) || !(d.rateLimit.concurrency >= 1)) out.push("rate limit must be positive")
   return out

@@ -40,6 +40,7 @@ import {
   ResourceNotFound,
   SandboxOnly
 } from "./ProviderError.js"
+import * as ReadWindow from "./ReadWindow.js"
 import * as Resource from "./Resource.js"
 import type { Session } from "./Session.js"
 import * as Skipped from "./Skipped.js"
@@ -160,6 +161,18 @@ export interface Service {
     facilityId: string,
     id: string
   ) => Effect.Effect<Resource.Item<R>, ProviderError>
+  /**
+   * A page of the objects changed within a window of modification time (the managed sync's
+   * read): `range.from` absent reads from the beginning, and `range.to` bounds the read
+   * (`ReadWindow.Until`). A provider without change markers answers its whole list.
+   */
+  readonly changes: <R extends Resource.Name>(
+    resource: R,
+    session: Session,
+    facilityId: string,
+    range: ChangeRange,
+    page: Page.PageRequest
+  ) => Effect.Effect<Page.Page<Resource.Item<R>>, ProviderError>
   readonly splitPackage: (
     session: Session,
     facilityId: string,
@@ -180,6 +193,17 @@ export interface Service {
     facilityId: string,
     packageId: string
   ) => Effect.Effect<ChainOfCustody.ChainOfCustody, ProviderError>
+}
+
+/**
+ * A window of modification time, as ISO 8601 date-times (`from` inclusive, `to` inclusive).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ChangeRange {
+  readonly from?: string | undefined
+  readonly to: string
 }
 
 /**
@@ -355,6 +379,18 @@ export const make = (driver: Driver, options: Options = {}): Service => {
         }
         return out
       }).pipe(span(`${resource}.listAll`, session, facilityId)),
+    changes: (resource, session, facilityId, range, page) =>
+      listChecked(
+        resource,
+        session,
+        facilityId,
+        (range.from === undefined ? {} : { updated_since: range.from }) as Resource.Filters<typeof resource>,
+        Page.toWindow(page)
+      ).pipe(
+        ReadWindow.bounded(Date.parse(range.to)),
+        Effect.map((slice) => Page.fromSlice(page, slice)),
+        span(`${resource}.changes`, session, facilityId)
+      ),
     get: (resource, session, facilityId, id) => {
       const operation = `${resource}.get`
       return Effect.gen(function*() {

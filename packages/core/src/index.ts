@@ -127,6 +127,11 @@ export * as Query from "./Query.js"
 /**
  * @since 0.1.0
  */
+export * as ReadWindow from "./ReadWindow.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Resource from "./Resource.js"
 
 /**

@@ -90,6 +90,7 @@ export const descriptor: ProviderDescriptor.ProviderDescriptor = {
   credentials: Credentials,
   baseUrls: Object.fromEntries(states.map((s) => [s, hosts(s)])),
   providerPageSize: 20,
+  syncWindowHours: 24,
   rateLimit: {
     requestsPerSecond: 50,
     concurrency: 10,

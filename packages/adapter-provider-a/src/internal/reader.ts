@@ -1,6 +1,6 @@
 import type { ProviderPort, Session } from "@tracebridge/core"
-import { Ids, ProviderError, Skipped } from "@tracebridge/core"
-import { Clock, Effect, Either, Schema } from "effect"
+import { Ids, ProviderError, ReadWindow, Skipped } from "@tracebridge/core"
+import { Clock, Effect, Either, Option, Schema } from "effect"
 import type { Client } from "../ProviderAClient.js"
 import type { Settings } from "../ProviderAConfig.js"
 import { TtlCache } from "./cache.js"
@@ -54,6 +54,10 @@ export const skip = (session: Session.Session, operation: string, upstreamId: st
     Skipped.report({ upstream_id: upstreamId, reason })
   )
 }
+
+/** Where a read by modification time ends: `ReadWindow.Until` when the caller bounds it, else now. */
+export const readEnd = (now: number): Effect.Effect<number> =>
+  Effect.map(ReadWindow.Until, (until) => Math.min(Option.getOrElse(until, () => now), now))
 
 /** Metrc's largest page (`pageSize` may not exceed it). */
 export const PAGE = descriptor.providerPageSize ?? 20
@@ -217,10 +221,14 @@ export const makeReader = (client: Client, settings: Settings) => {
         yield* withinLookback(operation, "updated_since", Date.parse(since), now)
         from = Date.parse(since)
       }
-      const spans = windows(from, now, settings.windowHours)
+      // A bounded read (the managed sync's window) stops at its end; the lists Metrc cannot
+      // window are read only by the window that reaches now, not once per window of history.
+      const end = yield* readEnd(now)
+      const reachesNow = end >= now - settings.windowHours * 3_600_000
+      const spans = windows(from, end, settings.windowHours)
       return paths.flatMap((path) =>
         unwindowed.has(path)
-          ? [paged(session, facility, path, schema, operation)]
+          ? (reachesNow ? [paged(session, facility, path, schema, operation)] : [])
           : spans.map((span) => paged(session, facility, path, schema, operation, span))
       )
     })

@@ -5,7 +5,7 @@ import type { MapContext } from "../mappers/context.js"
 import { toSale, toSalesDelivery } from "../mappers/toSale.js"
 import { readAll, windows } from "../paging.js"
 import type { FacilityRef, Reader } from "../reader.js"
-import { map, mapRows, PAGE } from "../reader.js"
+import { map, mapRows, PAGE, readEnd } from "../reader.js"
 import type { SalesReceipt as SalesReceiptRow } from "../wire/Sale.js"
 import { SalesDeliveryV2, SalesReceipt } from "../wire/Sale.js"
 
@@ -42,7 +42,7 @@ const dated = <W, I, A extends { readonly [k: string]: unknown }>(
         now
       )
     }
-    const spans = windows(start, now, settings.windowHours)
+    const spans = windows(start, yield* readEnd(now), settings.windowHours)
     const rows = yield* readAll(spans.map((span) => paged(session, facility, path, wire, operation, span)), PAGE)
     const ctx = ctxOf(session, facility)
     const mapped = yield* mapRows(session, operation, rows, (w: W) => toCore(w, ctx))
@@ -89,7 +89,7 @@ export const sales = (reader: Reader): ProviderPort.ResourceDriver<any, Query.Sa
         } else {
           const start = q.updated_since === undefined ? lookback : Date.parse(q.updated_since)
           if (q.updated_since !== undefined) yield* withinLookback(operation, "updated_since", start, now)
-          spans = windows(start, now, settings.windowHours)
+          spans = windows(start, yield* readEnd(now), settings.windowHours)
         }
         const rows = yield* readAll(
           RECEIPT_LISTS.flatMap((path) =>

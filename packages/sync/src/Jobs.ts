@@ -1,0 +1,222 @@
+/**
+ * The sync's jobs on `@effect/workflow` (ADR 0014): `SyncBackfill` and `SyncPoll` are workflows
+ * with idempotency keys, so starting one twice runs it once, and the engine the caller provides
+ * (`WorkflowEngine`: `@effect/cluster`'s on Postgres, one process's on SQLite) decides where they
+ * run. Each resource of a backfill is an `Activity`; within it, the page checkpoint is the
+ * store's cursor, written with the data, so a step that runs again after a crash starts from
+ * the last stored page and stores nothing twice.
+ *
+ * - `SyncBackfill`: key `backfill/{connection}/{facility}/{generation}/{attempt}`.
+ * - `SyncPoll`: key `poll/{connection}/{facility}/{slot}`: the due time ÷ the interval in
+ *   production, the sandbox version after a write in the sandbox (one poll per change).
+ * - `tick` (every node, every few seconds): claims the due facilities (`FOR UPDATE SKIP LOCKED`)
+ *   and starts their polls, and restarts backfills that stopped (no page stored for two minutes).
+ *
+ * @since 0.1.0
+ */
+import type { ProviderError } from "@tracebridge/core"
+import { Resource } from "@tracebridge/core"
+import { Activity, Workflow, WorkflowEngine } from "@effect/workflow"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import * as Sync from "./Sync.js"
+import { SyncStore } from "./SyncStore.js"
+
+/**
+ * A backfill of one facility.
+ *
+ * @since 0.1.0
+ * @category workflows
+ */
+export const SyncBackfill = Workflow.make({
+  name: "SyncBackfill",
+  payload: {
+    connection_id: Schema.String,
+    facility_id: Schema.String,
+    generation: Schema.Number,
+    attempt: Schema.Number
+  },
+  idempotencyKey: (p) => `backfill/${p.connection_id}/${p.facility_id}/${p.generation}/${p.attempt}`
+})
+
+/**
+ * One incremental pass over a facility.
+ *
+ * @since 0.1.0
+ * @category workflows
+ */
+export const SyncPoll = Workflow.make({
+  name: "SyncPoll",
+  payload: { connection_id: Schema.String, facility_id: Schema.String, slot: Schema.String },
+  success: Schema.Number,
+  idempotencyKey: (p) => `poll/${p.connection_id}/${p.facility_id}/${p.slot}`
+})
+
+/** A provider error carried through an activity's stored result. */
+const Failed = Schema.Struct({ _tag: Schema.Literal("Failed"), error: Schema.Unknown })
+
+const failed = (error: ProviderError.ProviderError) => ({ _tag: "Failed" as const, error })
+
+/** How long a backfill may store nothing before another node takes it over. */
+const STALL_MS = 120_000
+
+/**
+ * The workflows' bodies, for the engine.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const workflowsLayer = Layer.mergeAll(
+  SyncBackfill.toLayer((payload) =>
+    Effect.gen(function*() {
+      const store = yield* SyncStore
+      const host = yield* Sync.Host
+      const { connection_id: cid, facility_id: fid, generation } = payload
+      const state = yield* store.facility(cid, fid)
+      if (Option.isNone(state) || state.value.generation !== generation || state.value.status !== "backfilling") return
+      const opened = yield* host.open(cid)
+      if (Option.isNone(opened)) return
+      const outcome = yield* Effect.gen(function*() {
+        const facility = yield* opened.value.port.getFacility(opened.value.session, fid)
+        const resources = yield* Sync.resourcesOf(opened.value)
+        let changes = 0
+        for (const resource of resources) {
+          const step = yield* Activity.make({
+            name: `resource/${resource}`,
+            success: Schema.Union(Schema.Struct({ _tag: Schema.Literal("Done"), changes: Schema.Number }), Failed),
+            execute: Sync.backfillResource(opened.value, facility, cid, generation, resource).pipe(
+              Effect.map((r) => ({ _tag: "Done" as const, changes: r.changes })),
+              Effect.catchAll((error) => Effect.succeed(failed(error)))
+            )
+          })
+          if (step._tag === "Failed") return Option.some(step.error as ProviderError.ProviderError)
+          changes += step.changes
+        }
+        yield* Activity.make({
+          name: "finish",
+          execute: Effect.gen(function*() {
+            yield* Sync.finishBackfill(cid, fid)
+            if (changes > 0) yield* host.updatesAvailable(cid, fid, changes)
+            const all = yield* store.facilities(cid)
+            if (all.every((f) => f.status === "live")) yield* host.backfilled(cid)
+          })
+        })
+        return Option.none<ProviderError.ProviderError>()
+      }).pipe(Effect.catchAll((error) => Effect.succeed(Option.some(error))))
+      if (Option.isSome(outcome)) {
+        yield* Activity.make({ name: "failed", execute: Sync.recordFailure(cid, fid, outcome.value) })
+      }
+    })
+  ),
+  SyncPoll.toLayer((payload) =>
+    Effect.gen(function*() {
+      const host = yield* Sync.Host
+      const { connection_id: cid, facility_id: fid } = payload
+      const opened = yield* host.open(cid)
+      if (Option.isNone(opened)) return 0
+      return yield* Activity.make({
+        name: "poll",
+        success: Schema.Number,
+        execute: Sync.pollFacility(opened.value, cid, fid).pipe(
+          Effect.tap((changes) => changes > 0 ? host.updatesAvailable(cid, fid, changes) : Effect.void),
+          Effect.catchAll((error) => Effect.as(Sync.recordFailure(cid, fid, error), 0))
+        )
+      })
+    })
+  )
+)
+
+/**
+ * What the HTTP service asks of the sync.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /** Starts (or restarts, after a relink or reset: a new generation) the facilities' backfills. */
+  readonly start: (
+    connectionId: string,
+    facilityIds: ReadonlyArray<string>,
+    options?: { readonly newGeneration?: boolean; readonly wait?: boolean }
+  ) => Effect.Effect<void>
+  /** Runs one poll of a facility now and waits for it (the sandbox, after a change): the changes. */
+  readonly pollNow: (connectionId: string, facilityId: string, slot: string) => Effect.Effect<number>
+  /** The scheduler's pass: due polls started, stalled backfills restarted. */
+  readonly tick: Effect.Effect<{ readonly polls: number; readonly restarted: number }>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class Jobs extends Context.Tag("@tracebridge/sync/Jobs")<Jobs, Service>() {}
+
+/**
+ * The jobs over the `WorkflowEngine` in context (the workflows registered: `workflowsLayer`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<Jobs, never, WorkflowEngine.WorkflowEngine | SyncStore | Sync.SyncSettings> = Layer
+  .effect(
+    Jobs,
+    Effect.gen(function*() {
+      const engine = yield* WorkflowEngine.WorkflowEngine
+      const store = yield* SyncStore
+      const settings = yield* Sync.SyncSettings
+      const run = <A, E>(effect: Effect.Effect<A, E, WorkflowEngine.WorkflowEngine>) =>
+        Effect.provideService(effect, WorkflowEngine.WorkflowEngine, engine)
+
+      const start: Service["start"] = (connectionId, facilityIds, options = {}) =>
+        Effect.forEach(facilityIds, (facilityId) =>
+          Effect.gen(function*() {
+            const now = yield* Clock.currentTimeMillis
+            const state = options.newGeneration === true
+              ? yield* store.newGeneration(connectionId, facilityId, now)
+              : yield* store.ensureFacility(connectionId, facilityId, now)
+            if (state.status !== "backfilling") return
+            const payload = {
+              connection_id: connectionId,
+              facility_id: facilityId,
+              generation: state.generation,
+              attempt: state.attempt
+            }
+            yield* run(
+              options.wait === true
+                ? SyncBackfill.execute(payload)
+                : Effect.asVoid(SyncBackfill.execute(payload, { discard: true }))
+            )
+          }), { discard: true }).pipe(Effect.orDie)
+
+      const pollNow: Service["pollNow"] = (connectionId, facilityId, slot) =>
+        run(SyncPoll.execute({ connection_id: connectionId, facility_id: facilityId, slot })).pipe(Effect.orDie)
+
+      const tick: Service["tick"] = Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const due = yield* store.claimDue(now, settings.pollIntervalMs, 500)
+        for (const f of due) {
+          const slot = String(Math.floor(now / settings.pollIntervalMs))
+          yield* run(SyncPoll.execute({ ...f, slot }, { discard: true }))
+        }
+        const stalled = yield* store.claimStalled(now - STALL_MS, now, 100)
+        for (const f of stalled) {
+          yield* run(SyncBackfill.execute({
+            connection_id: f.connection_id,
+            facility_id: f.facility_id,
+            generation: f.generation,
+            attempt: f.attempt
+          }, { discard: true }))
+        }
+        return { polls: due.length, restarted: stalled.length }
+      }).pipe(Effect.orDie)
+
+      return { start, pollNow, tick }
+    })
+  )
+
+/**
+ * The resources the sync stores (every facility-level list).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const resourceNames: ReadonlyArray<string> = Resource.names

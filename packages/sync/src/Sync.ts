@@ -1,0 +1,353 @@
+/**
+ * The managed sync's steps, through the provider port into the `SyncStore`. It knows no
+ * provider: the port says what a facility has (`capabilities`), and the descriptor how to walk it
+ * (`syncWindowHours`: windows of modification time, or whole tables).
+ *
+ * - **Backfill** (`backfillResource`, then `finishBackfill`): one resource at a time, window after
+ *   window from where the history starts (`Plan.startOf`) to when the backfill began, page after
+ *   page. Each page is stored with the cursor of the next one (`SyncStore.apply`), so a stopped
+ *   backfill resumes after its last stored page. When the last resource is done, objects an
+ *   earlier generation stored and this one did not see are removed, and the facility is `live`.
+ * - **Poll** (`pollFacility`): every live resource read from a little before where the last read
+ *   stopped (the overlap covers the provider's whole-second markers and clock skew; a repeat adds
+ *   no change). A whole-table provider is read whole, and what it no longer has is removed.
+ *
+ * Errors are the sync's own business: a refused login puts the facility in `error` and reports
+ * `loginRequired`; other upstream failures are recorded, and after 15 minutes without a success
+ * reported once as `degraded`.
+ *
+ * @since 0.1.0
+ */
+import type { Facility, ProviderError, ProviderPort, Session } from "@tracebridge/core"
+import { Resource } from "@tracebridge/core"
+import { Clock, Context, Effect, Option } from "effect"
+import * as Plan from "./Plan.js"
+import type { ResourceState } from "./SyncStore.js"
+import { SyncStore } from "./SyncStore.js"
+
+/**
+ * A connection opened for the sync: its port and session.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Opened {
+  readonly port: ProviderPort.Service
+  readonly session: Session.Session
+}
+
+/**
+ * Where the sync gets a connection's port and session, and where it reports what happened (the
+ * HTTP service provides it: webhooks, connection status).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HostService {
+  /** The connection's port and session; none when it is gone or disconnected. */
+  readonly open: (connectionId: string) => Effect.Effect<Option.Option<Opened>>
+  /** New changes were stored for a facility (`sync.updates_available`). */
+  readonly updatesAvailable: (connectionId: string, facilityId: string, changes: number) => Effect.Effect<void>
+  /** The provider refused the login (`connection.login_required`; the connection moves to `error`). */
+  readonly loginRequired: (connectionId: string) => Effect.Effect<void>
+  /** The upstream has failed for 15 minutes (`connection.degraded`). */
+  readonly degraded: (connectionId: string, facilityId: string, error: string) => Effect.Effect<void>
+  /** Every facility of the connection finished its first backfill (the connection becomes `active`). */
+  readonly backfilled: (connectionId: string) => Effect.Effect<void>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class Host extends Context.Tag("@tracebridge/sync/Host")<Host, HostService>() {}
+
+/**
+ * The sync's settings (DECISIONS "Change feed and managed sync").
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Settings {
+  /** How far back a backfill reads (`TRACEBRIDGE_SYNC_HORIZON_DAYS`, 365). */
+  readonly horizonDays: number
+  /** Production poll interval in ms (`TRACEBRIDGE_SYNC_POLL_INTERVAL_SECONDS`, 300). */
+  readonly pollIntervalMs: number
+  /** Objects per port read (the adapter reads them in the provider's own pages). */
+  readonly pageSize: number
+  /** How far back a poll reaches before where the last one stopped. */
+  readonly overlapMs: number
+  /** How long the upstream may fail before `connection.degraded`. */
+  readonly degradedAfterMs: number
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class SyncSettings extends Context.Tag("@tracebridge/sync/SyncSettings")<SyncSettings, Settings>() {}
+
+/**
+ * The defaults.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaults: Settings = {
+  horizonDays: 365,
+  pollIntervalMs: 300_000,
+  pageSize: 500,
+  overlapMs: 60_000,
+  degradedAfterMs: 15 * 60_000
+}
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/** How many times a window is read again from its first page when its total moved under it. */
+const MAX_WINDOW_RESTARTS = 3
+
+type Outcome = "done" | "unavailable"
+
+/** What a failed read means for the sync. */
+const classify = (error: ProviderError.ProviderError): "login" | "unavailable" | "transient" =>
+  error._tag === "ProviderLoginRequired" || error._tag === "ProviderPermissionDenied"
+    ? "login"
+    : error._tag === "CapabilityNotEnabled" || error._tag === "UnsupportedState"
+    ? "unavailable"
+    : "transient"
+
+const describe = (error: ProviderError.ProviderError): string =>
+  `${error._tag}: ${"message" in error && typeof error.message === "string" ? error.message : ""}`.slice(0, 500)
+
+/** The objects of a page, ready to store. */
+const incoming = (items: ReadonlyArray<unknown>) =>
+  items.map((item) => ({ object_id: (item as { readonly id: string }).id, body: JSON.stringify(item) }))
+
+/**
+ * The resources a connection's state offers.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const resourcesOf = (opened: Opened): Effect.Effect<ReadonlyArray<Resource.Name>, ProviderError.ProviderError> =>
+  Effect.map(
+    opened.port.capabilities(opened.session.state),
+    (capabilities) => Resource.names.filter((name) => Resource.resources[name].enabled(capabilities))
+  )
+
+/**
+ * Backfills one resource of a facility up to its target, from its cursor: the changes stored.
+ *
+ * @since 0.1.0
+ * @category steps
+ */
+export const backfillResource = (
+  opened: Opened,
+  facility: Facility.Facility,
+  connectionId: string,
+  generation: number,
+  resource: Resource.Name
+): Effect.Effect<{ readonly changes: number; readonly outcome: Outcome }, ProviderError.ProviderError, SyncStore | SyncSettings> =>
+  Effect.gen(function*() {
+    const store = yield* SyncStore
+    const settings = yield* SyncSettings
+    const now = yield* Clock.currentTimeMillis
+    const fid = facility.id
+    const existing = (yield* store.resources(connectionId, fid)).find((r) => r.resource === resource)
+    if (existing !== undefined && existing.generation === generation && existing.status !== "backfilling") {
+      return { changes: 0, outcome: existing.status === "unavailable" ? "unavailable" : "done" } as const
+    }
+    const state: ResourceState = existing !== undefined && existing.generation === generation ? existing : {
+      connection_id: connectionId,
+      facility_id: fid,
+      resource,
+      generation,
+      status: "backfilling",
+      target: now,
+      window_from: null,
+      page: 1,
+      backfilled_through: null,
+      synced_through: null,
+      last_synced_at: null,
+      count: existing?.count ?? 0,
+      last_error: null
+    }
+    if (existing === undefined || existing.generation !== generation) yield* store.putResource(state)
+    const target = state.target ?? now
+    const start = Plan.startOf(target, settings.horizonDays, facility.license_start_date)
+    const plan = Plan.windows(start, target, opened.port.descriptor.syncWindowHours)
+    let changes = 0
+    for (let i = Plan.indexOf(plan, state.window_from); i < plan.length; i++) {
+      const window = plan[i]!
+      const range = { from: window.from === null ? undefined : iso(window.from), to: iso(window.to) }
+      let page = window.from === state.window_from ? state.page : 1
+      let firstTotal: number | undefined
+      let restarts = 0
+      for (;;) {
+        const read = yield* opened.port.changes(resource, opened.session, fid, range, {
+          page,
+          per_page: settings.pageSize
+        }).pipe(
+          Effect.map(Option.some),
+          Effect.catchIf((e) => classify(e) === "unavailable", () => Effect.succeed(Option.none()))
+        )
+        if (Option.isNone(read)) {
+          yield* store.putResource({ ...state, status: "unavailable", target: null, last_error: null })
+          return { changes, outcome: "unavailable" } as const
+        }
+        const { items, pagination } = read.value
+        // An object that changed while the window was read leaves it (a later window or the poll
+        // reads it), and the pages after it shift: read the window again from its first page.
+        if (firstTotal !== undefined && pagination.total !== firstTotal && restarts < MAX_WINDOW_RESTARTS) {
+          restarts++
+          firstTotal = undefined
+          page = 1
+          continue
+        }
+        firstTotal ??= pagination.total
+        const more = page * settings.pageSize < pagination.total
+        const last = !more && i === plan.length - 1
+        const stamp = yield* Clock.currentTimeMillis
+        changes += yield* store.apply({
+          connection_id: connectionId,
+          facility_id: fid,
+          resource,
+          generation,
+          objects: incoming(items),
+          sweep: last,
+          now: stamp,
+          cursor: more
+            ? { window_from: window.from, page: page + 1, backfilled_through: window.from, last_error: null }
+            : last
+            ? {
+              status: "live",
+              target: null,
+              window_from: null,
+              page: 1,
+              backfilled_through: target,
+              synced_through: target,
+              last_synced_at: stamp,
+              last_error: null
+            }
+            : { window_from: plan[i + 1]!.from, page: 1, backfilled_through: window.to, last_error: null }
+        })
+        if (!more) break
+        page++
+      }
+    }
+    return { changes, outcome: "done" } as const
+  })
+
+/**
+ * Ends a facility's backfill: `live`, with the earliest point every resource reached.
+ *
+ * @since 0.1.0
+ * @category steps
+ */
+export const finishBackfill = (connectionId: string, facilityId: string) =>
+  Effect.gen(function*() {
+    const store = yield* SyncStore
+    const settings = yield* SyncSettings
+    const now = yield* Clock.currentTimeMillis
+    const resources = (yield* store.resources(connectionId, facilityId)).filter((r) => r.status === "live")
+    const through = resources.length === 0 ? now : Math.min(...resources.map((r) => r.backfilled_through ?? now))
+    yield* store.updateFacility(connectionId, facilityId, {
+      status: "live",
+      backfilled_through: through,
+      last_synced_at: now,
+      next_poll_at: now + settings.pollIntervalMs,
+      failing_since: null,
+      degraded_notified: false,
+      last_error: null
+    })
+  })
+
+/**
+ * Records a failed step: `error` and `loginRequired` for a refused login, else the error and,
+ * after `degradedAfterMs` of failures, `degraded` once.
+ *
+ * @since 0.1.0
+ * @category steps
+ */
+export const recordFailure = (connectionId: string, facilityId: string, error: ProviderError.ProviderError) =>
+  Effect.gen(function*() {
+    const store = yield* SyncStore
+    const host = yield* Host
+    const settings = yield* SyncSettings
+    const now = yield* Clock.currentTimeMillis
+    const state = yield* store.facility(connectionId, facilityId)
+    if (Option.isNone(state)) return
+    const message = describe(error)
+    if (classify(error) === "login") {
+      yield* store.updateFacility(connectionId, facilityId, { status: "error", last_error: message })
+      yield* host.loginRequired(connectionId)
+      return
+    }
+    const since = state.value.failing_since ?? now
+    const degraded = now - since >= settings.degradedAfterMs && !state.value.degraded_notified
+    yield* store.updateFacility(connectionId, facilityId, {
+      failing_since: since,
+      last_error: message,
+      ...(degraded ? { degraded_notified: true } : {})
+    })
+    if (degraded) yield* host.degraded(connectionId, facilityId, message)
+  })
+
+/**
+ * One incremental pass over a live facility: the changes stored.
+ *
+ * @since 0.1.0
+ * @category steps
+ */
+export const pollFacility = (
+  opened: Opened,
+  connectionId: string,
+  facilityId: string
+): Effect.Effect<number, ProviderError.ProviderError, SyncStore | SyncSettings> =>
+  Effect.gen(function*() {
+    const store = yield* SyncStore
+    const settings = yield* SyncSettings
+    const state = yield* store.facility(connectionId, facilityId)
+    if (Option.isNone(state) || state.value.status === "backfilling") return 0
+    const whole = opened.port.descriptor.syncWindowHours === undefined
+    let changes = 0
+    for (const r of yield* store.resources(connectionId, facilityId)) {
+      if (r.status !== "live" && r.status !== "error") continue
+      const resource = r.resource as Resource.Name
+      const until = yield* Clock.currentTimeMillis
+      const from = r.synced_through === null ? undefined : iso(Math.max(0, r.synced_through - settings.overlapMs))
+      const range = { from: whole ? undefined : from, to: iso(until) }
+      const seen = new Set<string>()
+      const pages: Array<ReadonlyArray<unknown>> = []
+      for (let page = 1;; page++) {
+        const read = yield* opened.port.changes(resource, opened.session, facilityId, range, {
+          page,
+          per_page: settings.pageSize
+        })
+        for (const item of read.items) seen.add((item as { readonly id: string }).id)
+        pages.push(read.items)
+        if (page * settings.pageSize >= read.pagination.total) break
+      }
+      const removed = whole ? (yield* store.ids(connectionId, facilityId, resource)).filter((id) => !seen.has(id)) : []
+      const stamp = yield* Clock.currentTimeMillis
+      changes += yield* store.apply({
+        connection_id: connectionId,
+        facility_id: facilityId,
+        resource,
+        generation: state.value.generation,
+        objects: incoming(pages.flat()),
+        removed,
+        now: stamp,
+        cursor: { status: "live", synced_through: until, last_synced_at: stamp, last_error: null }
+      })
+    }
+    const now = yield* Clock.currentTimeMillis
+    yield* store.updateFacility(connectionId, facilityId, {
+      status: "live",
+      last_synced_at: now,
+      failing_since: null,
+      degraded_notified: false,
+      last_error: null
+    })
+    return changes
+  })

@@ -1,0 +1,547 @@
+/**
+ * The synced store: each facility's normalised objects with a change sequence, each resource's
+ * backfill and poll cursor, and each facility's sync state, over the `SqlClient` in context (the
+ * same statements on Postgres and SQLite).
+ *
+ * The feed reads objects by sequence. An object that changes again moves to a new sequence, so a
+ * feed page holds each object at most once, as it is now, and a reader that already passed it
+ * meets it again. Sequences are handed out under the facility row's lock (`UPDATE … RETURNING`)
+ * inside the transaction that stores the objects, so they commit in order: a reader never sees a
+ * sequence before a lower one that is still to commit, and so never skips a change.
+ *
+ * A page is stored in one transaction with the cursor that says where the next read starts, so a
+ * job that stops between pages resumes after the last stored page and stores nothing twice; an
+ * object stored again unchanged adds no change.
+ *
+ * @since 0.1.0
+ */
+import type { SqlError } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer, Option } from "effect"
+
+/**
+ * A facility's state in the sync.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Status = "backfilling" | "live" | "error"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface FacilityState {
+  readonly connection_id: string
+  readonly facility_id: string
+  /** Raised by a relink or a sandbox reset: a new backfill, which then removes what it did not see. */
+  readonly generation: number
+  /** The last change sequence handed out. */
+  readonly seq: number
+  readonly status: Status
+  readonly next_poll_at: number
+  readonly last_synced_at: number | null
+  readonly backfilled_through: number | null
+  /** Since when the upstream has failed without a success in between (`connection.degraded`). */
+  readonly failing_since: number | null
+  readonly degraded_notified: boolean
+  readonly last_error: string | null
+  /** Raised each time the scheduler restarts a stalled or failed backfill (part of its job key). */
+  readonly attempt: number
+  /** When the running backfill last stored a page (a stalled one is restarted). */
+  readonly heartbeat_at: number | null
+}
+
+/**
+ * A resource's cursor within a facility.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ResourceState {
+  readonly connection_id: string
+  readonly facility_id: string
+  readonly resource: string
+  readonly generation: number
+  readonly status: Status | "unavailable"
+  /** Where the current backfill ends (its start time); null once live. */
+  readonly target: number | null
+  /** The start of the window the backfill reads next (null: the first). */
+  readonly window_from: number | null
+  /** The next page (1-based) of that window. */
+  readonly page: number
+  readonly backfilled_through: number | null
+  /** Every change up to here is stored; the next poll reads from here. */
+  readonly synced_through: number | null
+  readonly last_synced_at: number | null
+  readonly count: number
+  readonly last_error: string | null
+}
+
+/**
+ * An object as read from the provider, ready to store.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Incoming {
+  readonly object_id: string
+  /** The object as the resource's GET returns it, as JSON. */
+  readonly body: string
+}
+
+/**
+ * One row of the feed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Change {
+  readonly seq: number
+  readonly resource: string
+  readonly object_id: string
+  /** null when removed. */
+  readonly body: string | null
+  readonly changed_at: number
+}
+
+/**
+ * What `apply` stores with a page.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Apply {
+  readonly connection_id: string
+  readonly facility_id: string
+  readonly resource: string
+  readonly generation: number
+  readonly objects: ReadonlyArray<Incoming>
+  /** Object ids to mark removed (a whole-table read that no longer holds them). */
+  readonly removed?: ReadonlyArray<string>
+  /** Mark removed every object of the resource not stored by this generation (a backfill's end). */
+  readonly sweep?: boolean
+  /** The resource's cursor after this page. */
+  readonly cursor: Partial<Omit<ResourceState, "connection_id" | "facility_id" | "resource">>
+  readonly now: number
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /** The facility's state, created `backfilling` at generation 0 when missing. */
+  readonly ensureFacility: (connectionId: string, facilityId: string, now: number) => Effect.Effect<FacilityState>
+  readonly facility: (connectionId: string, facilityId: string) => Effect.Effect<Option.Option<FacilityState>>
+  readonly facilities: (connectionId: string) => Effect.Effect<ReadonlyArray<FacilityState>>
+  readonly updateFacility: (
+    connectionId: string,
+    facilityId: string,
+    patch: Partial<Omit<FacilityState, "connection_id" | "facility_id" | "seq" | "generation">>
+  ) => Effect.Effect<void>
+  /** Starts a new generation (a new backfill) for the facility; its resources start again. */
+  readonly newGeneration: (connectionId: string, facilityId: string, now: number) => Effect.Effect<FacilityState>
+  readonly resources: (connectionId: string, facilityId: string) => Effect.Effect<ReadonlyArray<ResourceState>>
+  readonly putResource: (state: ResourceState) => Effect.Effect<void>
+  /** Stores a page with the resource's next cursor, in one transaction; the number of changes. */
+  readonly apply: (input: Apply) => Effect.Effect<number>
+  /** Changes after `after`, oldest first, at most `limit`, of the resources named (all when empty). */
+  readonly feed: (
+    connectionId: string,
+    facilityId: string,
+    after: number,
+    limit: number,
+    resources: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<Change>>
+  /** The ids of the stored objects of a resource (not removed). */
+  readonly ids: (connectionId: string, facilityId: string, resource: string) => Effect.Effect<ReadonlyArray<string>>
+  /**
+   * Takes over the backfills that stopped: still backfilling, and no page stored since
+   * `staleBefore` (a node died, or the last attempt failed). Each is claimed once (its attempt
+   * rises), so nodes racing here restart it once.
+   */
+  readonly claimStalled: (staleBefore: number, now: number, limit: number) => Effect.Effect<ReadonlyArray<FacilityState>>
+  /** The stored objects of a resource (not removed), in the order first seen. */
+  readonly list: (connectionId: string, facilityId: string, resource: string) => Effect.Effect<ReadonlyArray<string>>
+  readonly get: (
+    connectionId: string,
+    facilityId: string,
+    resource: string,
+    objectId: string
+  ) => Effect.Effect<Option.Option<string>>
+  /**
+   * Claims the live facilities whose poll is due (`FOR UPDATE SKIP LOCKED` on Postgres, so nodes
+   * claiming at once get different ones) and moves their next poll on by `interval`.
+   */
+  readonly claimDue: (
+    now: number,
+    interval: number,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<{ readonly connection_id: string; readonly facility_id: string }>>
+  /** Forgets a connection's sync (a disconnect). */
+  readonly dropConnection: (connectionId: string) => Effect.Effect<void>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class SyncStore extends Context.Tag("@tracebridge/sync/SyncStore")<SyncStore, Service>() {}
+
+type Row = Record<string, unknown>
+const num = (u: unknown): number => (typeof u === "number" ? u : Number(u))
+const numOrNull = (u: unknown): number | null => (u === null || u === undefined ? null : num(u))
+const strOrNull = (u: unknown): string | null => (u === null || u === undefined ? null : String(u))
+const orDie = <A>(e: Effect.Effect<A, SqlError.SqlError>) => Effect.orDie(e)
+
+const toFacility = (r: Row): FacilityState => ({
+  connection_id: String(r.connection_id),
+  facility_id: String(r.facility_id),
+  generation: num(r.generation),
+  seq: num(r.seq),
+  status: String(r.status) as Status,
+  next_poll_at: num(r.next_poll_at),
+  last_synced_at: numOrNull(r.last_synced_at),
+  backfilled_through: numOrNull(r.backfilled_through),
+  failing_since: numOrNull(r.failing_since),
+  degraded_notified: num(r.degraded_notified) === 1,
+  last_error: strOrNull(r.last_error),
+  attempt: num(r.attempt),
+  heartbeat_at: numOrNull(r.heartbeat_at)
+})
+
+const toResource = (r: Row): ResourceState => ({
+  connection_id: String(r.connection_id),
+  facility_id: String(r.facility_id),
+  resource: String(r.resource),
+  generation: num(r.generation),
+  status: String(r.status) as ResourceState["status"],
+  target: numOrNull(r.target),
+  window_from: numOrNull(r.window_from),
+  page: num(r.page),
+  backfilled_through: numOrNull(r.backfilled_through),
+  synced_through: numOrNull(r.synced_through),
+  last_synced_at: numOrNull(r.last_synced_at),
+  count: num(r.count),
+  last_error: strOrNull(r.last_error)
+})
+
+/** FNV-1a, 64 bits as hex: enough to tell a changed object from an unchanged one. */
+const hashOf = (text: string): string => {
+  let h = 0xcbf29ce484222325n
+  for (let i = 0; i < text.length; i++) {
+    h ^= BigInt(text.charCodeAt(i))
+    h = (h * 0x100000001b3n) & 0xffffffffffffffffn
+  }
+  return h.toString(16)
+}
+
+/**
+ * The tables, for the caller's migrator (`@effect/sql`'s Migrator runs it once).
+ *
+ * @since 0.1.0
+ * @category migrations
+ */
+export const migration: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE sync_facilities (
+    connection_id TEXT NOT NULL,
+    facility_id TEXT NOT NULL,
+    generation INTEGER NOT NULL DEFAULT 0,
+    seq BIGINT NOT NULL DEFAULT 0,
+    status TEXT NOT NULL,
+    next_poll_at BIGINT NOT NULL,
+    last_synced_at BIGINT,
+    backfilled_through BIGINT,
+    failing_since BIGINT,
+    degraded_notified INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT,
+    attempt INTEGER NOT NULL DEFAULT 0,
+    heartbeat_at BIGINT,
+    PRIMARY KEY (connection_id, facility_id)
+  )`
+  yield* sql`CREATE INDEX sync_facilities_due ON sync_facilities (next_poll_at)`
+  yield* sql`CREATE TABLE sync_resources (
+    connection_id TEXT NOT NULL,
+    facility_id TEXT NOT NULL,
+    resource TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    target BIGINT,
+    window_from BIGINT,
+    page INTEGER NOT NULL,
+    backfilled_through BIGINT,
+    synced_through BIGINT,
+    last_synced_at BIGINT,
+    count INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT,
+    PRIMARY KEY (connection_id, facility_id, resource)
+  )`
+  yield* sql`CREATE TABLE sync_objects (
+    connection_id TEXT NOT NULL,
+    facility_id TEXT NOT NULL,
+    resource TEXT NOT NULL,
+    object_id TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    body TEXT,
+    seq BIGINT NOT NULL,
+    first_seq BIGINT NOT NULL,
+    generation INTEGER NOT NULL,
+    changed_at BIGINT NOT NULL,
+    PRIMARY KEY (connection_id, facility_id, resource, object_id)
+  )`
+  yield* sql`CREATE UNIQUE INDEX sync_objects_feed ON sync_objects (connection_id, facility_id, seq)`
+  yield* sql`CREATE INDEX sync_objects_list ON sync_objects (connection_id, facility_id, resource, first_seq)`
+})
+
+const CHUNK = 200
+
+const chunks = <A>(as: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {
+  const out: Array<ReadonlyArray<A>> = []
+  for (let i = 0; i < as.length; i += size) out.push(as.slice(i, i + size))
+  return out
+}
+
+/**
+ * The store over the `SqlClient` in context (its tables migrated: `migration`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.map(SqlClient.SqlClient, (sql) => {
+  const skipLocked = sql.onDialectOrElse({
+    pg: () => sql.literal("FOR UPDATE SKIP LOCKED"),
+    orElse: () => sql.literal("")
+  })
+  const bigint = (n: number) => sql`CAST(${n} AS BIGINT)`
+  const bigintOrNull = (n: number | null) => (n === null ? sql`NULL` : bigint(n))
+
+  const facility: Service["facility"] = (connectionId, facilityId) =>
+    Effect.map(
+      orDie(sql`SELECT * FROM sync_facilities WHERE connection_id = ${connectionId} AND facility_id = ${facilityId}`),
+      (rows) => Option.map(Option.fromNullable(rows[0]), toFacility)
+    )
+
+  const ensureFacility: Service["ensureFacility"] = (connectionId, facilityId, now) =>
+    Effect.flatMap(
+      orDie(sql`INSERT INTO sync_facilities (connection_id, facility_id, status, next_poll_at)
+        VALUES (${connectionId}, ${facilityId}, 'backfilling', ${bigint(now)})
+        ON CONFLICT (connection_id, facility_id) DO NOTHING`),
+      () => Effect.map(facility(connectionId, facilityId), Option.getOrThrow)
+    )
+
+  const putResource: Service["putResource"] = (s) =>
+    orDie(sql`INSERT INTO sync_resources (connection_id, facility_id, resource, generation, status, target,
+        window_from, page, backfilled_through, synced_through, last_synced_at, count, last_error)
+      VALUES (${s.connection_id}, ${s.facility_id}, ${s.resource}, ${s.generation}, ${s.status},
+        ${bigintOrNull(s.target)}, ${bigintOrNull(s.window_from)}, ${s.page}, ${bigintOrNull(s.backfilled_through)},
+        ${bigintOrNull(s.synced_through)}, ${bigintOrNull(s.last_synced_at)}, ${s.count}, ${s.last_error})
+      ON CONFLICT (connection_id, facility_id, resource) DO UPDATE SET
+        generation = EXCLUDED.generation, status = EXCLUDED.status, target = EXCLUDED.target,
+        window_from = EXCLUDED.window_from, page = EXCLUDED.page,
+        backfilled_through = EXCLUDED.backfilled_through, synced_through = EXCLUDED.synced_through,
+        last_synced_at = EXCLUDED.last_synced_at, count = EXCLUDED.count, last_error = EXCLUDED.last_error`).pipe(
+        Effect.asVoid
+      )
+
+  const resources: Service["resources"] = (connectionId, facilityId) =>
+    Effect.map(
+      orDie(sql`SELECT * FROM sync_resources WHERE connection_id = ${connectionId} AND facility_id = ${facilityId}
+        ORDER BY resource`),
+      (rows) => rows.map(toResource)
+    )
+
+  const updateFacility: Service["updateFacility"] = (connectionId, facilityId, patch) => {
+    const set: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(patch)) {
+      if (v !== undefined) set[k] = k === "degraded_notified" ? (v ? 1 : 0) : v
+    }
+    if (Object.keys(set).length === 0) return Effect.void
+    return orDie(
+      sql`UPDATE sync_facilities SET ${sql.update(set)}
+        WHERE connection_id = ${connectionId} AND facility_id = ${facilityId}`
+    ).pipe(Effect.asVoid)
+  }
+
+  /** Hands out `n` sequences under the facility row's lock: the first of them. */
+  const allocate = (connectionId: string, facilityId: string, n: number, now: number) =>
+    Effect.map(
+      orDie(sql`UPDATE sync_facilities SET seq = seq + ${n}, heartbeat_at = ${bigint(now)}
+        WHERE connection_id = ${connectionId} AND facility_id = ${facilityId} RETURNING seq`),
+      (rows) => num(rows[0]!.seq) - n + 1
+    )
+
+  const apply: Service["apply"] = (input) =>
+    sql.withTransaction(Effect.gen(function*() {
+      const { connection_id: c, facility_id: f, generation: g, now, resource: r } = input
+      const byId = new Map<string, { readonly body: string; readonly hash: string }>()
+      for (const o of input.objects) byId.set(o.object_id, { body: o.body, hash: hashOf(o.body) })
+      const ids = [...byId.keys()]
+      const stored = new Map<string, { readonly hash: string; readonly removed: boolean; readonly generation: number }>()
+      for (const chunk of chunks(ids, CHUNK)) {
+        const rows = yield* orDie(sql`SELECT object_id, hash, body IS NULL AS removed, generation FROM sync_objects
+          WHERE connection_id = ${c} AND facility_id = ${f} AND resource = ${r} AND ${sql.in("object_id", chunk)}`)
+        for (const row of rows) {
+          stored.set(String(row.object_id), {
+            hash: String(row.hash),
+            removed: row.removed === true || num(row.removed) === 1,
+            generation: num(row.generation)
+          })
+        }
+      }
+      const changed = ids.filter((id) => {
+        const s = stored.get(id)
+        return s === undefined || s.removed || s.hash !== byId.get(id)!.hash
+      })
+      const same = ids.filter((id) => !changed.includes(id) && stored.get(id)!.generation !== g)
+      const removedIds = new Set(input.removed ?? [])
+      if (input.sweep === true) {
+        const rows = yield* orDie(sql`SELECT object_id FROM sync_objects
+          WHERE connection_id = ${c} AND facility_id = ${f} AND resource = ${r} AND generation < ${g}
+            AND body IS NOT NULL`)
+        for (const row of rows) if (!byId.has(String(row.object_id))) removedIds.add(String(row.object_id))
+      }
+      const removed = [...removedIds].filter((id) => !byId.has(id))
+      const total = changed.length + removed.length
+      let next = yield* allocate(c, f, total, now)
+      for (const id of changed) {
+        const { body, hash } = byId.get(id)!
+        yield* orDie(sql`INSERT INTO sync_objects
+            (connection_id, facility_id, resource, object_id, hash, body, seq, first_seq, generation, changed_at)
+          VALUES (${c}, ${f}, ${r}, ${id}, ${hash}, ${body}, ${bigint(next)}, ${bigint(next)}, ${g}, ${bigint(now)})
+          ON CONFLICT (connection_id, facility_id, resource, object_id) DO UPDATE SET
+            hash = EXCLUDED.hash, body = EXCLUDED.body, seq = EXCLUDED.seq, generation = EXCLUDED.generation,
+            changed_at = EXCLUDED.changed_at`)
+        next++
+      }
+      for (const id of removed) {
+        const rows = yield* orDie(sql`UPDATE sync_objects SET body = NULL, hash = '', seq = ${bigint(next)},
+            generation = ${g}, changed_at = ${bigint(now)}
+          WHERE connection_id = ${c} AND facility_id = ${f} AND resource = ${r} AND object_id = ${id}
+            AND body IS NOT NULL RETURNING object_id`)
+        if (rows.length > 0) next++
+      }
+      for (const chunk of chunks(same, CHUNK)) {
+        yield* orDie(sql`UPDATE sync_objects SET generation = ${g}
+          WHERE connection_id = ${c} AND facility_id = ${f} AND resource = ${r} AND ${sql.in("object_id", chunk)}`)
+      }
+      const current = yield* resources(c, f).pipe(Effect.map((rs) => rs.find((x) => x.resource === r)))
+      const counted = yield* orDie(sql`SELECT COUNT(*) AS n FROM sync_objects
+        WHERE connection_id = ${c} AND facility_id = ${f} AND resource = ${r} AND body IS NOT NULL`)
+      yield* putResource({
+        connection_id: c,
+        facility_id: f,
+        resource: r,
+        generation: g,
+        status: "backfilling",
+        target: null,
+        window_from: null,
+        page: 1,
+        backfilled_through: null,
+        synced_through: null,
+        last_synced_at: null,
+        last_error: null,
+        ...current,
+        ...input.cursor,
+        count: num(counted[0]!.n)
+      })
+      return total
+    })).pipe(Effect.orDie)
+
+  const feed: Service["feed"] = (connectionId, facilityId, after, limit, types) =>
+    Effect.map(
+      orDie(sql`SELECT seq, resource, object_id, body, changed_at FROM sync_objects
+        WHERE connection_id = ${connectionId} AND facility_id = ${facilityId} AND seq > ${bigint(after)}
+        ${types.length === 0 ? sql`` : sql`AND ${sql.in("resource", types)}`}
+        ORDER BY seq LIMIT ${limit}`),
+      (rows) =>
+        rows.map((row) => ({
+          seq: num(row.seq),
+          resource: String(row.resource),
+          object_id: String(row.object_id),
+          body: strOrNull(row.body),
+          changed_at: num(row.changed_at)
+        }))
+    )
+
+  return {
+    ensureFacility,
+    facility,
+    facilities: (connectionId) =>
+      Effect.map(
+        orDie(sql`SELECT * FROM sync_facilities WHERE connection_id = ${connectionId} ORDER BY facility_id`),
+        (rows) => rows.map(toFacility)
+      ),
+    updateFacility,
+    newGeneration: (connectionId, facilityId, now) =>
+      Effect.gen(function*() {
+        yield* ensureFacility(connectionId, facilityId, now)
+        yield* orDie(sql`UPDATE sync_facilities SET generation = generation + 1, status = 'backfilling',
+            last_error = NULL WHERE connection_id = ${connectionId} AND facility_id = ${facilityId}`)
+        yield* orDie(sql`DELETE FROM sync_resources WHERE connection_id = ${connectionId}
+            AND facility_id = ${facilityId}`)
+        return Option.getOrThrow(yield* facility(connectionId, facilityId))
+      }),
+    resources,
+    putResource,
+    apply,
+    feed,
+    list: (connectionId, facilityId, resource) =>
+      Effect.map(
+        orDie(sql`SELECT body FROM sync_objects WHERE connection_id = ${connectionId} AND facility_id = ${facilityId}
+          AND resource = ${resource} AND body IS NOT NULL ORDER BY first_seq`),
+        (rows) => rows.map((row) => String(row.body))
+      ),
+    get: (connectionId, facilityId, resource, objectId) =>
+      Effect.map(
+        orDie(sql`SELECT body FROM sync_objects WHERE connection_id = ${connectionId} AND facility_id = ${facilityId}
+          AND resource = ${resource} AND object_id = ${objectId} AND body IS NOT NULL`),
+        (rows) => Option.map(Option.fromNullable(rows[0]), (row) => String(row.body))
+      ),
+    claimDue: (now, interval, limit) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const due = yield* orDie(sql`SELECT connection_id, facility_id FROM sync_facilities
+          WHERE status <> 'backfilling' AND next_poll_at <= ${bigint(now)}
+          ORDER BY next_poll_at LIMIT ${limit} ${skipLocked}`)
+        for (const row of due) {
+          yield* orDie(sql`UPDATE sync_facilities SET next_poll_at = ${bigint(now + interval)}
+            WHERE connection_id = ${String(row.connection_id)} AND facility_id = ${String(row.facility_id)}`)
+        }
+        return due.map((row) => ({ connection_id: String(row.connection_id), facility_id: String(row.facility_id) }))
+      })).pipe(Effect.orDie),
+    ids: (connectionId, facilityId, resource) =>
+      Effect.map(
+        orDie(sql`SELECT object_id FROM sync_objects WHERE connection_id = ${connectionId}
+          AND facility_id = ${facilityId} AND resource = ${resource} AND body IS NOT NULL`),
+        (rows) => rows.map((row) => String(row.object_id))
+      ),
+    claimStalled: (staleBefore, now, limit) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const rows = yield* orDie(sql`SELECT * FROM sync_facilities WHERE status = 'backfilling'
+          AND COALESCE(heartbeat_at, 0) < ${bigint(staleBefore)} ORDER BY connection_id LIMIT ${limit} ${skipLocked}`)
+        const out: Array<FacilityState> = []
+        for (const row of rows) {
+          const f = toFacility(row)
+          yield* orDie(sql`UPDATE sync_facilities SET attempt = attempt + 1, heartbeat_at = ${bigint(now)}
+            WHERE connection_id = ${f.connection_id} AND facility_id = ${f.facility_id}`)
+          out.push({ ...f, attempt: f.attempt + 1, heartbeat_at: now })
+        }
+        return out
+      })).pipe(Effect.orDie),
+    dropConnection: (connectionId) =>
+      sql.withTransaction(Effect.gen(function*() {
+        yield* sql`DELETE FROM sync_objects WHERE connection_id = ${connectionId}`
+        yield* sql`DELETE FROM sync_resources WHERE connection_id = ${connectionId}`
+        yield* sql`DELETE FROM sync_facilities WHERE connection_id = ${connectionId}`
+      })).pipe(Effect.orDie)
+  }
+})
+
+/**
+ * `SyncStore` over the `SqlClient` in context.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<SyncStore, never, SqlClient.SqlClient> = Layer.effect(SyncStore, make)
