@@ -24,7 +24,14 @@ export const API_VERSION = "0.1.0"
  * @since 0.1.0
  * @category schemas
  */
-export const EventType = Schema.Literal("transfer.arrived", "transfer.completed", "lab_result.received").annotations({
+export const EventType = Schema.Literal(
+  "transfer.arrived",
+  "transfer.completed",
+  "lab_result.received",
+  "sync.updates_available",
+  "connection.login_required",
+  "connection.degraded"
+).annotations({
   identifier: "EventType"
 })
 
@@ -115,12 +122,84 @@ export const LabResultReceived = Schema.Struct({
 }).annotations({ identifier: "LabResultReceivedEvent" })
 
 /**
+ * `data` of `sync.updates_available`: new changes are in the facility's feed (`GET P/changes`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const SyncUpdatesData = Schema.Struct({
+  connection_id: ConnectionId,
+  facility_id: FacilityId,
+  changes: Schema.Int.annotations({ description: "How many changes this pass stored" })
+}).annotations({ identifier: "SyncUpdatesData" })
+
+/**
+ * `data` of `connection.login_required`: the state system refused the stored login; link the
+ * connection again (relink) to resume.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const LoginRequiredData = Schema.Struct({
+  connection_id: ConnectionId
+}).annotations({ identifier: "LoginRequiredData" })
+
+/**
+ * `data` of `connection.degraded`: the state system has failed for 15 minutes.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const DegradedData = Schema.Struct({
+  connection_id: ConnectionId,
+  facility_id: FacilityId,
+  error: Schema.String.annotations({ description: "The last upstream failure" })
+}).annotations({ identifier: "DegradedData" })
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const SyncUpdatesAvailable = Schema.Struct({
+  ...envelope,
+  type: Schema.Literal("sync.updates_available"),
+  data: SyncUpdatesData
+}).annotations({ identifier: "SyncUpdatesAvailableEvent" })
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ConnectionLoginRequired = Schema.Struct({
+  ...envelope,
+  type: Schema.Literal("connection.login_required"),
+  data: LoginRequiredData
+}).annotations({ identifier: "ConnectionLoginRequiredEvent" })
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ConnectionDegraded = Schema.Struct({
+  ...envelope,
+  type: Schema.Literal("connection.degraded"),
+  data: DegradedData
+}).annotations({ identifier: "ConnectionDegradedEvent" })
+
+/**
  * Any delivery body, discriminated by `type`.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const WebhookEvent = Schema.Union(TransferArrived, TransferCompleted, LabResultReceived).annotations({
+export const WebhookEvent = Schema.Union(
+  TransferArrived,
+  TransferCompleted,
+  LabResultReceived,
+  SyncUpdatesAvailable,
+  ConnectionLoginRequired,
+  ConnectionDegraded
+).annotations({
   identifier: "WebhookEvent"
 })
 

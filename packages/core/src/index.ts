@@ -17,6 +17,11 @@ export * as ChainOfCustody from "./ChainOfCustody.js"
 /**
  * @since 0.1.0
  */
+export * as Change from "./Change.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Commands from "./Commands.js"
 
 /**

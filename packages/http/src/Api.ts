@@ -28,6 +28,7 @@ import { OAuthApi } from "./groups/OAuthApi.js"
 import { ProvidersApi } from "./groups/ProvidersApi.js"
 import { ResourcesApi } from "./groups/ResourcesApi.js"
 import { SandboxApi } from "./groups/SandboxApi.js"
+import { SyncApi } from "./groups/SyncApi.js"
 import { SystemApi } from "./groups/SystemApi.js"
 import { WebhooksApi } from "./groups/WebhooksApi.js"
 import * as OpenApiDocument from "./OpenApiDocument.js"
@@ -52,6 +53,7 @@ export class Api extends HttpApi.make("tracebridge")
   .add(ProvidersApi)
   .add(ConnectionsApi)
   .add(ResourcesApi)
+  .add(SyncApi)
   .add(SandboxApi)
   .add(WebhooksApi)
   .add(ConnectApi)

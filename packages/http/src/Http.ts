@@ -27,6 +27,7 @@ import { HttpOAuthLive } from "./handlers/OAuthHttp.js"
 import { HttpProvidersLive } from "./handlers/ProvidersHttp.js"
 import { HttpResourcesLive } from "./handlers/ResourcesHttp.js"
 import { HttpSandboxLive } from "./handlers/SandboxHttp.js"
+import { HttpSyncLive } from "./handlers/SyncHttp.js"
 import { HttpSystemLive } from "./handlers/SystemHttp.js"
 import { HttpWebhooksLive } from "./handlers/WebhooksHttp.js"
 import * as Idempotency from "./Idempotency.js"
@@ -41,6 +42,7 @@ import * as Auth from "./services/Auth.js"
 import * as Connections from "./services/Connections.js"
 import { Crypto } from "./services/Crypto.js"
 import * as Providers from "./services/Providers.js"
+import * as Sync from "./services/Sync.js"
 import * as UrlGuard from "./services/UrlGuard.js"
 import * as WebhookDispatcher from "./services/WebhookDispatcher.js"
 import * as WebhookPoller from "./services/WebhookPoller.js"
@@ -294,7 +296,8 @@ const ProductionDeliveryClientLive = Layer.effect(
 )
 
 const servicesLive = (options: Options) =>
-  Layer.mergeAll(WebhookPoller.layer, Connections.layer).pipe(
+  Layer.mergeAll(WebhookPoller.layer, Connections.layer, Sync.WorkflowsLive.pipe(Layer.provide(Connections.layer))).pipe(
+    Layer.provideMerge(Sync.JobsLive),
     Layer.provideMerge(Webhooks.layer),
     Layer.provideMerge(WebhookDispatcher.layer),
     Layer.provideMerge(options.urlGuard ?? UrlGuard.layer),
@@ -321,6 +324,7 @@ const workerLive = (options: Options) =>
     const dispatcher = yield* WebhookDispatcher.WebhookDispatcher
     const poller = yield* WebhookPoller.WebhookPoller
     yield* Effect.forkScoped(dispatcher.loop(config.tick))
+    yield* Effect.forkScoped(Sync.scheduler(Sync.SCHEDULER_EVERY))
     yield* Effect.forkScoped(Effect.forever(
       Effect.zipRight(
         Effect.sleep(Duration.minutes(1)),
@@ -346,6 +350,7 @@ export const makeApiLive = (options: Options = {}) =>
       HttpResourcesLive,
       HttpConnectLive,
       HttpSandboxLive,
+      HttpSyncLive,
       HttpWebhooksLive
     ]),
     Layer.provide(RequestMiddleware),

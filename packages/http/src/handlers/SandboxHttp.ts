@@ -11,6 +11,7 @@ import { Transactions } from "../persistence/Transactions.js"
 import { CurrentPrincipal } from "../Security.js"
 import { Connections } from "../services/Connections.js"
 import { Providers } from "../services/Providers.js"
+import * as Sync from "../services/Sync.js"
 import { Webhooks } from "../services/Webhooks.js"
 import * as Envelope from "./envelope.js"
 
@@ -112,6 +113,7 @@ export const HttpSandboxLive = HttpApiBuilder.group(
             return { deliveries, outcome }
           }))
         if (outcome.loginRequired) yield* connections.moveTo(connection, "error")
+        yield* Sync.afterSandboxChange(connection.id)
         return yield* Envelope.one(
           { scenario: outcome.scenario, event: outcome.event, deliveries },
           { provider: connection.provider, state: connection.state }
@@ -122,6 +124,8 @@ export const HttpSandboxLive = HttpApiBuilder.group(
           const providers = yield* Providers
           const connection = yield* sandboxConnection(path.connection_id, "Reset")
           yield* providers.state.reset(connection)
+          // the world is back at its seed: the sync reads it again, and what is gone is removed
+          yield* Sync.afterSandboxReset(connection.id)
           const at = yield* Clock.currentTimeMillis
           return yield* Envelope.one(
             { connection_id: connection.id, reset_at: new Date(at).toISOString() },

@@ -6,6 +6,33 @@ import type { Connection } from "../persistence/ConnectionStore.js"
 import { CurrentPrincipal } from "../Security.js"
 import { Connections } from "../services/Connections.js"
 import { Providers } from "../services/Providers.js"
+import * as Sync from "../services/Sync.js"
+
+/**
+ * A connection the caller may read: theirs, not disconnected, and within their plan.
+ */
+export const reachable = (connectionId: string) =>
+  Effect.gen(function*() {
+    const principal = yield* CurrentPrincipal
+    const connections = yield* Connections
+    const connection = yield* connections.authorize(principal, connectionId)
+    if (connection.status === "inactive") {
+      return yield* Errors.fail(
+        "conflict_error",
+        "connection_inactive",
+        "This connection was disconnected; link it again"
+      )
+    }
+    if (!connection.is_sandbox && !principal.scopes.includes("production")) {
+      return yield* Errors.fail(
+        "permission_error",
+        "plan_not_enabled",
+        "Production connections need the production plan"
+      )
+    }
+    yield* Idempotency.authorised
+    return connection
+  })
 
 /**
  * Runs a provider call for a connection the caller may reach: authorises it, runs the call within
@@ -24,25 +51,8 @@ export const withConnection = <A>(
   mode: "read" | "write" = "read"
 ) =>
   Effect.gen(function*() {
-    const principal = yield* CurrentPrincipal
-    const connections = yield* Connections
     const providers = yield* Providers
-    const connection = yield* connections.authorize(principal, connectionId)
-    if (connection.status === "inactive") {
-      return yield* Errors.fail(
-        "conflict_error",
-        "connection_inactive",
-        "This connection was disconnected; link it again"
-      )
-    }
-    if (!connection.is_sandbox && !principal.scopes.includes("production")) {
-      return yield* Errors.fail(
-        "permission_error",
-        "plan_not_enabled",
-        "Production connections need the production plan"
-      )
-    }
-    yield* Idempotency.authorised
+    const connection = yield* reachable(connectionId)
     const port = yield* providers.port(connection.provider, connection.is_sandbox)
     if (Option.isNone(port)) {
       return yield* Errors.fail("api_error", "internal_error", `No port for ${connection.provider}`)
@@ -53,9 +63,10 @@ export const withConnection = <A>(
       ? providers.state.write(connection, () => Effect.either(upstream))
       : providers.state.read(connection, Effect.either(upstream)))
     if (result._tag === "Right") {
+      if (mode === "write" && connection.is_sandbox) yield* Sync.afterSandboxChange(connection.id)
       return { value: result.right, connection }
     }
     const error = result.left
-    if (error._tag === "ProviderLoginRequired") yield* connections.moveTo(connection, "error")
+    if (error._tag === "ProviderLoginRequired") yield* (yield* Connections).moveTo(connection, "error")
     return yield* Effect.flatMap(Errors.fromProviderError(error), Effect.fail)
   })

@@ -18,6 +18,7 @@ import { LibsqlClient, LibsqlMigrator } from "@effect/sql-libsql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
 import type { Client as SdkClient, Transaction as SdkTransaction, TransactionMode } from "@libsql/client"
 import { createClient } from "@libsql/client"
+import { SyncStore } from "@tracebridge/sync"
 import { Config, ConfigError, Context, Effect, Either, Layer, Redacted } from "effect"
 import NativeDatabase from "libsql"
 import * as fs from "node:fs"
@@ -55,6 +56,7 @@ export type Persistence =
   | IdempotencyStore.IdempotencyStore
   | RateBuckets.RateBuckets
   | UpstreamBuckets.UpstreamBuckets
+  | SyncStore.SyncStore
   | Transactions.Transactions
 
 /** The stores with a read that `RowCache` keeps on SQLite. */
@@ -69,6 +71,7 @@ const otherStores = Layer.mergeAll(
   IdempotencyStore.layer,
   RateBuckets.layer,
   UpstreamBuckets.layer,
+  SyncStore.layer,
   Transactions.layer
 )
 

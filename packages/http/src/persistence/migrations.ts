@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import { Migrator, SqlClient } from "@effect/sql"
+import { SyncStore } from "@tracebridge/sync"
 import { Effect } from "effect"
 
 const initial = Effect.gen(function*() {
@@ -263,5 +264,7 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "0005_rate_limit_buckets": rateLimitBuckets,
   "0006_sandbox_versions": sandboxVersions,
   "0007_link_token_branding": linkTokenBranding,
-  "0008_upstream_rate_buckets": upstreamRateBuckets
+  "0008_upstream_rate_buckets": upstreamRateBuckets,
+  // the managed sync's store: its tables are the sync package's (`SyncStore.migration`)
+  "0009_sync_store": SyncStore.migration
 })

@@ -7,7 +7,8 @@
  * @since 0.1.0
  */
 import type { Connection as CoreConnection, ProviderError, ProviderName } from "@tracebridge/core"
-import { Capabilities, Deadline, Page, Transitions } from "@tracebridge/core"
+import { Capabilities, Deadline, Page, Transitions, WebhookEvent as WebhookEvents } from "@tracebridge/core"
+import { Jobs, SyncStore } from "@tracebridge/sync"
 import { Clock, Context, Effect, Either, Layer, Option } from "effect"
 import * as Errors from "../Errors.js"
 import * as Idempotency from "../Idempotency.js"
@@ -21,6 +22,7 @@ import * as AuthModule from "./Auth.js"
 import type { Principal } from "./Auth.js"
 import * as Crypto from "./Crypto.js"
 import { Providers } from "./Providers.js"
+import { Webhooks } from "./Webhooks.js"
 
 /** Link tokens live 4 hours; public tokens 30 minutes. */
 export const LINK_TTL = 4 * 3_600_000
@@ -106,6 +108,9 @@ export const layer = Layer.effect(
     const auth = yield* Auth
     const providers = yield* Providers
     const crypto = yield* Crypto.Crypto
+    const webhooks = yield* Webhooks
+    const jobs = yield* Jobs.Jobs
+    const syncStore = yield* SyncStore.SyncStore
 
     const view = (connection: Connection) =>
       Effect.gen(function*() {
@@ -133,6 +138,17 @@ export const layer = Layer.effect(
         const now = yield* Clock.currentTimeMillis
         const patch = { status, updated_at: now, ...(status === "inactive" ? { credentials: null, key_id: null } : {}) }
         yield* connectionStore.updateConnection(connection.id, patch)
+        if (status === "error") {
+          // the state system refused the stored login: the integrator hears it without a failed read
+          yield* webhooks.enqueue(connection.organisation_id, connection.id, {
+            id: Crypto.id("evt_"),
+            type: "connection.login_required",
+            created: new Date(Math.floor(now / 1000) * 1000).toISOString(),
+            api_version: WebhookEvents.API_VERSION,
+            data: { connection_id: connection.id }
+          } as unknown as WebhookEvents.WebhookEvent)
+        }
+        if (status === "inactive") yield* syncStore.dropConnection(connection.id)
         return { ...connection, ...patch }
       })
 
@@ -239,10 +255,21 @@ export const layer = Layer.effect(
           const synced = yield* Effect.either(
             providers.upstream(options.provider, port.value.listFacilities(session, Page.firstPage))
           )
+          // A production connection stays pending until the managed sync's first backfill of every
+          // facility is done (the sync moves it to active); a sandbox one is active at once.
           const connection = yield* moveTo(
             pending,
-            Either.isRight(synced) ? "active" : synced.left._tag === "ProviderLoginRequired" ? "error" : "pending"
+            Either.isRight(synced)
+              ? (options.sandbox ? "active" : "pending")
+              : synced.left._tag === "ProviderLoginRequired"
+              ? "error"
+              : "pending"
           )
+          // Production facilities start their backfill now; a sandbox connection's start with its
+          // first feed or sync-status call (most sandbox connections never use the feed).
+          if (Either.isRight(synced) && !options.sandbox) {
+            yield* jobs.start(connection.id, synced.right.items.map((f) => f.id))
+          }
           const publicToken = Crypto.token(`public-${options.sandbox ? "sandbox" : "production"}-`)
           yield* linkTokens.insertPublicToken({
             hash: Crypto.hash(publicToken),
@@ -362,6 +389,9 @@ export const layer = Layer.effect(
             { ...connection, credentials: sealed.ciphertext, key_id: sealed.keyId },
             "active"
           )
+          // a new login: the sync reads every facility again (a new generation)
+          const synced = yield* syncStore.facilities(connection.id)
+          yield* jobs.start(connection.id, synced.map((f) => f.facility_id), { newGeneration: true })
           const publicToken = Crypto.token(`public-${connection.is_sandbox ? "sandbox" : "production"}-`)
           yield* linkTokens.insertPublicToken({
             hash: Crypto.hash(publicToken),

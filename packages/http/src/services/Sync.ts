@@ -1,0 +1,198 @@
+/**
+ * The managed sync in the API (`@tracebridge/sync`; ADR 0014): the host the sync runs against
+ * (a connection's port and session, its webhooks and status), the workflow engine, and the
+ * scheduler daemon.
+ *
+ * - Reads of sandbox connections run on a world current with the database (`SandboxState.read`).
+ * - `sync.updates_available`, `connection.degraded` are queued like every event (signed and
+ *   retried by the dispatcher); a refused login moves the connection to `error`, which queues
+ *   `connection.login_required` (`Connections.moveTo`).
+ * - A production connection stays `pending` until every facility's first backfill is done.
+ * - The engine: `@effect/workflow`'s in-process engine. Jobs are keyed, and their checkpoints are
+ *   the store's cursors, so a node that restarts, or another node, picks a stopped backfill up
+ *   from its last stored page (the scheduler's `claimStalled`), and due polls are claimed with
+ *   `FOR UPDATE SKIP LOCKED`, so nodes share them.
+ *
+ * @since 0.1.0
+ */
+import { WorkflowEngine } from "@effect/workflow"
+import type { ProviderPort } from "@tracebridge/core"
+import { WebhookEvent as WebhookEvents } from "@tracebridge/core"
+import { Jobs, Sync, SyncStore } from "@tracebridge/sync"
+import { Clock, Config, Duration, Effect, Layer, Option } from "effect"
+import { ConnectionStore } from "../persistence/ConnectionStore.js"
+import type { Connection } from "../persistence/ConnectionStore.js"
+import { Connections } from "./Connections.js"
+import * as Crypto from "./Crypto.js"
+import { Providers } from "./Providers.js"
+import { Webhooks } from "./Webhooks.js"
+
+/**
+ * The sync's settings: `TRACEBRIDGE_SYNC_HORIZON_DAYS` (365) and
+ * `TRACEBRIDGE_SYNC_POLL_INTERVAL_SECONDS` (300).
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const settings: Config.Config<Sync.Settings> = Config.all({
+  horizonDays: Config.integer("TRACEBRIDGE_SYNC_HORIZON_DAYS").pipe(
+    Config.withDefault(Sync.defaults.horizonDays),
+    Config.validate({ message: "must be between 1 and 3650", validation: (n) => n >= 1 && n <= 3650 })
+  ),
+  pollSeconds: Config.integer("TRACEBRIDGE_SYNC_POLL_INTERVAL_SECONDS").pipe(
+    Config.withDefault(Sync.defaults.pollIntervalMs / 1000),
+    Config.validate({ message: "must be at least 10", validation: (n) => n >= 10 })
+  )
+}).pipe(Config.map(({ horizonDays, pollSeconds }) => ({
+  ...Sync.defaults,
+  horizonDays,
+  pollIntervalMs: pollSeconds * 1000
+})))
+
+const iso = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString()
+
+/** A port whose reads run on the sandbox world current with the database (a no-op in production). */
+const current = (
+  port: ProviderPort.Service,
+  read: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>
+): ProviderPort.Service => ({
+  ...port,
+  getFacility: (session, facilityId) => read(port.getFacility(session, facilityId)),
+  changes: (resource, session, facilityId, range, page) =>
+    read(port.changes(resource, session, facilityId, range, page))
+})
+
+const HostLive = Layer.effect(
+  Sync.Host,
+  Effect.gen(function*() {
+    const connectionStore = yield* ConnectionStore
+    const connections = yield* Connections
+    const providers = yield* Providers
+    const webhooks = yield* Webhooks
+    const load = (connectionId: string) =>
+      Effect.map(connectionStore.getConnection(connectionId), Option.filter((c: Connection) => c.status !== "inactive"))
+    const event = (connection: Connection, type: "sync.updates_available" | "connection.degraded", data: object) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        webhooks.enqueue(connection.organisation_id, connection.id, {
+          id: Crypto.id("evt_"),
+          type,
+          created: iso(now),
+          api_version: WebhookEvents.API_VERSION,
+          data
+        } as unknown as WebhookEvents.WebhookEvent))
+    return Sync.Host.of({
+      open: (connectionId) =>
+        Effect.gen(function*() {
+          const connection = yield* load(connectionId)
+          if (Option.isNone(connection)) return Option.none()
+          const port = yield* providers.port(connection.value.provider, connection.value.is_sandbox)
+          if (Option.isNone(port)) return Option.none()
+          const session = yield* providers.session(connection.value)
+          const read = <A, E>(effect: Effect.Effect<A, E>) =>
+            connection.value.is_sandbox ? providers.state.read(connection.value, effect) : effect
+          return Option.some({ port: current(port.value, read), session })
+        }),
+      updatesAvailable: (connectionId, facilityId, changes) =>
+        Effect.flatMap(load(connectionId), (c) =>
+          Option.isNone(c)
+            ? Effect.void
+            : Effect.asVoid(event(c.value, "sync.updates_available", {
+              connection_id: connectionId,
+              facility_id: facilityId,
+              changes
+            }))),
+      degraded: (connectionId, facilityId, error) =>
+        Effect.flatMap(load(connectionId), (c) =>
+          Option.isNone(c)
+            ? Effect.void
+            : Effect.asVoid(event(c.value, "connection.degraded", {
+              connection_id: connectionId,
+              facility_id: facilityId,
+              error
+            }))),
+      loginRequired: (connectionId) =>
+        Effect.flatMap(load(connectionId), (c) =>
+          Option.isNone(c) ? Effect.void : Effect.asVoid(connections.moveTo(c.value, "error"))),
+      backfilled: (connectionId) =>
+        Effect.flatMap(load(connectionId), (c) =>
+          Option.isNone(c) || c.value.status !== "pending"
+            ? Effect.void
+            : Effect.asVoid(connections.moveTo(c.value, "active")))
+    })
+  })
+)
+
+/**
+ * The sync's jobs and their engine, over the stores (the `Jobs` other services start).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const JobsLive = Jobs.layer.pipe(
+  Layer.provideMerge(Layer.effect(Sync.SyncSettings, Effect.orDie(settings))),
+  Layer.provideMerge(WorkflowEngine.layerMemory)
+)
+
+/**
+ * The workflows' bodies, registered with the engine (needs the host's services).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const WorkflowsLive = Jobs.workflowsLayer.pipe(Layer.provide(HostLive))
+
+/**
+ * The scheduler: every few seconds, due polls and stalled backfills (on the nodes that run the
+ * workers).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const scheduler = (every: Duration.DurationInput) =>
+  Effect.flatMap(Jobs.Jobs, (jobs) =>
+    Effect.forever(Effect.zipRight(
+      Effect.sleep(every),
+      Effect.catchAllCause(jobs.tick, (cause) => Effect.logError("sync scheduler", cause))
+    )))
+
+/**
+ * Polls every live facility of a sandbox connection after a change (one poll per sandbox
+ * version), in the background: the feed has the change shortly after the write answers, and
+ * `sync.updates_available` says when.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const afterSandboxChange = (connectionId: string) =>
+  Effect.gen(function*() {
+    const jobs = yield* Jobs.Jobs
+    const store = yield* SyncStore.SyncStore
+    const connectionStore = yield* ConnectionStore
+    const connection = yield* connectionStore.getConnection(connectionId)
+    if (Option.isNone(connection)) return
+    const version = connection.value.sandbox_version
+    const facilities = yield* store.facilities(connectionId)
+    yield* Effect.forkDaemon(Effect.forEach(
+      facilities.filter((f) => f.status !== "backfilling"),
+      (f) => jobs.pollNow(connectionId, f.facility_id, `v${version}`),
+      { discard: true }
+    ))
+  })
+
+/**
+ * After a sandbox reset: every facility is backfilled again (a new generation), which removes
+ * from the feed what the reset took away.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const afterSandboxReset = (connectionId: string) =>
+  Effect.gen(function*() {
+    const jobs = yield* Jobs.Jobs
+    const store = yield* SyncStore.SyncStore
+    const facilities = yield* store.facilities(connectionId)
+    yield* jobs.start(connectionId, facilities.map((f) => f.facility_id), { newGeneration: true })
+  })
+
+/** How often the scheduler looks for due work. */
+export const SCHEDULER_EVERY = Duration.seconds(5)

@@ -1,0 +1,154 @@
+/**
+ * The managed sync on sandbox connections (DECISIONS "Change feed and managed sync"): a
+ * connection's facilities are backfilled in the background; the feed (`GET P/changes`) then holds
+ * exactly what the facility's lists hold; a write and a scenario show up once; cursors are
+ * checked; `GET /v1/connections/{id}/sync` says how far each facility and list has come.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { call, linkSandbox, signIn, TestApp } from "./support/TestApp.js"
+
+/** Real time, for the background jobs to run. */
+const pause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+
+/** Waits until every facility of the connection is live: its sync status. */
+const waitLive = (token: string, connectionId: string) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 600; i++) {
+      const status = yield* call("GET", `/v1/connections/${connectionId}/sync`, { token })
+      assert.strictEqual(status.status, 200, JSON.stringify(status.body))
+      const facilities = status.body.data.facilities as Array<any>
+      if (facilities.length > 0 && facilities.every((f) => f.status === "live")) return status.body.data
+      yield* pause(50)
+    }
+    assert.fail("the backfill did not finish")
+  })
+
+/** Every change of a facility's feed from `cursor`, page by page: the changes and the last cursor. */
+const drain = (token: string, base: string, cursor?: string, limit = 100) =>
+  Effect.gen(function*() {
+    const changes: Array<any> = []
+    let next = cursor
+    for (;;) {
+      const query = [`limit=${limit}`, ...(next === undefined ? [] : [`cursor=${next}`])].join("&")
+      const page = yield* call("GET", `${base}/changes?${query}`, { token })
+      assert.strictEqual(page.status, 200, JSON.stringify(page.body))
+      changes.push(...page.body.data)
+      next = page.body.meta.next_cursor
+      if (!page.body.meta.has_more) return { changes, cursor: next!, meta: page.body.meta }
+    }
+  })
+
+/** Every object of a list, through the pass-through API. */
+const listAll = (token: string, base: string, list: string) =>
+  Effect.gen(function*() {
+    const out: Array<any> = []
+    for (let page = 1;; page++) {
+      const r = yield* call("GET", `${base}/${list}?per_page=100&page=${page}`, { token })
+      if (r.status !== 200) return out
+      out.push(...r.body.data)
+      if (page * 100 >= r.body.pagination.total) return out
+    }
+  })
+
+for (const provider of ["provider_a", "provider_b"] as const) {
+  describe(`managed sync (${provider} sandbox)`, () => {
+    it.live("the feed holds exactly what the facility's lists hold, then a write shows up once", () =>
+      Effect.gen(function*() {
+        const me = yield* signIn
+        const linked = yield* linkSandbox(me.access, provider)
+        const status = yield* waitLive(me.access, linked.connection_id)
+        const facility = status.facilities[0].facility_id as string
+        const base = `/v1/connections/${linked.connection_id}/facilities/${facility}`
+        const { changes, cursor, meta } = yield* drain(me.access, base, undefined, 37)
+        assert.strictEqual(meta.sync.status, "live")
+        assert.isNotNull(meta.sync.last_synced_at)
+        const ids = changes.map((c) => c.id)
+        assert.strictEqual(new Set(ids).size, ids.length, "no change twice")
+        for (const list of ["packages", "plants", "lab_results", "transfers", "items", "strains", "locations"]) {
+          const upstream = yield* listAll(me.access, base, list)
+          const fed = changes.filter((c) => c.type === list)
+          assert.deepStrictEqual(
+            fed.map((c) => c.object_id).sort(),
+            upstream.map((o) => o.id).sort(),
+            `${list}: the feed has exactly the list's objects`
+          )
+          for (const c of fed) {
+            assert.strictEqual(c.action, "upserted")
+            assert.deepStrictEqual(c.object, upstream.find((o) => o.id === c.object_id))
+          }
+        }
+        const resources = (status.facilities[0].resources as Array<any>)
+        const packagesRow = resources.find((r) => r.type === "packages")
+        assert.strictEqual(packagesRow.status, "live")
+        assert.strictEqual(packagesRow.count, changes.filter((c) => c.type === "packages").length)
+
+        // nothing new: an empty page, and the same place
+        const idle = yield* call("GET", `${base}/changes?cursor=${cursor}`, { token: me.access })
+        assert.deepStrictEqual(idle.body.data, [])
+        assert.isFalse(idle.body.meta.has_more)
+
+        // a write: the new package once, and its source once (its quantity fell)
+        const packages = yield* listAll(me.access, base, "packages")
+        const source = packages.find((p) => !p.is_on_hold && p.quantity > 10)
+        if (source !== undefined) {
+          const created = yield* call("POST", `${base}/packages`, {
+            token: me.access,
+            json: {
+              item_name: source.item_name,
+              item_category: source.item_category,
+              item_strain: source.item_strain,
+              quantity: 5,
+              unit_of_measure: source.unit_of_measure,
+              source_package_ids: [source.id]
+            }
+          })
+          assert.strictEqual(created.status, 201, JSON.stringify(created.body))
+          let after: Array<any> = []
+          for (let i = 0; i < 200 && !after.some((c) => c.object_id === created.body.data.id); i++) {
+            yield* pause(25)
+            after = (yield* drain(me.access, base, cursor)).changes
+          }
+          const mine = after.filter((c) => c.object_id === created.body.data.id)
+          assert.strictEqual(mine.length, 1, "the new package once")
+          assert.deepStrictEqual(mine[0].object, created.body.data)
+          yield* pause(100)
+          const again = (yield* drain(me.access, base, cursor)).changes
+          assert.strictEqual(again.filter((c) => c.object_id === created.body.data.id).length, 1, "and only once")
+        }
+      }).pipe(Effect.provide(TestApp)), 60_000)
+  })
+}
+
+describe("GET P/changes", () => {
+  it.live("refuses a damaged cursor, another facility's, and an unknown type", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const linked = yield* linkSandbox(me.access)
+      const status = yield* waitLive(me.access, linked.connection_id)
+      const [a, b] = status.facilities.map((f: any) => f.facility_id as string)
+      const baseA = `/v1/connections/${linked.connection_id}/facilities/${a}`
+      const first = yield* call("GET", `${baseA}/changes?limit=1`, { token: me.access })
+      assert.strictEqual(first.body.data.length, 1)
+      const damaged = yield* call("GET", `${baseA}/changes?cursor=notacursor`, { token: me.access })
+      assert.strictEqual(damaged.status, 400)
+      assert.strictEqual(damaged.body.error.code, "invalid_parameter")
+      assert.strictEqual(damaged.body.error.param, "cursor")
+      if (b !== undefined) {
+        const other = yield* call(
+          "GET",
+          `/v1/connections/${linked.connection_id}/facilities/${b}/changes?cursor=${first.body.meta.next_cursor}`,
+          { token: me.access }
+        )
+        assert.strictEqual(other.status, 400)
+        assert.strictEqual(other.body.error.param, "cursor")
+      }
+      const types = yield* call("GET", `${baseA}/changes?types=packages,widgets`, { token: me.access })
+      assert.strictEqual(types.status, 400)
+      assert.strictEqual(types.body.error.param, "types")
+      const limit = yield* call("GET", `${baseA}/changes?limit=501`, { token: me.access })
+      assert.strictEqual(limit.status, 400)
+      const onlyPackages = yield* call("GET", `${baseA}/changes?types=packages&limit=500`, { token: me.access })
+      assert.isTrue((onlyPackages.body.data as Array<any>).every((c) => c.type === "packages"))
+    }).pipe(Effect.provide(TestApp)), 60_000)
+})
