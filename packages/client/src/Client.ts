@@ -124,6 +124,14 @@ type UntypedRequest = (
 type GetOp<P extends keyof paths> = paths[P] extends { get: infer Op } ? Op : never
 
 /**
+ * A page of a facility's change feed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ChangesPage = components["schemas"]["Changes"]
+
+/**
  * The list paths: GET operations whose answer has `pagination`.
  *
  * @since 0.1.0
@@ -265,6 +273,41 @@ export class Tracebridge {
     for await (const page of this.pages(path, ...init)) {
       yield* (page as { data: ReadonlyArray<ListItem<P>> }).data
     }
+  }
+
+  /**
+   * A facility's change feed (`GET P/changes`), page after page from `query.cursor` (or the
+   * beginning) while `meta.has_more`. Store each page's `meta.next_cursor` once you have handled
+   * the page: the next call from it gets every later change once, and nothing you already have.
+   */
+  async *changePages(
+    facility: { readonly connection_id: string; readonly facility_id: string },
+    query: { readonly cursor?: string; readonly limit?: number; readonly types?: string } = {}
+  ): AsyncGenerator<ChangesPage, void, undefined> {
+    let cursor = query.cursor
+    for (;;) {
+      const body: ChangesPage = await this.#call("get", "/v1/connections/{connection_id}/facilities/{facility_id}/changes", {
+        params: {
+          path: facility,
+          query: {
+            ...(cursor === undefined ? {} : { cursor }),
+            ...(query.limit === undefined ? {} : { limit: String(query.limit) }),
+            ...(query.types === undefined ? {} : { types: query.types })
+          }
+        }
+      })
+      yield body
+      if (!body.meta.has_more) return
+      cursor = body.meta.next_cursor
+    }
+  }
+
+  /** Every change of a facility's feed from `query.cursor` (or the beginning) to its end. */
+  async *changes(
+    facility: { readonly connection_id: string; readonly facility_id: string },
+    query: { readonly cursor?: string; readonly limit?: number; readonly types?: string } = {}
+  ): AsyncGenerator<components["schemas"]["Change"], void, undefined> {
+    for await (const page of this.changePages(facility, query)) yield* page.data
   }
 
   /** How many access tokens this client has obtained (client credentials and refreshes). */

@@ -123,6 +123,36 @@ describe("paging", () => {
   })
 })
 
+describe("the change feed", () => {
+  it("changePages walks the feed to its end and its last cursor picks up only what changed since", async () => {
+    const tb = sdk()
+    const { connection_id, facility } = await connection(tb)
+    const path = { connection_id, facility_id: facility.id }
+    // the sandbox connection's sync starts with its status; wait for this facility to be live
+    for (let i = 0; i < 600; i++) {
+      const status = await tb.get("/v1/connections/{connection_id}/sync", { params: { path: { connection_id } } })
+      if (status.data.facilities.find((f) => f.facility_id === facility.id)?.status === "live") break
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    const seen: Array<string> = []
+    let cursor: string | undefined
+    let pages = 0
+    for await (const page of tb.changePages(path, { limit: 50, types: "packages" })) {
+      pages++
+      seen.push(...page.data.map((c) => c.id))
+      cursor = page.meta.next_cursor
+      expect(page.meta.sync.status).toBe("live")
+    }
+    const all = await tb.get(`${P}/packages`, { params: { path, query: { per_page: 100 } } })
+    expect(seen.length).toBe(all.pagination.total)
+    expect(new Set(seen).size).toBe(seen.length)
+    expect(pages).toBe(Math.max(1, Math.ceil(all.pagination.total / 50)))
+    const later: Array<unknown> = []
+    for await (const change of tb.changes(path, { cursor: cursor!, types: "packages" })) later.push(change)
+    expect(later).toEqual([])
+  }, 60_000)
+})
+
 describe("errors", () => {
   it("throws a TracebridgeError with status, type, code, message, request id and param", async () => {
     const tb = sdk()

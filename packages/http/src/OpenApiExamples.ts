@@ -12,6 +12,7 @@
  */
 import type {
   ChainOfCustody,
+  Change,
   Commands,
   Connection,
   Envelope,
@@ -634,6 +635,66 @@ const exchanged: typeof Schemas.Exchanged.Encoded = {
 
 const health: typeof System.Health.Encoded = { status: "ok" }
 
+// ---------------------------------------------------------------------------------------------
+// The managed sync
+// ---------------------------------------------------------------------------------------------
+
+const SYNCED_AT = "2026-03-14T16:15:00.000Z"
+const BACKFILLED_THROUGH = "2025-03-14T16:00:00.000Z"
+
+const changes: typeof Change.Changes.Encoded = {
+  data: [
+    {
+      id: "chg_1041",
+      type: "packages",
+      action: "upserted",
+      object_id: SPLIT_PACKAGE_ID,
+      object: newPackage,
+      changed_at: SYNCED_AT
+    },
+    {
+      id: "chg_1042",
+      type: "lab_results",
+      action: "upserted",
+      object_id: recordedLabResult.id,
+      object: recordedLabResult,
+      changed_at: SYNCED_AT
+    }
+  ],
+  meta: {
+    request_id: REQUEST_ID,
+    timestamp: NOW,
+    ...ON_CONNECTION,
+    next_cursor: "eyJ2IjoxLCJmIjoiZmFjXyIsInMiOjEwNDIsInQiOjE3NzM1MDUyMDUwMDB9",
+    has_more: false,
+    sync: { status: "live", backfilled_through: BACKFILLED_THROUGH, last_synced_at: SYNCED_AT }
+  }
+}
+
+const resourceSync = (
+  type: typeof Change.ChangeType.Encoded,
+  count: number
+): typeof Change.ResourceSync.Encoded => ({
+  type,
+  status: "live",
+  count,
+  backfilled_through: BACKFILLED_THROUGH,
+  last_synced_at: SYNCED_AT,
+  last_error: null
+})
+
+const connectionSync: typeof Change.ConnectionSync.Encoded = {
+  connection_id: CONNECTION_ID,
+  facilities: [{
+    facility_id: FACILITY_ID,
+    status: "live",
+    backfilled_through: BACKFILLED_THROUGH,
+    last_synced_at: SYNCED_AT,
+    last_error: null,
+    resources: [resourceSync("packages", 2), resourceSync("lab_results", 1), resourceSync("plants", 1)]
+  }]
+}
+
 /**
  * The body of each operation's success answer (its 200 or 201 JSON), by `operationId`.
  *
@@ -678,6 +739,8 @@ export const responses: Readonly<Record<string, unknown>> = {
   getLocation: one(location, ON_CONNECTION),
   listPatients: list([patient], ON_CONNECTION),
   getPatient: one(patient, ON_CONNECTION),
+  listChanges: changes,
+  getConnectionSync: one(connectionSync, ON_CONNECTION),
   simulateScenario: one(simulated, ON_CONNECTION),
   resetSandboxConnection: one<typeof Sandbox.SandboxReset.Encoded>(
     { connection_id: CONNECTION_ID, reset_at: NOW },

@@ -101,6 +101,15 @@ describe("OpenAPI document against real answers", () => {
       yield* send("getFacility", 200, "GET", `/v1/connections/${connectionId}/facilities/${facility.id}`, auth)
       yield* send("getFacility", 404, "GET", `/v1/connections/${connectionId}/facilities/fac_unknown`, auth)
 
+      // The managed sync: the status (which starts a sandbox connection's sync) and the feed
+      yield* send("getConnectionSync", 200, "GET", `/v1/connections/${connectionId}/sync`, auth)
+      yield* send("getConnectionSync", 404, "GET", "/v1/connections/conn_00000000000000000000000000000000/sync", auth)
+      const feed = `/v1/connections/${connectionId}/facilities/${facility.id}/changes`
+      yield* send("listChanges", 200, "GET", `${feed}?limit=5`, auth)
+      yield* send("listChanges", 400, "GET", `${feed}?cursor=notacursor`, auth)
+      yield* send("listChanges", 400, "GET", `${feed}?types=widgets`, auth)
+      yield* send("listChanges", 404, "GET", `/v1/connections/${connectionId}/facilities/fac_unknown/changes`, auth)
+
       // Every resource: a page, then one item by id (from the first facility that has one)
       const resources: ReadonlyArray<readonly [string, string, string]> = [
         ["packages", "listPackages", "getPackage"],

@@ -681,6 +681,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/connections/{connection_id}/facilities/{facility_id}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a facility's changes
+         * @description Without a cursor: every object the facility has, then every change after. Each page hands over changes in order and never skips or repeats one; an object that changed again since appears once, as it is now. Keep `meta.next_cursor` (valid 30 days) and call again, at once while `has_more`, later (or on `sync.updates_available`) when not.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/connections/{connection_id}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a connection's sync status
+         * @description Per facility and list: status, objects stored, how far the backfill has read, the last sync and the last error.
+         */
+        get: operations["getConnectionSync"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/{connection_id}/simulate": {
         parameters: {
             query?: never;
@@ -1729,6 +1769,69 @@ export interface components {
          * @description Patient identifier
          */
         PatientId: string;
+        Changes: {
+            data: components["schemas"]["Change"][];
+            meta: components["schemas"]["ChangesMeta"];
+        };
+        Change: {
+            /** @description The change's id (`chg_…`), unique within the facility's feed */
+            id: string;
+            type: components["schemas"]["ChangeType"];
+            /** @enum {string} */
+            action: "upserted" | "removed";
+            object_id: string;
+            /** @description The object as its GET returns it; null when removed */
+            object: (components["schemas"]["Package"] | components["schemas"]["Plant"] | components["schemas"]["Harvest"] | components["schemas"]["LabResult"] | components["schemas"]["Transfer"] | components["schemas"]["Sale"] | components["schemas"]["SalesDelivery"] | components["schemas"]["Item"] | components["schemas"]["Strain"] | components["schemas"]["Location"] | components["schemas"]["Patient"]) | null;
+            changed_at: components["schemas"]["IsoDateTime"];
+        };
+        /** @enum {string} */
+        ChangeType: "packages" | "plants" | "harvests" | "lab_results" | "transfers" | "sales" | "sales_deliveries" | "items" | "strains" | "locations" | "patients";
+        ChangesMeta: {
+            /** @description Unique per request; equals the X-Request-Id header */
+            request_id: string;
+            timestamp: components["schemas"]["IsoDateTime"];
+            /** @description Provider that served the request */
+            provider?: components["schemas"]["ProviderName"];
+            state?: components["schemas"]["UsState"];
+            /** @description Pass it as `cursor` for the next page (or, when `has_more` is false, to wait for new changes) */
+            next_cursor: string;
+            has_more: boolean;
+            sync: components["schemas"]["SyncFreshness"];
+        };
+        SyncFreshness: {
+            status: components["schemas"]["SyncState"];
+            /** @description How far back in the facility's history the backfill has read, or, once live, where it started */
+            backfilled_through: components["schemas"]["IsoDateTime"] | null;
+            last_synced_at: components["schemas"]["IsoDateTime"] | null;
+        };
+        /** @enum {string} */
+        SyncState: "backfilling" | "live" | "error";
+        ConnectionSync: {
+            connection_id: string;
+            facilities: components["schemas"]["FacilitySync"][];
+        };
+        FacilitySync: {
+            facility_id: string;
+            status: components["schemas"]["SyncState"];
+            /** @description How far back in the facility's history the backfill has read, or, once live, where it started */
+            backfilled_through: components["schemas"]["IsoDateTime"] | null;
+            last_synced_at: components["schemas"]["IsoDateTime"] | null;
+            last_error: string | null;
+            resources: components["schemas"]["ResourceSync"][];
+        };
+        ResourceSync: {
+            type: components["schemas"]["ChangeType"];
+            /** @enum {string} */
+            status: "backfilling" | "live" | "error" | "unavailable";
+            /**
+             * int
+             * @description Objects stored
+             */
+            count: number;
+            backfilled_through: components["schemas"]["IsoDateTime"] | null;
+            last_synced_at: components["schemas"]["IsoDateTime"] | null;
+            last_error: string | null;
+        };
         Simulate: {
             /**
              * @description One of transfer_arrived, transfer_completed, lab_result_received, connection_login_required, plant_phase_advanced, package_hold, upstream_timeout. upstream_timeout (params delay_ms?) stops the connection's state system answering until its fault is cleared: every call on it answers 504 provider_timeout with Retry-After within the upstream deadline (30 s, retries included).
@@ -1753,7 +1856,7 @@ export interface components {
              */
             deliveries: number;
         };
-        WebhookEvent: components["schemas"]["TransferArrivedEvent"] | components["schemas"]["TransferCompletedEvent"] | components["schemas"]["LabResultReceivedEvent"];
+        WebhookEvent: components["schemas"]["TransferArrivedEvent"] | components["schemas"]["TransferCompletedEvent"] | components["schemas"]["LabResultReceivedEvent"] | components["schemas"]["SyncUpdatesAvailableEvent"] | components["schemas"]["ConnectionLoginRequiredEvent"] | components["schemas"]["ConnectionDegradedEvent"];
         TransferArrivedEvent: {
             /** @description a string matching the pattern ^evt_[A-Za-z0-9_-]+$ */
             id: string;
@@ -1800,6 +1903,54 @@ export interface components {
             /** @description Names of the failed tests */
             failed_panel: string[];
             lab_result: components["schemas"]["LabResult"];
+        };
+        SyncUpdatesAvailableEvent: {
+            /** @description a string matching the pattern ^evt_[A-Za-z0-9_-]+$ */
+            id: string;
+            created: components["schemas"]["IsoDateTime"];
+            /** @enum {string} */
+            api_version: "0.1.0";
+            /** @enum {string} */
+            type: "sync.updates_available";
+            data: components["schemas"]["SyncUpdatesData"];
+        };
+        SyncUpdatesData: {
+            connection_id: components["schemas"]["ConnectionId"];
+            facility_id: components["schemas"]["FacilityId"];
+            /**
+             * int
+             * @description How many changes this pass stored
+             */
+            changes: number;
+        };
+        ConnectionLoginRequiredEvent: {
+            /** @description a string matching the pattern ^evt_[A-Za-z0-9_-]+$ */
+            id: string;
+            created: components["schemas"]["IsoDateTime"];
+            /** @enum {string} */
+            api_version: "0.1.0";
+            /** @enum {string} */
+            type: "connection.login_required";
+            data: components["schemas"]["LoginRequiredData"];
+        };
+        LoginRequiredData: {
+            connection_id: components["schemas"]["ConnectionId"];
+        };
+        ConnectionDegradedEvent: {
+            /** @description a string matching the pattern ^evt_[A-Za-z0-9_-]+$ */
+            id: string;
+            created: components["schemas"]["IsoDateTime"];
+            /** @enum {string} */
+            api_version: "0.1.0";
+            /** @enum {string} */
+            type: "connection.degraded";
+            data: components["schemas"]["DegradedData"];
+        };
+        DegradedData: {
+            connection_id: components["schemas"]["ConnectionId"];
+            facility_id: components["schemas"]["FacilityId"];
+            /** @description The last upstream failure */
+            error: string;
         };
         SandboxReset: {
             connection_id: string;
@@ -1850,7 +2001,7 @@ export interface components {
             description?: string | null;
         };
         /** @enum {string} */
-        EventType: "transfer.arrived" | "transfer.completed" | "lab_result.received";
+        EventType: "transfer.arrived" | "transfer.completed" | "lab_result.received" | "sync.updates_available" | "connection.login_required" | "connection.degraded";
         WebhookWithSecret: {
             id: string;
             url: string;
@@ -9657,6 +9808,367 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProviderTimeoutError"];
+                };
+            };
+        };
+    };
+    listChanges: {
+        parameters: {
+            query?: {
+                /** @description The `meta.next_cursor` of the last page; leave it out to start at the beginning */
+                cursor?: string;
+                /** @description a string to be decoded into a number */
+                limit?: string;
+                /** @description A comma list of the lists to include, e.g. `packages,lab_results` (default: all) */
+                types?: string;
+            };
+            header?: never;
+            path: {
+                connection_id: string;
+                facility_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Changes */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "chg_1041",
+                     *           "type": "packages",
+                     *           "action": "upserted",
+                     *           "object_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjQ",
+                     *           "object": {
+                     *             "id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjQ",
+                     *             "tag": "1A4000000000000000000124",
+                     *             "source_tag": "1A4000000000000000000123",
+                     *             "item_name": "Blue Dream Buds",
+                     *             "item_category": "Flower",
+                     *             "item_strain": "Blue Dream",
+                     *             "quantity": 28,
+                     *             "unit_of_measure": "Grams",
+                     *             "lab_testing_state": "TestPassed",
+                     *             "is_on_hold": false,
+                     *             "packaged_date": "2026-03-14",
+                     *             "expiration_date": null,
+                     *             "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *             "provider": "provider_a",
+                     *             "provider_package_id": "100000124",
+                     *             "source_harvest_ids": [
+                     *               "hrv_cHJvdmlkZXJfYTozMDAwMDAwMTc"
+                     *             ],
+                     *             "source_package_ids": [
+                     *               "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjM"
+                     *             ],
+                     *             "lab_results": [],
+                     *             "metadata": {
+                     *               "PackageType": "Product",
+                     *               "LocationName": "Vault",
+                     *               "UnitOfMeasureAbbreviation": "g",
+                     *               "SourceHarvestNames": "2026-01-20-Blue Dream-1",
+                     *               "SourcePackageLabels": "1A4000000000000000000123",
+                     *               "IsFinished": false,
+                     *               "LastModified": "2026-03-14T16:20:04+00:00"
+                     *             }
+                     *           },
+                     *           "changed_at": "2026-03-14T16:15:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "chg_1042",
+                     *           "type": "lab_results",
+                     *           "action": "upserted",
+                     *           "object_id": "lab_cHJvdmlkZXJfYTo0MDAwMDAwNzg",
+                     *           "object": {
+                     *             "id": "lab_cHJvdmlkZXJfYTo0MDAwMDAwNzg",
+                     *             "package_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjQ",
+                     *             "lab_name": "Example Analytical Testing Laboratory",
+                     *             "lab_license": "SBX-10042-3",
+                     *             "test_date": "2026-03-14",
+                     *             "result_date": "2026-03-14",
+                     *             "overall_passed": true,
+                     *             "test_type": "ComplianceTesting",
+                     *             "results": [
+                     *               {
+                     *                 "name": "THC",
+                     *                 "category": "potency",
+                     *                 "value": 21.1,
+                     *                 "unit": "%",
+                     *                 "passed": true,
+                     *                 "notes": null
+                     *               },
+                     *               {
+                     *                 "name": "CBD",
+                     *                 "category": "potency",
+                     *                 "value": 0.3,
+                     *                 "unit": "%",
+                     *                 "passed": true,
+                     *                 "notes": null
+                     *               },
+                     *               {
+                     *                 "name": "Moisture",
+                     *                 "category": "moisture",
+                     *                 "value": 10.9,
+                     *                 "unit": "%",
+                     *                 "passed": true,
+                     *                 "notes": "Retest after curing"
+                     *               }
+                     *             ],
+                     *             "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMw",
+                     *             "provider": "provider_a",
+                     *             "provider_result_id": "400000078"
+                     *           },
+                     *           "changed_at": "2026-03-14T16:15:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO",
+                     *         "next_cursor": "eyJ2IjoxLCJmIjoiZmFjXyIsInMiOjEwNDIsInQiOjE3NzM1MDUyMDUwMDB9",
+                     *         "has_more": false,
+                     *         "sync": {
+                     *           "status": "live",
+                     *           "backfilled_through": "2025-03-14T16:00:00.000Z",
+                     *           "last_synced_at": "2026-03-14T16:15:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Changes"];
+                };
+            };
+            /** @description `validation_error`: a parameter or the body is not valid (`param` names it), or the JSON cannot be read. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `authentication_error`: no bearer token, or one that is unknown, revoked or expired (`token_expired`). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description `permission_error`: this token may not do this here (see `code`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionError"];
+                };
+            };
+            /** @description `not_found_error` / `resource_not_found`: no such object for this organisation (another organisation's objects answer the same). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `rate_limit_error` / `rate_limited`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `api_error` / `internal_error`: our side failed; quote `request_id` to support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    getConnectionSync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connection_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "connection_id": "conn_5e8b2f0c7a4d4b1e9c3f6a2d8e0b7c41",
+                     *         "facilities": [
+                     *           {
+                     *             "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItMQ",
+                     *             "status": "live",
+                     *             "backfilled_through": "2025-03-14T16:00:00.000Z",
+                     *             "last_synced_at": "2026-03-14T16:15:00.000Z",
+                     *             "last_error": null,
+                     *             "resources": [
+                     *               {
+                     *                 "type": "packages",
+                     *                 "status": "live",
+                     *                 "count": 2,
+                     *                 "backfilled_through": "2025-03-14T16:00:00.000Z",
+                     *                 "last_synced_at": "2026-03-14T16:15:00.000Z",
+                     *                 "last_error": null
+                     *               },
+                     *               {
+                     *                 "type": "lab_results",
+                     *                 "status": "live",
+                     *                 "count": 1,
+                     *                 "backfilled_through": "2025-03-14T16:00:00.000Z",
+                     *                 "last_synced_at": "2026-03-14T16:15:00.000Z",
+                     *                 "last_error": null
+                     *               },
+                     *               {
+                     *                 "type": "plants",
+                     *                 "status": "live",
+                     *                 "count": 1,
+                     *                 "backfilled_through": "2025-03-14T16:00:00.000Z",
+                     *                 "last_synced_at": "2026-03-14T16:15:00.000Z",
+                     *                 "last_error": null
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "provider": "provider_a",
+                     *         "state": "CO"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ConnectionSync"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `authentication_error`: no bearer token, or one that is unknown, revoked or expired (`token_expired`). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description `permission_error`: this token may not do this here (see `code`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionError"];
+                };
+            };
+            /** @description `not_found_error` / `resource_not_found`: no such object for this organisation (another organisation's objects answer the same). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
+                };
+            };
+            /** @description `rate_limit_error` / `rate_limited`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `api_error` / `internal_error`: our side failed; quote `request_id` to support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
                 };
             };
         };
