@@ -286,16 +286,20 @@ export class Tracebridge {
   ): AsyncGenerator<ChangesPage, void, undefined> {
     let cursor = query.cursor
     for (;;) {
-      const body: ChangesPage = await this.#call("get", "/v1/connections/{connection_id}/facilities/{facility_id}/changes", {
-        params: {
-          path: facility,
-          query: {
-            ...(cursor === undefined ? {} : { cursor }),
-            ...(query.limit === undefined ? {} : { limit: String(query.limit) }),
-            ...(query.types === undefined ? {} : { types: query.types })
+      const body: ChangesPage = await this.#call(
+        "get",
+        "/v1/connections/{connection_id}/facilities/{facility_id}/changes",
+        {
+          params: {
+            path: facility,
+            query: {
+              ...(cursor === undefined ? {} : { cursor }),
+              ...(query.limit === undefined ? {} : { limit: String(query.limit) }),
+              ...(query.types === undefined ? {} : { types: query.types })
+            }
           }
         }
-      })
+      )
       yield body
       if (!body.meta.has_more) return
       cursor = body.meta.next_cursor

@@ -11,6 +11,21 @@ import { IsoDateTime } from "./Schemas.js"
 import { Skipped } from "./Skipped.js"
 
 /**
+ * `meta.sync` of a production read answered from the synced store (DECISIONS "Change feed and
+ * managed sync"): how fresh it is. Absent when the read went to the state system.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const StoreFreshness = Schema.Struct({
+  status: Schema.Literal("backfilling", "live", "error"),
+  last_synced_at: Schema.NullOr(IsoDateTime)
+}).annotations({
+  identifier: "StoreFreshness",
+  description: "Present when the answer came from Tracebridge's synced store rather than the state system"
+})
+
+/**
  * @since 0.1.0
  * @category schemas
  */
@@ -18,7 +33,8 @@ export const Meta = Schema.Struct({
   request_id: Schema.String.annotations({ description: "Unique per request; equals the X-Request-Id header" }),
   timestamp: IsoDateTime,
   provider: Schema.optional(ProviderName).annotations({ description: "Provider that served the request" }),
-  state: Schema.optional(UsState)
+  state: Schema.optional(UsState),
+  sync: Schema.optional(StoreFreshness)
 }).annotations({ identifier: "Meta" })
 
 /**

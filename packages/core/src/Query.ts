@@ -184,3 +184,40 @@ export const matchesSale = (q: Sales) => (s: Sale): boolean => inRange(s.sale_da
  * @category predicates
  */
 export const matchesSalesDelivery = (q: SalesDeliveries) => (d: SalesDelivery): boolean => inRange(d.delivery_date, q)
+
+/**
+ * The filters of a facility-level list as one predicate over its core objects (all but
+ * `updated_since`), for lists answered from stored objects. `license` is the facility's licence
+ * number: a transfer is `outgoing` when the facility ships it.
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const matcher = (
+  resource: string,
+  query: Readonly<Record<string, unknown>>,
+  license: string
+): (item: unknown) => boolean => {
+  switch (resource) {
+    case "packages":
+      return matchesPackage(query as Packages) as (item: unknown) => boolean
+    case "plants":
+      return matchesPlant(query as Plants) as (item: unknown) => boolean
+    case "lab_results":
+      return matchesLabResult(query as LabResults) as (item: unknown) => boolean
+    case "transfers": {
+      const q = query as Transfers
+      return (item) => {
+        const t = item as Transfer
+        return matchesTransfer(q)(t) &&
+          (q.direction === undefined || (q.direction === "outgoing") === (t.shipper_facility === license))
+      }
+    }
+    case "sales":
+      return matchesSale(query as Sales) as (item: unknown) => boolean
+    case "sales_deliveries":
+      return matchesSalesDelivery(query as SalesDeliveries) as (item: unknown) => boolean
+    default:
+      return () => true
+  }
+}

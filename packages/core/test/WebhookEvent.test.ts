@@ -55,11 +55,25 @@ describe("WebhookEvent", () => {
     assert.isTrue(Either.isLeft(decode({ ...labEvent, id: "abc" })))
   })
 
-  it("lists exactly the spec's event names", () => {
+  it("lists exactly the spec's event names and the managed sync's (DECISIONS)", () => {
     assert.deepStrictEqual(WebhookEvent.EventType.literals, [
       "transfer.arrived",
       "transfer.completed",
-      "lab_result.received"
+      "lab_result.received",
+      "sync.updates_available",
+      "connection.login_required",
+      "connection.degraded"
     ])
+  })
+
+  it("decodes the managed sync's events", () => {
+    const base = { id: "evt_1", created: "2026-03-14T16:20:05Z", api_version: WebhookEvent.API_VERSION }
+    const ids = { connection_id: "conn_1", facility_id: "fac_1" }
+    assert.isTrue(Either.isRight(decode({ ...base, type: "sync.updates_available", data: { ...ids, changes: 3 } })))
+    assert.isTrue(
+      Either.isRight(decode({ ...base, type: "connection.login_required", data: { connection_id: "conn_1" } }))
+    )
+    assert.isTrue(Either.isRight(decode({ ...base, type: "connection.degraded", data: { ...ids, error: "timeout" } })))
+    assert.isTrue(Either.isLeft(decode({ ...base, type: "sync.updates_available", data: { ...ids } })))
   })
 })

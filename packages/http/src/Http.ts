@@ -15,6 +15,7 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
+import type { Jobs } from "@tracebridge/sync"
 import { Duration, Effect, Exit, FiberRef, Layer, Option, Redacted } from "effect"
 import { Api } from "./Api.js"
 import * as ConnectPages from "./connect/Pages.js"
@@ -296,22 +297,23 @@ const ProductionDeliveryClientLive = Layer.effect(
 )
 
 const servicesLive = (options: Options) =>
-  Layer.mergeAll(WebhookPoller.layer, Connections.layer, Sync.WorkflowsLive.pipe(Layer.provide(Connections.layer))).pipe(
-    Layer.provideMerge(Sync.JobsLive),
-    Layer.provideMerge(Webhooks.layer),
-    Layer.provideMerge(WebhookDispatcher.layer),
-    Layer.provideMerge(options.urlGuard ?? UrlGuard.layer),
-    Layer.provide(options.deliveryClient ?? DeliveryClientLive),
-    Layer.provide(
-      options.deliveryClient === undefined
-        ? ProductionDeliveryClientLive
-        : Layer.effect(WebhookDispatcher.ProductionDeliveryClient, HttpClient.HttpClient).pipe(
-          Layer.provide(options.deliveryClient)
-        )
-    ),
-    Layer.provideMerge(Auth.layer),
-    Layer.provideMerge(Providers.layer)
-  )
+  Layer.mergeAll(WebhookPoller.layer, Connections.layer, Sync.WorkflowsLive.pipe(Layer.provide(Connections.layer)))
+    .pipe(
+      Layer.provideMerge(Sync.JobsLive),
+      Layer.provideMerge(Webhooks.layer),
+      Layer.provideMerge(WebhookDispatcher.layer),
+      Layer.provideMerge(options.urlGuard ?? UrlGuard.layer),
+      Layer.provide(options.deliveryClient ?? DeliveryClientLive),
+      Layer.provide(
+        options.deliveryClient === undefined
+          ? ProductionDeliveryClientLive
+          : Layer.effect(WebhookDispatcher.ProductionDeliveryClient, HttpClient.HttpClient).pipe(
+            Layer.provide(options.deliveryClient)
+          )
+      ),
+      Layer.provideMerge(Auth.layer),
+      Layer.provideMerge(Providers.layer)
+    )
 
 /**
  * The delivery worker (woken when an event is queued, else every tick) and the production poller
@@ -391,7 +393,8 @@ export const makeHttpLive = (options: Options = {}) =>
     | WebhookPoller.WebhookPoller
     | Webhooks.Webhooks
     | Providers.Providers
-    | Connections.Connections,
+    | Connections.Connections
+    | Jobs.Jobs,
     never,
     Persistence | Crypto | HttpServer.HttpServer
   >

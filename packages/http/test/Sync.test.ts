@@ -53,70 +53,74 @@ const listAll = (token: string, base: string, list: string) =>
 
 for (const provider of ["provider_a", "provider_b"] as const) {
   describe(`managed sync (${provider} sandbox)`, () => {
-    it.live("the feed holds exactly what the facility's lists hold, then a write shows up once", () =>
-      Effect.gen(function*() {
-        const me = yield* signIn
-        const linked = yield* linkSandbox(me.access, provider)
-        const status = yield* waitLive(me.access, linked.connection_id)
-        const facility = status.facilities[0].facility_id as string
-        const base = `/v1/connections/${linked.connection_id}/facilities/${facility}`
-        const { changes, cursor, meta } = yield* drain(me.access, base, undefined, 37)
-        assert.strictEqual(meta.sync.status, "live")
-        assert.isNotNull(meta.sync.last_synced_at)
-        const ids = changes.map((c) => c.id)
-        assert.strictEqual(new Set(ids).size, ids.length, "no change twice")
-        for (const list of ["packages", "plants", "lab_results", "transfers", "items", "strains", "locations"]) {
-          const upstream = yield* listAll(me.access, base, list)
-          const fed = changes.filter((c) => c.type === list)
-          assert.deepStrictEqual(
-            fed.map((c) => c.object_id).sort(),
-            upstream.map((o) => o.id).sort(),
-            `${list}: the feed has exactly the list's objects`
-          )
-          for (const c of fed) {
-            assert.strictEqual(c.action, "upserted")
-            assert.deepStrictEqual(c.object, upstream.find((o) => o.id === c.object_id))
-          }
-        }
-        const resources = (status.facilities[0].resources as Array<any>)
-        const packagesRow = resources.find((r) => r.type === "packages")
-        assert.strictEqual(packagesRow.status, "live")
-        assert.strictEqual(packagesRow.count, changes.filter((c) => c.type === "packages").length)
-
-        // nothing new: an empty page, and the same place
-        const idle = yield* call("GET", `${base}/changes?cursor=${cursor}`, { token: me.access })
-        assert.deepStrictEqual(idle.body.data, [])
-        assert.isFalse(idle.body.meta.has_more)
-
-        // a write: the new package once, and its source once (its quantity fell)
-        const packages = yield* listAll(me.access, base, "packages")
-        const source = packages.find((p) => !p.is_on_hold && p.quantity > 10)
-        if (source !== undefined) {
-          const created = yield* call("POST", `${base}/packages`, {
-            token: me.access,
-            json: {
-              item_name: source.item_name,
-              item_category: source.item_category,
-              item_strain: source.item_strain,
-              quantity: 5,
-              unit_of_measure: source.unit_of_measure,
-              source_package_ids: [source.id]
+    it.live(
+      "the feed holds exactly what the facility's lists hold, then a write shows up once",
+      () =>
+        Effect.gen(function*() {
+          const me = yield* signIn
+          const linked = yield* linkSandbox(me.access, provider)
+          const status = yield* waitLive(me.access, linked.connection_id)
+          const facility = status.facilities[0].facility_id as string
+          const base = `/v1/connections/${linked.connection_id}/facilities/${facility}`
+          const { changes, cursor, meta } = yield* drain(me.access, base, undefined, 37)
+          assert.strictEqual(meta.sync.status, "live")
+          assert.isNotNull(meta.sync.last_synced_at)
+          const ids = changes.map((c) => c.id)
+          assert.strictEqual(new Set(ids).size, ids.length, "no change twice")
+          for (const list of ["packages", "plants", "lab_results", "transfers", "items", "strains", "locations"]) {
+            const upstream = yield* listAll(me.access, base, list)
+            const fed = changes.filter((c) => c.type === list)
+            assert.deepStrictEqual(
+              fed.map((c) => c.object_id).sort(),
+              upstream.map((o) => o.id).sort(),
+              `${list}: the feed has exactly the list's objects`
+            )
+            for (const c of fed) {
+              assert.strictEqual(c.action, "upserted")
+              assert.deepStrictEqual(c.object, upstream.find((o) => o.id === c.object_id))
             }
-          })
-          assert.strictEqual(created.status, 201, JSON.stringify(created.body))
-          let after: Array<any> = []
-          for (let i = 0; i < 200 && !after.some((c) => c.object_id === created.body.data.id); i++) {
-            yield* pause(25)
-            after = (yield* drain(me.access, base, cursor)).changes
           }
-          const mine = after.filter((c) => c.object_id === created.body.data.id)
-          assert.strictEqual(mine.length, 1, "the new package once")
-          assert.deepStrictEqual(mine[0].object, created.body.data)
-          yield* pause(100)
-          const again = (yield* drain(me.access, base, cursor)).changes
-          assert.strictEqual(again.filter((c) => c.object_id === created.body.data.id).length, 1, "and only once")
-        }
-      }).pipe(Effect.provide(TestApp)), 60_000)
+          const resources = status.facilities[0].resources as Array<any>
+          const packagesRow = resources.find((r) => r.type === "packages")
+          assert.strictEqual(packagesRow.status, "live")
+          assert.strictEqual(packagesRow.count, changes.filter((c) => c.type === "packages").length)
+
+          // nothing new: an empty page, and the same place
+          const idle = yield* call("GET", `${base}/changes?cursor=${cursor}`, { token: me.access })
+          assert.deepStrictEqual(idle.body.data, [])
+          assert.isFalse(idle.body.meta.has_more)
+
+          // a write: the new package once, and its source once (its quantity fell)
+          const packages = yield* listAll(me.access, base, "packages")
+          const source = packages.find((p) => !p.is_on_hold && p.quantity > 10)
+          if (source !== undefined) {
+            const created = yield* call("POST", `${base}/packages`, {
+              token: me.access,
+              json: {
+                item_name: source.item_name,
+                item_category: source.item_category,
+                item_strain: source.item_strain,
+                quantity: 5,
+                unit_of_measure: source.unit_of_measure,
+                source_package_ids: [source.id]
+              }
+            })
+            assert.strictEqual(created.status, 201, JSON.stringify(created.body))
+            let after: Array<any> = []
+            for (let i = 0; i < 200 && !after.some((c) => c.object_id === created.body.data.id); i++) {
+              yield* pause(25)
+              after = (yield* drain(me.access, base, cursor)).changes
+            }
+            const mine = after.filter((c) => c.object_id === created.body.data.id)
+            assert.strictEqual(mine.length, 1, "the new package once")
+            assert.deepStrictEqual(mine[0].object, created.body.data)
+            yield* pause(100)
+            const again = (yield* drain(me.access, base, cursor)).changes
+            assert.strictEqual(again.filter((c) => c.object_id === created.body.data.id).length, 1, "and only once")
+          }
+        }).pipe(Effect.provide(TestApp)),
+      60_000
+    )
   })
 }
 

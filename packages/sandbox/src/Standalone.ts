@@ -30,8 +30,8 @@ export interface Options {
   readonly referenceDate?: string | undefined
   readonly size?: Size | undefined
   /**
-   * Upstream requests per second per login before a 429 with `Retry-After`, as Metrc answers
-   * bursts (default {@link DEFAULT_REQUESTS_PER_SECOND}; 0 turns it off).
+   * GET requests per second per facility (and three times as many per vendor key) before a 429
+   * with `Retry-After`, as Metrc answers bursts (default {@link DEFAULT_REQUESTS_PER_SECOND}; 0 turns it off).
    */
   readonly requestsPerSecond?: number | undefined
 }
@@ -215,7 +215,7 @@ export const help = (providers: Registry.Lookup = Registry.installed): string =>
     ["--reference-date <ISO 8601>", "the worlds' \"today\" (default: the start of the current UTC day)"],
     [
       "--requests-per-second <n>",
-      `calls a second per login before a 429 with Retry-After, where the emulated system limits bursts; 0: no limit (default ${DEFAULTS.requestsPerSecond})`
+      `GET calls a second per facility (3x per vendor key) before a 429 with Retry-After, where the emulated system limits bursts; 0: no limit (default ${DEFAULTS.requestsPerSecond})`
     ],
     ["-h, --help", "print this and exit"]
   ]

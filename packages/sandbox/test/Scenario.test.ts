@@ -32,7 +32,7 @@ describe("Scenario", () => {
     assert.isNotNull(after.actual_departure)
     assert.isTrue(isEvent(outcome.event))
     assert.strictEqual(outcome.event!.type, "transfer.arrived")
-    assert.strictEqual(outcome.event!.data.id, pending.transfer.id)
+    assert.strictEqual(outcome.event!.type === "transfer.arrived" && outcome.event!.data.id, pending.transfer.id)
     assert.strictEqual((outcome.event!.data as { connection_id: string }).connection_id, "conn_test")
     assert.strictEqual(events.length, 1)
   })

@@ -14,9 +14,9 @@
  *
  * @since 0.1.0
  */
+import { Activity, Workflow, WorkflowEngine } from "@effect/workflow"
 import type { ProviderError } from "@tracebridge/core"
 import { Resource } from "@tracebridge/core"
-import { Activity, Workflow, WorkflowEngine } from "@effect/workflow"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import * as Sync from "./Sync.js"
 import { SyncStore } from "./SyncStore.js"
@@ -56,6 +56,9 @@ const Failed = Schema.Struct({ _tag: Schema.Literal("Failed"), error: Schema.Unk
 
 const failed = (error: ProviderError.ProviderError) => ({ _tag: "Failed" as const, error })
 
+/** How many lists of a facility a backfill reads at once. */
+const RESOURCE_CONCURRENCY = 4
+
 /** How long a backfill may store nothing before another node takes it over. */
 const STALL_MS = 120_000
 
@@ -76,18 +79,21 @@ export const workflowsLayer = Layer.mergeAll(
       const opened = yield* host.open(cid)
       if (Option.isNone(opened)) return
       const outcome = yield* Effect.gen(function*() {
-        const facility = yield* opened.value.port.getFacility(opened.value.session, fid)
+        const facility = yield* Sync.retryTransient(opened.value.port.getFacility(opened.value.session, fid))
         const resources = yield* Sync.resourcesOf(opened.value)
-        let changes = 0
-        for (const resource of resources) {
-          const step = yield* Activity.make({
+        // a few lists at a time: the governor paces the licence, and waits on one list's round
+        // trips leave room for another's requests
+        const steps = yield* Effect.forEach(resources, (resource) =>
+          Activity.make({
             name: `resource/${resource}`,
             success: Schema.Union(Schema.Struct({ _tag: Schema.Literal("Done"), changes: Schema.Number }), Failed),
-            execute: Sync.backfillResource(opened.value, facility, cid, generation, resource).pipe(
+            execute: Sync.retryTransient(Sync.backfillResource(opened.value, facility, cid, generation, resource)).pipe(
               Effect.map((r) => ({ _tag: "Done" as const, changes: r.changes })),
               Effect.catchAll((error) => Effect.succeed(failed(error)))
             )
-          })
+          }), { concurrency: RESOURCE_CONCURRENCY })
+        let changes = 0
+        for (const step of steps) {
           if (step._tag === "Failed") return Option.some(step.error as ProviderError.ProviderError)
           changes += step.changes
         }
@@ -116,7 +122,7 @@ export const workflowsLayer = Layer.mergeAll(
       return yield* Activity.make({
         name: "poll",
         success: Schema.Number,
-        execute: Sync.pollFacility(opened.value, cid, fid).pipe(
+        execute: Sync.retryTransient(Sync.pollFacility(opened.value, cid, fid)).pipe(
           Effect.tap((changes) => changes > 0 ? host.updatesAvailable(cid, fid, changes) : Effect.void),
           Effect.catchAll((error) => Effect.as(Sync.recordFailure(cid, fid, error), 0))
         )

@@ -20,7 +20,7 @@
  */
 import type { Facility, ProviderError, ProviderPort, Session } from "@tracebridge/core"
 import { Resource } from "@tracebridge/core"
-import { Clock, Context, Effect, Option } from "effect"
+import { Clock, Context, Effect, Option, Schedule } from "effect"
 import * as Plan from "./Plan.js"
 import type { ResourceState } from "./SyncStore.js"
 import { SyncStore } from "./SyncStore.js"
@@ -116,6 +116,22 @@ const classify = (error: ProviderError.ProviderError): "login" | "unavailable" |
     ? "unavailable"
     : "transient"
 
+/**
+ * Runs a step again while it fails on something that passes (a throttle, an outage, a timeout):
+ * every retry resumes from the stored cursor, so nothing is stored twice. Six retries, 2 s doubling
+ * (about two minutes); then the failure is recorded and the scheduler takes the job up later.
+ *
+ * @since 0.1.0
+ * @category steps
+ */
+export const retryTransient = <A, R>(
+  effect: Effect.Effect<A, ProviderError.ProviderError, R>
+): Effect.Effect<A, ProviderError.ProviderError, R> =>
+  Effect.retry(effect, {
+    while: (error) => classify(error) === "transient",
+    schedule: Schedule.intersect(Schedule.exponential("2 seconds"), Schedule.recurs(6))
+  })
+
 const describe = (error: ProviderError.ProviderError): string =>
   `${error._tag}: ${"message" in error && typeof error.message === "string" ? error.message : ""}`.slice(0, 500)
 
@@ -147,7 +163,11 @@ export const backfillResource = (
   connectionId: string,
   generation: number,
   resource: Resource.Name
-): Effect.Effect<{ readonly changes: number; readonly outcome: Outcome }, ProviderError.ProviderError, SyncStore | SyncSettings> =>
+): Effect.Effect<
+  { readonly changes: number; readonly outcome: Outcome },
+  ProviderError.ProviderError,
+  SyncStore | SyncSettings
+> =>
   Effect.gen(function*() {
     const store = yield* SyncStore
     const settings = yield* SyncSettings

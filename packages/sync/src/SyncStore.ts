@@ -161,7 +161,11 @@ export interface Service {
    * `staleBefore` (a node died, or the last attempt failed). Each is claimed once (its attempt
    * rises), so nodes racing here restart it once.
    */
-  readonly claimStalled: (staleBefore: number, now: number, limit: number) => Effect.Effect<ReadonlyArray<FacilityState>>
+  readonly claimStalled: (
+    staleBefore: number,
+    now: number,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<FacilityState>>
   /** The stored objects of a resource (not removed), in the order first seen. */
   readonly list: (connectionId: string, facilityId: string, resource: string) => Effect.Effect<ReadonlyArray<string>>
   readonly get: (
@@ -342,8 +346,8 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
         window_from = EXCLUDED.window_from, page = EXCLUDED.page,
         backfilled_through = EXCLUDED.backfilled_through, synced_through = EXCLUDED.synced_through,
         last_synced_at = EXCLUDED.last_synced_at, count = EXCLUDED.count, last_error = EXCLUDED.last_error`).pipe(
-        Effect.asVoid
-      )
+      Effect.asVoid
+    )
 
   const resources: Service["resources"] = (connectionId, facilityId) =>
     Effect.map(
@@ -378,7 +382,10 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
       const byId = new Map<string, { readonly body: string; readonly hash: string }>()
       for (const o of input.objects) byId.set(o.object_id, { body: o.body, hash: hashOf(o.body) })
       const ids = [...byId.keys()]
-      const stored = new Map<string, { readonly hash: string; readonly removed: boolean; readonly generation: number }>()
+      const stored = new Map<
+        string,
+        { readonly hash: string; readonly removed: boolean; readonly generation: number }
+      >()
       for (const chunk of chunks(ids, CHUNK)) {
         const rows = yield* orDie(sql`SELECT object_id, hash, body IS NULL AS removed, generation FROM sync_objects
           WHERE connection_id = ${c} AND facility_id = ${f} AND resource = ${r} AND ${sql.in("object_id", chunk)}`)

@@ -22,6 +22,11 @@ export * as Plan from "./Plan.js"
 /**
  * @since 0.1.0
  */
+export * as Reads from "./Reads.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Sync from "./Sync.js"
 
 /**

@@ -3,10 +3,10 @@
  * no change, sequences only grow, a sweep removes what a new generation did not see, and the feed
  * never skips or repeats a change while writers run beside a reader (a property test).
  */
-import { assert, describe, it } from "@effect/vitest"
 import { LibsqlClient } from "@effect/sql-libsql"
-import * as fc from "fast-check"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import * as fc from "fast-check"
 import * as SyncStore from "../src/SyncStore.js"
 
 let files = 0
@@ -64,17 +64,23 @@ describe("SyncStore", () => {
       yield* store.updateFacility("conn_1", "fac_1", { status: "live", next_poll_at: 500 })
       assert.strictEqual((yield* store.claimDue(1000, 300_000, 10)).length, 1)
       assert.strictEqual((yield* store.claimDue(1000, 300_000, 10)).length, 0)
-      assert.strictEqual((yield* store.facility("conn_1", "fac_1")).pipe((o) => o._tag === "Some" && o.value.next_poll_at), 301_000)
+      assert.strictEqual(
+        (yield* store.facility("conn_1", "fac_1")).pipe((o) => o._tag === "Some" && o.value.next_poll_at),
+        301_000
+      )
     }).pipe(Effect.provide(StoreLive())))
 
   it.effect("the feed never skips or repeats a change while writers run beside a paging reader", () =>
     Effect.promise(() =>
       fc.assert(
         fc.asyncProperty(
-          fc.array(fc.array(fc.tuple(fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 3 })), { maxLength: 6 }), {
-            minLength: 1,
-            maxLength: 8
-          }),
+          fc.array(
+            fc.array(fc.tuple(fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 3 })), { maxLength: 6 }),
+            {
+              minLength: 1,
+              maxLength: 8
+            }
+          ),
           fc.integer({ min: 1, max: 4 }),
           (batches, limit) =>
             Effect.runPromise(
@@ -108,7 +114,13 @@ describe("SyncStore", () => {
                 const live = [...view.entries()].filter(([, b]) => b !== null).map(([id]) => id).sort()
                 assert.deepStrictEqual(live, [...finalIds].sort())
                 for (const id of finalIds) {
-                  assert.strictEqual(view.get(id), yield* Effect.map(store.get("conn_1", "fac_1", "packages", id), (o) => o._tag === "Some" ? o.value : null))
+                  assert.strictEqual(
+                    view.get(id),
+                    yield* Effect.map(
+                      store.get("conn_1", "fac_1", "packages", id),
+                      (o) => o._tag === "Some" ? o.value : null
+                    )
+                  )
                 }
               }).pipe(Effect.provide(StoreLive()))
             )

@@ -4,13 +4,16 @@
 import type { HttpServerResponse } from "@effect/platform"
 import { HttpApiBuilder } from "@effect/platform"
 import type { ProviderError, ProviderPort, Session } from "@tracebridge/core"
-import { Envelope as CoreEnvelope, type Page, Resource } from "@tracebridge/core"
+import { Envelope as CoreEnvelope, Ids, type Page, ProviderName, Resource } from "@tracebridge/core"
+import { Reads } from "@tracebridge/sync"
 import type { Schema } from "effect"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { Api } from "../Api.js"
+import * as Errors from "../Errors.js"
 import * as FastJson from "../FastJson.js"
+import type { Connection } from "../persistence/ConnectionStore.js"
 import * as Envelope from "./envelope.js"
-import { withConnection } from "./provider.js"
+import { callOn, reachable, withConnection } from "./provider.js"
 
 type FacilityPath = { readonly connection_id: string; readonly facility_id: string }
 type ObjectPath = FacilityPath & { readonly id: string }
@@ -46,29 +49,60 @@ const filtersOf = <R extends Resource.Name>(urlParams: ListParams<R>): Resource.
   return filters as Resource.Filters<R>
 }
 
+/** The facility's licence (its provider id), for store reads of a production connection. */
+const storeLicense = (connection: Connection, facilityId: string): Option.Option<string> =>
+  connection.is_sandbox || !ProviderName.isProviderName(connection.provider)
+    ? Option.none()
+    : Ids.decodeAs("facility", connection.provider, facilityId)
+
 const list =
   <R extends Resource.Name>(resource: R) => ({ path, urlParams }: { path: FacilityPath; urlParams: ListParams<R> }) =>
     Effect.gen(function*() {
-      const { connection, value } = yield* withConnection(
-        path.connection_id,
-        (port, session) =>
-          port.list(resource, session, path.facility_id, filtersOf(urlParams), {
-            page: urlParams.page,
-            per_page: urlParams.per_page
-          })
+      const connection = yield* reachable(path.connection_id)
+      const context = { provider: connection.provider, state: connection.state }
+      const filters = filtersOf(urlParams)
+      const request = { page: urlParams.page, per_page: urlParams.per_page }
+      // a production facility the sync has backfilled is answered from the store
+      const license = storeLicense(connection, path.facility_id)
+      if (Option.isSome(license)) {
+        const stored = yield* Reads.list(connection.id, path.facility_id, license.value, resource, filters, request)
+        if (Option.isSome(stored)) {
+          return responders[resource].page(
+            yield* Envelope.page(stored.value.page, { ...context, sync: stored.value.sync })
+          )
+        }
+      }
+      const { value } = yield* callOn(
+        connection,
+        (port, session) => port.list(resource, session, path.facility_id, filters, request)
       )
-      return responders[resource].page(
-        yield* Envelope.page(value, { provider: connection.provider, state: connection.state })
-      )
+      return responders[resource].page(yield* Envelope.page(value, context))
     })
 
 const get = (resource: Resource.Name) => ({ path }: { path: ObjectPath }) =>
   Effect.gen(function*() {
-    const { connection, value } = yield* withConnection(path.connection_id, (port, session) =>
-      port.get(resource, session, path.facility_id, path.id))
-    return responders[resource].one(
-      yield* Envelope.one(value, { provider: connection.provider, state: connection.state })
+    const connection = yield* reachable(path.connection_id)
+    const context = { provider: connection.provider, state: connection.state }
+    if (Option.isSome(storeLicense(connection, path.facility_id))) {
+      const stored = yield* Reads.get(connection.id, path.facility_id, resource, path.id)
+      if (Option.isSome(stored)) {
+        if (Option.isNone(stored.value.object)) {
+          return yield* Errors.fail(
+            "not_found_error",
+            "resource_not_found",
+            `No ${Resource.resources[resource].kind.replaceAll("_", " ")} with id ${path.id}`
+          )
+        }
+        return responders[resource].one(
+          yield* Envelope.one(stored.value.object.value, { ...context, sync: stored.value.sync })
+        )
+      }
+    }
+    const { value } = yield* callOn(
+      connection,
+      (port, session) => port.get(resource, session, path.facility_id, path.id)
     )
+    return responders[resource].one(yield* Envelope.one(value, context))
   })
 
 /**

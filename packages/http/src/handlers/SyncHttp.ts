@@ -6,7 +6,7 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Change as CoreChange, Ids, ProviderName } from "@tracebridge/core"
 import { Cursor, Jobs, SyncStore } from "@tracebridge/sync"
-import { Clock, Either, Effect, Option, Schema } from "effect"
+import { Clock, Effect, Either, Option, Schema } from "effect"
 import { Api } from "../Api.js"
 import * as Errors from "../Errors.js"
 import * as Envelope from "./envelope.js"
@@ -52,7 +52,11 @@ export const HttpSyncLive = HttpApiBuilder.group(Api, "sync", (handlers) =>
           // a facility the sync has not met (a connection linked before it existed): start it now
           const provider = ProviderName.isProviderName(connection.provider) ? connection.provider : undefined
           if (provider === undefined || Option.isNone(Ids.decodeAs("facility", provider, path.facility_id))) {
-            return yield* Errors.fail("not_found_error", "resource_not_found", `No facility with id ${path.facility_id}`)
+            return yield* Errors.fail(
+              "not_found_error",
+              "resource_not_found",
+              `No facility with id ${path.facility_id}`
+            )
           }
           yield* (yield* Jobs.Jobs).start(connection.id, [path.facility_id])
           state = yield* store.facility(connection.id, path.facility_id)
@@ -93,8 +97,10 @@ export const HttpSyncLive = HttpApiBuilder.group(Api, "sync", (handlers) =>
         if (facilities.length === 0 && connection.status === "active") {
           // a connection the sync has not met yet (a sandbox one, or one linked before the sync
           // existed): its facilities start their backfill now
-          const { value } = yield* withConnection(connection.id, (port, session) =>
-            port.listFacilities(session, { page: 1, per_page: 100 }))
+          const { value } = yield* withConnection(
+            connection.id,
+            (port, session) => port.listFacilities(session, { page: 1, per_page: 100 })
+          )
           yield* (yield* Jobs.Jobs).start(connection.id, value.items.map((f) => f.id))
           facilities = yield* store.facilities(connection.id)
         }

@@ -14,7 +14,15 @@ const isoOf = (millis: number): string => {
 }
 
 /** `meta` of a response. */
-export const meta = (context: { readonly provider?: string; readonly state?: string } = {}) =>
+export interface Context {
+  readonly provider?: string
+  readonly state?: string
+  /** How fresh a read answered from the synced store is (`meta.sync`). */
+  readonly sync?: { readonly status: "backfilling" | "live" | "error"; readonly last_synced_at: string | null }
+}
+
+/** `meta` of a response. */
+export const meta = (context: Context = {}) =>
   Effect.gen(function*() {
     const request_id = yield* RequestId.get
     const now = yield* Clock.currentTimeMillis
@@ -22,16 +30,16 @@ export const meta = (context: { readonly provider?: string; readonly state?: str
       request_id,
       timestamp: isoOf(now),
       ...(context.provider === undefined ? {} : { provider: context.provider as never }),
-      ...(context.state === undefined ? {} : { state: context.state as never })
+      ...(context.state === undefined ? {} : { state: context.state as never }),
+      ...(context.sync === undefined ? {} : { sync: context.sync })
     }
   })
 
 /** The envelope of one object. */
-export const one = <A>(data: A, context: { readonly provider?: string; readonly state?: string } = {}) =>
-  Effect.map(meta(context), (m) => ({ data, meta: m }))
+export const one = <A>(data: A, context: Context = {}) => Effect.map(meta(context), (m) => ({ data, meta: m }))
 
 /** The envelope of a page: `meta.skipped` lists the upstream rows left out (DECISIONS "Tolerant reads"). */
-export const page = <A>(p: Page.Page<A>, context: { readonly provider?: string; readonly state?: string } = {}) =>
+export const page = <A>(p: Page.Page<A>, context: Context = {}) =>
   Effect.map(
     meta(context),
     (m) => ({ data: p.items, meta: { ...m, skipped: p.skipped ?? [] }, pagination: p.pagination })

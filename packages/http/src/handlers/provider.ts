@@ -49,10 +49,22 @@ export const withConnection = <A>(
     connection: Connection
   ) => Effect.Effect<A, ProviderError.ProviderError>,
   mode: "read" | "write" = "read"
+) => Effect.flatMap(reachable(connectionId), (connection) => callOn(connection, call, mode))
+
+/**
+ * `withConnection` for a connection already checked with `reachable`.
+ */
+export const callOn = <A>(
+  connection: Connection,
+  call: (
+    port: ProviderPort.Service,
+    session: Session.Session,
+    connection: Connection
+  ) => Effect.Effect<A, ProviderError.ProviderError>,
+  mode: "read" | "write" = "read"
 ) =>
   Effect.gen(function*() {
     const providers = yield* Providers
-    const connection = yield* reachable(connectionId)
     const port = yield* providers.port(connection.provider, connection.is_sandbox)
     if (Option.isNone(port)) {
       return yield* Errors.fail("api_error", "internal_error", `No port for ${connection.provider}`)

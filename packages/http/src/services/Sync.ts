@@ -111,8 +111,10 @@ const HostLive = Layer.effect(
               error
             }))),
       loginRequired: (connectionId) =>
-        Effect.flatMap(load(connectionId), (c) =>
-          Option.isNone(c) ? Effect.void : Effect.asVoid(connections.moveTo(c.value, "error"))),
+        Effect.flatMap(
+          load(connectionId),
+          (c) => Option.isNone(c) ? Effect.void : Effect.asVoid(connections.moveTo(c.value, "error"))
+        ),
       backfilled: (connectionId) =>
         Effect.flatMap(load(connectionId), (c) =>
           Option.isNone(c) || c.value.status !== "pending"

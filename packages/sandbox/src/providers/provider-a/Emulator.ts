@@ -35,7 +35,11 @@ import * as Write from "./write.js"
  * @category models
  */
 export interface Options {
-  /** Requests per second per user key before a 429 (default: no limit). */
+  /**
+   * GET requests per second per facility (`licenseNumber`; per login for calls that name none)
+   * before a 429, and three times as many per integrator (vendor) key, as Metrc limits them
+   * (default: no limit).
+   */
   readonly requestsPerSecond?: number
   /**
    * Answer with camelCase keys (`data`, `total`, `license.number`) instead of the documented
@@ -122,6 +126,18 @@ const known = (path: string): boolean =>
 
 // ------------------------------------------------------------------ entry
 
+const vendorKeyOf = (request: Request): string | undefined => {
+  const header = request.headers.get("authorization")
+  if (header === null || !header.startsWith("Basic ")) return undefined
+  try {
+    const decoded = atob(header.slice(6))
+    const colon = decoded.indexOf(":")
+    return colon <= 0 ? undefined : decoded.slice(0, colon)
+  } catch {
+    return undefined
+  }
+}
+
 const userKeyOf = (request: Request): string | undefined => {
   const header = request.headers.get("authorization")
   if (header === null || !header.startsWith("Basic ")) return undefined
@@ -178,15 +194,27 @@ export const handle = async (
 const written = (sandbox: Sandbox, response: Response): Response | Promise<Response> =>
   options.get(sandbox)?.camelCase === true ? camelCased(response) : response
 
-/** A 429 when the user key went past the configured rate in the current second, else undefined. */
-const paced = (sandbox: Sandbox, userKey: string): Response | undefined => {
+/** Metrc's integrator (vendor key) limit is three times its per-facility one (150 and 50 GET/s). */
+const VENDOR_FACTOR = 3
+
+/**
+ * A 429 when the facility (or the login, for a call naming no facility) or the integrator went
+ * past the configured rate in the current second, else undefined.
+ */
+const paced = (sandbox: Sandbox, request: Request, userKey: string): Response | undefined => {
   const limit = options.get(sandbox)?.requestsPerSecond ?? sandbox.options.requestsPerSecond
   if (limit === undefined) return undefined
+  const licence = new URL(request.url).searchParams.get("licenseNumber")
+  return over(sandbox, licence === null ? `login:${userKey}` : `licence:${licence}`, limit) ??
+    over(sandbox, `vendor:${vendorKeyOf(request) ?? ""}`, limit * VENDOR_FACTOR)
+}
+
+const over = (sandbox: Sandbox, key: string, limit: number): Response | undefined => {
   const now = sandbox.now()
   const perKey = windows.get(sandbox) ?? new Map()
   windows.set(sandbox, perKey)
-  const current = perKey.get(userKey)
-  if (current === undefined || now - current.start >= 1000) perKey.set(userKey, { start: now, count: 1 })
+  const current = perKey.get(key)
+  if (current === undefined || now - current.start >= 1000) perKey.set(key, { start: now, count: 1 })
   else if (++current.count > limit) return rateLimited(Math.max(1, Math.ceil((current.start + 1000 - now) / 1000)))
   return undefined
 }
@@ -199,7 +227,7 @@ const answer = async (
   userKey: string,
   login: string
 ): Promise<Response> => {
-  const limited = paced(sandbox, userKey)
+  const limited = request.method === "GET" ? paced(sandbox, request, userKey) : undefined
   if (limited !== undefined) return limited
 
   const world = sandbox.world("provider_a", state, login)

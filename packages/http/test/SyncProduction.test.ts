@@ -1,0 +1,150 @@
+/**
+ * The managed sync in production mode, against the strict provider_a emulator (the standalone
+ * sandbox server, reached as a production state system with a vendor key, under the upstream
+ * rate governor): a linked connection is `pending` until every facility's backfill is done, then
+ * `active`; the feed holds exactly the records the state system has (read again through the
+ * adapter, not the store); production reads are then answered from the store with `meta.sync` and
+ * no upstream call; a refused login moves the connection to `error` and queues
+ * `connection.login_required`.
+ */
+import { SqlClient } from "@effect/sql"
+import { LibsqlClient } from "@effect/sql-libsql"
+import { assert, describe, it } from "@effect/vitest"
+import { Http, Server } from "@tracebridge/http"
+import { Standalone } from "@tracebridge/sandbox"
+import { Jobs } from "@tracebridge/sync"
+import { ConfigProvider, Effect, Layer, Option } from "effect"
+import * as os from "node:os"
+import * as path from "node:path"
+import { ConnectionStore } from "../src/persistence/ConnectionStore.js"
+import * as Database from "../src/persistence/Database.js"
+import * as Crypto from "../src/services/Crypto.js"
+import { Providers } from "../src/services/Providers.js"
+import { call, productionSignIn, submitLogin } from "./support/TestApp.js"
+
+/** The database, in a file: the test reads the queued events beside the API. */
+const file = path.join(os.tmpdir(), `tracebridge-sync-production-${process.pid}.db`)
+
+const HORIZON_DAYS = 8
+
+const pause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+
+const standalone = Effect.acquireRelease(
+  Effect.promise(() => Standalone.start({ port: 0, host: "127.0.0.1", seed: "42" })),
+  (running) => Effect.promise(() => running.close())
+)
+
+const appFor = (origin: string) =>
+  Http.makeHttpLive({ worker: false }).pipe(
+    Layer.provideMerge(Server.layerTest),
+    Layer.provideMerge(Crypto.layerTest),
+    Layer.provideMerge(Layer.orDie(Database.layerSqlite(file))),
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(
+      new Map([
+        ["TRACEBRIDGE_PROVIDER_A_BASE_URL", `${origin}/provider_a/{state}`],
+        ["PROVIDER_A_VENDOR_KEY", "integrator-vendor-key"],
+        // 8 days of 24 h windows (the sandbox's facilities were licensed 60 to 80 days ago)
+        ["TRACEBRIDGE_SYNC_HORIZON_DAYS", String(HORIZON_DAYS)]
+      ])
+    )))
+  )
+
+describe("managed sync (production, provider_a emulator)", () => {
+  it.live("backfills every facility, then answers the feed and the reads from the store", () =>
+    Effect.gen(function*() {
+      const running = yield* standalone
+      const upstream: Array<string> = []
+      running.server.on("request", (request: { url?: string }) => upstream.push(request.url ?? ""))
+      yield* Effect.provide(
+        Effect.gen(function*() {
+          const { access } = yield* productionSignIn
+          const submitted = yield* submitLogin(access, {
+            provider: "provider_a",
+            state: "CO",
+            credentials: { user_key: "user_good" }
+          })
+          assert.strictEqual(submitted.status, 200, JSON.stringify(submitted.body))
+          const exchanged = yield* call("POST", "/v1/link/token/exchange", {
+            token: access,
+            json: { public_token: submitted.body.data.public_token }
+          })
+          const connectionId = exchanged.body.data.connection_id as string
+          assert.strictEqual(exchanged.body.data.status, "pending", "pending until the first backfill is done")
+
+          let status: any
+          for (let i = 0; i < 1200; i++) {
+            status = (yield* call("GET", `/v1/connections/${connectionId}/sync`, { token: access })).body.data
+            if (status.facilities.length > 0 && status.facilities.every((f: any) => f.status === "live")) break
+            yield* pause(100)
+          }
+          assert.isTrue(status.facilities.every((f: any) => f.status === "live"), JSON.stringify(status))
+          const connection = yield* call("GET", `/v1/connections/${connectionId}`, { token: access })
+          assert.strictEqual(connection.body.data.status, "active")
+
+          // the feed against the state system, read again through the adapter
+          const providers = yield* Providers
+          const port = Option.getOrThrow(yield* providers.port("provider_a", false))
+          const row = Option.getOrThrow(yield* (yield* ConnectionStore).getConnection(connectionId))
+          const session = yield* providers.session(row)
+          for (const f of status.facilities as Array<any>) {
+            const base = `/v1/connections/${connectionId}/facilities/${f.facility_id}`
+            const changes: Array<any> = []
+            let cursor: string | undefined
+            for (;;) {
+              const page = yield* call("GET", `${base}/changes?limit=500${cursor ? `&cursor=${cursor}` : ""}`, {
+                token: access
+              })
+              changes.push(...page.body.data)
+              cursor = page.body.meta.next_cursor
+              if (!page.body.meta.has_more) break
+            }
+            assert.strictEqual(new Set(changes.map((c) => c.id)).size, changes.length)
+            for (const r of f.resources as Array<any>) {
+              if (r.status === "unavailable") continue
+              // everything changed within the horizon, as the adapter reads it from the state system
+              const since = new Date(Date.parse(r.backfilled_through) - HORIZON_DAYS * 86_400_000).toISOString()
+              const truth = yield* port.listAll(r.type, session, f.facility_id, { updated_since: since })
+              const fed = changes.filter((c) => c.type === r.type)
+              assert.deepStrictEqual(
+                fed.map((c) => c.object_id).sort(),
+                truth.map((o: any) => o.id).sort(),
+                `${f.facility_id} ${r.type}: exactly what the state system has`
+              )
+              for (const c of fed) assert.deepStrictEqual(c.object, truth.find((o: any) => o.id === c.object_id))
+            }
+          }
+
+          // production reads now come from the store: meta.sync, and not one upstream request
+          const f = status.facilities.find((x: any) =>
+            x.resources.some((r: any) => r.type === "packages" && r.count > 0)
+          )
+          const base = `/v1/connections/${connectionId}/facilities/${f.facility_id}`
+          const before = upstream.length
+          const list = yield* call("GET", `${base}/packages?per_page=3&page=2`, { token: access })
+          assert.strictEqual(list.status, 200, JSON.stringify(list.body))
+          assert.strictEqual(list.body.meta.sync.status, "live")
+          assert.strictEqual(list.body.pagination.page, 2)
+          const one = yield* call("GET", `${base}/packages/${list.body.data[0].id}`, { token: access })
+          assert.deepStrictEqual(one.body.data, list.body.data[0])
+          const missing = yield* call("GET", `${base}/packages/pkg_nope`, { token: access })
+          assert.strictEqual(missing.status, 404)
+          const held = yield* call("GET", `${base}/packages?is_on_hold=true&per_page=100`, { token: access })
+          assert.isTrue((held.body.data as Array<any>).every((p) => p.is_on_hold === true))
+          assert.strictEqual(upstream.length, before, "no upstream call")
+
+          // a refused login: error, and connection.login_required queued
+          running.sandbox.world("provider_a", "CO", "user_good").loginRequired = true
+          const jobs = yield* Jobs.Jobs
+          yield* jobs.pollNow(connectionId, f.facility_id, "login-check")
+          const after = yield* call("GET", `/v1/connections/${connectionId}`, { token: access })
+          assert.strictEqual(after.body.data.status, "error")
+          const events = yield* Effect.flatMap(
+            SqlClient.SqlClient,
+            (sql) => sql`SELECT type FROM webhook_events WHERE connection_id = ${connectionId}`
+          ).pipe(Effect.provide(LibsqlClient.layer({ url: `file:${file}` })))
+          assert.includeMembers(events.map((e) => e.type), ["connection.login_required", "sync.updates_available"])
+        }),
+        appFor(running.origin)
+      )
+    }).pipe(Effect.scoped), 180_000)
+})

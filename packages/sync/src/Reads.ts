@@ -1,0 +1,86 @@
+/**
+ * Reads answered from the synced store (DECISIONS "Change feed and managed sync"): once a
+ * facility's backfill is done, a list or a get of one of its resources is answered from the
+ * stored objects, with the list's filters (`Query.matcher`) and paging rules, and no upstream
+ * call. A list with `updated_since` is not: the store does not keep the provider's modification
+ * times, so it goes to the provider (a short window is cheap there).
+ *
+ * @since 0.1.0
+ */
+import type { Page as PageModel } from "@tracebridge/core"
+import { Page, Query } from "@tracebridge/core"
+import { Effect, Option } from "effect"
+import type { FacilityState } from "./SyncStore.js"
+import { SyncStore } from "./SyncStore.js"
+
+/**
+ * How fresh a stored answer is (`meta.sync`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Freshness {
+  readonly status: "backfilling" | "live" | "error"
+  readonly last_synced_at: string | null
+}
+
+const freshness = (f: FacilityState): Freshness => ({
+  status: f.status,
+  last_synced_at: f.last_synced_at === null ? null : new Date(f.last_synced_at).toISOString()
+})
+
+/** The facility and resource when the store can answer for them. */
+const ready = (connectionId: string, facilityId: string, resource: string) =>
+  Effect.gen(function*() {
+    const store = yield* SyncStore
+    const facility = yield* store.facility(connectionId, facilityId)
+    if (Option.isNone(facility) || facility.value.backfilled_through === null) return Option.none()
+    const state = (yield* store.resources(connectionId, facilityId)).find((r) => r.resource === resource)
+    if (state === undefined || state.status !== "live") return Option.none()
+    return Option.some(facility.value)
+  })
+
+/**
+ * A page of a list from the store, or none when the store cannot answer it.
+ *
+ * @since 0.1.0
+ * @category reads
+ */
+export const list = (
+  connectionId: string,
+  facilityId: string,
+  license: string,
+  resource: string,
+  filters: unknown,
+  page: PageModel.PageRequest
+) =>
+  Effect.gen(function*() {
+    const query = filters as Readonly<Record<string, unknown>>
+    if (query.updated_since !== undefined) return Option.none()
+    const facility = yield* ready(connectionId, facilityId, resource)
+    if (Option.isNone(facility)) return Option.none()
+    const store = yield* SyncStore
+    const matches = Query.matcher(resource, query, license)
+    const all = (yield* store.list(connectionId, facilityId, resource)).map((body) => JSON.parse(body) as unknown)
+      .filter(matches)
+    return Option.some({ page: Page.paginate(all, page), sync: freshness(facility.value) })
+  })
+
+/**
+ * One object from the store: some(none) when the store knows it has no such object, none when
+ * the store cannot answer.
+ *
+ * @since 0.1.0
+ * @category reads
+ */
+export const get = (connectionId: string, facilityId: string, resource: string, id: string) =>
+  Effect.gen(function*() {
+    const facility = yield* ready(connectionId, facilityId, resource)
+    if (Option.isNone(facility)) return Option.none()
+    const store = yield* SyncStore
+    const body = yield* store.get(connectionId, facilityId, resource, id)
+    return Option.some({
+      object: Option.map(body, (b) => JSON.parse(b) as unknown),
+      sync: freshness(facility.value)
+    })
+  })
