@@ -10,7 +10,8 @@
  * - `SyncPoll`: key `poll/{connection}/{facility}/{slot}`: the due time ÷ the interval in
  *   production, the sandbox version after a write in the sandbox (one poll per change).
  * - `tick` (every node, every few seconds): claims the due facilities (`FOR UPDATE SKIP LOCKED`)
- *   and starts their polls, and restarts backfills that stopped (no page stored for two minutes).
+ *   and starts their polls, and restarts backfills that stopped (no page stored for
+ *   `takeoverMs`).
  *
  * @since 0.1.0
  */
@@ -58,9 +59,6 @@ const failed = (error: ProviderError.ProviderError) => ({ _tag: "Failed" as cons
 
 /** How many lists of a facility a backfill reads at once. */
 const RESOURCE_CONCURRENCY = 4
-
-/** How long a backfill may store nothing before another node takes it over. */
-const STALL_MS = 120_000
 
 /**
  * The workflows' bodies, for the engine.
@@ -203,7 +201,7 @@ export const layer: Layer.Layer<Jobs, never, WorkflowEngine.WorkflowEngine | Syn
           const slot = String(Math.floor(now / settings.pollIntervalMs))
           yield* run(SyncPoll.execute({ ...f, slot }, { discard: true }))
         }
-        const stalled = yield* store.claimStalled(now - STALL_MS, now, 100)
+        const stalled = yield* store.claimStalled(now - settings.takeoverMs, now, 100)
         for (const f of stalled) {
           yield* run(SyncBackfill.execute({
             connection_id: f.connection_id,

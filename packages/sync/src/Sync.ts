@@ -79,6 +79,8 @@ export interface Settings {
   readonly overlapMs: number
   /** How long the upstream may fail before `connection.degraded`. */
   readonly degradedAfterMs: number
+  /** How long a backfill may store nothing before it is taken over (`TRACEBRIDGE_SYNC_TAKEOVER_SECONDS`, 120). */
+  readonly takeoverMs: number
 }
 
 /**
@@ -98,7 +100,8 @@ export const defaults: Settings = {
   pollIntervalMs: 300_000,
   pageSize: 500,
   overlapMs: 60_000,
-  degradedAfterMs: 15 * 60_000
+  degradedAfterMs: 15 * 60_000,
+  takeoverMs: 120_000
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()

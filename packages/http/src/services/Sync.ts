@@ -28,8 +28,8 @@ import { Providers } from "./Providers.js"
 import { Webhooks } from "./Webhooks.js"
 
 /**
- * The sync's settings: `TRACEBRIDGE_SYNC_HORIZON_DAYS` (365) and
- * `TRACEBRIDGE_SYNC_POLL_INTERVAL_SECONDS` (300).
+ * The sync's settings: `TRACEBRIDGE_SYNC_HORIZON_DAYS` (365),
+ * `TRACEBRIDGE_SYNC_POLL_INTERVAL_SECONDS` (300) and `TRACEBRIDGE_SYNC_TAKEOVER_SECONDS` (120).
  *
  * @since 0.1.0
  * @category config
@@ -42,11 +42,16 @@ export const settings: Config.Config<Sync.Settings> = Config.all({
   pollSeconds: Config.integer("TRACEBRIDGE_SYNC_POLL_INTERVAL_SECONDS").pipe(
     Config.withDefault(Sync.defaults.pollIntervalMs / 1000),
     Config.validate({ message: "must be at least 10", validation: (n) => n >= 10 })
+  ),
+  takeoverSeconds: Config.integer("TRACEBRIDGE_SYNC_TAKEOVER_SECONDS").pipe(
+    Config.withDefault(Sync.defaults.takeoverMs / 1000),
+    Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 })
   )
-}).pipe(Config.map(({ horizonDays, pollSeconds }) => ({
+}).pipe(Config.map(({ horizonDays, pollSeconds, takeoverSeconds }) => ({
   ...Sync.defaults,
   horizonDays,
-  pollIntervalMs: pollSeconds * 1000
+  pollIntervalMs: pollSeconds * 1000,
+  takeoverMs: takeoverSeconds * 1000
 })))
 
 const iso = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString()

@@ -1,0 +1,81 @@
+/**
+ * The sync's failure handling (`Sync.recordFailure`): a refused login puts the facility in `error`
+ * and reports `loginRequired`; other upstream failures are recorded, reported as `degraded` once
+ * after 15 minutes without a success, and a success (a poll) clears them.
+ */
+import { LibsqlClient } from "@effect/sql-libsql"
+import { assert, describe, it } from "@effect/vitest"
+import { ProviderError } from "@tracebridge/core"
+import { Effect, Layer, Option, TestClock } from "effect"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as Sync from "../src/Sync.js"
+import * as SyncStore from "../src/SyncStore.js"
+
+let files = 0
+
+const setup = () => {
+  const calls: Array<string> = []
+  const host = Layer.succeed(Sync.Host, {
+    open: () => Effect.succeed(Option.none()),
+    updatesAvailable: (c, f, n) => Effect.sync(() => void calls.push(`updates ${c} ${f} ${n}`)),
+    loginRequired: (c) => Effect.sync(() => void calls.push(`login ${c}`)),
+    degraded: (c, f) => Effect.sync(() => void calls.push(`degraded ${c} ${f}`)),
+    backfilled: (c) => Effect.sync(() => void calls.push(`backfilled ${c}`))
+  })
+  const store = Layer.effect(SyncStore.SyncStore, Effect.zipRight(SyncStore.migration, SyncStore.make)).pipe(
+    Layer.provide(LibsqlClient.layer({
+      url: `file:${path.join(os.tmpdir(), `tracebridge-sync-unit-${process.pid}-${++files}.db`)}`
+    })),
+    Layer.orDie
+  )
+  return { calls, layer: Layer.mergeAll(host, store, Layer.succeed(Sync.SyncSettings, Sync.defaults)) }
+}
+
+const outage = new ProviderError.ProviderUnavailable({
+  provider: "provider_a",
+  operation: "packages.list",
+  message: "down"
+})
+
+describe("Sync.recordFailure", () => {
+  it.effect("reports degraded once after 15 minutes of failures, and records the last error", () => {
+    const { calls, layer } = setup()
+    return Effect.gen(function*() {
+      const store = yield* SyncStore.SyncStore
+      yield* store.ensureFacility("conn_1", "fac_1", 0)
+      yield* Sync.recordFailure("conn_1", "fac_1", outage)
+      yield* TestClock.adjust("14 minutes")
+      yield* Sync.recordFailure("conn_1", "fac_1", outage)
+      assert.deepStrictEqual(calls, [])
+      yield* TestClock.adjust("1 minute")
+      yield* Sync.recordFailure("conn_1", "fac_1", outage)
+      yield* TestClock.adjust("5 minutes")
+      yield* Sync.recordFailure("conn_1", "fac_1", outage)
+      assert.deepStrictEqual(calls, ["degraded conn_1 fac_1"], "once")
+      const state = Option.getOrThrow(yield* store.facility("conn_1", "fac_1"))
+      assert.match(state.last_error!, /ProviderUnavailable: down/)
+      assert.strictEqual(state.failing_since, 0)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a refused login: the facility is in error and loginRequired is reported", () => {
+    const { calls, layer } = setup()
+    return Effect.gen(function*() {
+      const store = yield* SyncStore.SyncStore
+      yield* store.ensureFacility("conn_1", "fac_1", 0)
+      yield* Sync.recordFailure(
+        "conn_1",
+        "fac_1",
+        new ProviderError.ProviderLoginRequired({
+          provider: "provider_a",
+          operation: "packages.list",
+          reason: "invalid_credentials",
+          message: "refused"
+        })
+      )
+      assert.deepStrictEqual(calls, ["login conn_1"])
+      assert.strictEqual(Option.getOrThrow(yield* store.facility("conn_1", "fac_1")).status, "error")
+    }).pipe(Effect.provide(layer))
+  })
+})
