@@ -186,7 +186,9 @@ beforeAll(async () => {
     TRACEBRIDGE_SHUTDOWN_GRACE_SECONDS: "2",
     // The limiter is not under test here: it never refuses.
     TRACEBRIDGE_RATE_LIMIT_RATE: "1000000",
-    TRACEBRIDGE_RATE_LIMIT_BURST: "1000000"
+    TRACEBRIDGE_RATE_LIMIT_BURST: "1000000",
+    // a backfill whose node died is taken over after 3 s without a stored page
+    TRACEBRIDGE_SYNC_TAKEOVER_SECONDS: "3"
   }
   specs = [await nodeSpec("A", env), await nodeSpec("B", env)]
   await startCluster()
@@ -537,4 +539,70 @@ describe.sequential("several API nodes on one Postgres", () => {
       assert.strictEqual(delivery.attempts.length, 1, JSON.stringify(delivery))
     }
   }, 45_000)
+  it(
+    "two nodes share the sync: each runs backfills, and one killed mid-backfill is finished by the other, every object once",
+    async () => {
+      type Status = {
+        readonly facilities: ReadonlyArray<
+          {
+            readonly facility_id: string
+            readonly status: string
+            readonly resources: ReadonlyArray<{ readonly status: string }>
+          }
+        >
+      }
+      const statusOn = async (node: RunningNode, id: string) =>
+        dataOf<Status>(await call(node, "GET", `/v1/connections/${id}/sync`), 200, `sync status on ${node.spec.name}`)
+      // one connection's sync starts on A, another's on B
+      const first = await link(a)
+      const second = await link(b)
+      await statusOn(a, first.id)
+      await statusOn(b, second.id)
+      // A goes away (kill -9) once some of the first connection's lists are done, but not all
+      await until("A half way through its backfill", async () => {
+        const status = await statusOn(b, first.id)
+        const live = status.facilities.flatMap((f) => f.resources).filter((r) => r.status === "live").length
+        return live >= 2
+      }, 30_000)
+      const halfway = await statusOn(b, first.id)
+      a.child.kill("SIGKILL")
+      await until("A gone", () => !a.alive(), 5_000)
+      assert.isTrue(halfway.facilities.some((f) => f.status === "backfilling"), "killed before the backfill was done")
+      // B's scheduler takes the first connection's backfill over; B finishes its own
+      for (const id of [first.id, second.id]) {
+        await until(`every facility of ${id} live on B`, async () => {
+          const status = await statusOn(b, id)
+          return status.facilities.length > 0 && status.facilities.every((f) => f.status === "live")
+        }, 90_000).catch((error: unknown) => {
+          throw new Error(`${String(error)}\n${logs()}`)
+        })
+      }
+      for (const facility of (await statusOn(b, first.id)).facilities) {
+        const base = `/v1/connections/${first.id}/facilities/${facility.facility_id}`
+        const page = dataOf<ReadonlyArray<{ readonly id: string; readonly type: string; readonly object_id: string }>>(
+          await call(b, "GET", `${base}/changes?limit=500`),
+          200,
+          "the feed on B"
+        )
+        assert.strictEqual(new Set(page.map((c) => c.object_id)).size, page.length, "every object once")
+        assert.deepStrictEqual(
+          page.map((c) => Number(c.id.slice(4))),
+          page.map((_, i) => i + 1),
+          "no page stored twice"
+        )
+        const packages = dataOf<ReadonlyArray<Package>>(
+          await call(b, "GET", `${base}/packages?per_page=100`),
+          200,
+          "packages on B"
+        )
+        assert.deepStrictEqual(
+          page.filter((c) => c.type === "packages").map((c) => c.object_id).sort(),
+          packages.map((p) => p.id).sort(),
+          "nothing lost"
+        )
+      }
+      a = await start(specs[0]!)
+    },
+    150_000
+  )
 })

@@ -118,6 +118,27 @@ for (const provider of ["provider_a", "provider_b"] as const) {
             const again = (yield* drain(me.access, base, cursor)).changes
             assert.strictEqual(again.filter((c) => c.object_id === created.body.data.id).length, 1, "and only once")
           }
+
+          // a simulated scenario: the package it puts on hold shows up once, on hold
+          const { cursor: beforeHold } = yield* drain(me.access, base, cursor)
+          const target = (yield* listAll(me.access, base, "packages")).find((p) => !p.is_on_hold)
+          if (target !== undefined) {
+            const held = yield* call("POST", `/v1/sandbox/${linked.connection_id}/simulate`, {
+              token: me.access,
+              json: { scenario: "package_hold", params: { package_id: target.id, on_hold: true } }
+            })
+            assert.strictEqual(held.status, 200, JSON.stringify(held.body))
+            let mine: Array<any> = []
+            for (let i = 0; i < 200 && mine.length === 0; i++) {
+              yield* pause(25)
+              mine = (yield* drain(me.access, base, beforeHold)).changes.filter((c) => c.object_id === target.id)
+            }
+            assert.strictEqual(mine.length, 1, "the held package once")
+            assert.isTrue(mine[0].object.is_on_hold)
+            yield* pause(100)
+            const settled = (yield* drain(me.access, base, beforeHold)).changes
+            assert.strictEqual(settled.filter((c) => c.object_id === target.id).length, 1, "and only once")
+          }
         }).pipe(Effect.provide(TestApp)),
       60_000
     )

@@ -1193,6 +1193,7 @@ export interface components {
             /** @description Provider that served the request */
             provider?: components["schemas"]["ProviderName"];
             state?: components["schemas"]["UsState"];
+            sync?: components["schemas"]["StoreFreshness"];
         };
         /** Format: date-time */
         IsoDateTime: string;
@@ -1203,6 +1204,12 @@ export interface components {
          * @enum {string}
          */
         UsState: "AK" | "AL" | "AR" | "AZ" | "CA" | "CO" | "CT" | "DC" | "DE" | "FL" | "GA" | "HI" | "IA" | "ID" | "IL" | "IN" | "KS" | "KY" | "LA" | "MA" | "MD" | "ME" | "MI" | "MN" | "MO" | "MS" | "MT" | "NC" | "ND" | "NE" | "NH" | "NJ" | "NM" | "NV" | "NY" | "OH" | "OK" | "OR" | "PA" | "RI" | "SC" | "SD" | "TN" | "TX" | "UT" | "VA" | "VT" | "WA" | "WI" | "WV" | "WY" | "GU" | "PR" | "VI";
+        /** @description Present when the answer came from Tracebridge's synced store rather than the state system */
+        StoreFreshness: {
+            /** @enum {string} */
+            status: "backfilling" | "live" | "error";
+            last_synced_at: components["schemas"]["IsoDateTime"] | null;
+        };
         PublicTokenExchange: {
             /**
              * maxLength(2000)
@@ -1310,6 +1317,7 @@ export interface components {
             /** @description Provider that served the request */
             provider?: components["schemas"]["ProviderName"];
             state?: components["schemas"]["UsState"];
+            sync?: components["schemas"]["StoreFreshness"];
             /** @description Upstream rows left out of this page because they could not be mapped (empty when none) */
             skipped: components["schemas"]["SkippedRow"][];
         };
@@ -1793,10 +1801,10 @@ export interface components {
             /** @description Provider that served the request */
             provider?: components["schemas"]["ProviderName"];
             state?: components["schemas"]["UsState"];
+            sync: components["schemas"]["SyncFreshness"];
             /** @description Pass it as `cursor` for the next page (or, when `has_more` is false, to wait for new changes) */
             next_cursor: string;
             has_more: boolean;
-            sync: components["schemas"]["SyncFreshness"];
         };
         SyncFreshness: {
             status: components["schemas"]["SyncState"];
