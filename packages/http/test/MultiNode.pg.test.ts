@@ -556,6 +556,9 @@ describe.sequential("several API nodes on one Postgres", () => {
       // one connection's sync starts on A, another's on B
       const first = await link(a)
       const second = await link(b)
+      // a slow state system (40 ms an answer) keeps the first backfill going long enough to kill A half way
+      const slowed = await call(a, "PUT", `/v1/sandbox/${first.id}/faults`, { kind: "slow", delay_ms: 40 })
+      assert.strictEqual(slowed.status, 200, show(slowed))
       await statusOn(a, first.id)
       await statusOn(b, second.id)
       // A goes away (kill -9) once some of the first connection's lists are done, but not all
@@ -568,6 +571,7 @@ describe.sequential("several API nodes on one Postgres", () => {
       a.child.kill("SIGKILL")
       await until("A gone", () => !a.alive(), 5_000)
       assert.isTrue(halfway.facilities.some((f) => f.status === "backfilling"), "killed before the backfill was done")
+      assert.strictEqual((await call(b, "DELETE", `/v1/sandbox/${first.id}/faults`)).status, 200)
       // B's scheduler takes the first connection's backfill over; B finishes its own
       for (const id of [first.id, second.id]) {
         await until(`every facility of ${id} live on B`, async () => {

@@ -1,97 +1,110 @@
 /**
- * A backfill that stops half way (its process goes away mid-page) resumes in the next process from
- * its last stored page, without loss or duplicates: the next process's scheduler takes over a
- * backfill that stored nothing for `TRACEBRIDGE_SYNC_TAKEOVER_SECONDS`, and the feed then holds
- * every object of the facility exactly once, with change sequences 1…n and no gap (a page stored
- * twice would have used more).
+ * A backfill whose process is killed (`kill -9`) half way resumes in the next process on the same
+ * embedded database from its last stored page, without loss or duplicates: the next process's
+ * scheduler takes over a backfill that stored nothing for `TRACEBRIDGE_SYNC_TAKEOVER_SECONDS`, and
+ * the feed then holds every object of the facility exactly once, with change sequences 1…n and no
+ * gap (a page stored twice would have used more). Runs the built server (`dist/main.js`).
  */
-import { assert, describe, it } from "@effect/vitest"
-import { Http, Server } from "@tracebridge/http"
-import { Jobs } from "@tracebridge/sync"
-import { ConfigProvider, Effect, Exit, Layer, Scope } from "effect"
-import * as os from "node:os"
-import * as path from "node:path"
-import * as Database from "../src/persistence/Database.js"
-import * as Crypto from "../src/services/Crypto.js"
-import { call, linkSandbox, signIn } from "./support/TestApp.js"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { randomBytes } from "node:crypto"
+import type { RunningNode } from "./support/Nodes.js"
+import { nodeSpec, removeData, start, tail } from "./support/Nodes.js"
+import { until } from "./support/Process.js"
 
-const pause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+const CLIENT_ID = "tb_client_syncresume"
+const CLIENT_SECRET = `syncresume-${randomBytes(12).toString("hex")}`
 
-const file = path.join(os.tmpdir(), `tracebridge-sync-resume-${process.pid}.db`)
+type Status = {
+  readonly facilities: ReadonlyArray<{
+    readonly facility_id: string
+    readonly status: string
+    readonly resources: ReadonlyArray<{ readonly status: string }>
+  }>
+}
 
-/** One process of the API on the shared database file (the crypto key is the same in both). */
-const processOf = () =>
-  Http.makeHttpLive({ worker: false }).pipe(
-    Layer.provideMerge(Server.layerTest),
-    Layer.provideMerge(Crypto.layerTest),
-    Layer.provideMerge(Layer.orDie(Database.layerSqlite(file))),
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(
-      new Map([["TRACEBRIDGE_SYNC_TAKEOVER_SECONDS", "1"]])
-    )))
-  )
+const running: Array<RunningNode> = []
 
-const statusOf = (token: string, connectionId: string) =>
-  Effect.map(call("GET", `/v1/connections/${connectionId}/sync`, { token }), (r) => r.body.data)
+afterAll(async () => {
+  await Promise.all(running.map((n) => n.stop()))
+})
 
-describe("a backfill that stops half way", () => {
-  it.live(
-    "resumes in the next process from its last stored page: every object once, no sequence used twice",
-    () =>
-      Effect.gen(function*() {
-        // the first process: link, start the sync, and go away once some lists are done but not all
-        const first = yield* Scope.make()
-        const context = yield* Layer.buildWithScope(processOf(), first)
-        const { access, connectionId } = yield* Effect.gen(function*() {
-          const me = yield* signIn
-          const linked = yield* linkSandbox(me.access)
-          for (let i = 0; i < 400; i++) {
-            const status = yield* statusOf(me.access, linked.connection_id)
-            const resources = status.facilities.flatMap((f: any) => f.resources)
-            const live = resources.filter((r: any) => r.status === "live").length
-            if (live >= 2 && status.facilities.some((f: any) => f.status === "backfilling")) break
-            yield* pause(20)
-          }
-          return { access: me.access, connectionId: linked.connection_id }
-        }).pipe(Effect.provide(context))
-        yield* Scope.close(first, Exit.void)
+describe("a backfill whose process is killed half way", () => {
+  it("resumes in the next process from its last stored page: every object once, no sequence used twice", async () => {
+    const spec = await nodeSpec("S", {
+      TRACEBRIDGE_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+      TRACEBRIDGE_CLIENT_ID: CLIENT_ID,
+      TRACEBRIDGE_CLIENT_SECRET: CLIENT_SECRET,
+      TRACEBRIDGE_SYNC_TAKEOVER_SECONDS: "1"
+    })
+    try {
+      const first = await start(spec)
+      running.push(first)
+      const token = await first.call("POST", "/v1/oauth/token", {
+        json: { grant_type: "client_credentials", client_id: CLIENT_ID, client_secret: CLIENT_SECRET }
+      })
+      const access = (token.body as { access_token: string }).access_token
+      const call = (node: RunningNode, path: string, json?: unknown) =>
+        node.call(json === undefined ? "GET" : "POST", path, { token: access, ...(json === undefined ? {} : { json }) })
+      const pub = await call(first, "/v1/sandbox/public_token/create", { provider: "provider_a", state: "CO" })
+      const exchanged = await call(first, "/v1/link/token/exchange", {
+        public_token: (pub.body as any).data.public_token
+      })
+      const connectionId = (exchanged.body as any).data.connection_id as string
+      const statusOn = async (node: RunningNode) =>
+        ((await call(node, `/v1/connections/${connectionId}/sync`)).body as { data: Status }).data
+      // a slow state system (40 ms an answer) keeps the backfill going long enough to kill it half way
+      const slowed = await first.call("PUT", `/v1/sandbox/${connectionId}/faults`, {
+        token: access,
+        json: { kind: "slow", delay_ms: 40 }
+      })
+      assert.strictEqual(slowed.status, 200, JSON.stringify(slowed.body))
+      await statusOn(first)
+      await until("half way through the backfill", async () => {
+        const status = await statusOn(first)
+        return status.facilities.flatMap((f) => f.resources).filter((r) => r.status === "live").length >= 2
+      }, 30_000)
+      first.child.kill("SIGKILL")
+      await until("the first process gone", () => !first.alive(), 5_000)
 
-        // the next process: its scheduler takes the stopped backfills over
-        yield* Effect.gen(function*() {
-          const stopped = yield* statusOf(access, connectionId)
-          assert.isTrue(
-            stopped.facilities.some((f: any) => f.status === "backfilling"),
-            "the first process stopped before the backfill was done"
-          )
-          const jobs = yield* Jobs.Jobs
-          let status: any
-          for (let i = 0; i < 600; i++) {
-            if (i % 20 === 0) yield* jobs.tick
-            status = yield* statusOf(access, connectionId)
-            if (status.facilities.every((f: any) => f.status === "live")) break
-            yield* pause(50)
-          }
-          assert.isTrue(status.facilities.every((f: any) => f.status === "live"), JSON.stringify(status))
-          for (const f of status.facilities as Array<any>) {
-            const base = `/v1/connections/${connectionId}/facilities/${f.facility_id}`
-            const page = yield* call("GET", `${base}/changes?limit=500`, { token: access })
-            assert.isFalse(page.body.meta.has_more)
-            const changes = page.body.data as Array<any>
-            const ids = changes.map((c) => c.object_id)
-            assert.strictEqual(new Set(ids).size, ids.length, "every object once")
-            assert.deepStrictEqual(
-              changes.map((c) => Number(c.id.slice(4))),
-              changes.map((_, i) => i + 1),
-              "sequences 1…n: nothing stored twice"
-            )
-            const packages = yield* call("GET", `${base}/packages?per_page=100`, { token: access })
-            assert.deepStrictEqual(
-              changes.filter((c) => c.type === "packages").map((c) => c.object_id).sort(),
-              (packages.body.data as Array<any>).map((p) => p.id).sort(),
-              "and nothing lost"
-            )
-          }
-        }).pipe(Effect.provide(Layer.fresh(processOf())), Effect.scoped)
-      }),
-    120_000
-  )
+      const next = await start(spec)
+      running.push(next)
+      const stopped = await statusOn(next)
+      const cleared = await next.call("DELETE", `/v1/sandbox/${connectionId}/faults`, { token: access })
+      assert.strictEqual(cleared.status, 200, JSON.stringify(cleared.body))
+      assert.isTrue(
+        stopped.facilities.some((f) => f.status === "backfilling"),
+        `killed before the backfill was done: ${JSON.stringify(stopped)}`
+      )
+      await until("every facility live", async () => {
+        const status = await statusOn(next)
+        return status.facilities.every((f) => f.status === "live")
+      }, 90_000).catch((error: unknown) => {
+        throw new Error(`${String(error)}\n${tail(next)}`)
+      })
+      for (const facility of (await statusOn(next)).facilities) {
+        const base = `/v1/connections/${connectionId}/facilities/${facility.facility_id}`
+        const page = (await call(next, `${base}/changes?limit=500`)).body as {
+          data: ReadonlyArray<{ id: string; type: string; object_id: string }>
+          meta: { has_more: boolean }
+        }
+        assert.isFalse(page.meta.has_more)
+        const changes = page.data
+        assert.strictEqual(new Set(changes.map((c) => c.object_id)).size, changes.length, "every object once")
+        assert.deepStrictEqual(
+          changes.map((c) => Number(c.id.slice(4))),
+          changes.map((_, i) => i + 1),
+          "sequences 1…n: nothing stored twice"
+        )
+        const packages = (await call(next, `${base}/packages?per_page=100`)).body as { data: ReadonlyArray<{ id: string }> }
+        assert.deepStrictEqual(
+          changes.filter((c) => c.type === "packages").map((c) => c.object_id).sort(),
+          packages.data.map((p) => p.id).sort(),
+          "and nothing lost"
+        )
+      }
+    } finally {
+      await Promise.all(running.map((n) => n.stop()))
+      removeData(spec)
+    }
+  }, 150_000)
 })
