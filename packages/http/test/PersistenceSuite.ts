@@ -23,6 +23,7 @@ import type { Token } from "@tracebridge/http/persistence/Tokens"
 import { Tokens } from "@tracebridge/http/persistence/Tokens"
 import { Transactions } from "@tracebridge/http/persistence/Transactions"
 import { UpstreamBuckets } from "@tracebridge/http/persistence/UpstreamBuckets"
+import { SyncStore } from "@tracebridge/sync"
 import type { WebhookDelivery, WebhookEndpoint } from "@tracebridge/http/persistence/WebhookStore"
 import { WebhookStore } from "@tracebridge/http/persistence/WebhookStore"
 import type { Layer } from "effect"
@@ -846,6 +847,50 @@ export const persistenceSuite = (
         assert.strictEqual(Math.round(yield* buckets.reserve(key, rate, t)), 300, "kept: tokens reserved ahead")
         yield* buckets.dropFullBuckets(t + 500)
         assert.strictEqual(yield* buckets.reserve(key, rate, t), 0, "dropped: a missing bucket is full")
+      }))
+
+    it.effect("sync store: writers in parallel get ordered, unique sequences; a repeat adds no change", () =>
+      Effect.gen(function*() {
+        const store = yield* SyncStore.SyncStore
+        const c = id("sync-conn")
+        yield* store.ensureFacility(c, "fac_1", T0)
+        const page = (n: number) =>
+          store.apply({
+            connection_id: c,
+            facility_id: "fac_1",
+            resource: "packages",
+            generation: 0,
+            objects: Array.from({ length: 5 }, (_, i) => ({ object_id: `p${n}-${i}`, body: `{"id":"p${n}-${i}"}` })),
+            cursor: {},
+            now: T0
+          })
+        const counts = yield* Effect.all(Array.from({ length: 8 }, (_, n) => page(n)), { concurrency: 8 })
+        assert.deepStrictEqual(counts, Array.from({ length: 8 }, () => 5))
+        assert.strictEqual(yield* page(3), 0, "the same page again adds nothing")
+        const feed = yield* store.feed(c, "fac_1", 0, 100, [])
+        assert.deepStrictEqual(feed.map((x) => x.seq), Array.from({ length: 40 }, (_, i) => i + 1))
+        assert.strictEqual(new Set(feed.map((x) => x.object_id)).size, 40)
+      }))
+
+    it.effect("sync store: nodes claiming due polls at once get different facilities, each once", () =>
+      Effect.gen(function*() {
+        const store = yield* SyncStore.SyncStore
+        const c = id("sync-due")
+        for (let i = 0; i < 12; i++) {
+          yield* store.ensureFacility(c, `fac_${i}`, T0)
+          yield* store.updateFacility(c, `fac_${i}`, { status: "live", next_poll_at: T0 })
+        }
+        const claims = yield* Effect.all(
+          Array.from({ length: 4 }, () => store.claimDue(T0 + 1, 300_000, 3)),
+          { concurrency: 4 }
+        )
+        const mine = claims.flat().filter((f) => f.connection_id === c).map((f) => f.facility_id)
+        assert.strictEqual(new Set(mine).size, mine.length, "no facility claimed twice")
+        assert.isAtMost(mine.length, 12)
+        const again = (yield* store.claimDue(T0 + 1, 300_000, 100)).filter((f) => f.connection_id === c)
+        assert.strictEqual(mine.length + again.length, 12, "every due facility claimed once in all")
+        yield* store.dropConnection(c)
+        assert.deepStrictEqual(yield* store.facilities(c), [])
       }))
 
     // Only backends whose transactions roll back register this case (both SQL backends do).
