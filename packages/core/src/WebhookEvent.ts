@@ -208,3 +208,11 @@ export const WebhookEvent = Schema.Union(
  * @category models
  */
 export type WebhookEvent = typeof WebhookEvent.Type
+
+/**
+ * An event from its JSON shape, checked against the schema (a mistake in the caller is a defect).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const decode: (input: unknown) => WebhookEvent = Schema.decodeUnknownSync(WebhookEvent)

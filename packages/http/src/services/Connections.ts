@@ -140,13 +140,17 @@ export const layer = Layer.effect(
         yield* connectionStore.updateConnection(connection.id, patch)
         if (status === "error") {
           // the state system refused the stored login: the integrator hears it without a failed read
-          yield* webhooks.enqueue(connection.organisation_id, connection.id, {
-            id: Crypto.id("evt_"),
-            type: "connection.login_required",
-            created: new Date(Math.floor(now / 1000) * 1000).toISOString(),
-            api_version: WebhookEvents.API_VERSION,
-            data: { connection_id: connection.id }
-          } as unknown as WebhookEvents.WebhookEvent)
+          yield* webhooks.enqueue(
+            connection.organisation_id,
+            connection.id,
+            WebhookEvents.decode({
+              id: Crypto.id("evt_"),
+              type: "connection.login_required",
+              created: new Date(Math.floor(now / 1000) * 1000).toISOString(),
+              api_version: WebhookEvents.API_VERSION,
+              data: { connection_id: connection.id }
+            })
+          )
         }
         if (status === "inactive") yield* syncStore.dropConnection(connection.id)
         return { ...connection, ...patch }

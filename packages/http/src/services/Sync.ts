@@ -78,13 +78,17 @@ const HostLive = Layer.effect(
       Effect.map(connectionStore.getConnection(connectionId), Option.filter((c: Connection) => c.status !== "inactive"))
     const event = (connection: Connection, type: "sync.updates_available" | "connection.degraded", data: object) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        webhooks.enqueue(connection.organisation_id, connection.id, {
-          id: Crypto.id("evt_"),
-          type,
-          created: iso(now),
-          api_version: WebhookEvents.API_VERSION,
-          data
-        } as unknown as WebhookEvents.WebhookEvent))
+        webhooks.enqueue(
+          connection.organisation_id,
+          connection.id,
+          WebhookEvents.decode({
+            id: Crypto.id("evt_"),
+            type,
+            created: iso(now),
+            api_version: WebhookEvents.API_VERSION,
+            data
+          })
+        ))
     return Sync.Host.of({
       open: (connectionId) =>
         Effect.gen(function*() {
