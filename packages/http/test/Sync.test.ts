@@ -150,6 +150,52 @@ for (const provider of ["provider_a", "provider_b"] as const) {
   })
 }
 
+describe("managed sync after a sandbox reset", () => {
+  it.live(
+    "backfills again and removes what the reset took away: the written package is `removed` once",
+    () =>
+      Effect.gen(function*() {
+        const me = yield* signIn
+        const linked = yield* linkSandbox(me.access)
+        const status = yield* waitLive(me.access, linked.connection_id)
+        const facility = status.facilities[0].facility_id as string
+        const base = `/v1/connections/${linked.connection_id}/facilities/${facility}`
+        const packages = yield* listAll(me.access, base, "packages")
+        const source = packages.find((p) => !p.is_on_hold && p.quantity > 10)
+        const created = yield* call("POST", `${base}/packages`, {
+          token: me.access,
+          json: {
+            item_name: source.item_name,
+            item_category: source.item_category,
+            item_strain: source.item_strain,
+            quantity: 5,
+            unit_of_measure: source.unit_of_measure,
+            source_package_ids: [source.id]
+          }
+        })
+        assert.strictEqual(created.status, 201, JSON.stringify(created.body))
+        let seen = false
+        for (let i = 0; i < 200 && !seen; i++) {
+          yield* pause(25)
+          seen = (yield* drain(me.access, base)).changes.some((c) => c.object_id === created.body.data.id)
+        }
+        assert.isTrue(seen, "the write is in the feed")
+        const { cursor } = yield* drain(me.access, base)
+        const reset = yield* call("POST", `/v1/sandbox/${linked.connection_id}/reset`, { token: me.access })
+        assert.strictEqual(reset.status, 200, JSON.stringify(reset.body))
+        yield* waitLive(me.access, linked.connection_id)
+        const after = (yield* drain(me.access, base, cursor)).changes
+        const gone = after.filter((c) => c.object_id === created.body.data.id)
+        assert.deepStrictEqual(gone.map((c) => [c.action, c.object]), [["removed", null]])
+        // the source's quantity is back to its seeded value: one upsert of it
+        const back = after.filter((c) => c.object_id === source.id)
+        assert.strictEqual(back.length, 1)
+        assert.deepStrictEqual(back[0].object, source)
+      }).pipe(Effect.provide(TestApp)),
+    90_000
+  )
+})
+
 describe("GET P/changes", () => {
   it.live("refuses a damaged cursor, another facility's, and an unknown type", () =>
     Effect.gen(function*() {
