@@ -39,6 +39,16 @@ const drain = (token: string, base: string, cursor?: string, limit = 100) =>
     }
   })
 
+/** A split of 5 off `source`. */
+const splitOf = (source: any) => ({
+  item_name: source.item_name,
+  item_category: source.item_category,
+  item_strain: source.item_strain,
+  quantity: 5,
+  unit_of_measure: source.unit_of_measure,
+  source_package_ids: [source.id]
+})
+
 /** Every object of a list, through the pass-through API. */
 const listAll = (token: string, base: string, list: string) =>
   Effect.gen(function*() {
@@ -96,14 +106,7 @@ for (const provider of ["provider_a", "provider_b"] as const) {
           if (source !== undefined) {
             const created = yield* call("POST", `${base}/packages`, {
               token: me.access,
-              json: {
-                item_name: source.item_name,
-                item_category: source.item_category,
-                item_strain: source.item_strain,
-                quantity: 5,
-                unit_of_measure: source.unit_of_measure,
-                source_package_ids: [source.id]
-              }
+              json: splitOf(source)
             })
             assert.strictEqual(created.status, 201, JSON.stringify(created.body))
             let after: Array<any> = []
@@ -164,14 +167,7 @@ describe("managed sync after a sandbox reset", () => {
         const source = packages.find((p) => !p.is_on_hold && p.quantity > 10)
         const created = yield* call("POST", `${base}/packages`, {
           token: me.access,
-          json: {
-            item_name: source.item_name,
-            item_category: source.item_category,
-            item_strain: source.item_strain,
-            quantity: 5,
-            unit_of_measure: source.unit_of_measure,
-            source_package_ids: [source.id]
-          }
+          json: splitOf(source)
         })
         assert.strictEqual(created.status, 201, JSON.stringify(created.body))
         let seen = false

@@ -95,7 +95,9 @@ describe("a backfill whose process is killed half way", () => {
           changes.map((_, i) => i + 1),
           "sequences 1…n: nothing stored twice"
         )
-        const packages = (await call(next, `${base}/packages?per_page=100`)).body as { data: ReadonlyArray<{ id: string }> }
+        const packages = (await call(next, `${base}/packages?per_page=100`)).body as {
+          data: ReadonlyArray<{ id: string }>
+        }
         assert.deepStrictEqual(
           changes.filter((c) => c.type === "packages").map((c) => c.object_id).sort(),
           packages.data.map((p) => p.id).sort(),

@@ -24,7 +24,7 @@ describe("Plan", () => {
     assert.strictEqual(plan[0]!.from, Math.floor(from / 1000) * 1000)
     for (let i = 1; i < plan.length; i++) {
       assert.strictEqual(plan[i]!.from, plan[i - 1]!.to + 1000, "the next window starts a second after the last ends")
-      assert.isAtMost(plan[i - 1]!.to - plan[i - 1]!.from, 24 * 3_600_000 - 1000)
+      assert.isAtMost(plan[i - 1]!.to - plan[i - 1]!.from!, 24 * 3_600_000 - 1000)
     }
     assert.strictEqual(plan[plan.length - 1]!.to, NOW)
     assert.strictEqual(Plan.indexOf(plan, plan[2]!.from), 2)

@@ -8,6 +8,13 @@ import { Connections } from "../services/Connections.js"
 import { Providers } from "../services/Providers.js"
 import * as Sync from "../services/Sync.js"
 
+/** A provider call for a connection. */
+type Call<A> = (
+  port: ProviderPort.Service,
+  session: Session.Session,
+  connection: Connection
+) => Effect.Effect<A, ProviderError.ProviderError>
+
 /**
  * A connection the caller may read: theirs, not disconnected, and within their plan.
  */
@@ -43,11 +50,7 @@ export const reachable = (connectionId: string) =>
  */
 export const withConnection = <A>(
   connectionId: string,
-  call: (
-    port: ProviderPort.Service,
-    session: Session.Session,
-    connection: Connection
-  ) => Effect.Effect<A, ProviderError.ProviderError>,
+  call: Call<A>,
   mode: "read" | "write" = "read"
 ) => Effect.flatMap(reachable(connectionId), (connection) => callOn(connection, call, mode))
 
@@ -56,11 +59,7 @@ export const withConnection = <A>(
  */
 export const callOn = <A>(
   connection: Connection,
-  call: (
-    port: ProviderPort.Service,
-    session: Session.Session,
-    connection: Connection
-  ) => Effect.Effect<A, ProviderError.ProviderError>,
+  call: Call<A>,
   mode: "read" | "write" = "read"
 ) =>
   Effect.gen(function*() {

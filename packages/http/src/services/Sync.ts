@@ -89,6 +89,12 @@ const HostLive = Layer.effect(
             data
           })
         ))
+    /** Queues an event for the connection, unless it is gone or disconnected. */
+    const emit = (connectionId: string, type: "sync.updates_available" | "connection.degraded", data: object) =>
+      Effect.flatMap(
+        load(connectionId),
+        (c) => Option.isNone(c) ? Effect.void : Effect.asVoid(event(c.value, type, data))
+      )
     return Sync.Host.of({
       open: (connectionId) =>
         Effect.gen(function*() {
@@ -102,23 +108,9 @@ const HostLive = Layer.effect(
           return Option.some({ port: current(port.value, read), session })
         }),
       updatesAvailable: (connectionId, facilityId, changes) =>
-        Effect.flatMap(load(connectionId), (c) =>
-          Option.isNone(c)
-            ? Effect.void
-            : Effect.asVoid(event(c.value, "sync.updates_available", {
-              connection_id: connectionId,
-              facility_id: facilityId,
-              changes
-            }))),
+        emit(connectionId, "sync.updates_available", { connection_id: connectionId, facility_id: facilityId, changes }),
       degraded: (connectionId, facilityId, error) =>
-        Effect.flatMap(load(connectionId), (c) =>
-          Option.isNone(c)
-            ? Effect.void
-            : Effect.asVoid(event(c.value, "connection.degraded", {
-              connection_id: connectionId,
-              facility_id: facilityId,
-              error
-            }))),
+        emit(connectionId, "connection.degraded", { connection_id: connectionId, facility_id: facilityId, error }),
       loginRequired: (connectionId) =>
         Effect.flatMap(
           load(connectionId),

@@ -126,30 +126,22 @@ const known = (path: string): boolean =>
 
 // ------------------------------------------------------------------ entry
 
-const vendorKeyOf = (request: Request): string | undefined => {
+/** The two halves of a Basic auth header (Metrc: the vendor key, then the user key). */
+const basicAuthOf = (request: Request): { readonly user: string; readonly password: string } | undefined => {
   const header = request.headers.get("authorization")
   if (header === null || !header.startsWith("Basic ")) return undefined
   try {
     const decoded = atob(header.slice(6))
     const colon = decoded.indexOf(":")
-    return colon <= 0 ? undefined : decoded.slice(0, colon)
+    return colon <= 0 ? undefined : { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
   } catch {
     return undefined
   }
 }
 
-const userKeyOf = (request: Request): string | undefined => {
-  const header = request.headers.get("authorization")
-  if (header === null || !header.startsWith("Basic ")) return undefined
-  try {
-    const decoded = atob(header.slice(6))
-    const colon = decoded.indexOf(":")
-    if (colon <= 0) return undefined
-    return decoded.slice(colon + 1)
-  } catch {
-    return undefined
-  }
-}
+const vendorKeyOf = (request: Request): string | undefined => basicAuthOf(request)?.user
+
+const userKeyOf = (request: Request): string | undefined => basicAuthOf(request)?.password
 
 /**
  * Answers one request for `/provider_a/{state}{path}`.
