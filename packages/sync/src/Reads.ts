@@ -60,10 +60,23 @@ export const list = (
     const facility = yield* ready(connectionId, facilityId, resource)
     if (Option.isNone(facility)) return Option.none()
     const store = yield* SyncStore
+    const sync = freshness(facility.value)
+    if (Object.values(query).every((v) => v === undefined)) {
+      // no filter: the page's rows only, and the count
+      const window = Page.toWindow(page)
+      const slice = yield* store.listWindow(connectionId, facilityId, resource, window.offset, window.limit)
+      return Option.some({
+        page: Page.fromSlice(page, {
+          items: slice.items.map((body) => JSON.parse(body) as unknown),
+          total: slice.total
+        }),
+        sync
+      })
+    }
     const matches = Query.matcher(resource, query, license)
     const all = (yield* store.list(connectionId, facilityId, resource)).map((body) => JSON.parse(body) as unknown)
       .filter(matches)
-    return Option.some({ page: Page.paginate(all, page), sync: freshness(facility.value) })
+    return Option.some({ page: Page.paginate(all, page), sync })
   })
 
 /**

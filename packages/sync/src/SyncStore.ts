@@ -168,6 +168,14 @@ export interface Service {
   ) => Effect.Effect<ReadonlyArray<FacilityState>>
   /** The stored objects of a resource (not removed), in the order first seen. */
   readonly list: (connectionId: string, facilityId: string, resource: string) => Effect.Effect<ReadonlyArray<string>>
+  /** A window of `list` and the total, without reading the rest. */
+  readonly listWindow: (
+    connectionId: string,
+    facilityId: string,
+    resource: string,
+    offset: number,
+    limit: number
+  ) => Effect.Effect<{ readonly items: ReadonlyArray<string>; readonly total: number }>
   readonly get: (
     connectionId: string,
     facilityId: string,
@@ -500,6 +508,15 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
           AND resource = ${resource} AND body IS NOT NULL ORDER BY first_seq`),
         (rows) => rows.map((row) => String(row.body))
       ),
+    listWindow: (connectionId, facilityId, resource, offset, limit) =>
+      Effect.gen(function*() {
+        const counted = yield* orDie(sql`SELECT COUNT(*) AS n FROM sync_objects WHERE connection_id = ${connectionId}
+          AND facility_id = ${facilityId} AND resource = ${resource} AND body IS NOT NULL`)
+        const rows = yield* orDie(sql`SELECT body FROM sync_objects WHERE connection_id = ${connectionId}
+          AND facility_id = ${facilityId} AND resource = ${resource} AND body IS NOT NULL
+          ORDER BY first_seq LIMIT ${limit} OFFSET ${offset}`)
+        return { items: rows.map((row) => String(row.body)), total: num(counted[0]!.n) }
+      }),
     get: (connectionId, facilityId, resource, objectId) =>
       Effect.map(
         orDie(sql`SELECT body FROM sync_objects WHERE connection_id = ${connectionId} AND facility_id = ${facilityId}
