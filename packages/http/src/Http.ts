@@ -15,7 +15,7 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
-import type { Jobs } from "@tracebridge/sync"
+import type { Jobs, Polls } from "@tracebridge/sync"
 import { Duration, Effect, Exit, FiberRef, Layer, Option, Redacted } from "effect"
 import { Api } from "./Api.js"
 import * as ConnectPages from "./connect/Pages.js"
@@ -297,7 +297,12 @@ const ProductionDeliveryClientLive = Layer.effect(
 )
 
 const servicesLive = (options: Options) =>
-  Layer.mergeAll(WebhookPoller.layer, Connections.layer, Sync.WorkflowsLive.pipe(Layer.provide(Connections.layer)))
+  Layer.mergeAll(
+    WebhookPoller.layer,
+    Connections.layer,
+    Sync.WorkflowsLive.pipe(Layer.provide(Connections.layer)),
+    Sync.PollsLive.pipe(Layer.provide(Connections.layer))
+  )
     .pipe(
       Layer.provideMerge(Sync.JobsLive),
       Layer.provideMerge(Webhooks.layer),
@@ -394,7 +399,8 @@ export const makeHttpLive = (options: Options = {}) =>
     | Webhooks.Webhooks
     | Providers.Providers
     | Connections.Connections
-    | Jobs.Jobs,
+    | Jobs.Jobs
+    | Polls.Polls,
     never,
     Persistence | Crypto | HttpServer.HttpServer
   >

@@ -12,8 +12,8 @@ import { LibsqlClient } from "@effect/sql-libsql"
 import { assert, describe, it } from "@effect/vitest"
 import { Http, Server } from "@tracebridge/http"
 import { Standalone } from "@tracebridge/sandbox"
-import { Jobs } from "@tracebridge/sync"
-import { ConfigProvider, Effect, Layer, Option } from "effect"
+import { Polls } from "@tracebridge/sync"
+import { ConfigProvider, Effect, Either, Layer, Option } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
 import { ConnectionStore } from "../src/persistence/ConnectionStore.js"
@@ -28,6 +28,22 @@ const file = path.join(os.tmpdir(), `tracebridge-sync-production-${process.pid}.
 const HORIZON_DAYS = 8
 
 const pause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+
+/** Every change of a feed from `cursor`: the changes and the last cursor. */
+const drainAll = (token: string, base: string, cursor?: string) =>
+  Effect.gen(function*() {
+    const changes: Array<any> = []
+    let next = cursor
+    for (;;) {
+      const page = yield* call("GET", `${base}/changes?limit=500${next === undefined ? "" : `&cursor=${next}`}`, {
+        token
+      })
+      assert.strictEqual(page.status, 200, JSON.stringify(page.body))
+      changes.push(...page.body.data)
+      next = page.body.meta.next_cursor as string
+      if (!page.body.meta.has_more) return { changes, cursor: next }
+    }
+  })
 
 const standalone = Effect.acquireRelease(
   Effect.promise(() => Standalone.start({ port: 0, host: "127.0.0.1", seed: "42" })),
@@ -44,7 +60,9 @@ const appFor = (origin: string) =>
         ["TRACEBRIDGE_PROVIDER_A_BASE_URL", `${origin}/provider_a/{state}`],
         ["PROVIDER_A_VENDOR_KEY", "integrator-vendor-key"],
         // 8 days of 24 h windows (the sandbox's facilities were licensed 60 to 80 days ago)
-        ["TRACEBRIDGE_SYNC_HORIZON_DAYS", String(HORIZON_DAYS)]
+        ["TRACEBRIDGE_SYNC_HORIZON_DAYS", String(HORIZON_DAYS)],
+        // the shortest poll interval: the scheduled poll below is due 10 s after the backfill
+        ["TRACEBRIDGE_SYNC_POLL_INTERVAL_SECONDS", "10"]
       ])
     )))
   )
@@ -132,10 +150,38 @@ describe("managed sync (production, provider_a emulator)", () => {
           assert.isTrue((held.body.data as Array<any>).every((p) => p.is_on_hold === true))
           assert.strictEqual(upstream.length, before, "no upstream call")
 
+          // a change upstream is picked up by the scheduled poll (due 10 s after the backfill), once
+          const { cursor: caughtUp } = yield* drainAll(access, base)
+          const target = (held.body.data as Array<any>).length === 0
+            ? (list.body.data as Array<any>).find((p) => !p.is_on_hold)
+            : (yield* call("GET", `${base}/packages?is_on_hold=false&per_page=1`, { token: access })).body.data[0]
+          const world = running.sandbox.world("provider_a", "CO", "user_good")
+          const changed = running.sandbox.apply(world, {
+            _tag: "Scenario",
+            input: {
+              name: "package_hold",
+              params: { package_id: target.id, on_hold: true },
+              connection_id: connectionId,
+              at: Date.now()
+            }
+          })
+          assert.isTrue(Either.isRight(changed), JSON.stringify(changed))
+          const polls = yield* Polls.Polls
+          let mine: Array<any> = []
+          for (let i = 0; i < 60 && mine.length === 0; i++) {
+            yield* pause(500)
+            yield* polls.tick
+            yield* pause(200)
+            mine = (yield* drainAll(access, base, caughtUp)).changes.filter((c) => c.object_id === target.id)
+          }
+          assert.strictEqual(mine.length, 1, "the change once, from the scheduled poll")
+          assert.isTrue(mine[0].object.is_on_hold)
+          const reread = yield* call("GET", `${base}/packages/${target.id}`, { token: access })
+          assert.isTrue(reread.body.data.is_on_hold, "the store answers the read with the change")
+
           // a refused login: error, and connection.login_required queued
           running.sandbox.world("provider_a", "CO", "user_good").loginRequired = true
-          const jobs = yield* Jobs.Jobs
-          yield* jobs.pollNow(connectionId, f.facility_id, "login-check")
+          yield* (yield* Polls.Polls).pollNow(connectionId, f.facility_id)
           const after = yield* call("GET", `/v1/connections/${connectionId}`, { token: access })
           assert.strictEqual(after.body.data.status, "error")
           const events = yield* Effect.flatMap(

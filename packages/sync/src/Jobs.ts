@@ -1,17 +1,13 @@
 /**
- * The sync's jobs on `@effect/workflow` (ADR 0014): `SyncBackfill` and `SyncPoll` are workflows
- * with idempotency keys, so starting one twice runs it once, and the engine the caller provides
- * (`WorkflowEngine`: `@effect/cluster`'s on Postgres, one process's on SQLite) decides where they
- * run. Each resource of a backfill is an `Activity`; within it, the page checkpoint is the
- * store's cursor, written with the data, so a step that runs again after a crash starts from
- * the last stored page and stores nothing twice.
+ * The sync's backfills on `@effect/workflow` (ADRs 0014 and 0017): `SyncBackfill` is a workflow
+ * with an idempotency key, `backfill/{connection}/{facility}/{generation}/{attempt}`, so starting
+ * one twice runs it once, on the engine the caller provides (`WorkflowEngine`). Each resource of
+ * a backfill is an `Activity`; within it, the page checkpoint is the store's cursor, written with
+ * the data, so a step that runs again after a crash starts from the last stored page and stores
+ * nothing twice. `restartStalled` takes over the backfills that stored nothing for `takeoverMs`
+ * (claimed `FOR UPDATE SKIP LOCKED`, once each: their attempt rises).
  *
- * - `SyncBackfill`: key `backfill/{connection}/{facility}/{generation}/{attempt}`.
- * - `SyncPoll`: key `poll/{connection}/{facility}/{slot}`: the due time ÷ the interval in
- *   production, the sandbox version after a write in the sandbox (one poll per change).
- * - `tick` (every node, every few seconds): claims the due facilities (`FOR UPDATE SKIP LOCKED`)
- *   and starts their polls, and restarts backfills that stopped (no page stored for
- *   `takeoverMs`).
+ * Polls are short steps with the same checkpoints, run by `Polls`.
  *
  * @since 0.1.0
  */
@@ -37,19 +33,6 @@ export const SyncBackfill = Workflow.make({
     attempt: Schema.Number
   },
   idempotencyKey: (p) => `backfill/${p.connection_id}/${p.facility_id}/${p.generation}/${p.attempt}`
-})
-
-/**
- * One incremental pass over a facility.
- *
- * @since 0.1.0
- * @category workflows
- */
-export const SyncPoll = Workflow.make({
-  name: "SyncPoll",
-  payload: { connection_id: Schema.String, facility_id: Schema.String, slot: Schema.String },
-  success: Schema.Number,
-  idempotencyKey: (p) => `poll/${p.connection_id}/${p.facility_id}/${p.slot}`
 })
 
 /** A provider error carried through an activity's stored result. */
@@ -110,27 +93,11 @@ export const workflowsLayer = Layer.mergeAll(
         yield* Activity.make({ name: "failed", execute: Sync.recordFailure(cid, fid, outcome.value) })
       }
     })
-  ),
-  SyncPoll.toLayer((payload) =>
-    Effect.gen(function*() {
-      const host = yield* Sync.Host
-      const { connection_id: cid, facility_id: fid } = payload
-      const opened = yield* host.open(cid)
-      if (Option.isNone(opened)) return 0
-      return yield* Activity.make({
-        name: "poll",
-        success: Schema.Number,
-        execute: Sync.retryTransient(Sync.pollFacility(opened.value, cid, fid)).pipe(
-          Effect.tap((changes) => changes > 0 ? host.updatesAvailable(cid, fid, changes) : Effect.void),
-          Effect.catchAll((error) => Effect.as(Sync.recordFailure(cid, fid, error), 0))
-        )
-      })
-    })
   )
 )
 
 /**
- * What the HTTP service asks of the sync.
+ * What the HTTP service asks of the sync's backfills.
  *
  * @since 0.1.0
  * @category models
@@ -142,10 +109,8 @@ export interface Service {
     facilityIds: ReadonlyArray<string>,
     options?: { readonly newGeneration?: boolean; readonly wait?: boolean }
   ) => Effect.Effect<void>
-  /** Runs one poll of a facility now and waits for it (the sandbox, after a change): the changes. */
-  readonly pollNow: (connectionId: string, facilityId: string, slot: string) => Effect.Effect<number>
-  /** The scheduler's pass: due polls started, stalled backfills restarted. */
-  readonly tick: Effect.Effect<{ readonly polls: number; readonly restarted: number }>
+  /** Takes over the backfills that stored nothing for `takeoverMs` (once each): how many. */
+  readonly restartStalled: Effect.Effect<number>
 }
 
 /**
@@ -191,16 +156,8 @@ export const layer: Layer.Layer<Jobs, never, WorkflowEngine.WorkflowEngine | Syn
             )
           }), { discard: true }).pipe(Effect.orDie)
 
-      const pollNow: Service["pollNow"] = (connectionId, facilityId, slot) =>
-        run(SyncPoll.execute({ connection_id: connectionId, facility_id: facilityId, slot })).pipe(Effect.orDie)
-
-      const tick: Service["tick"] = Effect.gen(function*() {
+      const restartStalled: Service["restartStalled"] = Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
-        const due = yield* store.claimDue(now, settings.pollIntervalMs, 500)
-        for (const f of due) {
-          const slot = String(Math.floor(now / settings.pollIntervalMs))
-          yield* run(SyncPoll.execute({ ...f, slot }, { discard: true }))
-        }
         const stalled = yield* store.claimStalled(now - settings.takeoverMs, now, 100)
         for (const f of stalled) {
           yield* run(SyncBackfill.execute({
@@ -210,10 +167,10 @@ export const layer: Layer.Layer<Jobs, never, WorkflowEngine.WorkflowEngine | Syn
             attempt: f.attempt
           }, { discard: true }))
         }
-        return { polls: due.length, restarted: stalled.length }
+        return stalled.length
       }).pipe(Effect.orDie)
 
-      return { start, pollNow, tick }
+      return { start, restartStalled }
     })
   )
 

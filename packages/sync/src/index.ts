@@ -22,6 +22,11 @@ export * as Plan from "./Plan.js"
 /**
  * @since 0.1.0
  */
+export * as Polls from "./Polls.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Reads from "./Reads.js"
 
 /**

@@ -18,10 +18,10 @@
 import { WorkflowEngine } from "@effect/workflow"
 import type { ProviderPort } from "@tracebridge/core"
 import { WebhookEvent as WebhookEvents } from "@tracebridge/core"
-import { Jobs, Sync, SyncStore } from "@tracebridge/sync"
+import { Jobs, Polls, Sync, SyncStore } from "@tracebridge/sync"
 import { Clock, Config, Duration, Effect, Layer, Option } from "effect"
-import { ConnectionStore } from "../persistence/ConnectionStore.js"
 import type { Connection } from "../persistence/ConnectionStore.js"
+import { ConnectionStore } from "../persistence/ConnectionStore.js"
 import { Connections } from "./Connections.js"
 import * as Crypto from "./Crypto.js"
 import { Providers } from "./Providers.js"
@@ -145,6 +145,14 @@ export const JobsLive = Jobs.layer.pipe(
 export const WorkflowsLive = Jobs.workflowsLayer.pipe(Layer.provide(HostLive))
 
 /**
+ * The polls (needs the host's services, and the backfills to restart stalled ones).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const PollsLive = Polls.layer.pipe(Layer.provide(HostLive))
+
+/**
  * The scheduler: every few seconds, due polls and stalled backfills (on the nodes that run the
  * workers).
  *
@@ -152,15 +160,14 @@ export const WorkflowsLive = Jobs.workflowsLayer.pipe(Layer.provide(HostLive))
  * @category constructors
  */
 export const scheduler = (every: Duration.DurationInput) =>
-  Effect.flatMap(Jobs.Jobs, (jobs) =>
+  Effect.flatMap(Polls.Polls, (polls) =>
     Effect.forever(Effect.zipRight(
       Effect.sleep(every),
-      Effect.catchAllCause(jobs.tick, (cause) => Effect.logError("sync scheduler", cause))
+      Effect.catchAllCause(polls.tick, (cause) => Effect.logError("sync scheduler", cause))
     )))
 
 /**
- * Polls every live facility of a sandbox connection after a change (one poll per sandbox
- * version), in the background: the feed has the change shortly after the write answers, and
+ * Polls every live facility of a sandbox connection after a change, in the background: the feed has the change shortly after the write answers, and
  * `sync.updates_available` says when.
  *
  * @since 0.1.0
@@ -168,16 +175,12 @@ export const scheduler = (every: Duration.DurationInput) =>
  */
 export const afterSandboxChange = (connectionId: string) =>
   Effect.gen(function*() {
-    const jobs = yield* Jobs.Jobs
+    const polls = yield* Polls.Polls
     const store = yield* SyncStore.SyncStore
-    const connectionStore = yield* ConnectionStore
-    const connection = yield* connectionStore.getConnection(connectionId)
-    if (Option.isNone(connection)) return
-    const version = connection.value.sandbox_version
     const facilities = yield* store.facilities(connectionId)
     yield* Effect.forkDaemon(Effect.forEach(
       facilities.filter((f) => f.status !== "backfilling"),
-      (f) => jobs.pollNow(connectionId, f.facility_id, `v${version}`),
+      (f) => polls.pollNow(connectionId, f.facility_id),
       { discard: true }
     ))
   })
