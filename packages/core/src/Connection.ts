@@ -9,14 +9,17 @@ import { ConnectionId } from "./Ids.js"
 import { ProviderName, UsState } from "./ProviderName.js"
 
 /**
- * `pending` until the first facility sync succeeds, `active` while it works, `error` when the
+ * `pending` until the first facility sync succeeds (for a production connection, until the managed
+ * sync's first backfill of every facility is done), `active` while it works, `error` when the
  * provider rejects the login, `inactive` once disconnected. Moves follow `Transitions.connectionStatus`.
  *
  * @since 0.1.0
  * @category schemas
  */
 export const ConnectionStatus = Schema.Literal("active", "inactive", "error", "pending").annotations({
-  identifier: "ConnectionStatus"
+  identifier: "ConnectionStatus",
+  description: "pending until the first sync is done (production: the first backfill of every facility), " +
+    "active while it works, error when the state system refuses the login (relink), inactive once disconnected"
 })
 
 /**

@@ -1226,7 +1226,10 @@ export interface components {
             status: components["schemas"]["ConnectionStatus"];
             client_state?: string;
         };
-        /** @enum {string} */
+        /**
+         * @description pending until the first sync is done (production: the first backfill of every facility), active while it works, error when the state system refuses the login (relink), inactive once disconnected
+         * @enum {string}
+         */
         ConnectionStatus: "active" | "inactive" | "error" | "pending";
         SandboxPublicTokenCreate: {
             provider: components["schemas"]["ProviderName"];
