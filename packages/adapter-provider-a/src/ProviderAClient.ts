@@ -5,11 +5,13 @@
  *   calls, HTTP Basic with Tracebridge's vendor key and the user's key (both `Redacted`).
  * - Pacing: every request first takes a token of the upstream rate governor
  *   (`UpstreamGovernor` of core, ADR 0015): one bucket per provider, vendor key (a fingerprint)
- *   and licence, refilled at `perFacility.requestsPerSecond` (the descriptor's rate by default).
- *   The governor in context when the client is built is used (the HTTP service's, shared by every
- *   node through the database); without one, an in-process governor of the client's own. A
- *   concurrency cap per licence and a token bucket per vendor key hold in this process, so that
- *   Tracebridge does not cause the provider's 429s.
+ *   and licence, refilled at `perFacility.requestsPerSecond` (95% of the descriptor's rate by
+ *   default), and one per provider and vendor key (`{provider}|{fingerprint}|*`) at
+ *   `perVendorKey.requestsPerSecond` (95% of Metrc's 150/s), both evenly spaced. The governor in
+ *   context when the client is built is used (the HTTP service's, shared by every node through the
+ *   database); without one, an in-process governor of the client's own. Concurrency caps per
+ *   licence and per vendor key hold in this process, so that Tracebridge does not cause the
+ *   provider's 429s.
  * - Retries: a 429 is retried after its `Retry-After` (or backoff), and its `Retry-After` pauses
  *   the licence's bucket in the governor for every caller; a GET that meets a 5xx, a
  *   timeout or a network error is retried with exponential backoff; writes are never retried
@@ -25,7 +27,8 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import type { Session } from "@tracebridge/core"
 import { Deadline, ProviderDescriptor, ProviderError, UpstreamGovernor } from "@tracebridge/core"
-import { Clock, Context, Duration, Effect, Either, Layer, Option, RateLimiter, Redacted, Schema, Scope } from "effect"
+import { Clock, Context, Duration, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
+import type { Scope } from "effect"
 import { decodeWire } from "./internal/decode.js"
 import { Credentials, descriptor } from "./internal/descriptor.js"
 import { ErrorMessage, ErrorRow } from "./internal/wire/common.js"
@@ -194,10 +197,11 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient | Provider
   function*() {
     const http = yield* HttpClient.HttpClient
     const settings = yield* ProviderAConfig
-    const scope = yield* Effect.scope
     const limiters = new Map<string, Limiter>()
     const governor = yield* UpstreamGovernor.fromContextOrMemory
     const vendorKeyFingerprint = yield* UpstreamGovernor.fingerprint(settings.vendorKey)
+    /** The vendor key's own bucket, across every licence. */
+    const vendorBucket = UpstreamGovernor.key({ provider: PROVIDER, vendorKeyFingerprint, licence: "*" })
     const caps = new Map<string, Effect.Semaphore>()
     const capFor = (key: string) =>
       Effect.suspend(() => {
@@ -211,17 +215,14 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient | Provider
         })
       })
 
-    const limiterFor = (key: string, pace: { readonly requestsPerSecond: number; readonly concurrency: number }) =>
+    /** The vendor key's concurrency cap in this process (its rate is the governor's bucket). */
+    const limiterFor = (key: string, pace: { readonly concurrency: number }) =>
       Effect.suspend(() => {
         const existing = limiters.get(key)
         if (existing !== undefined) return Effect.succeed(existing)
         return Effect.gen(function*() {
-          const rate = yield* Scope.extend(
-            RateLimiter.make({ limit: Math.max(1, Math.round(pace.requestsPerSecond)), interval: "1 seconds" }),
-            scope
-          )
           const semaphore = yield* Effect.makeSemaphore(Math.max(1, pace.concurrency))
-          const limiter: Limiter = { limit: (task) => semaphore.withPermits(1)(rate(task)) }
+          const limiter: Limiter = { limit: (task) => semaphore.withPermits(1)(task) }
           const raced = limiters.get(key)
           if (raced !== undefined) return raced
           limiters.set(key, limiter)
@@ -295,9 +296,13 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient | Provider
 
         const vendor = yield* limiterFor(`vendor`, settings.perVendorKey)
         const bucket = UpstreamGovernor.key({ provider: PROVIDER, vendorKeyFingerprint, licence: options.license })
-        // The governor's token is taken inside the licence's concurrency cap, so that a request
-        // starts at its token's time rather than bunching up behind the cap.
-        const governed = Effect.zipRight(governor.take(bucket, settings.perFacility), once)
+        // The governor's tokens (the licence's, then the vendor key's) are taken inside the
+        // concurrency caps, so that a request starts at its tokens' time rather than bunching up
+        // behind a cap.
+        const governed = governor.take(bucket, settings.perFacility).pipe(
+          Effect.zipRight(governor.take(vendorBucket, settings.perVendorKey)),
+          Effect.zipRight(once)
+        )
         const paced = options.license === undefined
           ? vendor.limit(governed)
           : vendor.limit((yield* capFor(bucket)).withPermits(1)(governed))

@@ -159,7 +159,11 @@ describe("UpstreamGovernor on the database", () => {
             assert.includeMembers(keys, [`provider_a|${fingerprint}|${licence}`])
             // (the managed sync's backfill of every facility runs beside the read: each by its licence)
             const licences = world.facilities.map((d) => `provider_a|${fingerprint}|${d.facility.license_number}`)
-            assert.includeMembers([...licences, `provider_a|${fingerprint}|`], [...new Set(keys)])
+            assert.includeMembers([...licences, `provider_a|${fingerprint}|`, `provider_a|${fingerprint}|*`], [
+              ...new Set(keys)
+            ])
+            // and every request also takes a token of the vendor key's own bucket (Metrc's per-integrator limit)
+            assert.includeMembers(keys, [`provider_a|${fingerprint}|*`])
             assert.isTrue(reserved.every((key) => !key.includes(vendorKey) && !key.includes("user_good")))
           }),
           app

@@ -18,9 +18,9 @@
  *
  * @since 0.1.0
  */
-import type { Facility, ProviderError, ProviderPort, Session } from "@tracebridge/core"
+import type { Facility, Page, ProviderError, ProviderPort, Session } from "@tracebridge/core"
 import { Resource } from "@tracebridge/core"
-import { Clock, Context, Effect, Option, Schedule } from "effect"
+import { Clock, Context, Effect, Fiber, Option, Schedule } from "effect"
 import * as Plan from "./Plan.js"
 import type { ResourceState } from "./SyncStore.js"
 import { SyncStore } from "./SyncStore.js"
@@ -105,6 +105,9 @@ export const defaults: Settings = {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
+
+/** How many port reads of a list a backfill keeps in flight ahead of its stores. */
+const READ_AHEAD = 3
 
 /** How many times a window is read again from its first page when its total moved under it. */
 const MAX_WINDOW_RESTARTS = 3
@@ -200,34 +203,66 @@ export const backfillResource = (
     const start = Plan.startOf(target, settings.horizonDays, facility.license_start_date)
     const plan = Plan.windows(start, target, opened.port.descriptor.syncWindowHours)
     let changes = 0
-    for (let i = Plan.indexOf(plan, state.window_from); i < plan.length; i++) {
+    const read = (i: number, page: number) => {
       const window = plan[i]!
       const range = { from: window.from === null ? undefined : iso(window.from), to: iso(window.to) }
-      let page = window.from === state.window_from ? state.page : 1
-      let firstTotal: number | undefined
-      let restarts = 0
-      for (;;) {
-        const read = yield* opened.port.changes(resource, opened.session, fid, range, {
-          page,
-          per_page: settings.pageSize
-        }).pipe(
-          Effect.map(Option.some),
-          Effect.catchIf((e) => classify(e) === "unavailable", () => Effect.succeed(Option.none()))
-        )
-        if (Option.isNone(read)) {
+      return opened.port.changes(resource, opened.session, fid, range, { page, per_page: settings.pageSize }).pipe(
+        Effect.map(Option.some),
+        Effect.catchIf((e) => classify(e) === "unavailable", () => Effect.succeed(Option.none()))
+      )
+    }
+    // Reads run ahead of the stores (READ_AHEAD in flight: the rest of a window's pages, then the
+    // next windows' first pages), and are stored strictly in order, each with the cursor of the next.
+    type Task = {
+      readonly i: number
+      readonly page: number
+      fiber?: Fiber.RuntimeFiber<Option.Option<Page.Page<unknown>>, ProviderError.ProviderError>
+    }
+    const first = Plan.indexOf(plan, state.window_from)
+    const queue: Array<Task> = first < plan.length
+      ? [{ i: first, page: plan[first]!.from === state.window_from ? state.page : 1 }]
+      : []
+    let nextWindow = first + 1
+    const totals = new Map<number, number>()
+    const restarts = new Map<number, number>()
+    const fill = Effect.gen(function*() {
+      while (queue.length < READ_AHEAD && nextWindow < plan.length) queue.push({ i: nextWindow++, page: 1 })
+      for (const task of queue.slice(0, READ_AHEAD)) {
+        if (task.fiber === undefined) task.fiber = yield* Effect.forkScoped(read(task.i, task.page))
+      }
+    })
+    yield* Effect.scoped(Effect.gen(function*() {
+      while (queue.length > 0) {
+        yield* fill
+        const task = queue.shift()!
+        const result = yield* Fiber.join(task.fiber!)
+        if (Option.isNone(result)) {
           yield* store.putResource({ ...state, status: "unavailable", target: null, last_error: null })
-          return { changes, outcome: "unavailable" } as const
+          return
         }
-        const { items, pagination } = read.value
+        const { i, page } = task
+        const window = plan[i]!
+        const { items, pagination } = result.value
+        const seen = totals.get(i)
         // An object that changed while the window was read leaves it (a later window or the poll
         // reads it), and the pages after it shift: read the window again from its first page.
-        if (firstTotal !== undefined && pagination.total !== firstTotal && restarts < MAX_WINDOW_RESTARTS) {
-          restarts++
-          firstTotal = undefined
-          page = 1
+        if (seen !== undefined && pagination.total !== seen && (restarts.get(i) ?? 0) < MAX_WINDOW_RESTARTS) {
+          restarts.set(i, (restarts.get(i) ?? 0) + 1)
+          totals.delete(i)
+          const stale = queue.filter((t) => t.i === i)
+          for (const t of stale) if (t.fiber !== undefined) yield* Fiber.interrupt(t.fiber)
+          queue.splice(0, queue.length, { i, page: 1 }, ...queue.filter((t) => t.i !== i))
           continue
         }
-        firstTotal ??= pagination.total
+        if (seen === undefined) {
+          totals.set(i, pagination.total)
+          // the window's other pages go next, ahead of the next windows
+          const pages = Math.ceil(pagination.total / settings.pageSize)
+          const queued = new Set(queue.filter((t) => t.i === i).map((t) => t.page))
+          const rest: Array<Task> = []
+          for (let p = page + 1; p <= pages; p++) if (!queued.has(p)) rest.push({ i, page: p })
+          queue.unshift(...rest)
+        }
         const more = page * settings.pageSize < pagination.total
         const last = !more && i === plan.length - 1
         const stamp = yield* Clock.currentTimeMillis
@@ -254,10 +289,10 @@ export const backfillResource = (
             }
             : { window_from: plan[i + 1]!.from, page: 1, backfilled_through: window.to, last_error: null }
         })
-        if (!more) break
-        page++
       }
-    }
+    }))
+    const after = (yield* store.resources(connectionId, fid)).find((r) => r.resource === resource)
+    if (after?.status === "unavailable") return { changes, outcome: "unavailable" } as const
     return { changes, outcome: "done" } as const
   })
 
