@@ -309,7 +309,7 @@ export default {
       }).then((r) => r.arrayBuffer())
       log(`emulator up; the world of ${PACKAGES} packages generated in ${ms(now() - t)}`)
 
-      const main = await backfill({ dir, emulator, log, name: "sync", pace: RATE, seconds })
+      const main = await backfill({ dir, emulator, log, name: "sync", pace: perFacility.requestsPerSecond, seconds })
       const ours = main.result
       const loop = await replay({
         emulator,
@@ -341,7 +341,7 @@ export default {
           `process, limited to ${RATE} GET/s per facility and ${3 * RATE} per vendor key (Metrc's limits; a ` +
           `faster one would measure the emulator, whose list page of this facility costs about 35 ms), ` +
           `counted on its server's request event. Ours: the provider_a production port over fetch with its ` +
-          `default pacing (${RATE}/s, ${perFacility.concurrency} at once per facility) and an in-process ` +
+          `default pacing (${perFacility.requestsPerSecond}/s, 95% of the limit; ${perFacility.concurrency} at once per facility) and an in-process ` +
           `UpstreamGovernor; Sync.backfillResource(…, "packages") under retryTransient with Sync.defaults ` +
           `(pages of 500, 365-day horizon, 24 h windows) into a SyncStore on a temporary libsql file (WAL). A ` +
           `whole backfill is about 105,000 requests (a list page per 20 packages, a source harvests call per ` +
