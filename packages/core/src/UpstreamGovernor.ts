@@ -94,19 +94,38 @@ export interface Store {
   readonly pauseUntil: (key: string, until: number, now: number) => Effect.Effect<void>
 }
 
+/** How many times a take gives up a token it woke too late for, before it goes anyway. */
+const MAX_LATE_RETAKES = 5
+
 /**
- * A governor over a store: `take` reserves, then sleeps until the token's time.
+ * Reserves a token and sleeps until its time. A take that wakes later than one spacing interval
+ * after its token's time (the event loop was busy: a large page parsed, a store written) gives the
+ * token up and reserves again: requests that all woke late together would otherwise go out
+ * together, more of them in one second than the state system allows.
+ */
+const takeFrom = (store: Store, key: string, policy: Policy, retakes: number): Effect.Effect<void> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    Effect.flatMap(store.reserve(key, rateOf(policy), now), (wait) => {
+      if (wait <= 0) return Effect.void
+      const due = now + wait
+      return Effect.zipRight(
+        Effect.sleep(Duration.millis(wait)),
+        Effect.flatMap(Clock.currentTimeMillis, (woke) =>
+          woke - due > 1000 / policy.requestsPerSecond && retakes < MAX_LATE_RETAKES
+            ? takeFrom(store, key, policy, retakes + 1)
+            : Effect.void)
+      )
+    }))
+
+/**
+ * A governor over a store: `take` reserves, then sleeps until the token's time (again, if it woke
+ * too late for it).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const fromStore = (store: Store): Service => ({
-  take: (key, policy) =>
-    Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.flatMap(
-        store.reserve(key, rateOf(policy), now),
-        (wait) => wait > 0 ? Effect.sleep(Duration.millis(wait)) : Effect.void
-      )),
+  take: (key, policy) => takeFrom(store, key, policy, 0),
   pause: (key, duration) =>
     Effect.flatMap(
       Clock.currentTimeMillis,

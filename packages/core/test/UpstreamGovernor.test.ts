@@ -89,4 +89,18 @@ describe("UpstreamGovernor (in memory)", () => {
       assert.strictEqual(key, `provider_a|${fingerprint}|L-1`)
       assert.notInclude(key, secret)
     }))
+  it.live("takes that wake late together (a busy event loop) do not go out together: each takes a new turn", () =>
+    Effect.gen(function*() {
+      const governor = yield* UpstreamGovernor.makeMemory
+      // 20 a second: turns 50 ms apart; four takes reserve the turns 0, 50, 100 and 150 ms from now
+      const fiber = yield* burst(governor, "provider_a|v|LIC-LATE", 4, 20)
+      yield* Effect.sleep("5 millis")
+      // the event loop is busy for 300 ms: every turn but the first passes while it is
+      const until = Date.now() + 300
+      while (Date.now() < until) { /* busy */ }
+      const times = (yield* Fiber.join(fiber)).slice().sort((a, b) => a - b)
+      for (let i = 2; i < times.length; i++) {
+        assert.isAtLeast(times[i]! - times[i - 1]!, 40, `late takes spaced out: ${JSON.stringify(times)}`)
+      }
+    }))
 })
