@@ -4,8 +4,9 @@
 //   node scripts/circular.mjs            all of packages/*/src, plus the package dependency graph
 //   node scripts/circular.mjs DIR...     only the import-cycle check, over the given folders
 //
-// The layers, innermost first: core ← adapter-* ← sandbox ← http. Client-side packages (connect,
-// client, webhooks) sit with core: they depend on nothing of ours. A package may depend only on
+// The layers, innermost first: core ← adapter-* and sync ← sandbox ← http. Client-side packages
+// (connect, client, webhooks) sit with core: they depend on nothing of ours. The managed sync
+// (sync) knows no provider: it sits beside the adapters and depends on core only. A package may depend only on
 // packages of an inner layer (never on its own layer, never outwards). This is checked twice: on
 // the `@tracebridge/*` dependencies of each packages/*/package.json, and on the file-level import
 // graph (an import of `@tracebridge/x` is resolved to packages/x/src, as vitest does).
@@ -24,14 +25,14 @@ const failures = []
 const layerOf = (dir) =>
   dir === "core" || dir === "connect" || dir === "client" || dir === "webhooks"
     ? 0
-    : dir.startsWith("adapter-")
+    : dir.startsWith("adapter-") || dir === "sync"
     ? 1
     : dir === "sandbox"
     ? 2
     : dir === "http"
     ? 3
     : undefined
-const layerNames = ["core|connect|client|webhooks", "adapter-*", "sandbox", "http"]
+const layerNames = ["core|connect|client|webhooks", "adapter-*|sync", "sandbox", "http"]
 const mayDependOn = (from, to) => layerOf(to) < layerOf(from)
 
 const packageDirs = readdirSync(join(root, "packages"), { withFileTypes: true })
@@ -129,7 +130,8 @@ if (!custom) {
         } else if (!mayDependOn(dir, target.dir)) {
           failures.push(
             `packages/${dir}/package.json: ${field} → ${dep} points the wrong way ` +
-              `(allowed: core → nothing; adapter-* → core; sandbox → core, adapter-*; http → core, adapter-*, sandbox)`
+              `(allowed: core → nothing; adapter-*, sync → core; sandbox → core, adapter-*, sync; ` +
+                `http → core, adapter-*, sync, sandbox)`
           )
         }
       }
