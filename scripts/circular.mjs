@@ -131,7 +131,7 @@ if (!custom) {
           failures.push(
             `packages/${dir}/package.json: ${field} → ${dep} points the wrong way ` +
               `(allowed: core → nothing; adapter-*, sync → core; sandbox → core, adapter-*, sync; ` +
-                `http → core, adapter-*, sync, sandbox)`
+              `http → core, adapter-*, sync, sandbox)`
           )
         }
       }
