@@ -189,6 +189,8 @@ describe("Server timeouts", () => {
     try {
       await until("the connection", async () => (await connections()) === 1, 2_000)
       await until("the server to close it", async () => (await connections()) === 0, 4_000)
+      // the client hears the close a moment after the server counts the socket gone
+      await until("the client to see it closed", async () => state.ended, 2_000)
       assert.isTrue(state.ended)
     } finally {
       socket.destroy()
