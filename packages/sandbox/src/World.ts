@@ -83,7 +83,7 @@ export interface World {
   readonly facilities: Array<FacilityData>
   readonly transfers: Array<TransferData>
   /** When each object (by id) last changed, in epoch ms: the providers' lastModified/sessiontime. */
-  readonly modified: Map<string, number>
+  readonly modified: Stamps
   /** Counters for new provider ids, so that writes mint ids that never collide. */
   readonly counters: { next: number }
   /** Each package's quantity when it was made (by id). */
@@ -94,6 +94,33 @@ export interface World {
   readonly draws: Array<{ readonly source: string; readonly target: string; readonly quantity: number }>
   /** How its provider's ids and details look (a symbol key: not in JSON, not in its hash). */
   readonly [profileKey]: Profile
+}
+
+/**
+ * When each object (by id) last changed, in epoch ms, with a `revision` that every change raises:
+ * the emulators keep indexes of a list's times and rebuild them when it moves.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Stamps extends Map<string, number> {
+  revision = 0
+
+  override set(id: string, at: number): this {
+    // `Map`'s constructor may call `set` before the field above is in place.
+    this.revision = (this.revision ?? 0) + 1
+    return super.set(id, at)
+  }
+
+  override delete(id: string): boolean {
+    this.revision++
+    return super.delete(id)
+  }
+
+  override clear(): void {
+    this.revision++
+    super.clear()
+  }
 }
 
 /**

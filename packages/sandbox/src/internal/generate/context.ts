@@ -11,7 +11,7 @@ import { Capabilities } from "@tracebridge/core"
 import type { Profile } from "../../Profile.js"
 import * as Profiles from "../../Profile.js"
 import * as Seed from "../../Seed.js"
-import type { World } from "../../World.js"
+import { Stamps, type World } from "../../World.js"
 
 /** One day, in ms. */
 export const DAY = 86_400_000
@@ -73,7 +73,7 @@ export const make = (input: Input): Context => {
     referenceDate: new Date(ref).toISOString(),
     facilities: [],
     transfers: [],
-    modified: new Map(),
+    modified: new Stamps(),
     counters: { next: 1 },
     original: new Map(),
     draws: [],

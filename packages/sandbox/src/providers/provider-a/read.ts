@@ -18,6 +18,7 @@ import type { Ids } from "@tracebridge/core"
 import type { FacilityData, World } from "../../World.js"
 import { transfersOf } from "../../World.js"
 import * as Writes from "../../Writes.js"
+import * as Lookup from "./lookup.js"
 import { json, message, notFound, one } from "./responses.js"
 import type { Params } from "./route.js"
 import type { Scope, Seen } from "./serialize.js"
@@ -79,11 +80,7 @@ const page = (
   const { now, world } = ctx
   const start = q.get("lastModifiedStart")
   const end = q.get("lastModifiedEnd")
-  const changedIn = (s: number, e: number) =>
-    list.items.filter((r) => {
-      const t = world.modified.get(r.id) ?? 0
-      return t >= s && t < e
-    })
+  const changedIn = (s: number, e: number) => Lookup.changedIn(world, list.items, s, e)
   let selected = list.items
   if (windows === "ignored") {
     // every record
@@ -150,8 +147,12 @@ export const unitsOfMeasure: OpenHandler = () => json(Serialize.UNITS)
 const packageRows = (ctx: Context, list: ReadonlyArray<Package.Package>) =>
   rows(list, (p: Package.Package) => Serialize.pkg(ctx, p))
 
-const packageOf = (data: FacilityData, key: string) =>
-  data.packages.find((p) => p.provider_package_id === key || p.tag === key)
+/** A package by Metrc id or label. */
+const packageByIdOrLabel = Lookup.byKey((p: Package.Package) => [p.provider_package_id, p.tag])
+/** A package by Metrc id. */
+const packageById = Lookup.byKey((p: Package.Package) => [p.provider_package_id])
+
+const packageOf = (data: FacilityData, key: string) => packageByIdOrLabel(data.packages, key)
 
 /** `GET /packages/v2/active`. */
 export const activePackages: Handler = (ctx) => page(ctx, packageRows(ctx, ctx.data.packages), ctx.query, "optional")
@@ -241,7 +242,7 @@ export const harvestById: Handler = (ctx) => {
 export const labTestResults: Handler = (ctx) => {
   const id = ctx.query.get("packageId")
   if (id === null) return message(400, "The packageId parameter is required.")
-  const found = ctx.data.packages.find((p) => p.provider_package_id === id)
+  const found = packageById(ctx.data.packages, id)
   return page(ctx, written(id, found === undefined ? [] : Serialize.labRows(ctx, found)), ctx.query)
 }
 
