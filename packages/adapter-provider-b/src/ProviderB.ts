@@ -19,7 +19,7 @@ import type { HttpClient } from "@effect/platform"
 import type { ProviderModule } from "@tracebridge/core"
 import { ProviderPort } from "@tracebridge/core"
 import type { Scope } from "effect"
-import { Effect, Layer } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import * as Descriptor from "./internal/descriptor.js"
 import { makeDriver as driverOf } from "./internal/driver.js"
 import * as Tables from "./internal/tables.js"
@@ -87,6 +87,20 @@ export const make: Effect.Effect<ProviderPort.Service, never, HttpClient.HttpCli
 )
 
 /**
+ * The port for the sandbox's emulator: no sync table outlives its read. The emulator's world
+ * changes under the adapter (simulated scenarios, resets) without a write through it, and the
+ * sandbox keeps its reads by world version itself; a table kept for {@link CACHE_TTL} would answer
+ * reads, and the managed sync's polls, from before the change.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeSandbox: Effect.Effect<ProviderPort.Service, never, HttpClient.HttpClient> = Effect.map(
+  ProviderBClient.make,
+  (client) => ProviderPort.make(driverOf(client, Duration.zero))
+)
+
+/**
  * The port as a layer (for code that works with one provider at a time).
  *
  * @since 0.1.0
@@ -99,8 +113,8 @@ export const layer: Layer.Layer<ProviderPort.ProviderPort, never, HttpClient.Htt
 
 /**
  * provider_b as one module value: the descriptor, the port (the same against the real system and
- * the sandbox's emulator: it has no settings of its own) and the pure mappers. The registration
- * list installs it (ADR 0010).
+ * the sandbox's emulator, except that the sandbox's keeps no sync table past its read) and the
+ * pure mappers. The registration list installs it (ADR 0010).
  *
  * @since 0.1.0
  * @category modules
@@ -108,7 +122,7 @@ export const layer: Layer.Layer<ProviderPort.ProviderPort, never, HttpClient.Htt
 export const module: ProviderModule.ProviderModule<HttpClient.HttpClient | Scope.Scope> = {
   descriptor,
   production: make,
-  sandbox: make,
+  sandbox: makeSandbox,
   normalize: Normalize,
   secretConfig: []
 }

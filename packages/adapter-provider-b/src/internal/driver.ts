@@ -4,6 +4,7 @@
  * session client.
  */
 import type { ProviderPort, Resource } from "@tracebridge/core"
+import type { Duration } from "effect"
 import { Effect } from "effect"
 import type { Client } from "../ProviderBClient.js"
 import { descriptor } from "./descriptor.js"
@@ -24,9 +25,12 @@ const names: ReadonlyArray<Resource.Name> = [
   "locations"
 ]
 
-/** The provider_b driver: every read and write of the port, over the session client. */
-export const makeDriver = (client: Client): ProviderPort.Driver => {
-  const tables = Tables.make(client)
+/**
+ * The provider_b driver: every read and write of the port, over the session client, its sync
+ * tables kept for `tableTtl` (`Tables.CACHE_TTL` by default).
+ */
+export const makeDriver = (client: Client, tableTtl?: Duration.Duration): ProviderPort.Driver => {
+  const tables = Tables.make(client, tableTtl)
   const reads = Reads.make(tables)
   return {
     descriptor,

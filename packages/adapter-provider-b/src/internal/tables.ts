@@ -49,8 +49,11 @@ export interface SyncTablesCache {
   ) => Effect.Effect<Map<string, QaCheck>, ProviderError.ProviderError>
 }
 
-/** A cache of sync tables over the session client. */
-export const make = (client: Client): SyncTablesCache => {
+/**
+ * A cache of sync tables over the session client, each kept for `ttl` (zero: every read downloads
+ * again, for an upstream whose changes this adapter does not see, such as the sandbox's scenarios).
+ */
+export const make = (client: Client, ttl: Duration.Duration = CACHE_TTL): SyncTablesCache => {
   const cache = new Map<string, { readonly expires: number; readonly value: unknown }>()
   const prefix = (session: Session.Session) => `${session.key}|${session.baseUrl ?? ""}|${session.state}|`
 
@@ -60,7 +63,7 @@ export const make = (client: Client): SyncTablesCache => {
       const hit = cache.get(prefix(session) + key)
       if (hit !== undefined && hit.expires > now) return hit.value as A
       const value = yield* load
-      cache.set(prefix(session) + key, { expires: now + Duration.toMillis(CACHE_TTL), value })
+      if (Duration.toMillis(ttl) > 0) cache.set(prefix(session) + key, { expires: now + Duration.toMillis(ttl), value })
       return value
     })
 
