@@ -73,6 +73,17 @@ export interface ResourceDriver<A, Q> {
     window: Page.Window
   ) => Effect.Effect<Page.Slice<A>, ProviderError>
   readonly get: (session: Session, facility: FacilityRef, providerId: string) => Effect.Effect<A, ProviderError>
+  /**
+   * The ids (core ids) of objects that left this list, changed since `since` (all when absent):
+   * Metrc's inactive lists, where a finished or transferred package goes. A provider whose lists
+   * are read whole leaves it out: what a whole read no longer has is gone.
+   */
+  readonly departures?: (
+    session: Session,
+    facility: FacilityRef,
+    since: string | undefined,
+    window: Page.Window
+  ) => Effect.Effect<Page.Slice<string>, ProviderError>
 }
 
 /**
@@ -173,6 +184,18 @@ export interface Service {
     range: ChangeRange,
     page: Page.PageRequest
   ) => Effect.Effect<Page.Page<Resource.Item<R>>, ProviderError>
+  /**
+   * A page of the ids of objects that left the list within a window of modification time (the
+   * managed sync's removals for a windowed provider), bounded like {@link Service.changes}. Empty
+   * for a list whose driver has no departures.
+   */
+  readonly departures: (
+    resource: Resource.Name,
+    session: Session,
+    facilityId: string,
+    range: ChangeRange,
+    page: Page.PageRequest
+  ) => Effect.Effect<Page.Page<string>, ProviderError>
   readonly splitPackage: (
     session: Session,
     facilityId: string,
@@ -390,6 +413,18 @@ export const make = (driver: Driver, options: Options = {}): Service => {
         ReadWindow.bounded(Date.parse(range.to)),
         Effect.map((slice) => Page.fromSlice(page, slice)),
         span(`${resource}.changes`, session, facilityId)
+      ),
+    departures: (resource, session, facilityId, range, page) =>
+      Effect.gen(function*() {
+        const operation = `${resource}.departures`
+        const rd = yield* resourceDriver(resource, session, operation)
+        if (rd.departures === undefined) return { items: [], total: 0 }
+        const facility = yield* facilityRef(facilityId)
+        return yield* rd.departures(session, facility, range.from, Page.toWindow(page))
+      }).pipe(
+        ReadWindow.bounded(Date.parse(range.to)),
+        Effect.map((slice) => Page.fromSlice(page, slice)),
+        span(`${resource}.departures`, session, facilityId)
       ),
     get: (resource, session, facilityId, id) => {
       const operation = `${resource}.get`

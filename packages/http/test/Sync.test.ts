@@ -150,6 +150,65 @@ for (const provider of ["provider_a", "provider_b"] as const) {
         }).pipe(Effect.provide(TestApp)),
       60_000
     )
+
+    it.live(
+      "a received transfer moves its packages: `removed` once from the shipper's feed, `upserted` once in the recipient's",
+      () =>
+        Effect.gen(function*() {
+          const me = yield* signIn
+          const linked = yield* linkSandbox(me.access, provider)
+          yield* waitLive(me.access, linked.connection_id)
+          const connection = `/v1/connections/${linked.connection_id}`
+          const arrived = yield* call("POST", `/v1/sandbox/${linked.connection_id}/simulate`, {
+            token: me.access,
+            json: { scenario: "transfer_arrived", params: {} }
+          })
+          assert.strictEqual(arrived.status, 200, JSON.stringify(arrived.body))
+          const transfer = arrived.body.data.event.data.transfer
+          const facilities = (yield* call("GET", `${connection}/facilities?per_page=100`, { token: me.access })).body
+            .data as Array<any>
+          const shipper = facilities.find((f) => f.license_number === transfer.shipper_facility)
+          const recipient = facilities.find((f) => f.license_number === transfer.recipient_facility)
+          assert.isDefined(shipper, "the transfer ships from a facility of the connection")
+          assert.isDefined(recipient, "to another of its facilities")
+          const moved = (transfer.packages as Array<any>).map((line) => line.package_id as string).sort()
+          assert.isNotEmpty(moved)
+          const from = `${connection}/facilities/${shipper.id}`
+          const to = `${connection}/facilities/${recipient.id}`
+          const shipped = (yield* listAll(me.access, from, "packages")).map((p) => p.id)
+          for (const id of moved) assert.include(shipped, id, "the shipper holds the package before")
+          const before = { from: (yield* drain(me.access, from)).cursor, to: (yield* drain(me.access, to)).cursor }
+
+          const done = yield* call("POST", `/v1/sandbox/${linked.connection_id}/simulate`, {
+            token: me.access,
+            json: { scenario: "transfer_completed", params: { transfer_id: transfer.id, outcome: "received" } }
+          })
+          assert.strictEqual(done.status, 200, JSON.stringify(done.body))
+          const of = (changes: Array<any>) =>
+            changes.filter((c) => c.type === "packages" && moved.includes(c.object_id))
+          let left: Array<any> = []
+          for (let i = 0; i < 200 && left.length < moved.length; i++) {
+            yield* pause(25)
+            left = of((yield* drain(me.access, from, before.from)).changes)
+          }
+          yield* pause(100)
+          left = of((yield* drain(me.access, from, before.from)).changes)
+          assert.deepStrictEqual(
+            left.map((c) => [c.object_id, c.action, c.object]).sort(),
+            moved.map((id) => [id, "removed", null]),
+            "each moved package removed once from the shipper's feed"
+          )
+          const after = (yield* listAll(me.access, from, "packages")).map((p) => p.id)
+          for (const id of moved) assert.notInclude(after, id, "as the shipper's list no longer has it")
+          const arrivedThere = of((yield* drain(me.access, to, before.to)).changes)
+          assert.deepStrictEqual(
+            arrivedThere.map((c) => [c.object_id, c.action]).sort(),
+            moved.map((id) => [id, "upserted"]),
+            "and upserted once in the recipient's"
+          )
+        }).pipe(Effect.provide(TestApp)),
+      60_000
+    )
   })
 }
 

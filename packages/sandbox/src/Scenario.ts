@@ -206,7 +206,9 @@ const moveReceived = (world: World, transfer: Omit<Transfer.Transfer, "facility_
     const pkg = from.packages.find((p) => p.id === line.package_id)
     if (pkg === undefined) continue
     from.packages = from.packages.filter((p) => p.id !== pkg.id)
+    from.departedPackages = [...from.departedPackages.filter((p) => p.id !== pkg.id), pkg]
     to.packages.push({ ...pkg, facility_id: to.facility.id })
+    to.departedPackages = to.departedPackages.filter((p) => p.id !== pkg.id)
     const results = from.labResults.filter((r) => r.package_id === pkg.id)
     from.labResults = from.labResults.filter((r) => r.package_id !== pkg.id)
     to.labResults.push(...results.map((r) => ({ ...r, facility_id: to.facility.id })))

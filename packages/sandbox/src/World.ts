@@ -45,6 +45,11 @@ export interface FacilityData {
   readonly facility: Facility.Facility
   readonly role: Role
   packages: Array<Package.Package>
+  /**
+   * Packages that left the facility (received by another), as they were when they left: Metrc
+   * lists them in the shipper's `/packages/v2/inactive`.
+   */
+  departedPackages: Array<Package.Package>
   plants: Array<Plant.Plant>
   harvests: Array<Harvest.Harvest>
   labResults: Array<LabResult.LabResult>

@@ -10,7 +10,9 @@
  *   earlier generation stored and this one did not see are removed, and the facility is `live`.
  * - **Poll** (`pollFacility`): every live resource read from a little before where the last read
  *   stopped (the overlap covers the provider's whole-second markers and clock skew; a repeat adds
- *   no change). A whole-table provider is read whole, and what it no longer has is removed.
+ *   no change). A whole-table provider is read whole, and what it no longer has is removed; a
+ *   windowed one reports what left its lists in the same window (`ProviderPort.departures`:
+ *   Metrc's inactive lists), and that is removed.
  *
  * Errors are the sync's own business: a refused login puts the facility in `error` and reports
  * `loginRequired`; other upstream failures are recorded, and after 15 minutes without a success
@@ -351,6 +353,26 @@ export const recordFailure = (connectionId: string, facilityId: string, error: P
     if (degraded) yield* host.degraded(connectionId, facilityId, message)
   })
 
+/** Every id the port reports as having left a list within the range (all its pages). */
+const departures = (
+  opened: Opened,
+  resource: Resource.Name,
+  facilityId: string,
+  range: ProviderPort.ChangeRange,
+  pageSize: number
+): Effect.Effect<ReadonlyArray<string>, ProviderError.ProviderError> =>
+  Effect.gen(function*() {
+    const ids: Array<string> = []
+    for (let page = 1;; page++) {
+      const read = yield* opened.port.departures(resource, opened.session, facilityId, range, {
+        page,
+        per_page: pageSize
+      })
+      ids.push(...read.items)
+      if (page * pageSize >= read.pagination.total) return ids
+    }
+  })
+
 /**
  * One incremental pass over a live facility: the changes stored.
  *
@@ -386,7 +408,11 @@ export const pollFacility = (
         pages.push(read.items)
         if (page * settings.pageSize >= read.pagination.total) break
       }
-      const removed = whole ? (yield* store.ids(connectionId, facilityId, resource)).filter((id) => !seen.has(id)) : []
+      // what left the list: gone from a whole read, or reported as a departure in the window
+      const gone = whole
+        ? yield* store.ids(connectionId, facilityId, resource)
+        : yield* departures(opened, resource, facilityId, range, settings.pageSize)
+      const removed = gone.filter((id) => !seen.has(id))
       const stamp = yield* Clock.currentTimeMillis
       changes += yield* store.apply({
         connection_id: connectionId,

@@ -117,7 +117,10 @@ export interface Apply {
   readonly resource: string
   readonly generation: number
   readonly objects: ReadonlyArray<Incoming>
-  /** Object ids to mark removed (a whole-table read that no longer holds them). */
+  /**
+   * Object ids to mark removed (a whole-table read that no longer holds them, or the departures a
+   * windowed provider reports); ids not stored, or already removed, are passed over.
+   */
   readonly removed?: ReadonlyArray<string>
   /** Mark removed every object of the resource not stored by this generation (a backfill's end). */
   readonly sweep?: boolean
@@ -417,7 +420,15 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
             AND body IS NOT NULL`)
         for (const row of rows) if (!byId.has(String(row.object_id))) removedIds.add(String(row.object_id))
       }
-      const removed = [...removedIds].filter((id) => !byId.has(id))
+      // only what is stored and not removed yet: a departure read again (the polls' overlap) or
+      // of an object never stored takes no sequence number
+      const removed: Array<string> = []
+      for (const chunk of chunks([...removedIds].filter((id) => !byId.has(id)), CHUNK)) {
+        const rows = yield* orDie(sql`SELECT object_id FROM sync_objects
+          WHERE connection_id = ${c} AND facility_id = ${f} AND resource = ${r} AND body IS NOT NULL
+            AND ${sql.in("object_id", chunk)}`)
+        removed.push(...rows.map((row) => String(row.object_id)))
+      }
       const total = changed.length + removed.length
       let next = yield* allocate(c, f, total, now)
       for (const id of changed) {
@@ -431,11 +442,10 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
         next++
       }
       for (const id of removed) {
-        const rows = yield* orDie(sql`UPDATE sync_objects SET body = NULL, hash = '', seq = ${bigint(next)},
+        yield* orDie(sql`UPDATE sync_objects SET body = NULL, hash = '', seq = ${bigint(next)},
             generation = ${g}, changed_at = ${bigint(now)}
-          WHERE connection_id = ${c} AND facility_id = ${f} AND resource = ${r} AND object_id = ${id}
-            AND body IS NOT NULL RETURNING object_id`)
-        if (rows.length > 0) next++
+          WHERE connection_id = ${c} AND facility_id = ${f} AND resource = ${r} AND object_id = ${id}`)
+        next++
       }
       for (const chunk of chunks(same, CHUNK)) {
         yield* orDie(sql`UPDATE sync_objects SET generation = ${g}

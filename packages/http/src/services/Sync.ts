@@ -64,7 +64,9 @@ const current = (
   ...port,
   getFacility: (session, facilityId) => read(port.getFacility(session, facilityId)),
   changes: (resource, session, facilityId, range, page) =>
-    read(port.changes(resource, session, facilityId, range, page))
+    read(port.changes(resource, session, facilityId, range, page)),
+  departures: (resource, session, facilityId, range, page) =>
+    read(port.departures(resource, session, facilityId, range, page))
 })
 
 const HostLive = Layer.effect(

@@ -17,6 +17,8 @@ const matchesPackageWire = (q: Query.Packages) => (p: PackageV2) =>
 /**
  * Packages: `/packages/v2/active` (or `/onhold`), by label for a `tag` filter, each enriched with
  * its lab results and source harvests. Filters Metrc cannot apply are applied to the whole list.
+ * Departures: `/packages/v2/inactive`, where Metrc moves a package that is finished or has left
+ * the facility, read in the same lastModified windows (labels only, no enrichment).
  */
 export const packages = (
   { windowed }: Reader,
@@ -56,6 +58,19 @@ export const packages = (
         { concurrency: 8 }
       )
       return { items: items.flat(), total: slice.total }
+    }),
+  departures: (session, facility, since, window) =>
+    Effect.gen(function*() {
+      const sources = yield* windowed(
+        session,
+        facility,
+        ["/packages/v2/inactive"],
+        PackageWire,
+        "packages.departures",
+        since
+      )
+      const slice = yield* readAcross(sources, window, PAGE)
+      return { items: slice.items.map((w) => Ids.make("package", PROVIDER, w.Label)), total: slice.total }
     }),
   get: (session, facility, label) =>
     Effect.flatMap(

@@ -18,7 +18,10 @@ const plantPaths = (phase: Query.Plants["growth_phase"]): ReadonlyArray<string> 
     ? [] // Metrc tracks immature (clone) plants only as plant batches, never as plants.
     : ["/plants/v2/vegetative", "/plants/v2/flowering"]
 
-/** Plants: the vegetative and flowering lists (by growth phase), by label. */
+/**
+ * Plants: the vegetative and flowering lists (by growth phase), by label. Departures:
+ * `/plants/v2/inactive`, where Metrc moves a harvested or destroyed plant (labels only).
+ */
 export const plants = ({ ctxOf, getOne, windowed }: Reader): ProviderPort.ResourceDriver<any, Query.Plants> => ({
   list: (session, facility, q, window) =>
     Effect.gen(function*() {
@@ -34,6 +37,12 @@ export const plants = ({ ctxOf, getOne, windowed }: Reader): ProviderPort.Resour
       const ctx = ctxOf(session, facility)
       const items = yield* mapRows(session, "plants.list", slice.items, (w: PlantV2) => toPlant(w, ctx))
       return { items, total: slice.total }
+    }),
+  departures: (session, facility, since, window) =>
+    Effect.gen(function*() {
+      const sources = yield* windowed(session, facility, ["/plants/v2/inactive"], PlantWire, "plants.departures", since)
+      const slice = yield* readAcross(sources, window, PAGE)
+      return { items: slice.items.map((w) => Ids.make("plant", PROVIDER, w.Label)), total: slice.total }
     }),
   get: (session, facility, label) =>
     Effect.flatMap(

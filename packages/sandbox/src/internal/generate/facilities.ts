@@ -128,6 +128,7 @@ export const generate = (ctx: Context): Cast => {
       facility,
       role,
       packages: [],
+      departedPackages: [],
       plants: [],
       harvests: [],
       labResults: [],

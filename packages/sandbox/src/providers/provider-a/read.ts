@@ -161,8 +161,12 @@ export const activePackages: Handler = (ctx) => page(ctx, packageRows(ctx, ctx.d
 export const onHoldPackages: Handler = (ctx) =>
   page(ctx, packageRows(ctx, ctx.data.packages.filter((p) => p.is_on_hold)), ctx.query, "optional")
 
-/** `GET /packages/v2/inactive`: the world keeps no finished or emptied packages. */
-export const inactivePackages: Handler = (ctx) => page(ctx, packageRows(ctx, []), ctx.query, "optional")
+/**
+ * `GET /packages/v2/inactive`: the packages that left the facility (received by another), as they
+ * were then; the world keeps no finished or emptied packages.
+ */
+export const inactivePackages: Handler = (ctx) =>
+  page(ctx, packageRows(ctx, ctx.data.departedPackages), ctx.query, "optional")
 
 /** `GET /packages/v2/{id}/source/harvests`. */
 export const packageSourceHarvests: Handler = (ctx) => {
