@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type { HttpApiError, HttpServer } from "@effect/platform"
+import type { Etag, FileSystem, HttpApiError, HttpPlatform, HttpServer, Path } from "@effect/platform"
 import {
   HttpApiBuilder,
   HttpApp,
@@ -16,6 +16,7 @@ import {
 } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import type { Jobs, Polls } from "@tracebridge/sync"
+import type { DefaultServices } from "effect"
 import { Duration, Effect, Exit, FiberRef, Layer, Option, Redacted } from "effect"
 import { Api } from "./Api.js"
 import * as ConnectPages from "./connect/Pages.js"
@@ -376,6 +377,27 @@ export const makeApiLive = (options: Options = {}) =>
 export const ApiLive = makeApiLive()
 
 /**
+ * What the served layer may still need: the stores, the encryption key and a server (with the
+ * platform, ETag generator, file system and paths the Node server layer gives), and the services Effect's runtime
+ * gives every program.
+ */
+type Needs =
+  | Persistence
+  | Crypto
+  | HttpServer.HttpServer
+  | HttpPlatform.HttpPlatform
+  | Etag.Generator
+  | FileSystem.FileSystem
+  | Path.Path
+  | DefaultServices.DefaultServices
+
+/**
+ * The layer as built, checked at compile time to need nothing outside {@link Needs}: a service a
+ * handler uses and no layer provides is a type error here, not a failure at the first request.
+ */
+const provided = <L extends Layer.Layer<never, unknown, Needs>>(layer: L): L => layer
+
+/**
  * Everything served, without a server: handlers, OpenAPI and docs, and the services (tests drive
  * the webhook dispatcher and poller through them).
  *
@@ -383,16 +405,18 @@ export const ApiLive = makeApiLive()
  * @category layers
  */
 export const makeHttpLive = (options: Options = {}) =>
-  Layer.unwrapEffect(Effect.map(
-    options.accessLogEvery === undefined ? Effect.orDie(RequestLog.every) : Effect.succeed(options.accessLogEvery),
-    (every) => HttpApiBuilder.serve(RequestLog.make(every))
-  )).pipe(
-    // No span per request: nothing exports traces, and building one costs up to half a fast request.
-    HttpMiddleware.withTracerDisabledWhen(() => options.tracing !== true),
-    Layer.provide(DocsRoute.layer),
-    Layer.provide(ConnectPages.layer),
-    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v1/openapi.json" })),
-    Layer.provideMerge(makeApiLive(options))
+  provided(
+    Layer.unwrapEffect(Effect.map(
+      options.accessLogEvery === undefined ? Effect.orDie(RequestLog.every) : Effect.succeed(options.accessLogEvery),
+      (every) => HttpApiBuilder.serve(RequestLog.make(every))
+    )).pipe(
+      // No span per request: nothing exports traces, and building one costs up to half a fast request.
+      HttpMiddleware.withTracerDisabledWhen(() => options.tracing !== true),
+      Layer.provide(DocsRoute.layer),
+      Layer.provide(ConnectPages.layer),
+      Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v1/openapi.json" })),
+      Layer.provideMerge(makeApiLive(options))
+    )
   ) as Layer.Layer<
     | WebhookDispatcher.WebhookDispatcher
     | WebhookPoller.WebhookPoller

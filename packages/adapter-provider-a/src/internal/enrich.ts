@@ -16,8 +16,8 @@ export const untested = new Set(["NotSubmitted", "NotRequired"])
 
 /**
  * What a Metrc package needs from other calls to become a core package: its lab results (one
- * results call per tested package) and its source harvests (one call per package that has any,
- * cached for the driver's life: they never change).
+ * results call per tested package) and its source harvests (one call per package that names
+ * some, cached for the driver's life: they never change).
  */
 export const makeEnricher = (reader: Reader) => {
   const { ctxOf, getOne, license, paged } = reader

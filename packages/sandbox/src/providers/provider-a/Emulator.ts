@@ -172,7 +172,7 @@ export const handle = async (
     case "rate_limited":
       return written(sandbox, rateLimited(Faults.retryAfterOf(fault)))
     case "expired_login":
-      // Metrc answers a revoked or expired user key as any refused login.
+      // Metrc answers a revoked or expired user key like every refused login.
       return unauthorized()
     default:
       return Faults.delayed(
