@@ -179,6 +179,42 @@ describe("managed sync (production, provider_a emulator)", () => {
           const reread = yield* call("GET", `${base}/packages/${target.id}`, { token: access })
           assert.isTrue(reread.body.data.is_on_hold, "the store answers the read with the change")
 
+          // a package received by another facility leaves the shipper's active list for Metrc's
+          // inactive one: the poll removes it from the shipper's store, and reads no longer show it
+          const apply = (name: string, params: Record<string, unknown>) => {
+            const applied = running.sandbox.apply(running.sandbox.world("provider_a", "CO", "user_good"), {
+              _tag: "Scenario",
+              input: { name, params, connection_id: connectionId, at: Date.now() }
+            })
+            if (Either.isLeft(applied)) assert.fail(`${name}: ${JSON.stringify(applied.left)}`)
+            return applied.right
+          }
+          const shipment = (apply("transfer_arrived", {}).event as any).data.transfer
+          const facilities = (yield* call("GET", `/v1/connections/${connectionId}/facilities?per_page=100`, {
+            token: access
+          })).body.data as Array<any>
+          const shipper = facilities.find((x) => x.license_number === shipment.shipper_facility)
+          assert.isDefined(shipper, "the transfer ships from a facility of the connection")
+          const moved = (shipment.packages as Array<any>).map((line) => line.package_id as string)
+          const shipperBase = `/v1/connections/${connectionId}/facilities/${shipper.id}`
+          const { cursor: beforeMove } = yield* drainAll(access, shipperBase)
+          const stocked = yield* call("GET", `${shipperBase}/packages?per_page=100`, { token: access })
+          for (const id of moved) assert.include(stocked.body.data.map((p: any) => p.id), id)
+          apply("transfer_completed", { transfer_id: shipment.id, outcome: "received" })
+          yield* pause(1_100) // Metrc's markers are whole seconds
+          yield* polls.pollNow(connectionId, shipper.id)
+          const gone = (yield* drainAll(access, shipperBase, beforeMove)).changes.filter((c) =>
+            moved.includes(c.object_id)
+          )
+          assert.deepStrictEqual(
+            gone.map((c) => [c.object_id, c.action]).sort(),
+            moved.map((id) => [id, "removed"]).sort(),
+            "each moved package removed once"
+          )
+          const restocked = yield* call("GET", `${shipperBase}/packages?per_page=100`, { token: access })
+          assert.isDefined(restocked.body.meta.sync, "answered from the store")
+          for (const id of moved) assert.notInclude(restocked.body.data.map((p: any) => p.id), id)
+
           // a refused login: error, and connection.login_required queued
           running.sandbox.world("provider_a", "CO", "user_good").loginRequired = true
           yield* (yield* Polls.Polls).pollNow(connectionId, f.facility_id)
