@@ -62,7 +62,7 @@ const listAll = (token: string, base: string, list: string) =>
   })
 
 for (const provider of ["provider_a", "provider_b"] as const) {
-  describe(`managed sync (${provider} sandbox)`, () => {
+  describe.sequential(`managed sync (${provider} sandbox)`, () => {
     it.live(
       "the feed holds exactly what the facility's lists hold, then a write shows up once",
       () =>

@@ -114,6 +114,15 @@ const READ_AHEAD = 3
 /** How many times a window is read again from its first page when its total moved under it. */
 const MAX_WINDOW_RESTARTS = 3
 
+/**
+ * How often a backfill walking empty windows writes its cursor. An empty page stores nothing, so
+ * its cursor may wait: after a restart, the empty windows since the last write are read again
+ * (and store nothing again). Most of a Metrc history is empty windows, and a transaction each
+ * cost a sandbox backfill most of its time; the write every few seconds keeps the backfill from
+ * looking stalled to the other nodes (`takeoverMs`).
+ */
+const EMPTY_CURSOR_EVERY_MS = 5_000
+
 type Outcome = "done" | "unavailable"
 
 /** What a failed read means for the sync. */
@@ -227,6 +236,7 @@ export const backfillResource = (
     let nextWindow = first + 1
     const totals = new Map<number, number>()
     const restarts = new Map<number, number>()
+    let cursorWritten = now
     const fill = Effect.gen(function*() {
       while (queue.length < READ_AHEAD && nextWindow < plan.length) queue.push({ i: nextWindow++, page: 1 })
       for (const task of queue.slice(0, READ_AHEAD)) {
@@ -268,6 +278,8 @@ export const backfillResource = (
         const more = page * settings.pageSize < pagination.total
         const last = !more && i === plan.length - 1
         const stamp = yield* Clock.currentTimeMillis
+        if (items.length === 0 && !last && stamp - cursorWritten < EMPTY_CURSOR_EVERY_MS) continue
+        cursorWritten = stamp
         changes += yield* store.apply({
           connection_id: connectionId,
           facility_id: fid,

@@ -22,11 +22,14 @@ const HISTORY_TTL_MS = 10 * 60_000
 
 /**
  * The lists Metrc documents no lastModified window for (research: the windowed lists are the
- * packages, plants, harvests, items, locations, strains, incoming and outgoing transfers, sales
- * receipts and deliveries): read whole, once, however far back a read goes.
+ * packages, plants, harvests, active items, locations and strains, incoming and outgoing
+ * transfers, sales receipts and deliveries): read whole, once, however far back a read goes.
  */
 export const unwindowed: ReadonlySet<string> = new Set([
   "/patients/v2/active",
+  "/items/v2/inactive",
+  "/strains/v2/inactive",
+  "/locations/v2/inactive",
   "/transfers/v2/rejected",
   "/transfers/v2/templates/outgoing"
 ])

@@ -104,10 +104,13 @@ const reads: ReadonlyArray<Route.Route<Read.Handler>> = [
   Route.get("/sales/v2/deliveries/active", Read.activeDeliveries),
   Route.get("/sales/v2/deliveries/{id:int}", Read.deliveryById),
   Route.get("/items/v2/active", Read.items.active),
+  Route.get("/items/v2/inactive", Read.inactiveCatalogue),
   Route.get("/items/v2/{id:int}", Read.items.byId),
   Route.get("/strains/v2/active", Read.strains.active),
+  Route.get("/strains/v2/inactive", Read.inactiveCatalogue),
   Route.get("/strains/v2/{id:int}", Read.strains.byId),
   Route.get("/locations/v2/active", Read.locations.active),
+  Route.get("/locations/v2/inactive", Read.inactiveCatalogue),
   Route.get("/locations/v2/{id:int}", Read.locations.byId),
   Route.get("/patients/v2/active", Read.patients.active),
   Route.get("/patients/v2/{id:int}", Read.patients.byId)

@@ -139,6 +139,9 @@ const page = (
 /** `GET /facilities/v2/`: every facility of the login, a bare array. */
 export const facilities: OpenHandler = ({ world }) => json(world.facilities.map(Serialize.facility))
 
+/** `GET /items|strains|locations/v2/inactive` (no lastModified window): the world deletes no catalogue entries. */
+export const inactiveCatalogue: Handler = (ctx) => page(ctx, written("inactive", []), ctx.query)
+
 /** `GET /unitsofmeasure/v2/active`: a bare array. */
 export const unitsOfMeasure: OpenHandler = () => json(Serialize.UNITS)
 

@@ -2,7 +2,8 @@
  * `ProviderPort.departures` for provider_a, against its one fake: a package received by another
  * facility leaves the shipper's `/packages/v2/inactive`-listed records, and the port reports its
  * id within the window it left in (and not in a window before); a harvested plant departs through
- * `/plants/v2/inactive`; lists without departures answer none.
+ * `/plants/v2/inactive`, a deleted item through `/items/v2/inactive` (read whole); lists without
+ * departures answer none.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -45,8 +46,8 @@ describe("ProviderA departures", () => {
         assert.deepStrictEqual(before.items, [], "not in a window that ends before it left")
         const active = yield* port.listAll("packages", a.session(), shipper.facility.id, {})
         for (const id of moved) assert.notInclude(active.map((p) => p.id), id, "and no longer active there")
-        const items = yield* port.departures("items", a.session(), shipper.facility.id, { to: iso(A.NOW) }, page)
-        assert.deepStrictEqual([items.items, items.pagination.total], [[], 0], "a list without departures")
+        const patients = yield* port.departures("patients", a.session(), shipper.facility.id, { to: iso(A.NOW) }, page)
+        assert.deepStrictEqual([patients.items, patients.pagination.total], [[], 0], "a list without departures")
       })
     )
   })
@@ -69,6 +70,30 @@ describe("ProviderA departures", () => {
         assert.deepStrictEqual([...left.items], [plant.id])
         const listed = yield* port.listAll("plants", a.session(), cultivator.facility.id, {})
         assert.notInclude(listed.map((p) => p.id), plant.id)
+      })
+    )
+  })
+
+  it.effect("reads an item deleted in Metrc (its /items/v2/inactive, read whole: no window) as departed", () => {
+    const a = A.make()
+    const cultivator = a.facility("cultivation")
+    const item = cultivator.items[0]!
+    // the world deletes no item: Metrc's answer lists one
+    a.edit(
+      /\/items\/v2\/inactive$/,
+      (answer) => A.withRows(answer, [{ Id: Number(item.provider_item_id), Name: item.name }])
+    )
+    return A.withPort((port) =>
+      Effect.gen(function*() {
+        const range = { from: iso(A.NOW - A.HOUR), to: iso(A.NOW) }
+        const left = yield* port.departures("items", a.session(), cultivator.facility.id, range, {
+          page: 1,
+          per_page: 100
+        })
+        assert.deepStrictEqual([...left.items], [item.id])
+        const reads = a.queries("/items/v2/inactive")
+        assert.lengthOf(reads, 1, "one request")
+        assert.isNull(reads[0]!.get("lastModifiedStart"), "with no window")
       })
     )
   })
