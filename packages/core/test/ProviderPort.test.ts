@@ -268,3 +268,35 @@ describe("ProviderPort", () => {
       assert.strictEqual(missing._tag, "ResourceNotFound")
     }))
 })
+
+describe("ProviderPort.departures", () => {
+  it.effect("pages the driver's departures with the range's start, and answers none for a list without them", () =>
+    Effect.gen(function*() {
+      const driver = Memory.make()
+      const asked: Array<string | undefined> = []
+      const left = ["pkg_a", "pkg_b", "pkg_c"]
+      const port = ProviderPort.make({
+        ...driver,
+        resources: {
+          ...driver.resources,
+          packages: {
+            ...driver.resources.packages!,
+            departures: (_session, _facility, since, window) =>
+              Effect.sync(() => {
+                asked.push(since)
+                return { items: left.slice(window.offset, window.offset + window.limit), total: left.length }
+              })
+          }
+        }
+      })
+      const range = { from: "2026-03-01T00:00:00.000Z", to: "2026-03-02T00:00:00.000Z" }
+      const second = yield* port.departures("packages", session, facilityId, range, { page: 2, per_page: 2 })
+      assert.deepStrictEqual(second.items, ["pkg_c"])
+      assert.deepStrictEqual(second.pagination, { page: 2, per_page: 2, total: 3, total_pages: 2 })
+      assert.deepStrictEqual(asked, [range.from])
+      const none = yield* port.departures("plants", session, facilityId, range, first)
+      assert.deepStrictEqual([none.items, none.pagination.total], [[], 0])
+      const unknown = yield* fail(port.departures("packages", session, "fac_bogus", range, first))
+      assert.strictEqual(unknown._tag, "ResourceNotFound")
+    }))
+})
