@@ -1,5 +1,6 @@
 import type { Page } from "@tracebridge/core"
-import { Clock, Effect } from "effect"
+import { ProviderName } from "@tracebridge/core"
+import { Clock, Effect, Schema } from "effect"
 import * as RequestId from "../RequestId.js"
 
 /** The ISO text of the last instant asked for: requests served in the same millisecond share it. */
@@ -12,6 +13,8 @@ const isoOf = (millis: number): string => {
   }
   return lastIso
 }
+
+const isUsState = Schema.is(ProviderName.UsState)
 
 /** `meta` of a response. */
 export interface Context {
@@ -29,8 +32,9 @@ export const meta = (context: Context = {}) =>
     return {
       request_id,
       timestamp: isoOf(now),
-      ...(context.provider === undefined ? {} : { provider: context.provider as never }),
-      ...(context.state === undefined ? {} : { state: context.state as never }),
+      ...(context.provider === undefined ? {} : { provider: context.provider }),
+      // a stored connection's state was checked when it was linked
+      ...(context.state === undefined || !isUsState(context.state) ? {} : { state: context.state }),
       ...(context.sync === undefined ? {} : { sync: context.sync })
     }
   })
