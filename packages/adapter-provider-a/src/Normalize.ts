@@ -11,20 +11,6 @@
  *
  * @since 0.1.0
  */
-import type {
-  Facility,
-  Harvest,
-  Item,
-  LabResult,
-  Location,
-  Package,
-  Patient,
-  Plant,
-  Sale,
-  SalesDelivery,
-  Strain,
-  Transfer
-} from "@tracebridge/core"
 import * as Core from "@tracebridge/core"
 import type { Effect } from "effect"
 import { Either, Schema } from "effect"
@@ -148,34 +134,35 @@ const pipelines = {
 
 type Invalid = Core.ProviderError.ProviderInvalidResponse
 
+/** A pipeline that throws its `ProviderInvalidResponse`. */
+const syncOf = <C, A>(run: (raw: unknown, ctx: C) => Either.Either<A, Invalid>) => (raw: unknown, ctx: C): A =>
+  Either.getOrThrowWith(run(raw, ctx), (e) => e)
+
+/** A pipeline as an Effect that fails with its `ProviderInvalidResponse`. */
+const effectOf =
+  <C, A>(run: (raw: unknown, ctx: C) => Either.Either<A, Invalid>) =>
+  (raw: unknown, ctx: C): Effect.Effect<A, Invalid> => run(raw, ctx)
+
 /**
  * The synchronous form: returns the core object or throws `ProviderInvalidResponse`.
  *
  * @since 0.1.0
  * @category normalizing
  */
-export const normalizeSync: {
-  readonly facility: (
-    raw: unknown,
-    ctx: { readonly state: string; readonly today?: string } & CheckOption
-  ) => Facility.Facility
-  readonly package: (raw: unknown, ctx: Context) => Package.Package
-  readonly plant: (raw: unknown, ctx: Context) => Plant.Plant
-  readonly harvest: (raw: unknown, ctx: Context) => Harvest.Harvest
-  readonly labResults: (rows: unknown, ctx: Context) => ReadonlyArray<LabResult.LabResult>
-  readonly transfer: (raw: unknown, ctx: TransferContext) => Transfer.Transfer
-  readonly sale: (raw: unknown, ctx: Context) => Sale.Sale
-  readonly salesDelivery: (raw: unknown, ctx: Context) => SalesDelivery.SalesDelivery
-  readonly item: (raw: unknown, ctx: Context) => Item.Item
-  readonly strain: (raw: unknown, ctx: Context) => Strain.Strain
-  readonly location: (raw: unknown, ctx: Context) => Location.Location
-  readonly patient: (raw: unknown, ctx: Context) => Patient.Patient
-} = Object.fromEntries(
-  Object.entries(pipelines).map(([key, run]) => [
-    key,
-    (raw: unknown, ctx: any) => Either.getOrThrowWith((run as any)(raw, ctx), (e) => e)
-  ])
-) as any
+export const normalizeSync = {
+  facility: syncOf(pipelines.facility),
+  package: syncOf(pipelines.package),
+  plant: syncOf(pipelines.plant),
+  harvest: syncOf(pipelines.harvest),
+  labResults: syncOf(pipelines.labResults),
+  transfer: syncOf(pipelines.transfer),
+  sale: syncOf(pipelines.sale),
+  salesDelivery: syncOf(pipelines.salesDelivery),
+  item: syncOf(pipelines.item),
+  strain: syncOf(pipelines.strain),
+  location: syncOf(pipelines.location),
+  patient: syncOf(pipelines.patient)
+}
 
 /**
  * The Effect form: succeeds with the core object or fails with `ProviderInvalidResponse`.
@@ -183,10 +170,17 @@ export const normalizeSync: {
  * @since 0.1.0
  * @category normalizing
  */
-export const normalize: {
-  readonly [K in keyof typeof normalizeSync]: (
-    ...args: Parameters<(typeof normalizeSync)[K]>
-  ) => Effect.Effect<ReturnType<(typeof normalizeSync)[K]>, Invalid>
-} = Object.fromEntries(
-  Object.entries(pipelines).map(([key, run]) => [key, (raw: unknown, ctx: any) => (run as any)(raw, ctx)])
-) as any
+export const normalize = {
+  facility: effectOf(pipelines.facility),
+  package: effectOf(pipelines.package),
+  plant: effectOf(pipelines.plant),
+  harvest: effectOf(pipelines.harvest),
+  labResults: effectOf(pipelines.labResults),
+  transfer: effectOf(pipelines.transfer),
+  sale: effectOf(pipelines.sale),
+  salesDelivery: effectOf(pipelines.salesDelivery),
+  item: effectOf(pipelines.item),
+  strain: effectOf(pipelines.strain),
+  location: effectOf(pipelines.location),
+  patient: effectOf(pipelines.patient)
+}

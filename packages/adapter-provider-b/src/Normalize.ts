@@ -229,6 +229,16 @@ const run = <K extends Kind>(
   )
 }
 
+/** One kind as an Effect. */
+const effectOf =
+  <K extends Kind>(kind: K) =>
+  (raw: unknown, options: Options): Effect.Effect<Output[K], ProviderError.ProviderInvalidResponse> =>
+    Effect.suspend(() => run(kind, raw, options))
+
+/** One kind, synchronous: the object, or the `ProviderInvalidResponse` thrown. */
+const syncOf = <K extends Kind>(kind: K) => (raw: unknown, options: Options): Output[K] =>
+  Either.getOrThrowWith(run(kind, raw, options), (e) => e)
+
 const facilityIdOk = (options: Options) => Ids.decodeAs("facility", "provider_b", options.facility_id)
 
 /**
@@ -242,11 +252,18 @@ export const normalize: {
     raw: Input[K] | unknown,
     options: Options
   ) => Effect.Effect<Output[K], ProviderError.ProviderInvalidResponse>
-} = Object.fromEntries(
-  (Object.keys(inputs) as Array<Kind>).map((
-    kind
-  ) => [kind, (raw: unknown, options: Options) => Effect.suspend(() => run(kind, raw, options))])
-) as any
+} = {
+  facility: effectOf("facility"),
+  package: effectOf("package"),
+  plant: effectOf("plant"),
+  harvest: effectOf("harvest"),
+  labResult: effectOf("labResult"),
+  transfer: effectOf("transfer"),
+  sale: effectOf("sale"),
+  item: effectOf("item"),
+  strain: effectOf("strain"),
+  location: effectOf("location")
+}
 
 /**
  * Each kind, synchronous: returns the object or throws `ProviderInvalidResponse`.
@@ -254,12 +271,18 @@ export const normalize: {
  * @since 0.1.0
  * @category normalize
  */
-export const normalizeSync: { readonly [K in Kind]: (raw: Input[K] | unknown, options: Options) => Output[K] } = Object
-  .fromEntries(
-    (Object.keys(inputs) as Array<Kind>).map((
-      kind
-    ) => [kind, (raw: unknown, options: Options) => Either.getOrThrowWith(run(kind, raw, options), (e) => e)])
-  ) as any
+export const normalizeSync: { readonly [K in Kind]: (raw: Input[K] | unknown, options: Options) => Output[K] } = {
+  facility: syncOf("facility"),
+  package: syncOf("package"),
+  plant: syncOf("plant"),
+  harvest: syncOf("harvest"),
+  labResult: syncOf("labResult"),
+  transfer: syncOf("transfer"),
+  sale: syncOf("sale"),
+  item: syncOf("item"),
+  strain: syncOf("strain"),
+  location: syncOf("location")
+}
 
 /**
  * Whether a facility id is a provider_b facility id (a guard for embedders).
