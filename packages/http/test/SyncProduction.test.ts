@@ -182,14 +182,16 @@ describe("managed sync (production, provider_a emulator)", () => {
           // a package received by another facility leaves the shipper's active list for Metrc's
           // inactive one: the poll removes it from the shipper's store, and reads no longer show it
           const apply = (name: string, params: Record<string, unknown>) => {
-            const applied = running.sandbox.apply(running.sandbox.world("provider_a", "CO", "user_good"), {
-              _tag: "Scenario",
-              input: { name, params, connection_id: connectionId, at: Date.now() }
-            })
-            if (Either.isLeft(applied)) assert.fail(`${name}: ${JSON.stringify(applied.left)}`)
-            return applied.right
+            const applied = running.sandbox.apply<{ readonly event: any }>(
+              running.sandbox.world("provider_a", "CO", "user_good"),
+              {
+                _tag: "Scenario",
+                input: { name, params, connection_id: connectionId, at: Date.now() }
+              }
+            )
+            return Either.getOrThrowWith(applied, (e) => new Error(`${name}: ${JSON.stringify(e)}`))
           }
-          const shipment = (apply("transfer_arrived", {}).event as any).data.transfer
+          const shipment = apply("transfer_arrived", {}).event.data.transfer
           const facilities = (yield* call("GET", `/v1/connections/${connectionId}/facilities?per_page=100`, {
             token: access
           })).body.data as Array<any>

@@ -4,6 +4,7 @@
  * on its own, a record pushed onto the same list, a list replaced) shows in the next answer.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { Ids } from "@tracebridge/core"
 import { SandboxServer } from "@tracebridge/sandbox"
 import * as A from "./Support.js"
 
@@ -46,7 +47,7 @@ describe("ProviderA emulator lookups", () => {
     assert.strictEqual((await get(`/packages/v2/${model.provider_package_id}`)).status, 200, "the index is built")
     const pushed = {
       ...model,
-      id: `${model.id}-pushed`,
+      id: Ids.make("package", "provider_a", "1A4FF0000000022000099999"),
       tag: "1A4FF0000000022000099999",
       provider_package_id: "987654321"
     }
