@@ -872,6 +872,31 @@ export const persistenceSuite = (
         assert.strictEqual(new Set(feed.map((x) => x.object_id)).size, 40)
       }))
 
+    it.effect("sync store: the same pages written by two runners at once take one sequence each (a taken-over backfill)", () =>
+      Effect.gen(function*() {
+        const store = yield* SyncStore.SyncStore
+        const c = id("sync-twice")
+        yield* store.ensureFacility(c, "fac_1", T0)
+        const page = (n: number) =>
+          store.apply({
+            connection_id: c,
+            facility_id: "fac_1",
+            resource: "packages",
+            generation: 0,
+            objects: Array.from({ length: 5 }, (_, i) => ({ object_id: `p${n}-${i}`, body: `{"id":"p${n}-${i}"}` })),
+            cursor: {},
+            now: T0
+          })
+        // two runners of one backfill store the same six pages, each page at the same moment
+        const counts = yield* Effect.all(
+          Array.from({ length: 12 }, (_, k) => page(k % 6)),
+          { concurrency: 12 }
+        )
+        assert.strictEqual(counts.reduce((a, b) => a + b, 0), 30, "each object stored once")
+        const feed = yield* store.feed(c, "fac_1", 0, 100, [])
+        assert.deepStrictEqual(feed.map((x) => x.seq), Array.from({ length: 30 }, (_, i) => i + 1), "no sequence lost")
+      }))
+
     it.effect("sync store: nodes claiming due polls at once get different facilities, each once", () =>
       Effect.gen(function*() {
         const store = yield* SyncStore.SyncStore

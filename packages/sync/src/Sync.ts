@@ -118,8 +118,8 @@ const MAX_WINDOW_RESTARTS = 3
  * How often a backfill walking empty windows writes its cursor. An empty page stores nothing, so
  * its cursor may wait: after a restart, the empty windows since the last write are read again
  * (and store nothing again). Most of a Metrc history is empty windows, and a transaction each
- * cost a sandbox backfill most of its time; the write every few seconds keeps the backfill from
- * looking stalled to the other nodes (`takeoverMs`).
+ * cost a sandbox backfill most of its time; the write every few seconds (at most a quarter of
+ * `takeoverMs`) keeps the backfill from looking stalled to the other nodes.
  */
 const EMPTY_CURSOR_EVERY_MS = 5_000
 
@@ -237,6 +237,8 @@ export const backfillResource = (
     const totals = new Map<number, number>()
     const restarts = new Map<number, number>()
     let cursorWritten = now
+    // well inside the takeover time, so that a backfill walking empty windows never looks stalled
+    const emptyCursorEvery = Math.min(EMPTY_CURSOR_EVERY_MS, settings.takeoverMs / 4)
     const fill = Effect.gen(function*() {
       while (queue.length < READ_AHEAD && nextWindow < plan.length) queue.push({ i: nextWindow++, page: 1 })
       for (const task of queue.slice(0, READ_AHEAD)) {
@@ -278,7 +280,7 @@ export const backfillResource = (
         const more = page * settings.pageSize < pagination.total
         const last = !more && i === plan.length - 1
         const stamp = yield* Clock.currentTimeMillis
-        if (items.length === 0 && !last && stamp - cursorWritten < EMPTY_CURSOR_EVERY_MS) continue
+        if (items.length === 0 && !last && stamp - cursorWritten < emptyCursorEvery) continue
         cursorWritten = stamp
         changes += yield* store.apply({
           connection_id: connectionId,

@@ -390,6 +390,11 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
   const apply: Service["apply"] = (input) =>
     sql.withTransaction(Effect.gen(function*() {
       const { connection_id: c, facility_id: f, generation: g, now, resource: r } = input
+      // The facility's row lock first, before reading what is stored: two runners of one backfill
+      // (a takeover of one that was only slow) storing the same page then see each other's rows,
+      // and an object already stored takes no second sequence number.
+      yield* orDie(sql`UPDATE sync_facilities SET heartbeat_at = ${bigint(now)}
+        WHERE connection_id = ${c} AND facility_id = ${f}`)
       const byId = new Map<string, { readonly body: string; readonly hash: string }>()
       for (const o of input.objects) byId.set(o.object_id, { body: o.body, hash: hashOf(o.body) })
       const ids = [...byId.keys()]
