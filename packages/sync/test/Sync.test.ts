@@ -3,16 +3,12 @@
  * and reports `loginRequired`; other upstream failures are recorded, reported as `degraded` once
  * after 15 minutes without a success, and a success (a poll) clears them.
  */
-import { LibsqlClient } from "@effect/sql-libsql"
 import { assert, describe, it } from "@effect/vitest"
 import { ProviderError } from "@tracebridge/core"
 import { Effect, Layer, Option, TestClock } from "effect"
-import * as os from "node:os"
-import * as path from "node:path"
 import * as Sync from "../src/Sync.js"
 import * as SyncStore from "../src/SyncStore.js"
-
-let files = 0
+import * as TempStore from "./support/TempStore.js"
 
 const setup = () => {
   const calls: Array<string> = []
@@ -23,12 +19,7 @@ const setup = () => {
     degraded: (c, f) => Effect.sync(() => void calls.push(`degraded ${c} ${f}`)),
     backfilled: (c) => Effect.sync(() => void calls.push(`backfilled ${c}`))
   })
-  const store = Layer.effect(SyncStore.SyncStore, Effect.zipRight(SyncStore.migration, SyncStore.make)).pipe(
-    Layer.provide(LibsqlClient.layer({
-      url: `file:${path.join(os.tmpdir(), `tracebridge-sync-unit-${process.pid}-${++files}.db`)}`
-    })),
-    Layer.orDie
-  )
+  const store = TempStore.layer()
   return { calls, layer: Layer.mergeAll(host, store, Layer.succeed(Sync.SyncSettings, Sync.defaults)) }
 }
 

@@ -1,20 +1,15 @@
 /**
- * The synced store on SQLite (libsql, in memory): a page is stored once, an unchanged object adds
+ * The synced store on SQLite (libsql, a temporary file): a page is stored once, an unchanged object adds
  * no change, sequences only grow, a sweep removes what a new generation did not see, and the feed
  * never skips or repeats a change while writers run beside a reader (a property test).
  */
-import { LibsqlClient } from "@effect/sql-libsql"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import * as fc from "fast-check"
 import * as SyncStore from "../src/SyncStore.js"
+import * as TempStore from "./support/TempStore.js"
 
-let files = 0
-const StoreLive = () =>
-  Layer.effect(SyncStore.SyncStore, Effect.zipRight(SyncStore.migration, SyncStore.make)).pipe(
-    Layer.provide(LibsqlClient.layer({ url: `file:/tmp/tracebridge-sync-test-${process.pid}-${++files}.db` })),
-    Layer.orDie
-  )
+const StoreLive = TempStore.layer
 
 const obj = (id: string, v: number) => ({ object_id: id, body: JSON.stringify({ id, v }) })
 
