@@ -849,21 +849,24 @@ export const persistenceSuite = (
         assert.strictEqual(yield* buckets.reserve(key, rate, t), 0, "dropped: a missing bucket is full")
       }))
 
+    /** Page `n` of five packages of facility `fac_1` of connection `c`. */
+    const syncPage = (store: SyncStore.Service, c: string, n: number) =>
+      store.apply({
+        connection_id: c,
+        facility_id: "fac_1",
+        resource: "packages",
+        generation: 0,
+        objects: Array.from({ length: 5 }, (_, i) => ({ object_id: `p${n}-${i}`, body: `{"id":"p${n}-${i}"}` })),
+        cursor: {},
+        now: T0
+      })
+
     it.effect("sync store: writers in parallel get ordered, unique sequences; a repeat adds no change", () =>
       Effect.gen(function*() {
         const store = yield* SyncStore.SyncStore
         const c = id("sync-conn")
         yield* store.ensureFacility(c, "fac_1", T0)
-        const page = (n: number) =>
-          store.apply({
-            connection_id: c,
-            facility_id: "fac_1",
-            resource: "packages",
-            generation: 0,
-            objects: Array.from({ length: 5 }, (_, i) => ({ object_id: `p${n}-${i}`, body: `{"id":"p${n}-${i}"}` })),
-            cursor: {},
-            now: T0
-          })
+        const page = (n: number) => syncPage(store, c, n)
         const counts = yield* Effect.all(Array.from({ length: 8 }, (_, n) => page(n)), { concurrency: 8 })
         assert.deepStrictEqual(counts, Array.from({ length: 8 }, () => 5))
         assert.strictEqual(yield* page(3), 0, "the same page again adds nothing")
@@ -877,16 +880,7 @@ export const persistenceSuite = (
         const store = yield* SyncStore.SyncStore
         const c = id("sync-twice")
         yield* store.ensureFacility(c, "fac_1", T0)
-        const page = (n: number) =>
-          store.apply({
-            connection_id: c,
-            facility_id: "fac_1",
-            resource: "packages",
-            generation: 0,
-            objects: Array.from({ length: 5 }, (_, i) => ({ object_id: `p${n}-${i}`, body: `{"id":"p${n}-${i}"}` })),
-            cursor: {},
-            now: T0
-          })
+        const page = (n: number) => syncPage(store, c, n)
         // two runners of one backfill store the same six pages, each page at the same moment
         const counts = yield* Effect.all(
           Array.from({ length: 12 }, (_, k) => page(k % 6)),

@@ -1,7 +1,8 @@
 import type { ProviderPort } from "@tracebridge/core"
-import { Ids } from "@tracebridge/core"
-import { Effect, Schema } from "effect"
-import { PROVIDER } from "../mappers/context.js"
+import type { Ids } from "@tracebridge/core"
+import type { Schema } from "effect"
+import { Effect } from "effect"
+import { byId, departuresOf } from "../departures.js"
 import type { MapContext } from "../mappers/context.js"
 import { toItem, toLocation, toPatient, toStrain } from "../mappers/toCatalog.js"
 import { readAcross } from "../paging.js"
@@ -9,16 +10,13 @@ import type { Reader } from "../reader.js"
 import { mapRows, PAGE } from "../reader.js"
 import { ItemV2, LocationV2, PatientV2, StrainV2 } from "../wire/Catalog.js"
 
-/** What a departure needs of an inactive catalogue row: its id. */
-const Departed = Schema.Struct({ Id: Schema.Finite })
-
 /**
  * A catalogue list (`/{area}/v2/active`, in windows for `updated_since`) and its by-id read; with
  * `departs`, its departures: `/{area}/v2/inactive` (deleted entries; Metrc documents no window
  * for it, so it is read whole by the window that reaches now).
  */
 const simple = <W, I, A>(
-  { byId, ctxOf, windowed }: Reader,
+  reader: Reader,
   area: string,
   wire: Schema.Schema<W, I>,
   kind: Ids.Kind,
@@ -27,6 +25,7 @@ const simple = <W, I, A>(
 ): ProviderPort.ResourceDriver<A, { readonly updated_since?: string | undefined }> => ({
   list: (session, facility, q, window) =>
     Effect.gen(function*() {
+      const { ctxOf, windowed } = reader
       const sources = yield* windowed(
         session,
         facility,
@@ -40,24 +39,8 @@ const simple = <W, I, A>(
       const items = yield* mapRows(session, `${area}.list`, slice.items, (w: W) => toCore(w, ctx))
       return { items, total: slice.total }
     }),
-  get: byId(`/${area}/v2`, wire, kind, `${area}.get`, toCore),
-  ...(departs
-    ? {
-      departures: (session, facility, since, window) =>
-        Effect.gen(function*() {
-          const sources = yield* windowed(
-            session,
-            facility,
-            [`/${area}/v2/inactive`],
-            Departed,
-            `${area}.departures`,
-            since
-          )
-          const slice = yield* readAcross(sources, window, PAGE)
-          return { items: slice.items.map((w) => Ids.make(kind, PROVIDER, String(w.Id))), total: slice.total }
-        })
-    }
-    : {})
+  get: reader.byId(`/${area}/v2`, wire, kind, `${area}.get`, toCore),
+  ...(departs ? { departures: departuresOf(reader, `/${area}/v2/inactive`, kind, byId) } : {})
 })
 
 /** Items. */

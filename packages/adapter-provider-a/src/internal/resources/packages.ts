@@ -1,6 +1,7 @@
 import type { Page, ProviderPort, Query } from "@tracebridge/core"
 import { Ids } from "@tracebridge/core"
 import { Effect, Option } from "effect"
+import { byLabel, departuresOf } from "../departures.js"
 import type { Enricher } from "../enrich.js"
 import { labState, PROVIDER } from "../mappers/context.js"
 import { readAcross, readAll } from "../paging.js"
@@ -21,11 +22,12 @@ const matchesPackageWire = (q: Query.Packages) => (p: PackageV2) =>
  * the facility, read in the same lastModified windows (labels only, no enrichment).
  */
 export const packages = (
-  { windowed }: Reader,
+  reader: Reader,
   { enrichPackage, packageByLabel }: Enricher
 ): ProviderPort.ResourceDriver<any, Query.Packages> => ({
   list: (session, facility, q, window) =>
     Effect.gen(function*() {
+      const { windowed } = reader
       let slice: Page.Slice<PackageV2>
       if (q.tag !== undefined) {
         const one = yield* packageByLabel(session, facility, q.tag, q.tag).pipe(
@@ -59,19 +61,7 @@ export const packages = (
       )
       return { items: items.flat(), total: slice.total }
     }),
-  departures: (session, facility, since, window) =>
-    Effect.gen(function*() {
-      const sources = yield* windowed(
-        session,
-        facility,
-        ["/packages/v2/inactive"],
-        PackageWire,
-        "packages.departures",
-        since
-      )
-      const slice = yield* readAcross(sources, window, PAGE)
-      return { items: slice.items.map((w) => Ids.make("package", PROVIDER, w.Label)), total: slice.total }
-    }),
+  departures: departuresOf(reader, "/packages/v2/inactive", "package", byLabel),
   get: (session, facility, label) =>
     Effect.flatMap(
       packageByLabel(session, facility, label, Ids.make("package", PROVIDER, label)),

@@ -1,6 +1,7 @@
 import type { ProviderPort, Query } from "@tracebridge/core"
 import { Ids } from "@tracebridge/core"
 import { Effect } from "effect"
+import { byLabel, departuresOf } from "../departures.js"
 import { PROVIDER } from "../mappers/context.js"
 import { toPlant } from "../mappers/toPlant.js"
 import { readAcross } from "../paging.js"
@@ -22,9 +23,10 @@ const plantPaths = (phase: Query.Plants["growth_phase"]): ReadonlyArray<string> 
  * Plants: the vegetative and flowering lists (by growth phase), by label. Departures:
  * `/plants/v2/inactive`, where Metrc moves a harvested or destroyed plant (labels only).
  */
-export const plants = ({ ctxOf, getOne, windowed }: Reader): ProviderPort.ResourceDriver<any, Query.Plants> => ({
+export const plants = (reader: Reader): ProviderPort.ResourceDriver<any, Query.Plants> => ({
   list: (session, facility, q, window) =>
     Effect.gen(function*() {
+      const { ctxOf, windowed } = reader
       const sources = yield* windowed(
         session,
         facility,
@@ -38,18 +40,13 @@ export const plants = ({ ctxOf, getOne, windowed }: Reader): ProviderPort.Resour
       const items = yield* mapRows(session, "plants.list", slice.items, (w: PlantV2) => toPlant(w, ctx))
       return { items, total: slice.total }
     }),
-  departures: (session, facility, since, window) =>
-    Effect.gen(function*() {
-      const sources = yield* windowed(session, facility, ["/plants/v2/inactive"], PlantWire, "plants.departures", since)
-      const slice = yield* readAcross(sources, window, PAGE)
-      return { items: slice.items.map((w) => Ids.make("plant", PROVIDER, w.Label)), total: slice.total }
-    }),
+  departures: departuresOf(reader, "/plants/v2/inactive", "plant", byLabel),
   get: (session, facility, label) =>
     Effect.flatMap(
-      getOne(session, facility, `/plants/v2/${encodeURIComponent(label)}`, PlantWire, "plants.get", {
+      reader.getOne(session, facility, `/plants/v2/${encodeURIComponent(label)}`, PlantWire, "plants.get", {
         resource: "plant",
         id: Ids.make("plant", PROVIDER, label)
       }),
-      map("plants.get", (w: PlantV2) => toPlant(w, ctxOf(session, facility)))
+      map("plants.get", (w: PlantV2) => toPlant(w, reader.ctxOf(session, facility)))
     )
 })
