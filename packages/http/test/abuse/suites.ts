@@ -1,0 +1,10 @@
+/**
+ * Every suite of the abuse run (issue #28), each registered once per backend by `Abuse.test.ts`
+ * (SQLite) and `Abuse.pg.test.ts` (Postgres). Add a suite's module here.
+ */
+import type { Suite } from "./Harness.js"
+import { suite as harness } from "./HarnessSuite.js"
+
+export const suites: ReadonlyArray<readonly [string, Suite]> = [
+  ["harness", harness]
+]
