@@ -44,7 +44,8 @@ export const HttpSyncLive = HttpApiBuilder.group(Api, "sync", (handlers) =>
         const types = yield* typesOf(urlParams.types)
         const limit = urlParams.limit ?? 100
         // only a facility the connection has (issue #28): any other is 404, and gets no sync row
-        yield* ownFacility(connection, path.facility_id)
+        let state = yield* store.facility(connection.id, path.facility_id)
+        yield* ownFacility(connection, path.facility_id, state)
         const binding = {
           organisation_id: connection.organisation_id,
           connection_id: connection.id,
@@ -58,7 +59,6 @@ export const HttpSyncLive = HttpApiBuilder.group(Api, "sync", (handlers) =>
           if (Either.isLeft(position)) return yield* invalid(position.left, "cursor")
           after = position.right.seq
         }
-        let state = yield* store.facility(connection.id, path.facility_id)
         if (Option.isNone(state)) {
           // a facility the sync has not met (a connection linked before it existed): start it now
           yield* (yield* Jobs.Jobs).start(connection.id, [path.facility_id])

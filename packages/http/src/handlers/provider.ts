@@ -97,14 +97,19 @@ export const refused = (connection: Connection, error: ProviderError.ProviderErr
  * facility from the provider) is known without asking again. Every facility-level path runs it
  * first, `/changes` included.
  */
-export const ownFacility = (connection: Connection, facilityId: string) =>
+export const ownFacility = (
+  connection: Connection,
+  facilityId: string,
+  /** The facility's sync row, when the caller has read it already. */
+  known?: Option.Option<SyncStore.FacilityState>
+) =>
   Effect.gen(function*() {
     const notFound = Errors.fail("not_found_error", "resource_not_found", `No facility with id ${facilityId}`)
     if (
       !ProviderName.isProviderName(connection.provider) ||
       Option.isNone(Ids.decodeAs("facility", connection.provider, facilityId))
     ) return yield* notFound
-    const synced = yield* (yield* SyncStore.SyncStore).facility(connection.id, facilityId)
+    const synced = known ?? (yield* (yield* SyncStore.SyncStore).facility(connection.id, facilityId))
     if (Option.isSome(synced) && synced.value.status === "live" && synced.value.backfilled_through !== null) return
     const providers = yield* Providers
     const ids = yield* Effect.either(providers.facilityIds(connection))
