@@ -1,11 +1,12 @@
 /**
  * Secrets at rest: hashing and constant-time matching, and the encryption keyring from
- * configuration (the current key encrypts, previous keys decrypt, key ids are stable).
+ * configuration (the current key encrypts, previous keys decrypt, key ids are stable), and the
+ * keys derived from it (HKDF-SHA256, one label per use: the feed cursor's signing key, issue #28).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Crypto from "@tracebridge/http/services/Crypto"
 import { ConfigProvider, Effect, Exit } from "effect"
-import { createHash, randomBytes } from "node:crypto"
+import { createHash, hkdfSync, randomBytes } from "node:crypto"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -27,6 +28,21 @@ describe("Crypto", () => {
     const key = randomBytes(32)
     assert.strictEqual(Crypto.keyIdOf(key), createHash("sha256").update(key).digest("hex").slice(0, 12))
     assert.strictEqual(Crypto.make([key]).keyId, Crypto.keyIdOf(key))
+  })
+
+  it("derives a key per label with HKDF-SHA256: the same on every node with the key, apart from it and from other labels", () => {
+    const [current, previous] = [randomBytes(32), randomBytes(32)]
+    const label = "tracebridge/change-feed-cursor/v2"
+    const derived = Crypto.make([current, previous]).derive(label)
+    assert.strictEqual(derived.length, 2, "the current key's first, then the previous one's")
+    assert.deepStrictEqual(
+      derived[0],
+      Buffer.from(hkdfSync("sha256", current, Buffer.alloc(0), Buffer.from(label), 32))
+    )
+    assert.deepStrictEqual(Crypto.make([current]).derive(label)[0], derived[0], "another node, the same key")
+    assert.deepStrictEqual(derived[1], Crypto.deriveKey(previous, label))
+    assert.notDeepEqual(derived[0], current)
+    assert.notDeepEqual(Crypto.make([current]).derive("another/use")[0], derived[0])
   })
 
   it.effect("encrypts under the current key and decrypts under previous ones", () =>

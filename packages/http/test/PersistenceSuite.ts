@@ -912,6 +912,30 @@ export const persistenceSuite = (
         assert.deepStrictEqual(yield* store.facilities(c), [])
       }))
 
+    it.effect("sync store: dropping one facility forgets its rows and objects, and no other's (issue #28)", () =>
+      Effect.gen(function*() {
+        const store = yield* SyncStore.SyncStore
+        const c = id("sync-drop")
+        for (const f of ["fac_kept", "fac_madeup"]) {
+          yield* store.ensureFacility(c, f, T0)
+          yield* store.apply({
+            connection_id: c,
+            facility_id: f,
+            resource: "packages",
+            generation: 0,
+            objects: [{ object_id: `pkg_${f}`, body: "{}" }],
+            now: T0,
+            cursor: {}
+          })
+        }
+        yield* store.dropFacility(c, "fac_madeup")
+        assert.deepStrictEqual((yield* store.facilities(c)).map((f) => f.facility_id), ["fac_kept"])
+        assert.deepStrictEqual(yield* store.resources(c, "fac_madeup"), [])
+        assert.deepStrictEqual(yield* store.feed(c, "fac_madeup", 0, 10, []), [])
+        assert.strictEqual((yield* store.feed(c, "fac_kept", 0, 10, [])).length, 1)
+        yield* store.dropConnection(c)
+      }))
+
     // Only backends whose transactions roll back register this case (both SQL backends do).
     if (options.rollback) {
       it.effect("transaction rolls back every write when it fails", () =>

@@ -7,6 +7,11 @@
  * nothing twice. `restartStalled` takes over the backfills that stored nothing for `takeoverMs`
  * (claimed `FOR UPDATE SKIP LOCKED`, once each: their attempt rises).
  *
+ * Only facilities the connection has are synced (issue #28): `start` creates no row for a facility
+ * its provider does not list for the connection (`Sync.Roster`), `restartStalled` drops such a row
+ * (one stored before this check) instead of restarting it, and a backfill whose facility the
+ * provider does not know drops its row.
+ *
  * Polls are short steps with the same checkpoints, run by `Polls`.
  *
  * @since 0.1.0
@@ -59,8 +64,14 @@ export const workflowsLayer = Layer.mergeAll(
       if (Option.isNone(state) || state.value.generation !== generation || state.value.status !== "backfilling") return
       const opened = yield* host.open(cid)
       if (Option.isNone(opened)) return
+      const found = yield* Effect.either(Sync.retryTransient(opened.value.port.getFacility(opened.value.session, fid)))
+      if (found._tag === "Left" && found.left._tag === "ResourceNotFound") {
+        // not one of the connection's facilities: nothing to sync, and nothing to restart
+        yield* Activity.make({ name: "unknown", execute: store.dropFacility(cid, fid) })
+        return
+      }
       const outcome = yield* Effect.gen(function*() {
-        const facility = yield* Sync.retryTransient(opened.value.port.getFacility(opened.value.session, fid))
+        const facility = yield* found
         const resources = yield* Sync.resourcesOf(opened.value)
         // a few lists at a time: the governor paces the licence, and waits on one list's round
         // trips leave room for another's requests
@@ -125,41 +136,72 @@ export class Jobs extends Context.Tag("@tracebridge/sync/Jobs")<Jobs, Service>()
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<Jobs, never, WorkflowEngine.WorkflowEngine | SyncStore | Sync.SyncSettings> = Layer
+export const layer: Layer.Layer<
+  Jobs,
+  never,
+  WorkflowEngine.WorkflowEngine | SyncStore | Sync.SyncSettings | Sync.Roster
+> = Layer
   .effect(
     Jobs,
     Effect.gen(function*() {
       const engine = yield* WorkflowEngine.WorkflowEngine
       const store = yield* SyncStore
       const settings = yield* Sync.SyncSettings
+      const roster = yield* Sync.Roster
       const run = <A, E>(effect: Effect.Effect<A, E, WorkflowEngine.WorkflowEngine>) =>
         Effect.provideService(effect, WorkflowEngine.WorkflowEngine, engine)
 
       const start: Service["start"] = (connectionId, facilityIds, options = {}) =>
-        Effect.forEach(facilityIds, (facilityId) =>
-          Effect.gen(function*() {
-            const now = yield* Clock.currentTimeMillis
-            const state = options.newGeneration === true
-              ? yield* store.newGeneration(connectionId, facilityId, now)
-              : yield* store.ensureFacility(connectionId, facilityId, now)
-            if (state.status !== "backfilling") return
-            const payload = {
-              connection_id: connectionId,
-              facility_id: facilityId,
-              generation: state.generation,
-              attempt: state.attempt
-            }
-            yield* run(
-              options.wait === true
-                ? SyncBackfill.execute(payload)
-                : Effect.asVoid(SyncBackfill.execute(payload, { discard: true }))
-            )
-          }), { discard: true }).pipe(Effect.orDie)
+        Effect.gen(function*() {
+          if (facilityIds.length === 0) return
+          const listed = yield* Sync.isListed(roster, connectionId)
+          yield* Effect.forEach(facilityIds, (facilityId) =>
+            Effect.gen(function*() {
+              const known = listed(facilityId)
+              if (known === false) {
+                yield* Effect.logWarning("sync: not one of the connection's facilities", { connectionId, facilityId })
+                return
+              }
+              // the provider could not say: a facility the sync already has goes on, a new one waits
+              if (known === undefined && Option.isNone(yield* store.facility(connectionId, facilityId))) return
+              const now = yield* Clock.currentTimeMillis
+              const state = options.newGeneration === true
+                ? yield* store.newGeneration(connectionId, facilityId, now)
+                : yield* store.ensureFacility(connectionId, facilityId, now)
+              if (state.status !== "backfilling") return
+              const payload = {
+                connection_id: connectionId,
+                facility_id: facilityId,
+                generation: state.generation,
+                attempt: state.attempt
+              }
+              yield* run(
+                options.wait === true
+                  ? SyncBackfill.execute(payload)
+                  : Effect.asVoid(SyncBackfill.execute(payload, { discard: true }))
+              )
+            }), { discard: true })
+        }).pipe(Effect.orDie)
 
       const restartStalled: Service["restartStalled"] = Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         const stalled = yield* store.claimStalled(now - settings.takeoverMs, now, 100)
+        const rosters = new Map<string, (facilityId: string) => boolean | undefined>()
         for (const f of stalled) {
+          let listed = rosters.get(f.connection_id)
+          if (listed === undefined) {
+            listed = yield* Sync.isListed(roster, f.connection_id)
+            rosters.set(f.connection_id, listed)
+          }
+          // a facility the connection does not have (stored before the check): dropped, not restarted
+          if (listed(f.facility_id) === false) {
+            yield* Effect.logWarning("sync: dropped a facility the connection does not have", {
+              connectionId: f.connection_id,
+              facilityId: f.facility_id
+            })
+            yield* store.dropFacility(f.connection_id, f.facility_id)
+            continue
+          }
           yield* run(SyncBackfill.execute({
             connection_id: f.connection_id,
             facility_id: f.facility_id,

@@ -7,7 +7,8 @@
  * - `pollNow`: one pass over a facility, now (the sandbox, after each change).
  * - `tick` (every node that runs the workers, every few seconds): claims the due facilities
  *   (`FOR UPDATE SKIP LOCKED`, so each is polled by one node) and polls them in the background,
- *   a few at a time, and takes over stalled backfills (`Jobs.restartStalled`).
+ *   a few at a time, and takes over stalled backfills (`Jobs.restartStalled`). A due facility the
+ *   connection does not have (stored before the sync checked, issue #28) is dropped, not polled.
  *
  * @since 0.1.0
  */
@@ -39,19 +40,23 @@ const CONCURRENCY = 8
 /** How many due facilities a tick claims at most. */
 const BATCH = 200
 
+/** What the polls need. */
+type Needs = Sync.Host | SyncStore | Sync.SyncSettings | Jobs | Sync.Roster
+
 /**
  * The polls, over the host, the store and the backfills.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<Polls, never, Sync.Host | SyncStore | Sync.SyncSettings | Jobs> = Layer.scoped(
+export const layer: Layer.Layer<Polls, never, Needs> = Layer.scoped(
   Polls,
   Effect.gen(function*() {
     const host = yield* Sync.Host
     const store = yield* SyncStore
     const settings = yield* Sync.SyncSettings
     const jobs = yield* Jobs
+    const roster = yield* Sync.Roster
     const running = yield* FiberSet.make()
 
     const pollNow: Service["pollNow"] = (connectionId, facilityId) =>
@@ -74,9 +79,23 @@ export const layer: Layer.Layer<Polls, never, Sync.Host | SyncStore | Sync.SyncS
       if (due.length > 0) {
         yield* FiberSet.run(
           running,
-          Effect.forEach(due, (f) => pollNow(f.connection_id, f.facility_id), {
-            concurrency: CONCURRENCY,
-            discard: true
+          Effect.gen(function*() {
+            const rosters = new Map<string, (facilityId: string) => boolean | undefined>()
+            const polled: Array<(typeof due)[number]> = []
+            for (const f of due) {
+              let listed = rosters.get(f.connection_id)
+              if (listed === undefined) {
+                listed = yield* Sync.isListed(roster, f.connection_id)
+                rosters.set(f.connection_id, listed)
+              }
+              // a facility the connection does not have (stored before the sync checked): dropped
+              if (listed(f.facility_id) === false) yield* store.dropFacility(f.connection_id, f.facility_id)
+              else polled.push(f)
+            }
+            yield* Effect.forEach(polled, (f) => pollNow(f.connection_id, f.facility_id), {
+              concurrency: CONCURRENCY,
+              discard: true
+            })
           })
         )
       }

@@ -65,6 +65,44 @@ export interface HostService {
 export class Host extends Context.Tag("@tracebridge/sync/Host")<Host, HostService>() {}
 
 /**
+ * Which facilities a connection has (issue #28): the sync stores no other.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RosterService {
+  /**
+   * The ids of the connection's facilities as its provider lists them (the host may keep them a
+   * while); none when the connection is gone or disconnected. Fails when the provider cannot say.
+   */
+  readonly facilities: (
+    connectionId: string
+  ) => Effect.Effect<Option.Option<ReadonlySet<string>>, ProviderError.ProviderError>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class Roster extends Context.Tag("@tracebridge/sync/Roster")<Roster, RosterService>() {}
+
+/**
+ * Whether a facility is one of the connection's: `true` or `false` when the roster says,
+ * `undefined` when the provider could not say.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const isListed = (
+  roster: RosterService,
+  connectionId: string
+): Effect.Effect<(facilityId: string) => boolean | undefined> =>
+  Effect.map(Effect.either(roster.facilities(connectionId)), (listed) => (facilityId: string) =>
+    listed._tag === "Left"
+      ? undefined
+      : Option.isSome(listed.right) && listed.right.value.has(facilityId))
+
+/**
  * The sync's settings (DECISIONS "Change feed and managed sync").
  *
  * @since 0.1.0
@@ -125,12 +163,14 @@ const EMPTY_CURSOR_EVERY_MS = 5_000
 
 type Outcome = "done" | "unavailable"
 
-/** What a failed read means for the sync. */
-const classify = (error: ProviderError.ProviderError): "login" | "unavailable" | "transient" =>
+/** What a failed read means for the sync (a facility the provider does not know is not retried). */
+const classify = (error: ProviderError.ProviderError): "login" | "unavailable" | "missing" | "transient" =>
   error._tag === "ProviderLoginRequired" || error._tag === "ProviderPermissionDenied"
     ? "login"
     : error._tag === "CapabilityNotEnabled" || error._tag === "UnsupportedState"
     ? "unavailable"
+    : error._tag === "ResourceNotFound"
+    ? "missing"
     : "transient"
 
 /**

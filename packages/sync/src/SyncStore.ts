@@ -194,6 +194,8 @@ export interface Service {
     interval: number,
     limit: number
   ) => Effect.Effect<ReadonlyArray<{ readonly connection_id: string; readonly facility_id: string }>>
+  /** Forgets a facility's sync: one the connection does not have (issue #28). */
+  readonly dropFacility: (connectionId: string, facilityId: string) => Effect.Effect<void>
   /** Forgets a connection's sync (a disconnect). */
   readonly dropConnection: (connectionId: string) => Effect.Effect<void>
 }
@@ -567,6 +569,12 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
           out.push({ ...f, attempt: f.attempt + 1, heartbeat_at: now })
         }
         return out
+      })).pipe(Effect.orDie),
+    dropFacility: (connectionId, facilityId) =>
+      sql.withTransaction(Effect.gen(function*() {
+        yield* sql`DELETE FROM sync_objects WHERE connection_id = ${connectionId} AND facility_id = ${facilityId}`
+        yield* sql`DELETE FROM sync_resources WHERE connection_id = ${connectionId} AND facility_id = ${facilityId}`
+        yield* sql`DELETE FROM sync_facilities WHERE connection_id = ${connectionId} AND facility_id = ${facilityId}`
       })).pipe(Effect.orDie),
     dropConnection: (connectionId) =>
       sql.withTransaction(Effect.gen(function*() {

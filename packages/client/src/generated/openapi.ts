@@ -690,7 +690,7 @@ export interface paths {
         };
         /**
          * List a facility's changes
-         * @description Without a cursor: every object the facility has, then every change after. Each page hands over changes in order and never skips or repeats one; an object that changed again since appears once, as it is now. Keep `meta.next_cursor` (valid 30 days) and call again, at once while `has_more`, later (or on `sync.updates_available`) when not.
+         * @description Without a cursor: every object the facility has, then every change after. Each page hands over changes in order and never skips or repeats one; an object that changed again since appears once, as it is now. Keep `meta.next_cursor` (valid 30 days) and call again, at once while `has_more`, later (or on `sync.updates_available`) when not. The cursor is signed and belongs to this organisation's connection and facility: one changed, of another feed, or older than 30 days is 400 `invalid_parameter` (`param: cursor`). A facility the connection does not have (as its state system lists them) is 404 `resource_not_found`.
          */
         get: operations["listChanges"];
         put?: never;
@@ -710,7 +710,7 @@ export interface paths {
         };
         /**
          * Get a connection's sync status
-         * @description Per facility and list: status, objects stored, how far the backfill has read, the last sync and the last error.
+         * @description Per facility and list: status, objects stored, how far the backfill has read, the last sync and the last error. Only the facilities the connection has, as its state system lists them.
          */
         get: operations["getConnectionSync"];
         put?: never;
@@ -9826,7 +9826,7 @@ export interface operations {
     listChanges: {
         parameters: {
             query?: {
-                /** @description The `meta.next_cursor` of the last page; leave it out to start at the beginning */
+                /** @description The `meta.next_cursor` of the last page (signed; valid 30 days, for this feed only); leave it out to start at the beginning */
                 cursor?: string;
                 /** @description a string to be decoded into a number */
                 limit?: string;
@@ -10012,6 +10012,19 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
+            /** @description `conflict_error`: the object's state or the idempotency key refuses the request (see `code`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
             /** @description `rate_limit_error` / `rate_limited`: wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -10037,6 +10050,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `provider_invalid_response`: the state system answered something unreadable. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderBadGateway"];
+                };
+            };
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                };
+            };
+            /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderTimeoutError"];
                 };
             };
         };
@@ -10155,6 +10209,19 @@ export interface operations {
                     "application/json": components["schemas"]["NotFoundError"];
                 };
             };
+            /** @description `conflict_error`: the object's state or the idempotency key refuses the request (see `code`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictError"];
+                };
+            };
             /** @description `rate_limit_error` / `rate_limited`: wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -10180,6 +10247,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `provider_invalid_response`: the state system answered something unreadable. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderBadGateway"];
+                };
+            };
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                };
+            };
+            /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderTimeoutError"];
                 };
             };
         };

@@ -25,7 +25,8 @@ const Limit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 500))
  */
 export const ChangesQuery = Schema.Struct({
   cursor: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(512))).annotations({
-    description: "The `meta.next_cursor` of the last page; leave it out to start at the beginning"
+    description: "The `meta.next_cursor` of the last page (signed; valid 30 days, for this feed only); " +
+      "leave it out to start at the beginning"
   }),
   limit: Schema.optional(Limit),
   types: Schema.optional(Schema.String.pipe(Schema.maxLength(500))).annotations({
@@ -52,9 +53,12 @@ export class SyncApi extends HttpApiGroup.make("sync")
         "Without a cursor: every object the facility has, then every change after. Each page hands over " +
           "changes in order and never skips or repeats one; an object that changed again since appears once, " +
           "as it is now. Keep `meta.next_cursor` (valid 30 days) and call again, at once while `has_more`, " +
-          "later (or on `sync.updates_available`) when not."
+          "later (or on `sync.updates_available`) when not. The cursor is signed and belongs to this " +
+          "organisation's connection and facility: one changed, of another feed, or older than 30 days is 400 " +
+          "`invalid_parameter` (`param: cursor`). A facility the connection does not have (as its state system " +
+          "lists them) is 404 `resource_not_found`."
       )
-      .annotate(OpenApi.Transform, errors("params", "owned"))
+      .annotate(OpenApi.Transform, errors("params", "owned", "upstream"))
       .setPath(FacilityPath)
       .setUrlParams(ChangesQuery)
       .addSuccess(Change.Changes)
@@ -64,9 +68,10 @@ export class SyncApi extends HttpApiGroup.make("sync")
       .annotate(OpenApi.Summary, "Get a connection's sync status")
       .annotate(
         OpenApi.Description,
-        "Per facility and list: status, objects stored, how far the backfill has read, the last sync and the last error."
+        "Per facility and list: status, objects stored, how far the backfill has read, the last sync and the last error. " +
+          "Only the facilities the connection has, as its state system lists them."
       )
-      .annotate(OpenApi.Transform, errors("owned"))
+      .annotate(OpenApi.Transform, errors("owned", "upstream"))
       .setPath(ConnectionPath)
       .addSuccess(Envelope.Envelope(Change.ConnectionSync))
   )

@@ -13,7 +13,7 @@ import * as Errors from "../Errors.js"
 import * as FastJson from "../FastJson.js"
 import type { Connection } from "../persistence/ConnectionStore.js"
 import * as Envelope from "./envelope.js"
-import { callOn, reachable, withConnection } from "./provider.js"
+import { callOn, ownFacility, reachable, reachableFacility } from "./provider.js"
 
 type FacilityPath = { readonly connection_id: string; readonly facility_id: string }
 type ObjectPath = FacilityPath & { readonly id: string }
@@ -29,14 +29,21 @@ const responders = Object.fromEntries(
   readonly one: (value: unknown) => HttpServerResponse.HttpServerResponse
 }>
 
-/** A provider call's result for a connection, in the envelope of one object (HttpApi encodes it). */
+/**
+ * A provider call's result for a connection's facility (one of the connection's: `ownFacility`),
+ * in the envelope of one object (HttpApi encodes it).
+ */
 const one = <A>(
-  connectionId: string,
+  path: FacilityPath,
   call: (port: ProviderPort.Service, session: Session.Session) => Effect.Effect<A, ProviderError.ProviderError>,
   mode: "read" | "write" = "read"
 ) =>
   Effect.gen(function*() {
-    const { connection, value } = yield* withConnection(connectionId, call, mode)
+    const reached = yield* reachable(path.connection_id)
+    // The port refuses every write outside the sandbox (403 `sandbox_only`) before any request:
+    // asking the state system for the facility list first would only cost a call.
+    if (mode === "read" || reached.is_sandbox) yield* ownFacility(reached, path.facility_id)
+    const { connection, value } = yield* callOn(reached, call, mode)
     return yield* Envelope.one(value, { provider: connection.provider, state: connection.state })
   })
 
@@ -58,7 +65,7 @@ const storeLicense = (connection: Connection, facilityId: string): Option.Option
 const list =
   <R extends Resource.Name>(resource: R) => ({ path, urlParams }: { path: FacilityPath; urlParams: ListParams<R> }) =>
     Effect.gen(function*() {
-      const connection = yield* reachable(path.connection_id)
+      const connection = yield* reachableFacility(path.connection_id, path.facility_id)
       const context = { provider: connection.provider, state: connection.state }
       const filters = filtersOf(urlParams)
       const request = { page: urlParams.page, per_page: urlParams.per_page }
@@ -81,7 +88,7 @@ const list =
 
 const get = (resource: Resource.Name) => ({ path }: { path: ObjectPath }) =>
   Effect.gen(function*() {
-    const connection = yield* reachable(path.connection_id)
+    const connection = yield* reachableFacility(path.connection_id, path.facility_id)
     const context = { provider: connection.provider, state: connection.state }
     if (Option.isSome(storeLicense(connection, path.facility_id))) {
       const stored = yield* Reads.get(connection.id, path.facility_id, resource, path.id)
@@ -114,9 +121,9 @@ export const HttpResourcesLive = HttpApiBuilder.group(Api, "resources", (handler
     .handle("listPackages", list("packages"))
     .handle("getPackage", get("packages"))
     .handle("getChainOfCustody", ({ path }) =>
-      one(path.connection_id, (port, session) => port.chainOfCustody(session, path.facility_id, path.id)))
+      one(path, (port, session) => port.chainOfCustody(session, path.facility_id, path.id)))
     .handle("createPackage", ({ path, payload }) =>
-      one(path.connection_id, (port, session) =>
+      one(path, (port, session) =>
         port.splitPackage(session, path.facility_id, payload), "write"))
     .handle("listPlants", list("plants"))
     .handle("getPlant", get("plants"))
@@ -125,12 +132,12 @@ export const HttpResourcesLive = HttpApiBuilder.group(Api, "resources", (handler
     .handle("listLabResults", list("lab_results"))
     .handle("getLabResult", get("lab_results"))
     .handle("createLabResult", ({ path, payload }) =>
-      one(path.connection_id, (port, session) =>
+      one(path, (port, session) =>
         port.recordLabResult(session, path.facility_id, payload), "write"))
     .handle("listTransfers", list("transfers"))
     .handle("getTransfer", get("transfers"))
     .handle("createTransfer", ({ path, payload }) =>
-      one(path.connection_id, (port, session) =>
+      one(path, (port, session) =>
         port.createTransfer(session, path.facility_id, payload), "write"))
     .handle("listSales", list("sales"))
     .handle("getSale", get("sales"))

@@ -4,13 +4,15 @@
  * @since 0.1.0
  */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Change as CoreChange, Ids, ProviderName } from "@tracebridge/core"
+import { Change as CoreChange } from "@tracebridge/core"
 import { Cursor, Jobs, SyncStore } from "@tracebridge/sync"
 import { Clock, Effect, Either, Option, Schema } from "effect"
 import { Api } from "../Api.js"
 import * as Errors from "../Errors.js"
+import * as Crypto from "../services/Crypto.js"
+import { Providers } from "../services/Providers.js"
 import * as Envelope from "./envelope.js"
-import { reachable, withConnection } from "./provider.js"
+import { ownFacility, reachable, refused } from "./provider.js"
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
@@ -41,23 +43,24 @@ export const HttpSyncLive = HttpApiBuilder.group(Api, "sync", (handlers) =>
         const now = yield* Clock.currentTimeMillis
         const types = yield* typesOf(urlParams.types)
         const limit = urlParams.limit ?? 100
+        // only a facility the connection has (issue #28): any other is 404, and gets no sync row
+        let state = yield* store.facility(connection.id, path.facility_id)
+        yield* ownFacility(connection, path.facility_id, state)
+        const binding = {
+          organisation_id: connection.organisation_id,
+          connection_id: connection.id,
+          facility_id: path.facility_id
+        }
+        // signed with a key derived from the encryption key: every node shares it (issue #28)
+        const key = (yield* Crypto.Crypto).derive(Cursor.KEY_LABEL)
         let after = 0
         if (urlParams.cursor !== undefined) {
-          const position = Cursor.decode(urlParams.cursor, path.facility_id, now)
+          const position = Cursor.decode(key, urlParams.cursor, binding, now)
           if (Either.isLeft(position)) return yield* invalid(position.left, "cursor")
           after = position.right.seq
         }
-        let state = yield* store.facility(connection.id, path.facility_id)
         if (Option.isNone(state)) {
           // a facility the sync has not met (a connection linked before it existed): start it now
-          const provider = ProviderName.isProviderName(connection.provider) ? connection.provider : undefined
-          if (provider === undefined || Option.isNone(Ids.decodeAs("facility", provider, path.facility_id))) {
-            return yield* Errors.fail(
-              "not_found_error",
-              "resource_not_found",
-              `No facility with id ${path.facility_id}`
-            )
-          }
           yield* (yield* Jobs.Jobs).start(connection.id, [path.facility_id])
           state = yield* store.facility(connection.id, path.facility_id)
         }
@@ -66,7 +69,7 @@ export const HttpSyncLive = HttpApiBuilder.group(Api, "sync", (handlers) =>
         const last = page.length === 0 ? after : page[page.length - 1]!.seq
         const meta = {
           ...(yield* Envelope.meta({ provider: connection.provider, state: connection.state })),
-          next_cursor: Cursor.encode({ facility_id: path.facility_id, seq: last, issued_at: now }),
+          next_cursor: Cursor.encode(key, binding, { seq: last, issued_at: now }),
           has_more: rows.length > limit,
           sync: Option.match(state, {
             onNone: () => ({ status: "backfilling", backfilled_through: null, last_synced_at: null }),
@@ -93,16 +96,19 @@ export const HttpSyncLive = HttpApiBuilder.group(Api, "sync", (handlers) =>
       Effect.gen(function*() {
         const connection = yield* reachable(path.connection_id)
         const store = yield* SyncStore.SyncStore
-        let facilities = yield* store.facilities(connection.id)
+        // only the facilities the connection has, as its provider lists them (issue #28): a row of
+        // any other (stored before the check existed) is not shown, so the answer is bounded by the
+        // connection's facility count. When the provider cannot answer, the stored rows are shown
+        // (every row the sync creates now is checked, and the scheduler drops the older ones).
+        const listed = yield* Effect.either((yield* Providers).facilityIds(connection))
+        const stored = yield* store.facilities(connection.id)
+        let facilities = Either.isRight(listed) ? stored.filter((f) => listed.right.has(f.facility_id)) : stored
         if (facilities.length === 0 && connection.status === "active") {
           // a connection the sync has not met yet (a sandbox one, or one linked before the sync
           // existed): its facilities start their backfill now
-          const { value } = yield* withConnection(
-            connection.id,
-            (port, session) => port.listFacilities(session, { page: 1, per_page: 100 })
-          )
-          yield* (yield* Jobs.Jobs).start(connection.id, value.items.map((f) => f.id))
-          facilities = yield* store.facilities(connection.id)
+          if (Either.isLeft(listed)) return yield* refused(connection, listed.left)
+          yield* (yield* Jobs.Jobs).start(connection.id, [...listed.right])
+          facilities = (yield* store.facilities(connection.id)).filter((f) => listed.right.has(f.facility_id))
         }
         const data = {
           connection_id: connection.id,

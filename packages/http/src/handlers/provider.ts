@@ -1,5 +1,7 @@
 import type { ProviderError, ProviderPort, Session } from "@tracebridge/core"
-import { Effect, Option } from "effect"
+import { Ids, ProviderName } from "@tracebridge/core"
+import { SyncStore } from "@tracebridge/sync"
+import { Effect, Either, Option } from "effect"
 import * as Errors from "../Errors.js"
 import * as Idempotency from "../Idempotency.js"
 import type { Connection } from "../persistence/ConnectionStore.js"
@@ -77,7 +79,46 @@ export const callOn = <A>(
       if (mode === "write" && connection.is_sandbox) yield* Sync.afterSandboxChange(connection.id)
       return { value: result.right, connection }
     }
-    const error = result.left
+    return yield* refused(connection, result.left)
+  })
+
+/** A provider error on the wire (a refused login moves the connection to `error` first). */
+export const refused = (connection: Connection, error: ProviderError.ProviderError) =>
+  Effect.gen(function*() {
     if (error._tag === "ProviderLoginRequired") yield* (yield* Connections).moveTo(connection, "error")
     return yield* Effect.flatMap(Errors.fromProviderError(error), Effect.fail)
   })
+
+/**
+ * Checks that a facility is one of the connection's (issue #28): an id that is not a facility id
+ * of the connection's provider, or that its provider does not list for the connection (the list
+ * `GET /v1/connections/{id}/facilities` answers, kept per connection: `Providers.facilityIds`),
+ * is 404 `resource_not_found`. A facility the sync has backfilled (`live`: its backfill read the
+ * facility from the provider) is known without asking again. Every facility-level path runs it
+ * first, `/changes` included.
+ */
+export const ownFacility = (
+  connection: Connection,
+  facilityId: string,
+  /** The facility's sync row, when the caller has read it already. */
+  known?: Option.Option<SyncStore.FacilityState>
+) =>
+  Effect.gen(function*() {
+    const notFound = Errors.fail("not_found_error", "resource_not_found", `No facility with id ${facilityId}`)
+    if (
+      !ProviderName.isProviderName(connection.provider) ||
+      Option.isNone(Ids.decodeAs("facility", connection.provider, facilityId))
+    ) return yield* notFound
+    const synced = known ?? (yield* (yield* SyncStore.SyncStore).facility(connection.id, facilityId))
+    if (Option.isSome(synced) && synced.value.status === "live" && synced.value.backfilled_through !== null) return
+    const providers = yield* Providers
+    const ids = yield* Effect.either(providers.facilityIds(connection))
+    if (Either.isLeft(ids)) return yield* refused(connection, ids.left)
+    if (!ids.right.has(facilityId)) return yield* notFound
+  })
+
+/**
+ * `reachable`, then `ownFacility`: a facility-level path's connection.
+ */
+export const reachableFacility = (connectionId: string, facilityId: string) =>
+  Effect.tap(reachable(connectionId), (connection) => ownFacility(connection, facilityId))

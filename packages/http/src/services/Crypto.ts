@@ -6,10 +6,14 @@
  * from `TRACEBRIDGE_ENCRYPTION_KEYS_PREVIOUS` (comma-separated base64) still decrypt. A key's id is
  * the first 12 hex digits of its SHA-256, so it is stable wherever the key is configured.
  *
+ * Other server keys are derived from the keyring (`derive`: HKDF-SHA256, one label per use), so
+ * every node of a deployment shares them with no setting of their own: the change feed's cursor
+ * signing key (`Cursor.KEY_LABEL` of `@tracebridge/sync`, issue #28) is one.
+ *
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Option, Redacted } from "effect"
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from "node:crypto"
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import * as AppConfig from "../AppConfig.js"
@@ -31,7 +35,22 @@ export interface Service {
   readonly encrypt: (plaintext: string) => { readonly ciphertext: string; readonly keyId: string }
   /** Fails (as a defect) on a ciphertext under an unknown key or tampered with. */
   readonly decrypt: (ciphertext: string, keyId: string) => string
+  /**
+   * 32-byte keys for one use, derived from the keyring with HKDF-SHA256 (`info` = `label`, no salt):
+   * the current key's first (to sign with), then the previous keys' (still accepted). The label
+   * keeps each use's key apart from the encryption key and from every other use.
+   */
+  readonly derive: (label: string) => ReadonlyArray<Buffer>
 }
+
+/**
+ * A 32-byte key for one use (`label`) derived from an encryption key: HKDF-SHA256, no salt.
+ *
+ * @since 0.1.0
+ * @category keys
+ */
+export const deriveKey = (key: Buffer, label: string): Buffer =>
+  Buffer.from(hkdfSync("sha256", key, Buffer.alloc(0), Buffer.from(label, "utf8"), 32))
 
 /**
  * @since 0.1.0
@@ -111,8 +130,17 @@ export const make = (keys: ReadonlyArray<Buffer>, options: { readonly configured
   const byId = new Map(keys.map((k) => [keyIdOf(k), k]))
   const current = keys[0]!
   const keyId = keyIdOf(current)
+  const derived = new Map<string, ReadonlyArray<Buffer>>()
   return {
     keyId,
+    derive: (label) => {
+      let keysFor = derived.get(label)
+      if (keysFor === undefined) {
+        keysFor = keys.map((k) => deriveKey(k, label))
+        derived.set(label, keysFor)
+      }
+      return keysFor
+    },
     knows: (id) => byId.has(id),
     configured: options.configured ?? true,
     encrypt: (plaintext) => {

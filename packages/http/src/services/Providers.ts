@@ -19,6 +19,11 @@
  * it (`Deadline`) and do not retry past it; a call still running then is cut with
  * `ProviderTimeout` (504 `provider_timeout` with `Retry-After`, `Errors.fromProviderError`).
  *
+ * `facilityIds` is the connection's facility list as its provider reports it (what
+ * `GET /v1/connections/{id}/facilities` lists), kept per connection and login for
+ * `FACILITY_IDS_TTL`: every facility-level path and the sync check a facility against it (issue #28)
+ * without an upstream call per request.
+ *
  * @since 0.1.0
  */
 import type { HttpClient } from "@effect/platform"
@@ -26,8 +31,8 @@ import { FetchHttpClient } from "@effect/platform"
 import type { ProviderName, ProviderPort, Session } from "@tracebridge/core"
 import { Deadline, ProviderError, ProviderRegistry, Session as Sessions, UpstreamGovernor } from "@tracebridge/core"
 import { Logins, Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
-import type { Option, Scope } from "effect"
-import { Context, Duration, Effect, Layer } from "effect"
+import type { Scope } from "effect"
+import { Context, Duration, Effect, Layer, Option } from "effect"
 import * as AppConfig from "../AppConfig.js"
 import { Lru } from "../Lru.js"
 import type { Connection } from "../persistence/ConnectionStore.js"
@@ -74,7 +79,23 @@ export interface Service {
     provider: string,
     call: Effect.Effect<A, E>
   ) => Effect.Effect<A, E | ProviderError.ProviderTimeout>
+  /**
+   * The ids of the connection's facilities as its provider reports them (every page of
+   * `listFacilities`, within the request's deadline; a sandbox world current with the database),
+   * kept per connection and login for `FACILITY_IDS_TTL`.
+   */
+  readonly facilityIds: (
+    connection: Connection
+  ) => Effect.Effect<ReadonlySet<string>, ProviderError.ProviderError>
 }
+
+/**
+ * How long a connection's facility list is kept before the provider is asked again.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const FACILITY_IDS_TTL = Duration.minutes(1)
 
 /**
  * @since 0.1.0
@@ -189,7 +210,36 @@ export const layer = Layer.scoped(
           : upstreamBaseUrl.get(options.provider)?.(options.state)
       })
 
+    // Each connection's facility ids, per login (a relink may reach other facilities).
+    const rosters = new Lru<{ readonly login: string | null; readonly at: number; readonly ids: ReadonlySet<string> }>(
+      10_000
+    )
+    const rosterTtl = Duration.toMillis(FACILITY_IDS_TTL)
+    const facilityIds: Service["facilityIds"] = (connection) =>
+      Effect.gen(function*() {
+        const known = rosters.get(connection.id)
+        if (known !== undefined && known.login === connection.credentials && now() - known.at < rosterTtl) {
+          return known.ids
+        }
+        const port = yield* service.port(connection.provider, connection.is_sandbox)
+        if (Option.isNone(port)) return new Set<string>()
+        const session = yield* service.session(connection)
+        const listAll = Effect.gen(function*() {
+          const ids = new Set<string>()
+          for (let page = 1;; page++) {
+            const read = yield* port.value.listFacilities(session, { page, per_page: 100 })
+            for (const f of read.items) ids.add(f.id)
+            if (read.items.length === 0 || page * 100 >= read.pagination.total) return ids
+          }
+        })
+        const upstream = service.upstream(connection.provider, listAll)
+        const ids = yield* (connection.is_sandbox ? service.state.read(connection, upstream) : upstream)
+        rosters.set(connection.id, { login: connection.credentials, at: now(), ids })
+        return ids
+      })
+
     const service: Service = {
+      facilityIds,
       sandbox,
       descriptors: sandboxPorts.descriptors,
       port: (provider, isSandbox) => Effect.option((isSandbox ? sandboxPorts : productionPorts).get(provider)),

@@ -128,6 +128,30 @@ const HostLive = Layer.effect(
 )
 
 /**
+ * Which facilities a connection has, for the sync (issue #28): the list its provider reports, as
+ * `GET /v1/connections/{id}/facilities` answers it (`Providers.facilityIds`, kept a minute per
+ * connection); none for a connection that is gone or disconnected.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const RosterLive = Layer.effect(
+  Sync.Roster,
+  Effect.gen(function*() {
+    const connectionStore = yield* ConnectionStore
+    const providers = yield* Providers
+    return Sync.Roster.of({
+      facilities: (connectionId) =>
+        Effect.gen(function*() {
+          const connection = yield* connectionStore.getConnection(connectionId)
+          if (Option.isNone(connection) || connection.value.status === "inactive") return Option.none()
+          return Option.some(yield* providers.facilityIds(connection.value))
+        })
+    })
+  })
+)
+
+/**
  * The sync's jobs and their engine, over the stores (the `Jobs` other services start).
  *
  * @since 0.1.0
@@ -135,7 +159,8 @@ const HostLive = Layer.effect(
  */
 export const JobsLive = Jobs.layer.pipe(
   Layer.provideMerge(Layer.effect(Sync.SyncSettings, Effect.orDie(settings))),
-  Layer.provideMerge(WorkflowEngine.layerMemory)
+  Layer.provideMerge(WorkflowEngine.layerMemory),
+  Layer.provide(RosterLive)
 )
 
 /**
@@ -152,7 +177,7 @@ export const WorkflowsLive = Jobs.workflowsLayer.pipe(Layer.provide(HostLive))
  * @since 0.1.0
  * @category layers
  */
-export const PollsLive = Polls.layer.pipe(Layer.provide(HostLive))
+export const PollsLive = Polls.layer.pipe(Layer.provide(HostLive), Layer.provide(RosterLive))
 
 /**
  * The scheduler: every few seconds, due polls and stalled backfills (on the nodes that run the
