@@ -197,6 +197,7 @@ describe("Webhook subscriptions", () => {
         event_type: "lab_result.received",
         status: "pending",
         attempts: 0,
+        claims: 0,
         next_attempt_at: 0,
         locked_until: null,
         created_at: 0,
