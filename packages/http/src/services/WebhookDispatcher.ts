@@ -324,8 +324,9 @@ export const layer = Layer.effect(
           : post(started, held.endpoint, held.event, held.plan))
 
     /**
-     * Checks the address, signs and POSTs: what happened, never a failure. Interruptible throughout:
-     * the timeout (or a shutdown) aborts the request and drops the answer's stream.
+     * Checks the address, signs and POSTs, all within the 10 s deadline: what happened, never a
+     * failure. Interruptible throughout: the deadline (or a shutdown) aborts the request and drops
+     * the answer's stream.
      */
     const post = (
       started: number,
@@ -355,12 +356,11 @@ export const layer = Layer.effect(
             Effect.map(readCapped(response.stream), (excerpt) => ({ status: response.status, excerpt }))
           ),
           Effect.scoped,
-          Effect.timeoutFail({ duration: TIMEOUT, onTimeout: () => "timed out after 10 s" }),
           Effect.match({
             onFailure: (e) => ({
               started,
               status_code: null,
-              error: capLog(typeof e === "string" ? e : `request failed: ${e.reason}`),
+              error: capLog(`request failed: ${e.reason}`),
               final: false
             }),
             onSuccess: ({ excerpt, status }) => ({
@@ -373,7 +373,14 @@ export const layer = Layer.effect(
             })
           })
         )
-      })
+      }).pipe(
+        // The address check (a DNS answer for a name), connect, headers and body: one deadline.
+        Effect.timeoutTo({
+          duration: TIMEOUT,
+          onSuccess: (attempt): Attempt => attempt,
+          onTimeout: (): Attempt => ({ started, status_code: null, error: "timed out after 10 s", final: false })
+        })
+      )
 
     /** Logs attempt `attempts + 1` of a delivery and moves it on. */
     const record = (delivery: WebhookDelivery, result: Attempt) =>
