@@ -150,11 +150,13 @@ export const suite: Suite = (backend) =>
         hostiles.push(trickle)
         const quick = await quickReceiver()
         try {
+          // Both organisations set up first (the CLI is slow on a busy machine): the trickling
+          // attempts must still be in flight, within their 10 s, at SIGTERM.
           const a = await setUp(await server.accessToken(), trickle.url)
+          const b = await setUp(await otherOrganisation(), quick.url)
           for (let i = 0; i < 10; i++) await a.simulate()
           await until("the trickling attempts to start", () => trickle.open >= 4, 5_000)
 
-          const b = await setUp(await otherOrganisation(), quick.url)
           const sent = Date.now()
           await b.simulate()
           await until("the other organisation's delivery", () => quick.arrivals.length === 1, 5_000)
