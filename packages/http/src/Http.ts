@@ -331,7 +331,7 @@ const workerLive = (options: Options) =>
     if (!(options.worker ?? config.enabled)) return
     const dispatcher = yield* WebhookDispatcher.WebhookDispatcher
     const poller = yield* WebhookPoller.WebhookPoller
-    yield* Effect.forkScoped(dispatcher.loop(config.tick))
+    yield* Effect.forkScoped(dispatcher.loop(config.tick, config.shutdownGrace))
     yield* Effect.forkScoped(Sync.scheduler(Sync.SCHEDULER_EVERY))
     yield* Effect.forkScoped(Effect.forever(
       Effect.zipRight(

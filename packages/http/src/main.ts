@@ -16,7 +16,8 @@ import * as Crypto from "./services/Crypto.js"
 
 /**
  * The HTTP server. On SIGTERM or SIGINT (`NodeRuntime.runMain` interrupts the program) the layers
- * close in reverse: the webhook worker finishes the attempts it started and hands back the rest,
+ * close in reverse: the webhook worker hands back the deliveries it has not started and gives the
+ * attempts in flight up to `TRACEBRIDGE_SHUTDOWN_GRACE_SECONDS` to end (then abandons them, due again),
  * the server stops accepting connections and waits for the requests in flight, and only then does
  * the database close. Requests still running after `TRACEBRIDGE_SHUTDOWN_GRACE_SECONDS` have their
  * connections cut, so a hung upstream cannot hold the process forever. Slow clients are cut by the

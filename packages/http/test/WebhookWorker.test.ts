@@ -22,8 +22,9 @@ import { Providers } from "../src/services/Providers.js"
 import { signatureHeader, WebhookDispatcher } from "../src/services/WebhookDispatcher.js"
 import { WebhookPoller } from "../src/services/WebhookPoller.js"
 import { Webhooks } from "../src/services/Webhooks.js"
+import { hostile } from "./support/HostileReceiver.js"
 import { receiver } from "./support/Receiver.js"
-import { call, linkSandbox, signIn } from "./support/TestApp.js"
+import { call, linkSandbox, otherOrganisation, signIn } from "./support/TestApp.js"
 import { webhookApp } from "./support/WebhookApp.js"
 
 const T0 = Date.parse("2026-01-15T12:00:00.000Z")
@@ -321,4 +322,201 @@ describe("Production poller", () => {
       ),
     60_000
   )
+})
+
+/** An event simulated on a sandbox connection (one delivery per subscribed endpoint). */
+const simulate = (access: string, connectionId: string) =>
+  Effect.map(
+    call("POST", `/v1/sandbox/${connectionId}/simulate`, {
+      token: access,
+      json: { scenario: "lab_result_received", params: {} }
+    }),
+    (r) => {
+      assert.strictEqual(r.status, 200, JSON.stringify(r.body))
+      return r.body.data as { deliveries: number; event: { id: string } }
+    }
+  )
+
+const deliveriesOf = (hookId: string) =>
+  Effect.flatMap(WebhookStore, (store) => store.listWebhookDeliveries(hookId, 0, 100))
+
+describe("Bounded delivery (issue #28)", () => {
+  it.live(
+    "a receiver's answer is read up to 64 KB: a huge one is dropped early, and 1 KB of it at most is logged",
+    () =>
+      Effect.gen(function*() {
+        const huge = yield* hostile({ mode: "huge", totalBytes: 256 * 1024 * 1024 })
+        const failing = yield* hostile({ mode: "huge", status: 500, totalBytes: 8 * 1024 * 1024 })
+        const { access } = yield* signIn
+        const linked = yield* linkSandbox(access)
+        const ok = yield* subscribe(access, huge.url)
+        const ko = yield* subscribe(access, failing.url)
+        assert.strictEqual((yield* simulate(access, linked.connection_id)).deliveries, 2)
+        const dispatcher = yield* WebhookDispatcher
+        const started = Date.now()
+        assert.strictEqual(yield* dispatcher.runDue, 2)
+        assert.isBelow(Date.now() - started, 5_000)
+        // Written only as fast as it is read: reading 256 MB would have sent it all.
+        assert.isBelow(huge.bytesSent, 32 * 1024 * 1024, `sent ${huge.bytesSent} bytes`)
+        for (let i = 0; i < 100 && huge.open + failing.open > 0; i++) yield* Effect.sleep("20 millis")
+        assert.strictEqual(huge.open + failing.open, 0, "the connections were dropped")
+        const good = (yield* deliveriesOf(ok.id)).items
+        assert.deepStrictEqual(good.map((d) => [d.status, d.attempts]), [["succeeded", 1]])
+        const bad = (yield* deliveriesOf(ko.id)).items[0]!
+        assert.deepStrictEqual([bad.status, bad.attempts], ["pending", 1])
+        const webhookStore = yield* WebhookStore
+        const [logged] = yield* webhookStore.listWebhookAttempts([bad.id])
+        assert.strictEqual(logged?.status_code, 500)
+        assert.match(logged?.error ?? "", /^answered 500: x+…$/)
+        assert.isAtMost(Buffer.byteLength(logged?.error ?? "", "utf8"), 1024)
+      }).pipe(Effect.provide(webhookApp()), Effect.scoped),
+    30_000
+  )
+
+  it.scoped(
+    "connect, headers and body have 10 s together: a trickling body is cut off at the deadline",
+    () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(T0)
+        const slow = yield* hostile({ mode: "trickle" })
+        const { access } = yield* signIn
+        const linked = yield* linkSandbox(access)
+        const hook = yield* subscribe(access, slow.url)
+        yield* simulate(access, linked.connection_id)
+        const dispatcher = yield* WebhookDispatcher
+        const run = yield* Effect.fork(dispatcher.runDue)
+        yield* until("the attempt to start", Effect.sync(() => slow.requests === 1))
+        yield* TestClock.adjust(Duration.seconds(10))
+        assert.strictEqual(yield* Fiber.join(run), 1)
+        const [d] = (yield* deliveriesOf(hook.id)).items
+        assert.deepStrictEqual([d?.status, d?.attempts, d?.next_attempt_at], ["pending", 1, T0 + 10_000 + 60_000])
+        const [logged] = yield* Effect.flatMap(WebhookStore, (s) => s.listWebhookAttempts([d!.id]))
+        assert.strictEqual(logged?.error, "timed out after 10 s")
+        yield* until("the connection to be dropped", Effect.sync(() => slow.open === 0))
+      }).pipe(Effect.provide(webhookApp())),
+    10_000
+  )
+
+  it.scoped(
+    "a shutdown abandons an attempt in flight at once, and leaves it due for a retry",
+    () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(T0)
+        const stuck = yield* hostile({ mode: "hang" })
+        const { access } = yield* signIn
+        const linked = yield* linkSandbox(access)
+        const hook = yield* subscribe(access, stuck.url)
+        const worker = yield* startWorker
+        yield* simulate(access, linked.connection_id)
+        yield* until("the attempt to start", Effect.sync(() => stuck.requests === 1))
+        const before = Date.now()
+        yield* Fiber.interrupt(worker)
+        assert.isBelow(Date.now() - before, 2_000)
+        const [d] = (yield* deliveriesOf(hook.id)).items
+        assert.deepStrictEqual([d?.status, d?.attempts, d?.claims, d?.next_attempt_at, d?.locked_until], [
+          "pending",
+          1,
+          1,
+          T0,
+          null
+        ])
+        const [logged] = yield* Effect.flatMap(WebhookStore, (s) => s.listWebhookAttempts([d!.id]))
+        assert.match(logged?.error ?? "", /^abandoned/)
+        yield* until("the connection to be dropped", Effect.sync(() => stuck.open === 0))
+      }).pipe(Effect.provide(webhookApp())),
+    10_000
+  )
+
+  it.scoped(
+    "a shutdown gives attempts in flight the grace period, then abandons them, due again at once",
+    () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(T0)
+        const stuck = yield* hostile({ mode: "hang" })
+        const slow = yield* receiver([200])
+        slow.delayMs = 300
+        const { access } = yield* signIn
+        const linked = yield* linkSandbox(access)
+        const stuckHook = yield* subscribe(access, stuck.url)
+        const slowHook = yield* subscribe(access, slow.url)
+        const dispatcher = yield* WebhookDispatcher
+        const worker = yield* Effect.fork(dispatcher.loop(Duration.hours(1), Duration.seconds(5)))
+        yield* until("the worker to start", Effect.map(dispatcher.holdUntil, (h) => h !== undefined))
+        yield* simulate(access, linked.connection_id)
+        yield* until("both attempts to start", Effect.sync(() => stuck.requests === 1 && slow.received.length === 1))
+        const stopping = yield* Effect.fork(Fiber.interrupt(worker))
+        // Within the grace period the slow receiver's attempt ends and is recorded.
+        yield* until(
+          "the slow attempt to end",
+          Effect.map(deliveriesOf(slowHook.id), (page) => page.items[0]?.status === "succeeded")
+        )
+        assert.isNull(stopping.unsafePoll(), "the worker waits for the grace period")
+        // The grace period (5 s on the clock) ends: the hanging attempt is abandoned at once.
+        for (let i = 0; i < 100 && stopping.unsafePoll() === null; i++) {
+          yield* TestClock.adjust(Duration.seconds(1))
+          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+        }
+        yield* Fiber.join(stopping)
+        const [d] = (yield* deliveriesOf(stuckHook.id)).items
+        const abandonedAt = d?.next_attempt_at ?? 0
+        assert.deepStrictEqual([d?.status, d?.attempts, d?.claims, d?.locked_until], ["pending", 1, 1, null])
+        assert.isTrue(abandonedAt >= T0 + 5_000 && abandonedAt <= T0 + 10_000, `due at ${abandonedAt - T0}`)
+        const [logged] = yield* Effect.flatMap(WebhookStore, (s) => s.listWebhookAttempts([d!.id]))
+        assert.match(logged?.error ?? "", /^abandoned/)
+        yield* until("the connection to be dropped", Effect.sync(() => stuck.open === 0))
+      }).pipe(Effect.provide(webhookApp())),
+    10_000
+  )
+
+  it.scoped("one organisation's hanging receiver never holds up another's deliveries", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T0)
+      const stuck = yield* hostile({ mode: "hang" })
+      const fine = yield* receiver([200])
+      const { access } = yield* signIn
+      const linked = yield* linkSandbox(access)
+      yield* subscribe(access, stuck.url)
+      for (let i = 0; i < 12; i++) yield* simulate(access, linked.connection_id)
+      // Then another organisation's event, due after all of the first's.
+      yield* TestClock.adjust(Duration.seconds(1))
+      const other = yield* otherOrganisation
+      const otherLinked = yield* linkSandbox(other)
+      yield* subscribe(other, fine.url)
+      yield* simulate(other, otherLinked.connection_id)
+      const dispatcher = yield* WebhookDispatcher
+      const run = yield* Effect.fork(dispatcher.runDue)
+      yield* until("the other organisation's delivery", Effect.sync(() => fine.received.length === 1))
+      // At most PER_ENDPOINT attempts at the hanging endpoint at once.
+      assert.strictEqual(stuck.requests, 4)
+      yield* Fiber.interrupt(run)
+    }).pipe(Effect.provide(webhookApp())), 10_000)
+
+  it.scoped("a delivery whose attempts never finished (the process died in them) is dead-lettered, not sent", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T0)
+      const hooks = yield* receiver([200])
+      const { access } = yield* signIn
+      const linked = yield* linkSandbox(access)
+      const hook = yield* subscribe(access, hooks.url)
+      yield* simulate(access, linked.connection_id)
+      const webhookStore = yield* WebhookStore
+      const dispatcher = yield* WebhookDispatcher
+      // Three processes claimed it and died mid-attempt: their leases lapse, nothing recorded.
+      for (let i = 0; i < 3; i++) {
+        const now = T0 + i * 61_000
+        assert.strictEqual((yield* webhookStore.claimWebhookDeliveries(now, now + 60_000, 10)).length, 1)
+        yield* TestClock.adjust(Duration.seconds(61))
+      }
+      assert.strictEqual(yield* dispatcher.runDue, 1)
+      assert.strictEqual(hooks.received.length, 0)
+      const [d] = (yield* deliveriesOf(hook.id)).items
+      assert.deepStrictEqual([d?.status, d?.attempts, d?.claims, d?.next_attempt_at], ["failed", 1, 4, null])
+      const [logged] = yield* webhookStore.listWebhookAttempts([d!.id])
+      assert.match(logged?.error ?? "", /^dead-lettered after 3 attempts/)
+      // An operator's redelivery forgives them: it is sent once more.
+      yield* webhookStore.retryWebhookDelivery(d!.id, T0 + 200_000)
+      yield* TestClock.adjust(Duration.seconds(100))
+      assert.strictEqual(yield* dispatcher.runDue, 1)
+      assert.strictEqual(hooks.received.length, 1)
+    }).pipe(Effect.provide(webhookApp())))
 })

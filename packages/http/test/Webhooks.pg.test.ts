@@ -69,6 +69,7 @@ describe("Webhook workers (Postgres)", () => {
             event_type: "transfer.arrived",
             status: "pending",
             attempts: 0,
+            claims: 0,
             next_attempt_at: 0,
             locked_until: null,
             created_at: 0,

@@ -197,6 +197,7 @@ describe("Webhook subscriptions", () => {
         event_type: "lab_result.received",
         status: "pending",
         attempts: 0,
+        claims: 0,
         next_attempt_at: 0,
         locked_until: null,
         created_at: 0,
@@ -406,8 +407,9 @@ describe("Delivery", () => {
       const d = log.body.data[0]
       assert.strictEqual(d.status, "succeeded")
       assert.deepStrictEqual(d.attempts.map((a: any) => [a.attempt, a.status_code, a.error]), [
-        [1, 500, "answered 500"],
-        [2, 500, "answered 500"],
+        // the receiver's answer ("ok"), its first 1 KB at most, is logged with the status
+        [1, 500, "answered 500: ok"],
+        [2, 500, "answered 500: ok"],
         [3, 200, null]
       ])
       assert.deepStrictEqual(d.attempts.map((a: any) => a.at), [

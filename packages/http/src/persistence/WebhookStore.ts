@@ -60,6 +60,12 @@ export interface WebhookDelivery {
   readonly event_type: WebhookEvent.EventType
   readonly status: DeliveryStatus
   readonly attempts: number
+  /**
+   * The attempts started: counted before the POST (by the claim, or as 1 when queued held by this
+   * process's worker), so it runs ahead of `attempts` while an attempt is in flight, and stays
+   * ahead when the process died or hung mid-attempt.
+   */
+  readonly claims: number
   /** When the next attempt is due (null once succeeded or failed). */
   readonly next_attempt_at: number | null
   /** A worker's claim: no other worker takes the delivery before this time. */
@@ -77,6 +83,19 @@ export interface WebhookAttempt {
   readonly status_code: number | null
   readonly error: string | null
   readonly duration_ms: number
+}
+
+/**
+ * How `claimWebhookDeliveries` shares a claim among organisations and endpoints.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ClaimFairness {
+  readonly perOrganisation: number
+  readonly perEndpoint: number
+  readonly excludeOrganisations: ReadonlyArray<string>
+  readonly excludeEndpoints: ReadonlyArray<string>
 }
 
 /** @since 0.1.0 @category models */
@@ -137,14 +156,25 @@ export interface Service {
   readonly listWebhookAttempts: (deliveryIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<WebhookAttempt>>
   /**
    * Claims up to `limit` pending deliveries due at `now` that no live claim holds, holding them
-   * until `lockedUntil`. Two concurrent claims never return the same delivery (Postgres:
-   * `FOR UPDATE SKIP LOCKED`; SQLite: one writer at a time).
+   * until `lockedUntil` and counting the attempt each is claimed for (`claims + 1`, before anything
+   * is sent). Two concurrent claims never return the same delivery (Postgres:
+   * `FOR UPDATE SKIP LOCKED`; SQLite: one writer at a time). With `fair`, at most
+   * `perOrganisation` of one organisation's and `perEndpoint` of one endpoint's deliveries are
+   * taken, round-robin over the organisations (each one's oldest first), and none of the
+   * organisations and endpoints listed in `exclude…` (those the caller has no room for).
    */
   readonly claimWebhookDeliveries: (
     now: number,
     lockedUntil: number,
-    limit: number
+    limit: number,
+    fair?: ClaimFairness
   ) => Effect.Effect<ReadonlyArray<WebhookDelivery>>
+  /**
+   * Gives back a claim whose attempt never started: `claims - 1`, and, with `due`, no lease and
+   * due at `due` (claimable at once); without it the lease stays (it lapses on its own). Only if
+   * the delivery is still as claimed (same lease and count): false otherwise, nothing written.
+   */
+  readonly releaseWebhookClaim: (delivery: WebhookDelivery, due: number | undefined) => Effect.Effect<boolean>
   /**
    * Logs attempt `attempt.n` and moves the delivery on, only if it still has `attempt.n - 1`
    * attempts (so an attempt is never recorded twice); false otherwise.
@@ -153,7 +183,10 @@ export interface Service {
     attempt: WebhookAttempt,
     next: { readonly status: DeliveryStatus; readonly next_attempt_at: number | null }
   ) => Effect.Effect<boolean>
-  /** Makes a delivery due now again (redelivery), whatever its status. */
+  /**
+   * Makes a delivery due now again (redelivery), whatever its status; attempts that never finished
+   * are forgiven (`claims = attempts`), so an operator's redelivery is always sent once more.
+   */
   readonly retryWebhookDelivery: (id: string, now: number) => Effect.Effect<void>
 
   readonly getPollSnapshot: (connectionId: string) => Effect.Effect<Option.Option<PollSnapshot>>
@@ -204,6 +237,7 @@ const toDelivery = (r: Row): WebhookDelivery => ({
   event_type: eventType(r.event_type),
   status: str(r.status) as WebhookDelivery["status"],
   attempts: num(r.attempts),
+  claims: num(r.claims),
   next_attempt_at: numOrNull(r.next_attempt_at),
   locked_until: numOrNull(r.locked_until),
   created_at: num(r.created_at),
@@ -294,22 +328,46 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
       // them and skips rows another claim holds (FOR UPDATE SKIP LOCKED), and the outer WHERE
       // re-checks the claim after any wait. SQLite runs one writer at a time, so the statement
       // alone is atomic there.
-      claimWebhookDeliveries: (now, lockedUntil, limit) => {
+      // With `fair`, a first CTE ranks the due rows within their organisation and their endpoint
+      // (window functions, which Postgres does not lock), and the locking one takes the best
+      // ranked: every organisation's oldest, then every one's second, and so on.
+      claimWebhookDeliveries: (now, lockedUntil, limit, fair) => {
         const lock = sql.onDialectOrElse({
-          pg: () => sql.literal("FOR UPDATE SKIP LOCKED"),
+          pg: () => sql.literal(fair === undefined ? "FOR UPDATE SKIP LOCKED" : "FOR UPDATE OF d SKIP LOCKED"),
           orElse: () => sql.literal("")
         })
-        return Effect.map(
-          rows(
-            sql`WITH due AS (
-                  SELECT id FROM webhook_deliveries
+        const due = fair === undefined
+          ? sql`SELECT id FROM webhook_deliveries
+                WHERE status = 'pending' AND next_attempt_at <= ${now}
+                  AND (locked_until IS NULL OR locked_until <= ${now})
+                ORDER BY next_attempt_at, id
+                LIMIT ${Math.max(0, limit)}
+                ${lock}`
+          : sql`SELECT d.id FROM webhook_deliveries d JOIN ranked r ON r.id = d.id
+                WHERE r.org_rank <= ${fair.perOrganisation} AND r.endpoint_rank <= ${fair.perEndpoint}
+                ORDER BY r.org_rank, d.next_attempt_at, d.id
+                LIMIT ${Math.max(0, limit)}
+                ${lock}`
+        const ranked = fair === undefined ? sql`` : sql`ranked AS (
+                  SELECT id,
+                    ROW_NUMBER() OVER (PARTITION BY organisation_id ORDER BY next_attempt_at, id) AS org_rank,
+                    ROW_NUMBER() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS endpoint_rank
+                  FROM webhook_deliveries
                   WHERE status = 'pending' AND next_attempt_at <= ${now}
                     AND (locked_until IS NULL OR locked_until <= ${now})
-                  ORDER BY next_attempt_at, id
-                  LIMIT ${Math.max(0, limit)}
-                  ${lock}
-                )
-                UPDATE webhook_deliveries SET locked_until = ${lockedUntil}
+                    ${
+          fair.excludeOrganisations.length === 0
+            ? sql``
+            : sql`AND NOT ${sql.in("organisation_id", fair.excludeOrganisations)}`
+        }
+                    ${
+          fair.excludeEndpoints.length === 0 ? sql`` : sql`AND NOT ${sql.in("endpoint_id", fair.excludeEndpoints)}`
+        }
+                ),`
+        return Effect.map(
+          rows(
+            sql`WITH ${ranked} due AS (${due})
+                UPDATE webhook_deliveries SET locked_until = ${lockedUntil}, claims = claims + 1
                 WHERE id IN (SELECT id FROM due)
                   AND status = 'pending' AND (locked_until IS NULL OR locked_until <= ${now})
                 RETURNING *`
@@ -330,10 +388,25 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
           yield* exec(sql`INSERT INTO webhook_attempts ${sql.insert({ ...attempt })}`)
           return true
         })),
+      releaseWebhookClaim: (delivery, due) =>
+        Effect.map(
+          rows(
+            due === undefined
+              ? sql`UPDATE webhook_deliveries SET claims = claims - 1
+                    WHERE id = ${delivery.id} AND status = 'pending' AND claims = ${delivery.claims}
+                      AND locked_until = ${delivery.locked_until} RETURNING id`
+              : sql`UPDATE webhook_deliveries
+                    SET claims = claims - 1, locked_until = NULL, next_attempt_at = ${due}
+                    WHERE id = ${delivery.id} AND status = 'pending' AND claims = ${delivery.claims}
+                      AND locked_until = ${delivery.locked_until} RETURNING id`
+          ),
+          (rs) => rs.length === 1
+        ),
       retryWebhookDelivery: (id, now) =>
         exec(
           sql`UPDATE webhook_deliveries
-              SET status = 'pending', next_attempt_at = ${now}, locked_until = NULL, updated_at = ${now}
+              SET status = 'pending', next_attempt_at = ${now}, locked_until = NULL, claims = attempts,
+                  updated_at = ${now}
               WHERE id = ${id}`
         ),
       getPollSnapshot: (connectionId) =>

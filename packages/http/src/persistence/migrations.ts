@@ -250,6 +250,19 @@ const upstreamRateBuckets = Effect.gen(function*() {
 })
 
 /**
+ * Webhook attempts counted before they are sent (issue #28): `claims` is the number of attempts a
+ * worker started (raised by the claim, or written as 1 with a delivery queued held by its worker),
+ * `attempts` the number recorded. A process that dies or hangs mid-attempt leaves `claims` ahead of
+ * `attempts`, and a delivery with too many such unfinished attempts is dead-lettered instead of
+ * sent again. Existing rows start with every attempt recorded.
+ */
+const webhookAttemptClaims = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE webhook_deliveries ADD COLUMN claims INTEGER NOT NULL DEFAULT 0`
+  yield* sql`UPDATE webhook_deliveries SET claims = attempts`
+})
+
+/**
  * Every migration, for the driver's migrator layer (`LibsqlMigrator.layer({ loader })`,
  * `PgMigrator.layer({ loader })`).
  *
@@ -266,5 +279,6 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "0007_link_token_branding": linkTokenBranding,
   "0008_upstream_rate_buckets": upstreamRateBuckets,
   // the managed sync's store: its tables are the sync package's (`SyncStore.migration`)
-  "0009_sync_store": SyncStore.migration
+  "0009_sync_store": SyncStore.migration,
+  "0010_webhook_attempt_claims": webhookAttemptClaims
 })

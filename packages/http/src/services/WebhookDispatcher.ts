@@ -5,17 +5,32 @@
  * `FOR UPDATE SKIP LOCKED`, so several API processes share the work; on SQLite one writer at a
  * time, so the claim is atomic for the single process that embedded SQLite is meant for), holds
  * each for a lease longer than the 10 s timeout, signs the stored body, POSTs it, and logs the
- * attempt; an attempt is recorded only once (compare-and-set on the attempt count). An attempt
- * once started is uninterruptible (bounded by the timeout), so a shutdown lets it finish; claimed
- * deliveries not yet started are handed back, due as before.
+ * attempt; an attempt is recorded only once (compare-and-set on the attempt count).
+ *
+ * Bounded in every dimension (issue #28, `docs/security.md`):
+ * - a receiver's answer is read up to `READ_LIMIT` (64 KB), then the stream is dropped and the
+ *   connection aborted; at most `LOG_LIMIT` (1 KB) of it (an excerpt of a non-2xx answer) goes
+ *   into the delivery log, and no logged error is longer;
+ * - connect, headers and body together have 10 s (`TIMEOUT`), and the attempt is interruptible
+ *   throughout: the timeout, and a shutdown, really stop it. Only recording its result is protected;
+ * - a scheduler runs at most `CONCURRENCY` attempts in the process, at most `PER_ORGANISATION` of
+ *   one organisation and `PER_ENDPOINT` of one endpoint, starting them round-robin over the
+ *   organisations; claims take the same shares (`ClaimFairness`), and none for an organisation or
+ *   endpoint that has no room here, so one tenant's slow receivers never hold up another's;
+ * - a shutdown interrupts attempts in flight: each is recorded as abandoned and due at once (another
+ *   process, or this one after its restart, retries it); claimed or held ones not started are
+ *   handed back, due as before;
+ * - every attempt is counted before it is sent (`claims`: raised by the claim, or written as 1
+ *   with a held delivery); a delivery with `MAX_UNFINISHED` attempts that never finished (the
+ *   process died or hung in them) is dead-lettered: `failed`, with "dead-lettered after N attempts".
  *
  * The fast path (simulate): when this process runs the worker, `holdUntil` gives the lease that an
  * event's deliveries are written with, in the transaction that queues them, so they are claimed by
  * this process from the start; after the commit, `send` hands them to the worker with the endpoint,
- * event and plan read in that transaction, and the first attempt starts at once, with no claim, no
- * re-read and no wait for a tick. The URL guard still runs right before it. If `send` never runs (a
- * crash after the commit), the lease lapses and any worker claims them; on shutdown, held deliveries
- * not started are handed back like claimed ones.
+ * event and plan read in that transaction, and the first attempt starts as soon as the scheduler
+ * has room, with no claim, no re-read and no wait for a tick. The URL guard still runs right before
+ * it. If `send` never runs (a crash after the commit), the lease lapses and any worker claims them;
+ * on shutdown, held deliveries not started are handed back like claimed ones.
  *
  * A 2xx within 10 s succeeds. Anything else (an error, a timeout, a redirect, a refused address)
  * is retried after about 1 min, 5 min, 30 min, 2 h, 6 h, 12 h and 24 h, and then the delivery is
@@ -27,11 +42,18 @@
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { WebhookSignature } from "@tracebridge/core"
-import { Clock, Context, Duration, Effect, FiberSet, Layer, Option, Queue } from "effect"
+import type { Scope } from "effect"
+import { Clock, Context, Duration, Effect, Exit, FiberSet, Layer, Option, Queue, Stream } from "effect"
 import { createHmac } from "node:crypto"
 import type { Plan } from "../persistence/Accounts.js"
 import { Accounts } from "../persistence/Accounts.js"
-import type { WebhookDelivery, WebhookEndpoint, WebhookEventRow } from "../persistence/WebhookStore.js"
+import type {
+  ClaimFairness,
+  DeliveryStatus,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEventRow
+} from "../persistence/WebhookStore.js"
 import { WebhookStore } from "../persistence/WebhookStore.js"
 import { Crypto } from "./Crypto.js"
 import { UrlGuard } from "./UrlGuard.js"
@@ -53,15 +75,36 @@ export const BACKOFF: ReadonlyArray<Duration.Duration> = [
   Duration.hours(24)
 ]
 
-/** @since 0.1.0 @category constants */
+/** Connect, headers and body of one attempt together. @since 0.1.0 @category constants */
 export const TIMEOUT = Duration.seconds(10)
+
+/** At most this much of a receiver's answer is read; then the connection is dropped. @since 0.1.0 @category constants */
+export const READ_LIMIT = 64 * 1024
+
+/** At most this many bytes (UTF-8) of an attempt's error, with the answer's excerpt, are logged. @since 0.1.0 @category constants */
+export const LOG_LIMIT = 1024
+
+/** Attempts in flight in one process, at most. @since 0.1.0 @category constants */
+export const CONCURRENCY = 32
+
+/** Attempts of one organisation in flight in one process, at most. @since 0.1.0 @category constants */
+export const PER_ORGANISATION = 8
+
+/** Attempts to one endpoint in flight in one process, at most. @since 0.1.0 @category constants */
+export const PER_ENDPOINT = 4
+
+/**
+ * A delivery with this many started attempts that never finished (the process died or hung in
+ * them) is dead-lettered instead of sent again.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MAX_UNFINISHED = 3
 
 /** A claim outlives the timeout, so no other worker retries an attempt still in flight. */
 const LEASE = Duration.seconds(60)
 const BATCH = 20
-
-/** At most this many attempts at once, per batch of claimed deliveries and for handed ones. */
-const CONCURRENCY = 8
 
 /** How long the previous secret keeps signing after a rotation. @since 0.1.0 @category constants */
 export const ROTATION_OVERLAP = Duration.hours(24)
@@ -102,8 +145,12 @@ export interface Service {
    * committed. A worker that stopped meanwhile hands them back to the queue, due as they were.
    */
   readonly send: (held: ReadonlyArray<Held>) => Effect.Effect<void>
-  /** Runs `runDue` whenever woken, and at least every `interval`, and sends what `send` hands it; forever. */
-  readonly loop: (interval: Duration.Duration) => Effect.Effect<never>
+  /**
+   * Runs `runDue` whenever woken, and at least every `interval`, and sends what `send` hands it;
+   * forever. Interrupted (shutdown), it hands back what has not started, gives the attempts in
+   * flight up to `grace` (default none) to end, and then abandons them, due again at once.
+   */
+  readonly loop: (interval: Duration.Duration, grace?: Duration.Duration) => Effect.Effect<never>
 }
 
 /**
@@ -122,6 +169,45 @@ export const nextAttemptAt = (n: number, now: number): number | undefined => {
   const delay = BACKOFF[n - 1]
   return delay === undefined ? undefined : now + Duration.toMillis(delay)
 }
+
+/**
+ * `text` cut to at most `LOG_LIMIT` bytes of UTF-8 (whole characters, then "…").
+ *
+ * @since 0.1.0
+ * @category logging
+ */
+export const capLog = (text: string): string => {
+  if (Buffer.byteLength(text, "utf8") <= LOG_LIMIT) return text
+  let out = ""
+  let bytes = 0
+  for (const ch of text) {
+    const size = Buffer.byteLength(ch, "utf8")
+    if (bytes + size > LOG_LIMIT - 3) break
+    out += ch
+    bytes += size
+  }
+  return `${out}…`
+}
+
+/**
+ * Reads a receiver's answer up to `READ_LIMIT` bytes (then stops pulling, which drops the stream)
+ * and keeps its first `LOG_LIMIT` bytes as text; a body that fails to arrive reads as empty.
+ */
+const readCapped = <E>(body: Stream.Stream<Uint8Array, E>): Effect.Effect<string> =>
+  body.pipe(
+    Stream.runFoldWhile(
+      { read: 0, kept: Buffer.alloc(0) },
+      (s) => s.read < READ_LIMIT,
+      (s, chunk) => ({
+        read: s.read + chunk.length,
+        kept: s.kept.length >= LOG_LIMIT
+          ? s.kept
+          : Buffer.concat([s.kept, chunk.subarray(0, LOG_LIMIT - s.kept.length)])
+      })
+    ),
+    Effect.map((s) => s.kept.toString("utf8")),
+    Effect.orElseSucceed(() => "")
+  )
 
 /**
  * The `X-Tracebridge-Signature` header, as `WebhookSignature.sign` makes it (`t=<timestamp>` and one
@@ -151,6 +237,39 @@ export class ProductionDeliveryClient
   extends Context.Tag("Webhooks/ProductionDeliveryClient")<ProductionDeliveryClient, HttpClient.HttpClient>()
 {}
 
+interface Attempt {
+  readonly started: number
+  readonly status_code: number | null
+  readonly error: string | null
+  /** No retry: the delivery is `failed` whatever attempt this is. */
+  readonly final: boolean
+  /** Stopped by a shutdown: due again at once (unless it was the last attempt). */
+  readonly abandoned?: boolean
+}
+
+/** An attempt waiting for, or holding, a slot of the scheduler. */
+interface Job {
+  readonly delivery: WebhookDelivery
+  readonly run: Effect.Effect<Attempt>
+}
+
+/** Runs jobs within the concurrency limits, round-robin over the organisations. */
+interface Scheduler {
+  readonly submit: (jobs: ReadonlyArray<Job>) => Effect.Effect<void>
+  /** Jobs waiting or running. */
+  readonly size: () => number
+  /** The shares of the next claim: none for the organisations and endpoints with no room. */
+  readonly fairness: () => ClaimFairness
+  /** Waits until a job ended (or one ended since the last wait). */
+  readonly ended: Effect.Effect<void>
+}
+
+const bump = (counts: Map<string, number>, key: string, by: number) => {
+  const n = (counts.get(key) ?? 0) + by
+  if (n <= 0) counts.delete(key)
+  else counts.set(key, n)
+}
+
 /**
  * The dispatcher over the webhook store and the organisations, the encryption key, the URL guard and an `HttpClient`
  * (which must not follow redirects: `Http.ts` gives it node:http, which never does).
@@ -165,11 +284,11 @@ export const layer = Layer.effect(
     const webhookStore = yield* WebhookStore
     const crypto = yield* Crypto
     const guard = yield* UrlGuard
-    const sandboxClient = yield* HttpClient.HttpClient
-    const productionClient = Option.getOrElse(
-      yield* Effect.serviceOption(ProductionDeliveryClient),
-      () => sandboxClient
-    )
+    const sandboxClient = HttpClient.withScope(yield* HttpClient.HttpClient)
+    const productionClient = Option.match(yield* Effect.serviceOption(ProductionDeliveryClient), {
+      onNone: () => sandboxClient,
+      onSome: HttpClient.withScope
+    })
     const wakeUp = yield* Queue.sliding<void>(1)
 
     const secretsOf: Service["secretsOf"] = (endpoint, now) => [
@@ -179,13 +298,6 @@ export const layer = Layer.effect(
         ? [crypto.decrypt(endpoint.previous_secret, endpoint.previous_key_id)]
         : [])
     ]
-
-    interface Attempt {
-      readonly started: number
-      readonly status_code: number | null
-      readonly error: string | null
-      readonly final: boolean
-    }
 
     /** One attempt of a claimed delivery, reading its endpoint, event and plan now. */
     const attempt = (delivery: WebhookDelivery): Effect.Effect<Attempt> =>
@@ -211,7 +323,11 @@ export const layer = Layer.effect(
           ? Effect.succeed({ started, status_code: null, error: "the endpoint is disabled", final: true })
           : post(started, held.endpoint, held.event, held.plan))
 
-    /** Checks the address, signs and POSTs: what happened, never a failure. */
+    /**
+     * Checks the address, signs and POSTs, all within the 10 s deadline: what happened, never a
+     * failure. Interruptible throughout: the deadline (or a shutdown) aborts the request and drops
+     * the answer's stream.
+     */
     const post = (
       started: number,
       endpoint: WebhookEndpoint,
@@ -221,7 +337,7 @@ export const layer = Layer.effect(
       Effect.gen(function*() {
         const refused = yield* Effect.flip(guard.check(endpoint.url, plan)).pipe(Effect.option)
         if (Option.isSome(refused)) {
-          return { started, status_code: null, error: `refused: ${refused.value}`, final: false }
+          return { started, status_code: null, error: capLog(`refused: ${refused.value}`), final: false }
         }
         const body = event.body
         const signature = signatureHeader(secretsOf(endpoint, started), Math.floor(started / 1000), body)
@@ -236,33 +352,48 @@ export const layer = Layer.effect(
         )
         const client = plan === "production" ? productionClient : sandboxClient
         return yield* client.execute(request).pipe(
-          Effect.flatMap((response) => Effect.as(Effect.ignore(response.text), response.status)),
+          Effect.flatMap((response) =>
+            Effect.map(readCapped(response.stream), (excerpt) => ({ status: response.status, excerpt }))
+          ),
           Effect.scoped,
-          Effect.timeoutFail({ duration: TIMEOUT, onTimeout: () => "timed out after 10 s" }),
           Effect.match({
             onFailure: (e) => ({
               started,
               status_code: null,
-              error: typeof e === "string" ? e : `request failed: ${e._tag === "RequestError" ? e.reason : e.reason}`,
+              error: capLog(`request failed: ${e.reason}`),
               final: false
             }),
-            onSuccess: (status) => ({
+            onSuccess: ({ excerpt, status }) => ({
               started,
               status_code: status,
-              error: status >= 200 && status < 300 ? null : `answered ${status}`,
+              error: status >= 200 && status < 300
+                ? null
+                : capLog(excerpt.trim() === "" ? `answered ${status}` : `answered ${status}: ${excerpt}`),
               final: false
             })
           })
         )
-      })
+      }).pipe(
+        // The address check (a DNS answer for a name), connect, headers and body: one deadline.
+        Effect.timeoutTo({
+          duration: TIMEOUT,
+          onSuccess: (attempt): Attempt => attempt,
+          onTimeout: (): Attempt => ({ started, status_code: null, error: "timed out after 10 s", final: false })
+        })
+      )
 
-    const deliver = (delivery: WebhookDelivery, run: Effect.Effect<Attempt> = attempt(delivery)) =>
+    /** Logs attempt `attempts + 1` of a delivery and moves it on. */
+    const record = (delivery: WebhookDelivery, result: Attempt) =>
       Effect.gen(function*() {
-        const result = yield* run
         const ended = yield* Clock.currentTimeMillis
         const n = delivery.attempts + 1
         const ok = result.error === null
-        const next = ok || result.final ? undefined : nextAttemptAt(n, ended)
+        const retry = nextAttemptAt(n, ended)
+        const next: { readonly status: DeliveryStatus; readonly next_attempt_at: number | null } = ok
+          ? { status: "succeeded", next_attempt_at: null }
+          : result.final || retry === undefined
+          ? { status: "failed", next_attempt_at: null }
+          : { status: "pending", next_attempt_at: result.abandoned === true ? ended : retry }
         yield* webhookStore.recordWebhookAttempt(
           {
             delivery_id: delivery.id,
@@ -272,101 +403,218 @@ export const layer = Layer.effect(
             error: result.error,
             duration_ms: Math.max(0, ended - result.started)
           },
-          ok
-            ? { status: "succeeded", next_attempt_at: null }
-            : next === undefined
-            ? { status: "failed", next_attempt_at: null }
-            : { status: "pending", next_attempt_at: next }
+          next
         )
-      }).pipe(
-        Effect.catchAllDefect((defect) => Effect.logError("webhook delivery crashed", delivery.id, defect)),
-        Effect.withSpan("WebhookDispatcher.deliver", { attributes: { delivery: delivery.id } })
+      })
+
+    /** Whether a claim's lease still covers a whole attempt started at `now`. */
+    const leaseCovers = (delivery: WebhookDelivery, now: number) =>
+      delivery.locked_until !== null && delivery.locked_until - now > Duration.toMillis(TIMEOUT)
+
+    /**
+     * One job, in its slot. A claim whose lease no longer covers an attempt (it waited behind slow
+     * receivers) is given back uncounted and left to lapse, so it is never sent by this process and
+     * by another's claim at once. A delivery with too many unfinished attempts is dead-lettered.
+     * Otherwise the attempt runs interruptibly; its result, or its abandonment when interrupted, is
+     * recorded uninterruptibly.
+     */
+    const runJob = (job: Job): Effect.Effect<void> =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function*() {
+          const { delivery } = job
+          const now = yield* Clock.currentTimeMillis
+          if (!leaseCovers(delivery, now)) {
+            yield* webhookStore.releaseWebhookClaim(delivery, undefined)
+            return
+          }
+          const unfinished = delivery.claims - 1 - delivery.attempts
+          if (unfinished >= MAX_UNFINISHED) {
+            yield* Effect.logWarning("webhook delivery dead-lettered", delivery.id)
+            return yield* record(delivery, {
+              started: now,
+              status_code: null,
+              error: `dead-lettered after ${delivery.claims - 1} attempts: ${unfinished} never finished ` +
+                "(the process stopped or hung during them)",
+              final: true
+            })
+          }
+          const exit = yield* Effect.exit(restore(job.run))
+          if (Exit.isSuccess(exit)) return yield* record(delivery, exit.value)
+          if (Exit.isInterrupted(exit)) {
+            return yield* record(delivery, {
+              started: now,
+              status_code: null,
+              error: "abandoned: the worker stopped during the attempt (shutdown); due again at once",
+              final: false,
+              abandoned: true
+            })
+          }
+          yield* Effect.logError("webhook delivery crashed", delivery.id, exit.cause)
+        })
+      ).pipe(
+        Effect.catchAllDefect((defect) => Effect.logError("webhook delivery crashed", job.delivery.id, defect)),
+        Effect.withSpan("WebhookDispatcher.deliver", { attributes: { delivery: job.delivery.id } })
       )
 
-    /** Hands a delivery back to the queue, due as it was (a claim or a hold that was not used). */
+    /** Hands a claim or hold back to the queue, due as it was; nothing if it is no longer ours. */
     const handBack = (delivery: WebhookDelivery, now: number) =>
-      webhookStore.retryWebhookDelivery(delivery.id, delivery.next_attempt_at ?? now)
+      Effect.asVoid(webhookStore.releaseWebhookClaim(delivery, delivery.next_attempt_at ?? now))
+
+    /**
+     * A scheduler for the scope: closing it hands back the jobs waiting, gives the ones running up
+     * to `grace` to end, then interrupts them (each records itself abandoned). `onEnd` runs after
+     * every job.
+     */
+    const makeScheduler = (
+      onEnd: Effect.Effect<void>,
+      grace: Duration.Duration = Duration.zero
+    ): Effect.Effect<Scheduler, never, Scope.Scope> =>
+      Effect.gen(function*() {
+        const inFlight = yield* FiberSet.make<void>()
+        const endedSignal = yield* Queue.sliding<void>(1)
+        const waiting = new Map<string, Array<Job>>()
+        const runningOrganisations = new Map<string, number>()
+        const runningEndpoints = new Map<string, number>()
+        let running = 0
+        let waitingCount = 0
+        let closing = false
+
+        /** The jobs to start now: one per organisation per round, the rounds until nothing fits. */
+        const pick = (): Array<Job> => {
+          const picked: Array<Job> = []
+          while (!closing && running < CONCURRENCY) {
+            let started = false
+            for (const organisation of [...waiting.keys()]) {
+              if (running >= CONCURRENCY) break
+              if ((runningOrganisations.get(organisation) ?? 0) >= PER_ORGANISATION) continue
+              const jobs = waiting.get(organisation)!
+              const i = jobs.findIndex((j) => (runningEndpoints.get(j.delivery.endpoint_id) ?? 0) < PER_ENDPOINT)
+              if (i < 0) continue
+              const job = jobs.splice(i, 1)[0]!
+              // to the back of the round
+              waiting.delete(organisation)
+              if (jobs.length > 0) waiting.set(organisation, jobs)
+              waitingCount--
+              running++
+              bump(runningOrganisations, organisation, 1)
+              bump(runningEndpoints, job.delivery.endpoint_id, 1)
+              picked.push(job)
+              started = true
+            }
+            if (!started) break
+          }
+          return picked
+        }
+
+        const pump: Effect.Effect<void> = Effect.suspend(() =>
+          Effect.forEach(pick(), (job) =>
+            FiberSet.run(
+              inFlight,
+              Effect.ensuring(
+                runJob(job),
+                Effect.suspend(() => {
+                  running--
+                  bump(runningOrganisations, job.delivery.organisation_id, -1)
+                  bump(runningEndpoints, job.delivery.endpoint_id, -1)
+                  return Effect.zipRight(Queue.offer(endedSignal, undefined), Effect.zipRight(onEnd, pump))
+                })
+              )
+            ), { discard: true })
+        )
+
+        // Runs before the fiber set's own finalizer (which interrupts what runs).
+        yield* Effect.addFinalizer(() =>
+          Effect.gen(function*() {
+            closing = true
+            const now = yield* Clock.currentTimeMillis
+            const left = [...waiting.values()].flat()
+            waiting.clear()
+            waitingCount = 0
+            yield* Effect.forEach(left, (job) => handBack(job.delivery, now), { discard: true })
+            if (Duration.greaterThan(grace, Duration.zero)) {
+              // (a finalizer is uninterruptible: the wait itself must be, for the timeout to end it)
+              yield* Effect.ignore(Effect.timeout(Effect.interruptible(FiberSet.awaitEmpty(inFlight)), grace))
+            }
+          })
+        )
+
+        const load = () => {
+          const organisations = new Map(runningOrganisations)
+          const endpoints = new Map(runningEndpoints)
+          for (const [organisation, jobs] of waiting) {
+            bump(organisations, organisation, jobs.length)
+            for (const job of jobs) bump(endpoints, job.delivery.endpoint_id, 1)
+          }
+          return { organisations, endpoints }
+        }
+
+        return {
+          submit: (jobs) =>
+            Effect.suspend(() => {
+              if (closing) {
+                return Effect.flatMap(
+                  Clock.currentTimeMillis,
+                  (now) => Effect.forEach(jobs, (job) => handBack(job.delivery, now), { discard: true })
+                )
+              }
+              for (const job of jobs) {
+                const organisation = job.delivery.organisation_id
+                const queue = waiting.get(organisation)
+                if (queue === undefined) waiting.set(organisation, [job])
+                else queue.push(job)
+                waitingCount++
+              }
+              return pump
+            }),
+          size: () => running + waitingCount,
+          fairness: () => {
+            const { endpoints, organisations } = load()
+            return {
+              perOrganisation: PER_ORGANISATION,
+              perEndpoint: PER_ENDPOINT,
+              excludeOrganisations: [...organisations].filter(([, n]) => n >= PER_ORGANISATION).map(([k]) => k),
+              excludeEndpoints: [...endpoints].filter(([, n]) => n >= PER_ENDPOINT).map(([k]) => k)
+            }
+          },
+          ended: Queue.take(endedSignal)
+        } satisfies Scheduler
+      })
+
+    /**
+     * Claims what the scheduler has room for, in fair shares, and submits it: how many were
+     * claimed, and whether more may be due (the claim was full, or some were left out for room).
+     */
+    const claimInto = (scheduler: Scheduler) =>
+      Effect.gen(function*() {
+        const room = Math.min(BATCH, CONCURRENCY - scheduler.size())
+        if (room <= 0) return { claimed: 0, more: true }
+        const now = yield* Clock.currentTimeMillis
+        const fairness = scheduler.fairness()
+        const claimed = yield* webhookStore.claimWebhookDeliveries(now, now + Duration.toMillis(LEASE), room, fairness)
+        yield* scheduler.submit(claimed.map((delivery) => ({ delivery, run: attempt(delivery) })))
+        return {
+          claimed: claimed.length,
+          more: claimed.length === room || fairness.excludeOrganisations.length > 0 ||
+            fairness.excludeEndpoints.length > 0
+        }
+      })
+
+    const runDue: Effect.Effect<number> = Effect.gen(function*() {
+      const scheduler = yield* makeScheduler(Effect.void)
+      let total = 0
+      while (true) {
+        const { claimed } = yield* claimInto(scheduler)
+        total += claimed
+        if (claimed === 0) {
+          if (scheduler.size() === 0) return total
+          yield* scheduler.ended
+        }
+      }
+    }).pipe(Effect.scoped)
 
     // Held deliveries waiting for the worker, and whether a worker loop runs to take them.
     const handed = yield* Queue.unbounded<Held>()
     let accepting = false
-
-    /**
-     * Whether a held delivery's lease still covers a whole attempt. One that waited longer (slow
-     * receivers ahead of it) is left alone: its lease lapses and a claim takes it, so it is never
-     * sent by this process and by a claim at once.
-     */
-    const stillHeld = (held: Held, now: number) =>
-      held.delivery.locked_until !== null && held.delivery.locked_until - now > Duration.toMillis(TIMEOUT)
-
-    /**
-     * Sends what `send` hands over, up to `CONCURRENCY` at once, each as soon as a slot is free.
-     * An attempt once started runs to its end; on interruption the ones still waiting are handed back.
-     */
-    const sendHanded: Effect.Effect<never> = Effect.gen(function*() {
-      const inFlight = yield* FiberSet.make<void>()
-      const slots = yield* Effect.makeSemaphore(CONCURRENCY)
-      return yield* Effect.forever(
-        Effect.zipRight(
-          slots.take(1),
-          Effect.uninterruptibleMask((restore) =>
-            Effect.flatMap(
-              Effect.zip(restore(Queue.take(handed)), Clock.currentTimeMillis),
-              ([held, now]) =>
-                stillHeld(held, now)
-                  ? Effect.asVoid(FiberSet.run(
-                    inFlight,
-                    Effect.uninterruptible(deliver(held.delivery, attemptHeld(held))).pipe(
-                      Effect.ensuring(slots.release(1))
-                    )
-                  ))
-                  : Effect.asVoid(slots.release(1))
-            )
-          )
-        )
-      )
-    }).pipe(
-      Effect.scoped,
-      Effect.onInterrupt(() =>
-        Effect.gen(function*() {
-          accepting = false
-          const now = yield* Clock.currentTimeMillis
-          const left = yield* Queue.takeAll(handed)
-          yield* Effect.forEach(
-            left,
-            (held) => stillHeld(held, now) ? handBack(held.delivery, now) : Effect.void,
-            { discard: true }
-          )
-        })
-      )
-    )
-
-    const runDue: Effect.Effect<number> = Effect.gen(function*() {
-      let total = 0
-      while (true) {
-        const now = yield* Clock.currentTimeMillis
-        const claimed = yield* webhookStore.claimWebhookDeliveries(now, now + Duration.toMillis(LEASE), BATCH)
-        if (claimed.length === 0) return total
-        // An attempt once started runs to its end (at most the 10 s timeout) even when the worker
-        // is interrupted (shutdown); the claimed ones not started yet are handed back, due as before.
-        const started = new Set<string>()
-        yield* Effect.forEach(
-          claimed,
-          (delivery) =>
-            Effect.uninterruptible(Effect.zipRight(Effect.sync(() => started.add(delivery.id)), deliver(delivery))),
-          { concurrency: CONCURRENCY, discard: true }
-        ).pipe(
-          Effect.onInterrupt(() =>
-            Effect.forEach(
-              claimed.filter((delivery) => !started.has(delivery.id)),
-              (delivery) => handBack(delivery, now),
-              { discard: true }
-            )
-          )
-        )
-        total += claimed.length
-      }
-    })
 
     const service: Service = {
       runDue,
@@ -387,27 +635,54 @@ export const layer = Layer.effect(
           }
           return Effect.flatMap(
             Clock.currentTimeMillis,
-            (now) =>
-              Effect.forEach(held, (h) => stillHeld(h, now) ? handBack(h.delivery, now) : Effect.void, {
-                discard: true
-              })
+            (now) => Effect.forEach(held, (h) => handBack(h.delivery, now), { discard: true })
           )
         }),
-      loop: (interval) =>
-        Effect.suspend(() => {
+      loop: (interval, grace) =>
+        Effect.gen(function*() {
+          let more = false
+          const scheduler = yield* makeScheduler(
+            Effect.suspend(() => more ? Queue.offer(wakeUp, undefined) : Effect.void),
+            grace
+          )
+          // Runs first on the way out: what was handed over and not yet submitted goes back.
+          yield* Effect.addFinalizer(() =>
+            Effect.gen(function*() {
+              accepting = false
+              const now = yield* Clock.currentTimeMillis
+              const left = yield* Queue.takeAll(handed)
+              yield* Effect.forEach(left, (held) => handBack(held.delivery, now), { discard: true })
+            })
+          )
           accepting = true
-          return Effect.race(
-            sendHanded,
-            Effect.forever(
-              Effect.zipRight(
-                Effect.catchAllCause(runDue, (cause) => Effect.logError("webhook worker", cause)),
-                Effect.race(Effect.sleep(interval), Queue.take(wakeUp))
-              )
+          yield* Effect.forkScoped(Effect.forever(
+            Effect.flatMap(
+              Effect.zipWith(Queue.take(handed), Queue.takeAll(handed), (first, rest) => [first, ...rest]),
+              (held) => scheduler.submit(held.map((h) => ({ delivery: h.delivery, run: attemptHeld(h) })))
+            )
+          ))
+          return yield* Effect.forever(
+            Effect.zipRight(
+              Effect.catchAllCause(
+                Effect.gen(function*() {
+                  // claim while claims come back full and there is room
+                  while (true) {
+                    const claim = yield* claimInto(scheduler)
+                    more = claim.more
+                    if (claim.claimed === 0 || scheduler.size() >= CONCURRENCY) return
+                  }
+                }),
+                (cause) => Effect.logError("webhook worker", cause)
+              ),
+              Effect.race(Effect.sleep(interval), Queue.take(wakeUp))
             )
           )
-        }).pipe(Effect.ensuring(Effect.sync(() => {
-          accepting = false
-        })))
+        }).pipe(
+          Effect.scoped,
+          Effect.ensuring(Effect.sync(() => {
+            accepting = false
+          }))
+        )
     }
     return service
   })

@@ -216,6 +216,8 @@ export const layer = Layer.effect(
           event_type: event.type,
           status: "pending",
           attempts: 0,
+          // held by this process's worker: its first attempt is counted now, before it is sent
+          claims: lockedUntil === null ? 0 : 1,
           next_attempt_at: now,
           locked_until: lockedUntil,
           created_at: now,

@@ -5,8 +5,10 @@
 import type { Suite } from "./Harness.js"
 import { suite as harness } from "./HarnessSuite.js"
 import { suite as ids } from "./IdsAbuse.js"
+import { suite as webhooks } from "./WebhookAbuse.js"
 
 export const suites: ReadonlyArray<readonly [string, Suite]> = [
   ["harness", harness],
-  ["ids", ids]
+  ["ids", ids],
+  ["webhooks", webhooks]
 ]
