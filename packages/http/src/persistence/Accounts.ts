@@ -76,13 +76,17 @@ const originsOf = (value: unknown): ReadonlyArray<string> => {
   }
 }
 
-const toOrganisation = (r: Row): Organisation => ({
-  id: str(r.id),
-  name: str(r.name),
-  plan: str(r.plan) as Plan,
-  created_at: num(r.created_at),
-  redirect_origins: originsOf(r.redirect_origins)
-})
+const toOrganisation = (r: Row): Organisation => {
+  const origins = originsOf(r.redirect_origins)
+  return {
+    id: str(r.id),
+    name: str(r.name),
+    plan: str(r.plan) as Plan,
+    created_at: num(r.created_at),
+    // present only when the organisation has some
+    ...(origins.length > 0 ? { redirect_origins: origins } : {})
+  }
+}
 
 const toClient = (r: Row): ApiClient => ({
   id: str(r.id),
