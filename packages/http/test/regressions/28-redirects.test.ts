@@ -6,12 +6,15 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { ProviderError } from "@tracebridge/core"
-import { Effect, HashMap, Logger, Ref } from "effect"
+import { Http, Server } from "@tracebridge/http"
+import { ConfigProvider, Effect, HashMap, Layer, Logger, Ref } from "effect"
+import * as http from "node:http"
 import * as Errors from "../../src/Errors.js"
 import { LinkTokens } from "../../src/persistence/LinkTokens.js"
 import * as RequestId from "../../src/RequestId.js"
 import * as Crypto from "../../src/services/Crypto.js"
-import { Accounts, call, productionSignIn, signIn, TestApp } from "../support/TestApp.js"
+import { Accounts, call, productionSignIn, signIn, submitLogin, TestApp } from "../support/TestApp.js"
+import * as TestDatabase from "../support/TestDatabase.js"
 
 const create = (access: string, json: Record<string, unknown>) =>
   call("POST", "/v1/link/token/create", { token: access, json })
@@ -153,4 +156,64 @@ describe("upstream text never reaches the client (issue #28)", () => {
       assert.include(lines, "UPSTREAM-SECRET-403-TEXT")
       assert.include(lines, "req_test_28")
     }))
+})
+
+describe("upstream text never reaches the client, end to end (issue #28)", () => {
+  const SECRET = "UPSTREAM-SECRET-403-BODY-e2e"
+  /** A production state system that answers every request 403 with a distinctive text. */
+  const upstream = Effect.acquireRelease(
+    Effect.async<http.Server>((resume) => {
+      const server = http.createServer((_request, response) => {
+        response.writeHead(403, { "content-type": "application/json" })
+        response.end(JSON.stringify({ Message: `${SECRET}: licence 402-R-0001 of Jane Doe` }))
+      })
+      server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+    }),
+    (server) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
+  )
+
+  it.live(
+    "a production state system's 403 body is in the log with the request id, not in the answer",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* upstream
+        const port = (server.address() as { port: number }).port
+        const logged: Array<string> = []
+        const logger = Logger.make<unknown, void>(({ annotations, message }) => {
+          const annotated = HashMap.toEntries(annotations).map(([k, v]) => `${k}=${String(v)}`).join(" ")
+          logged.push(`${JSON.stringify(message)} ${annotated}`)
+        })
+        const app = Http.makeHttpLive({ worker: false }).pipe(
+          Layer.provideMerge(Server.layerTest),
+          Layer.provideMerge(Crypto.layerTest),
+          Layer.provideMerge(TestDatabase.layer),
+          Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(
+            new Map([
+              ["TRACEBRIDGE_PROVIDER_A_BASE_URL", `http://127.0.0.1:${port}/provider_a/{state}`],
+              ["PROVIDER_A_VENDOR_KEY", "integrator-vendor-key"]
+            ])
+          ))),
+          Layer.provide(Logger.replace(Logger.defaultLogger, logger))
+        )
+        const answer = yield* Effect.provide(
+          Effect.gen(function*() {
+            const { access } = yield* productionSignIn
+            return yield* submitLogin(access, {
+              provider: "provider_a",
+              state: "CO",
+              credentials: { user_key: "user_good" }
+            })
+          }),
+          app
+        )
+        assert.isAtLeast(answer.status, 400, JSON.stringify(answer.body))
+        assert.notInclude(JSON.stringify(answer.body), SECRET)
+        assert.notInclude(JSON.stringify(answer.body), "Jane Doe")
+        const requestId = answer.body.error.request_id as string
+        const lines = logged.filter((l) => l.includes(SECRET))
+        assert.isAbove(lines.length, 0, `no log line with the upstream text:\n${logged.join("\n")}`)
+        assert.isTrue(lines.some((l) => l.includes(requestId)), lines.join("\n"))
+      }).pipe(Effect.scoped),
+    60_000
+  )
 })
