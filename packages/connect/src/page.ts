@@ -34,6 +34,7 @@ interface SessionInfo {
   readonly exit_uri: string | null
   readonly client_name: string
   readonly logo_url: string | null
+  readonly frame_ancestors: ReadonlyArray<string>
   readonly update: { readonly provider: string; readonly state: string } | null
   readonly providers: ReadonlyArray<ProviderInfo>
 }
@@ -60,8 +61,31 @@ let lastError: FlowError | null = null
 let onClose: () => void = () => finishExit(lastError)
 let done = false
 
+/**
+ * Whether the SDK's declared origin is one the link token lets frame the page (its
+ * `frame_ancestors`, issue #28): the query alone never decides where a public token goes.
+ */
+const parentAllowed = (): boolean => {
+  if (parentOrigin === null) return false
+  // before the session is known only errors are posted, and only to the real parent
+  if (session === null) return true
+  let parent: any
+  try {
+    parent = new URL(parentOrigin)
+  } catch {
+    return false
+  }
+  if (parent.origin !== parentOrigin) return false
+  return session.frame_ancestors.some((source) => {
+    if (source === "'self'") return parentOrigin === location.origin
+    const wild = /^(https?:)\/\/([^/:]+):\*$/.exec(source)
+    if (wild !== null) return parent.protocol === wild[1] && parent.hostname === wild[2]
+    return source === parentOrigin
+  })
+}
+
 const post = (message: Record<string, unknown>) => {
-  if (!embedded || parentOrigin === null) return
+  if (!embedded || !parentAllowed()) return
   window.parent.postMessage(
     { ...message, link_session_id: session?.link_session_id ?? null, request_id: requestId },
     parentOrigin

@@ -312,7 +312,20 @@ const provider = <
  */
 export const fromProviderError = (error: ProviderError.ProviderError): Effect.Effect<HttpError> => {
   const retryAfter = retryAfterFor(error)
-  const mapped = toWire(error)
+  const mapped = upstreamMessages[error._tag] === undefined ? toWire(error) : Effect.zipRight(
+    // the state system's own text goes to the log (with the request id), never to the client
+    Effect.flatMap(RequestId.get, (request_id) =>
+      Effect.logWarning("upstream error").pipe(
+        Effect.annotateLogs({
+          request_id,
+          upstream_error: error._tag,
+          upstream_provider: "provider" in error ? String(error.provider) : "",
+          upstream_operation: "operation" in error ? String(error.operation) : "",
+          upstream_message: error.message
+        })
+      )),
+    toWire(error)
+  )
   return retryAfter === undefined ? mapped : Effect.zipRight(
     HttpApp.appendPreResponseHandler((_request, response) =>
       Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(retryAfter)))
@@ -321,36 +334,56 @@ export const fromProviderError = (error: ProviderError.ProviderError): Effect.Ef
   )
 }
 
-const toWire = (error: ProviderError.ProviderError): Effect.Effect<HttpError> => {
+/**
+ * The fixed message of each core error that can carry a state system's own text (issue #28): the
+ * client gets this, the log gets the text. Errors Tracebridge words itself keep their message.
+ *
+ * @since 0.1.0
+ * @category mapping
+ */
+export const upstreamMessages: Partial<Record<ProviderError.ProviderError["_tag"], string>> = {
+  ProviderPermissionDenied: "The state system does not let this login read or change this resource",
+  ProviderLoginRequired: "The state system no longer accepts this connection's login; re-enter it in update mode",
+  ProviderRejected: "The state system refused the request; quote the request id for its details",
+  ProviderInvalidResponse: "The state system answered with something Tracebridge cannot read; try again later",
+  ProviderRateLimited: "The state system is rate limiting requests; retry after the Retry-After header",
+  ProviderUnavailable: "The state system could not be reached or failed; try again later",
+  ProviderTimeout: "The state system did not answer in time; try again later"
+}
+
+const toWire = (error: ProviderError.ProviderError): Effect.Effect<HttpError> =>
+  wireOf(error, upstreamMessages[error._tag] ?? error.message)
+
+const wireOf = (error: ProviderError.ProviderError, message: string): Effect.Effect<HttpError> => {
   switch (error._tag) {
     case "ResourceNotFound":
-      return make("not_found_error", "resource_not_found", error.message)
+      return make("not_found_error", "resource_not_found", message)
     case "CapabilityNotEnabled":
-      return make("permission_error", "capability_not_enabled", error.message)
+      return make("permission_error", "capability_not_enabled", message)
     case "SandboxOnly":
-      return make("permission_error", "sandbox_only", error.message)
+      return make("permission_error", "sandbox_only", message)
     case "ProviderPermissionDenied":
-      return make("permission_error", "forbidden", error.message)
+      return make("permission_error", "forbidden", message)
     case "InvalidStateTransition":
-      return make("conflict_error", "invalid_state_transition", error.message)
+      return make("conflict_error", "invalid_state_transition", message)
     case "ProviderLoginRequired":
-      return make("conflict_error", "connection_login_required", error.message)
+      return make("conflict_error", "connection_login_required", message)
     case "InsufficientQuantity":
-      return make("invalid_request_error", "insufficient_quantity", error.message)
+      return make("invalid_request_error", "insufficient_quantity", message)
     case "ProviderRejected":
-      return make("invalid_request_error", "provider_rejected", error.message)
+      return make("invalid_request_error", "provider_rejected", message)
     case "InvalidInput":
-      return make("validation_error", "invalid_parameter", error.message, error.path === "" ? undefined : error.path)
+      return make("validation_error", "invalid_parameter", message, error.path === "" ? undefined : error.path)
     case "UnsupportedState":
-      return make("validation_error", "invalid_parameter", error.message, "state")
+      return make("validation_error", "invalid_parameter", message, "state")
     case "ProviderInvalidResponse":
-      return provider("provider_invalid_response", error.message)
+      return provider("provider_invalid_response", message)
     case "ProviderRateLimited":
-      return provider("provider_rate_limited", error.message)
+      return provider("provider_rate_limited", message)
     case "ProviderUnavailable":
-      return provider("provider_unavailable", error.message)
+      return provider("provider_unavailable", message)
     case "ProviderTimeout":
-      return provider("provider_timeout", error.message)
+      return provider("provider_timeout", message)
   }
 }
 

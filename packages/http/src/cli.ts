@@ -6,6 +6,9 @@
  *   create-org <name> [--plan sandbox|production]   create an organisation
  *   create-client <organisation_id>                 create an API client; prints the secret once
  *   set-plan <organisation_id> sandbox|production   switch an organisation's plan
+ *   set-redirect-origins <organisation_id> [<origin>...]
+ *                                                   replace the organisation's allowed redirect origins
+ *                                                   (none: any origin its plan allows; ADR 0019)
  *   list-orgs                                       list organisations
  *   list-connections <organisation_id>              list an organisation's connections
  *   reencrypt                                       re-encrypt every stored ciphertext under the current
@@ -14,18 +17,19 @@
  *                                                   and the ids of rows it cannot decrypt (exit code 1)
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Either, Layer, Option } from "effect"
 import * as Bootstrap from "./Bootstrap.js"
 import { Accounts } from "./persistence/Accounts.js"
 import { ConnectionStore } from "./persistence/ConnectionStore.js"
 import * as Database from "./persistence/Database.js"
+import * as RedirectUri from "./RedirectUri.js"
 import * as Crypto from "./services/Crypto.js"
 import * as KeyRotation from "./services/KeyRotation.js"
 
 const [command, ...args] = process.argv.slice(2)
 const out = (line: string) => Effect.sync(() => process.stdout.write(`${line}\n`))
 const usage =
-  "usage: tracebridge-admin create-org <name> [--plan sandbox|production] | create-client <organisation_id> | set-plan <organisation_id> sandbox|production | list-orgs | list-connections <organisation_id> | reencrypt"
+  "usage: tracebridge-admin create-org <name> [--plan sandbox|production] | create-client <organisation_id> | set-plan <organisation_id> sandbox|production | set-redirect-origins <organisation_id> [<origin>...] | list-orgs | list-connections <organisation_id> | reencrypt"
 
 const program = Effect.gen(function*() {
   const accounts = yield* Accounts
@@ -53,6 +57,18 @@ const program = Effect.gen(function*() {
       if (id === undefined || (plan !== "sandbox" && plan !== "production")) return yield* Effect.fail(usage)
       if (!(yield* accounts.setPlan(id, plan))) return yield* Effect.fail(`no organisation ${id}`)
       return yield* out(`${id}\t${plan}`)
+    }
+    case "set-redirect-origins": {
+      const [id, ...given] = args
+      if (id === undefined) return yield* Effect.fail(usage)
+      const origins: Array<string> = []
+      for (const raw of given) {
+        const origin = RedirectUri.parseOrigin(raw)
+        if (Either.isLeft(origin)) return yield* Effect.fail(origin.left)
+        origins.push(origin.right)
+      }
+      if (!(yield* accounts.setRedirectOrigins(id, origins))) return yield* Effect.fail(`no organisation ${id}`)
+      return yield* out(`${id}\t${origins.length === 0 ? "(any origin)" : origins.join(" ")}`)
     }
     case "list-orgs":
       for (const o of yield* accounts.listOrganisations()) yield* out(`${o.id}\t${o.name}\t${o.plan}`)

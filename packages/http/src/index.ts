@@ -82,6 +82,11 @@ export * as Redact from "./Redact.js"
 /**
  * @since 0.1.0
  */
+export * as RedirectUri from "./RedirectUri.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as RequestId from "./RequestId.js"
 
 /**

@@ -102,7 +102,7 @@ describe("Connect widget branding", () => {
       assert.strictEqual(html.status, 200)
       assert.strictEqual(
         html.headers["content-security-policy"],
-        "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; img-src https:; frame-ancestors *; form-action 'none'; base-uri 'none'"
+        "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; img-src https:; frame-ancestors 'self'; form-action 'none'; base-uri 'none'"
       )
     }).pipe(Effect.provide(TestApp)))
 

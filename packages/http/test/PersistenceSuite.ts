@@ -128,6 +128,25 @@ export const persistenceSuite = (
         assert.deepStrictEqual(yield* accounts.getOrganisation(id("org-missing")), Option.none())
       }))
 
+    it.effect("sets and clears an organisation's allowed redirect origins (issue #28)", () =>
+      Effect.gen(function*() {
+        const accounts = yield* Accounts
+        const o = organisation("org-redirects")
+        yield* accounts.insertOrganisation(o)
+        const origins = ["https://app.example", "http://localhost:3000"]
+        assert.isTrue(yield* accounts.setRedirectOrigins(o.id, [...origins, "https://app.example"]))
+        assert.deepStrictEqual(yield* accounts.getOrganisation(o.id), Option.some({ ...o, redirect_origins: origins }))
+        assert.isTrue(yield* accounts.setRedirectOrigins(o.id, []))
+        assert.deepStrictEqual(yield* accounts.getOrganisation(o.id), Option.some(o))
+        assert.isFalse(yield* accounts.setRedirectOrigins(id("org-missing"), origins))
+        const withOrigins = organisation("org-redirects-insert")
+        yield* accounts.insertOrganisation({ ...withOrigins, redirect_origins: ["https://b.example"] })
+        assert.deepStrictEqual(
+          yield* accounts.getOrganisation(withOrigins.id),
+          Option.some({ ...withOrigins, redirect_origins: ["https://b.example"] })
+        )
+      }))
+
     it.effect("stores and reads API clients", () =>
       Effect.gen(function*() {
         const accounts = yield* Accounts

@@ -5,10 +5,13 @@
  *
  * @since 0.1.0
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Option } from "effect"
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
+import { Accounts } from "../persistence/Accounts.js"
+import * as RedirectUri from "../RedirectUri.js"
+import { Connections } from "../services/Connections.js"
 
 const require = createRequire(import.meta.url)
 const asset = (name: string) => readFileSync(require.resolve(`@tracebridge/connect/${name}`), "utf8")
@@ -64,15 +67,43 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     const sdk = asset("sdk.js")
     const script = asset("page.js")
     const headers = { "cache-control": "no-store", "x-content-type-options": "nosniff" }
+    const connections = yield* Connections
+    const accounts = yield* Accounts
+    /**
+     * Who may frame the page (issue #28, ADR 0019): from the link token and its organisation,
+     * never `*` and never from the query (`parent_origin` only tells the page where to post).
+     */
+    const ancestorsOf = (linkToken: string) =>
+      Effect.gen(function*() {
+        const stored = linkToken === "" ? Option.none() : yield* connections.getLinkToken(linkToken)
+        if (Option.isNone(stored)) {
+          return RedirectUri.frameAncestors({
+            sandbox: linkToken.startsWith("link-sandbox-"),
+            redirectUri: null,
+            allowedOrigins: []
+          })
+        }
+        const organisation = yield* accounts.getOrganisation(stored.value.organisation_id)
+        return RedirectUri.frameAncestors({
+          sandbox: stored.value.environment === "sandbox",
+          redirectUri: stored.value.redirect_uri,
+          allowedOrigins: Option.match(organisation, { onNone: () => [], onSome: (o) => o.redirect_origins ?? [] })
+        })
+      })
     yield* router.get(
       "/connect",
-      Effect.succeed(
-        HttpServerResponse.html(page).pipe(HttpServerResponse.setHeaders({
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const query = new URL(request.url, "http://connect.invalid").searchParams
+        const ancestors = yield* ancestorsOf(query.get("link_token") ?? "")
+        return HttpServerResponse.html(page).pipe(HttpServerResponse.setHeaders({
           ...headers,
           "content-security-policy":
-            "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; img-src https:; frame-ancestors *; form-action 'none'; base-uri 'none'"
+            `default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; img-src https:; frame-ancestors ${
+              ancestors.join(" ")
+            }; form-action 'none'; base-uri 'none'`
         }))
-      )
+      })
     )
     yield* router.get(
       "/connect/page.js",

@@ -27,6 +27,11 @@ export const ConnectSession = Schema.Struct({
   /** The branding the page shows on every step (DECISIONS "Connect widget branding"). */
   client_name: Schema.String,
   logo_url: Schema.NullOr(Schema.String),
+  /**
+   * Who may frame the page (its CSP `frame-ancestors` sources, issue #28): the page posts to the
+   * SDK's origin only when it is one of these.
+   */
+  frame_ancestors: Schema.Array(Schema.String),
   update: Schema.NullOr(Schema.Struct({ provider: Schema.String, state: Schema.String })),
   providers: Schema.Array(Schema.Struct({
     name: Schema.String,

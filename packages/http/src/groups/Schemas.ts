@@ -4,7 +4,8 @@
  * @since 0.1.0
  */
 import { Connection, Envelope, ProviderName } from "@tracebridge/core"
-import { Schema } from "effect"
+import { Either, Schema } from "effect"
+import * as RedirectUri from "../RedirectUri.js"
 
 const Text = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2000))
 
@@ -35,8 +36,19 @@ const isHttpsUrl = (s: string): boolean => {
 export const LinkTokenCreate = Schema.Struct({
   metadata: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   redirect_uri: Schema.optional(
-    Text.pipe(Schema.pattern(/^https?:\/\/\S+$/, { message: () => "redirect_uri must be an http(s) URL" }))
-  ),
+    Text.pipe(
+      Schema.filter((s) => {
+        const parsed = RedirectUri.parse(s)
+        return Either.isLeft(parsed) ? parsed.left : true
+      }, {
+        jsonSchema: { format: "uri", pattern: "^https?://", maxLength: 2000 }
+      })
+    )
+  ).annotations({
+    description:
+      "Redirect mode: where the Connect page returns to. An absolute URL without user, password or fragment; https (http only to localhost, 127.0.0.0/8 or [::1] in the sandbox); its origin must be on the organisation's allowed redirect origins when it has any",
+    examples: ["https://acme.example/linked"]
+  }),
   state: Schema.optional(Text),
   external_id: Schema.optional(Text),
   connection_id: Schema.optional(Text).annotations({

@@ -11,6 +11,7 @@ import { Accounts } from "../persistence/Accounts.js"
 import { ConnectionStore } from "../persistence/ConnectionStore.js"
 import type { LinkToken } from "../persistence/LinkTokens.js"
 import { LinkTokens } from "../persistence/LinkTokens.js"
+import * as RedirectUri from "../RedirectUri.js"
 import { Connections } from "../services/Connections.js"
 import * as Crypto from "../services/Crypto.js"
 import { Providers } from "../services/Providers.js"
@@ -44,6 +45,19 @@ const openLinkToken = (token: string) =>
         "validation_error",
         "link_token_used",
         "This link was already used. Ask the app to start linking again.",
+        "link_token"
+      )
+    }
+    // issue #28: a stored redirect_uri that does not parse (one from before it was checked) makes
+    // the link unusable here, before anything is linked, rather than a 500 after
+    if (stored.value.redirect_uri !== null && !RedirectUri.isWellFormed(stored.value.redirect_uri)) {
+      yield* Effect.logWarning("link token with an unusable redirect_uri").pipe(
+        Effect.annotateLogs({ organisation_id: stored.value.organisation_id })
+      )
+      return yield* Errors.fail(
+        "validation_error",
+        "link_token_invalid",
+        "This link's return address is not valid. Ask the app to start linking again.",
         "link_token"
       )
     }
@@ -88,8 +102,9 @@ export const HttpConnectLive = HttpApiBuilder.group(Api, "connect", (handlers) =
         const connectionStore = yield* ConnectionStore
         const sandbox = link.environment === "sandbox"
         const accounts = yield* Accounts
+        const organisationOf = yield* accounts.getOrganisation(link.organisation_id)
         const clientName = link.client_name ??
-          Option.match(yield* accounts.getOrganisation(link.organisation_id), {
+          Option.match(organisationOf, {
             onNone: () => "",
             onSome: (o) => o.name
           })
@@ -105,6 +120,11 @@ export const HttpConnectLive = HttpApiBuilder.group(Api, "connect", (handlers) =
           exit_uri: exitUri(link),
           client_name: clientName,
           logo_url: link.logo_url,
+          frame_ancestors: RedirectUri.frameAncestors({
+            sandbox,
+            redirectUri: link.redirect_uri,
+            allowedOrigins: Option.match(organisationOf, { onNone: () => [], onSome: (o) => o.redirect_origins ?? [] })
+          }),
           update,
           providers: providers.descriptors.map((d) => ({
             name: d.name,

@@ -24,6 +24,11 @@ export interface Organisation {
   readonly name: string
   readonly plan: Plan
   readonly created_at: number
+  /**
+   * The origins a link token's `redirect_uri` may point to (issue #28, ADR 0019); empty or absent:
+   * any origin the plan allows. They may also frame the Connect page.
+   */
+  readonly redirect_origins?: ReadonlyArray<string>
 }
 
 /** @since 0.1.0 @category models */
@@ -47,6 +52,8 @@ export interface Service {
   readonly getOrganisation: (id: string) => Effect.Effect<Option.Option<Organisation>>
   readonly listOrganisations: () => Effect.Effect<ReadonlyArray<Organisation>>
   readonly setPlan: (id: string, plan: Plan) => Effect.Effect<boolean>
+  /** Replaces an organisation's allowed redirect origins (empty: none); false when it is unknown. */
+  readonly setRedirectOrigins: (id: string, origins: ReadonlyArray<string>) => Effect.Effect<boolean>
 
   readonly insertClient: (c: ApiClient) => Effect.Effect<void>
   readonly getClient: (id: string) => Effect.Effect<Option.Option<ApiClient>>
@@ -58,12 +65,28 @@ export interface Service {
  */
 export class Accounts extends Context.Tag("Persistence/Accounts")<Accounts, Service>() {}
 
-const toOrganisation = (r: Row): Organisation => ({
-  id: str(r.id),
-  name: str(r.name),
-  plan: str(r.plan) as Plan,
-  created_at: num(r.created_at)
-})
+/** The stored JSON array of redirect origins; anything else (absent, null, not an array) is none. */
+const originsOf = (value: unknown): ReadonlyArray<string> => {
+  if (typeof value !== "string" || value === "") return []
+  try {
+    const parsed: unknown = JSON.parse(value)
+    return Array.isArray(parsed) ? parsed.filter((o): o is string => typeof o === "string") : []
+  } catch {
+    return []
+  }
+}
+
+const toOrganisation = (r: Row): Organisation => {
+  const origins = originsOf(r.redirect_origins)
+  return {
+    id: str(r.id),
+    name: str(r.name),
+    plan: str(r.plan) as Plan,
+    created_at: num(r.created_at),
+    // present only when the organisation has some
+    ...(origins.length > 0 ? { redirect_origins: origins } : {})
+  }
+}
 
 const toClient = (r: Row): ApiClient => ({
   id: str(r.id),
@@ -82,13 +105,30 @@ const toClient = (r: Row): ApiClient => ({
 export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.map(
   SqlClient.SqlClient,
   (sql): Service => ({
-    insertOrganisation: (o) => exec(sql`INSERT INTO organisations ${sql.insert({ ...o })}`),
+    insertOrganisation: ({ redirect_origins, ...o }) =>
+      exec(
+        sql`INSERT INTO organisations ${
+          sql.insert({
+            ...o,
+            redirect_origins: redirect_origins && redirect_origins.length > 0 ? JSON.stringify(redirect_origins) : null
+          })
+        }`
+      ),
     getOrganisation: (id) => one(sql`SELECT * FROM organisations WHERE id = ${id}`, toOrganisation),
     listOrganisations: () =>
       Effect.map(rows(sql`SELECT * FROM organisations ORDER BY created_at, id`), (rs) => rs.map(toOrganisation)),
     setPlan: (id, plan) =>
       Effect.map(
         rows(sql`UPDATE organisations SET plan = ${plan} WHERE id = ${id} RETURNING id`),
+        (rs) => rs.length > 0
+      ),
+    setRedirectOrigins: (id, origins) =>
+      Effect.map(
+        rows(
+          sql`UPDATE organisations SET redirect_origins = ${
+            origins.length > 0 ? JSON.stringify([...new Set(origins)]) : null
+          } WHERE id = ${id} RETURNING id`
+        ),
         (rs) => rs.length > 0
       ),
 

@@ -263,6 +263,15 @@ const webhookAttemptClaims = Effect.gen(function*() {
 })
 
 /**
+ * An organisation's allowed redirect origins (issue #28, ADR 0019): a JSON array of origins, or
+ * null for none (any origin the plan allows).
+ */
+const redirectOrigins = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE organisations ADD COLUMN redirect_origins TEXT`
+})
+
+/**
  * Every migration, for the driver's migrator layer (`LibsqlMigrator.layer({ loader })`,
  * `PgMigrator.layer({ loader })`).
  *
@@ -280,5 +289,6 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "0008_upstream_rate_buckets": upstreamRateBuckets,
   // the managed sync's store: its tables are the sync package's (`SyncStore.migration`)
   "0009_sync_store": SyncStore.migration,
-  "0010_webhook_attempt_claims": webhookAttemptClaims
+  "0010_webhook_attempt_claims": webhookAttemptClaims,
+  "0012_redirect_origins": redirectOrigins
 })

@@ -17,6 +17,7 @@ import { ConnectionStore } from "../persistence/ConnectionStore.js"
 import type { LinkToken } from "../persistence/LinkTokens.js"
 import { LinkTokens } from "../persistence/LinkTokens.js"
 import { Tokens } from "../persistence/Tokens.js"
+import * as RedirectUri from "../RedirectUri.js"
 import { Auth } from "./Auth.js"
 import * as AuthModule from "./Auth.js"
 import type { Principal } from "./Auth.js"
@@ -181,6 +182,13 @@ export const layer = Layer.effect(
       createLinkToken: (principal, body) =>
         Effect.gen(function*() {
           yield* AuthModule.organisationOnly(principal, "Link tokens")
+          // issue #28: the redirect URI is checked against the plan and allow-list before anything is stored
+          const redirectRefused = body.redirect_uri === undefined
+            ? undefined
+            : RedirectUri.refusal(body.redirect_uri, principal.organisation)
+          if (redirectRefused !== undefined) {
+            return yield* Errors.fail("validation_error", "invalid_parameter", redirectRefused, "redirect_uri")
+          }
           if (body.connection_id !== undefined) yield* service.authorize(principal, body.connection_id)
           yield* Idempotency.authorised
           const now = yield* Clock.currentTimeMillis
