@@ -4,7 +4,9 @@
  */
 import type { Suite } from "./Harness.js"
 import { suite as harness } from "./HarnessSuite.js"
+import { suite as tokens } from "./TokenAbuse.js"
 
 export const suites: ReadonlyArray<readonly [string, Suite]> = [
-  ["harness", harness]
+  ["harness", harness],
+  ["tokens", tokens]
 ]
