@@ -63,7 +63,7 @@ export const suite: Suite = (backend) =>
     /** A new API client of the organisation, from the CLI. */
     const newClient = async () => {
       const created = await server.cli(["create-client", server.organisationId])
-      assert.strictEqual(created.code, 0, created.stderr)
+      assert.strictEqual(created.code, 0, `${created.stderr}${created.stdout}`)
       const id = /client_id=(\S+)/.exec(created.stdout)?.[1] ?? ""
       const secret = /client_secret=(\S+)/.exec(created.stdout)?.[1] ?? ""
       return { id, secret }
