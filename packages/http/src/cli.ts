@@ -5,7 +5,13 @@
  *
  *   create-org <name> [--plan sandbox|production]   create an organisation
  *   create-client <organisation_id>                 create an API client; prints the secret once
- *   set-plan <organisation_id> sandbox|production   switch an organisation's plan
+ *   revoke-client <client_id>                       revoke an API client: its secret, access tokens and
+ *                                                   refresh tokens stop working at their next use
+ *   rotate-client <client_id> [--expires-in 24h]    give an API client a new secret, printed once; the
+ *                                                   old one keeps working until the expiry (s, m, h or d;
+ *                                                   default 24h, 0 ends it at once), then only the new one
+ *   set-plan <organisation_id> sandbox|production   switch an organisation's plan (every existing token
+ *                                                   gets the new plan's scopes at its next request)
  *   set-redirect-origins <organisation_id> [<origin>...]
  *                                                   replace the organisation's allowed redirect origins
  *                                                   (none: any origin its plan allows; ADR 0019)
@@ -17,11 +23,12 @@
  *                                                   and the ids of rows it cannot decrypt (exit code 1)
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Effect, Either, Layer, Option } from "effect"
+import { Clock, Effect, Either, Layer, Option } from "effect"
 import * as Bootstrap from "./Bootstrap.js"
 import { Accounts } from "./persistence/Accounts.js"
 import { ConnectionStore } from "./persistence/ConnectionStore.js"
 import * as Database from "./persistence/Database.js"
+import { Tokens } from "./persistence/Tokens.js"
 import * as RedirectUri from "./RedirectUri.js"
 import * as Crypto from "./services/Crypto.js"
 import * as KeyRotation from "./services/KeyRotation.js"
@@ -29,11 +36,20 @@ import * as KeyRotation from "./services/KeyRotation.js"
 const [command, ...args] = process.argv.slice(2)
 const out = (line: string) => Effect.sync(() => process.stdout.write(`${line}\n`))
 const usage =
-  "usage: tracebridge-admin create-org <name> [--plan sandbox|production] | create-client <organisation_id> | set-plan <organisation_id> sandbox|production | set-redirect-origins <organisation_id> [<origin>...] | list-orgs | list-connections <organisation_id> | reencrypt"
+  "usage: tracebridge-admin create-org <name> [--plan sandbox|production] | create-client <organisation_id> | revoke-client <client_id> | rotate-client <client_id> [--expires-in 24h] | set-plan <organisation_id> sandbox|production | set-redirect-origins <organisation_id> [<origin>...] | list-orgs | list-connections <organisation_id> | reencrypt"
+
+/** A duration such as `90s`, `30m`, `24h` or `7d`, in milliseconds; undefined when malformed. */
+const durationMs = (text: string): number | undefined => {
+  const match = /^(\d+)([smhd])$/.exec(text.trim())
+  if (match === null) return text.trim() === "0" ? 0 : undefined
+  const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as "s" | "m" | "h" | "d"]
+  return Number(match[1]) * unit
+}
 
 const program = Effect.gen(function*() {
   const accounts = yield* Accounts
   const connectionStore = yield* ConnectionStore
+  const tokens = yield* Tokens
   switch (command) {
     case "create-org": {
       const name = args[0]
@@ -51,6 +67,29 @@ const program = Effect.gen(function*() {
       const client = yield* Bootstrap.createClient(id)
       yield* out(`client_id=${client.client_id}`)
       return yield* out(`client_secret=${client.client_secret}   (shown once; stored only as a hash)`)
+    }
+    case "revoke-client": {
+      const id = args[0]
+      if (id === undefined) return yield* Effect.fail(usage)
+      const now = yield* Clock.currentTimeMillis
+      if (!(yield* accounts.revokeClient(id, now))) return yield* Effect.fail(`no client ${id}`)
+      // the client's revoked_at alone ends its tokens (read on every request); they are marked too
+      yield* tokens.revokeClientTokens(id, now)
+      return yield* out(`${id}\trevoked`)
+    }
+    case "rotate-client": {
+      const id = args[0]
+      const flag = args.indexOf("--expires-in")
+      const grace = flag >= 0 ? durationMs(args[flag + 1] ?? "") : 24 * 3_600_000
+      if (id === undefined || id.startsWith("--") || grace === undefined) return yield* Effect.fail(usage)
+      const now = yield* Clock.currentTimeMillis
+      const secret = Crypto.token("tb_secret_")
+      if (!(yield* accounts.rotateClient(id, Crypto.hash(secret), now + grace))) {
+        return yield* Effect.fail(`no client ${id} (or it is revoked)`)
+      }
+      yield* out(`client_id=${id}`)
+      yield* out(`client_secret=${secret}   (shown once; stored only as a hash)`)
+      return yield* out(`previous_secret_expires_at=${new Date(now + grace).toISOString()}`)
     }
     case "set-plan": {
       const [id, plan] = args

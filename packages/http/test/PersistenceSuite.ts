@@ -165,6 +165,55 @@ export const persistenceSuite = (
         assert.deepStrictEqual(yield* accounts.getClient(id("client-missing")), Option.none())
       }))
 
+    it.effect("revokes an API client; rotates one, keeping the replaced secret until an expiry (issue 28)", () =>
+      Effect.gen(function*() {
+        const accounts = yield* Accounts
+        const tokens = yield* Tokens
+        const client = {
+          id: id("client-rot"),
+          organisation_id: id("org"),
+          secret_hash: "h1",
+          created_at: T0,
+          revoked_at: null
+        }
+        yield* accounts.insertClient(client)
+        assert.isTrue(yield* accounts.rotateClient(client.id, "h2", T0 + 100))
+        assert.deepStrictEqual(
+          yield* accounts.getClient(client.id),
+          Option.some({
+            ...client,
+            secret_hash: "h2",
+            previous_secret_hash: "h1",
+            previous_secret_expires_at: T0 + 100
+          })
+        )
+        // a second rotation drops the first secret
+        assert.isTrue(yield* accounts.rotateClient(client.id, "h3", T0 + 200))
+        assert.deepStrictEqual(
+          yield* accounts.getClient(client.id),
+          Option.some({
+            ...client,
+            secret_hash: "h3",
+            previous_secret_hash: "h2",
+            previous_secret_expires_at: T0 + 200
+          })
+        )
+        const mine = token("tok-rot", { client_id: client.id })
+        const other = token("tok-rot-other", { client_id: id("client-other") })
+        yield* tokens.insertToken(mine)
+        yield* tokens.insertToken(other)
+        assert.isTrue(yield* accounts.revokeClient(client.id, T0 + 300))
+        // revoked stays at the first revocation; a revoked client is not rotated
+        assert.isTrue(yield* accounts.revokeClient(client.id, T0 + 400))
+        assert.strictEqual(Option.getOrThrow(yield* accounts.getClient(client.id)).revoked_at, T0 + 300)
+        assert.isFalse(yield* accounts.rotateClient(client.id, "h4", T0 + 500))
+        assert.isFalse(yield* accounts.revokeClient(id("client-missing"), T0))
+        assert.isFalse(yield* accounts.rotateClient(id("client-missing"), "h", T0))
+        yield* tokens.revokeClientTokens(client.id, T0 + 300)
+        assert.strictEqual(Option.getOrThrow(yield* tokens.getToken(mine.hash)).revoked_at, T0 + 300)
+        assert.strictEqual(Option.getOrThrow(yield* tokens.getToken(other.hash)).revoked_at, null)
+      }))
+
     it.effect("stores and reads tokens of every kind, nulls and times intact", () =>
       Effect.gen(function*() {
         const tokens = yield* Tokens
@@ -276,6 +325,39 @@ export const persistenceSuite = (
         assert.deepStrictEqual(yield* linkTokens.getLinkToken(full.hash), Option.some(full))
         assert.deepStrictEqual(yield* linkTokens.getLinkToken(bare.hash), Option.some(bare))
         assert.deepStrictEqual(yield* linkTokens.getLinkToken(id("link-missing")), Option.none())
+      }))
+
+    it.effect("a link token is claimed once under concurrency; a release gives back only its own claim (issue 28)", () =>
+      Effect.gen(function*() {
+        const linkTokens = yield* LinkTokens
+        const t = {
+          hash: id("link-claim"),
+          organisation_id: id("org"),
+          environment: "sandbox" as const,
+          metadata: "{}",
+          redirect_uri: null,
+          state: null,
+          external_id: null,
+          connection_id: null,
+          client_name: null,
+          logo_url: null,
+          expires_at: T0 + 4 * 3_600_000,
+          created_at: T0
+        }
+        yield* linkTokens.insertLinkToken(t)
+        const claims = yield* Effect.all(
+          Array.from({ length: 6 }, (_, i) => linkTokens.useLinkToken(t.hash, T0 + i)),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(claims.filter((c) => c).length, 1)
+        const at = T0 + claims.indexOf(true)
+        // another claim's time releases nothing
+        yield* linkTokens.releaseLinkToken(t.hash, at + 1_000)
+        assert.isTrue(yield* linkTokens.linkTokenUsed(t.hash))
+        yield* linkTokens.releaseLinkToken(t.hash, at)
+        assert.isFalse(yield* linkTokens.linkTokenUsed(t.hash))
+        assert.isTrue(yield* linkTokens.useLinkToken(t.hash, T0 + 50))
+        assert.isFalse(yield* linkTokens.useLinkToken(t.hash, T0 + 60))
       }))
 
     it.effect("stores and reads public tokens", () =>
@@ -404,6 +486,27 @@ export const persistenceSuite = (
         yield* connectionStore.updateConnection(id("conn-upd-missing"), { status: "error" })
         assert.deepStrictEqual(yield* connectionStore.getConnection(id("conn-upd-missing")), Option.none())
         assert.deepStrictEqual(yield* connectionStore.getConnection(untouched.id), Option.some(untouched))
+      }))
+
+    it.effect("storeLogin writes a login only while the connection is not inactive; eraseInactiveLogin erases an inactive one's (issue 28)", () =>
+      Effect.gen(function*() {
+        const connectionStore = yield* ConnectionStore
+        const c = connection("conn-login", { status: "error" })
+        yield* connectionStore.insertConnection(c)
+        const login = { credentials: "bmV3", key_id: "k2", status: "active" as const, updated_at: T0 + 1 }
+        assert.isTrue(yield* connectionStore.storeLogin(c.id, login))
+        assert.deepStrictEqual(yield* connectionStore.getConnection(c.id), Option.some({ ...c, ...login }))
+        // an active connection keeps its login
+        yield* connectionStore.eraseInactiveLogin(c.id)
+        assert.strictEqual(Option.getOrThrow(yield* connectionStore.getConnection(c.id)).credentials, "bmV3")
+        yield* connectionStore.updateConnection(c.id, { status: "inactive", updated_at: T0 + 2 })
+        assert.isFalse(yield* connectionStore.storeLogin(c.id, { ...login, credentials: "bGF0ZQ==" }))
+        const inactive = Option.getOrThrow(yield* connectionStore.getConnection(c.id))
+        assert.deepStrictEqual([inactive.status, inactive.credentials], ["inactive", "bmV3"])
+        yield* connectionStore.eraseInactiveLogin(c.id)
+        const erased = Option.getOrThrow(yield* connectionStore.getConnection(c.id))
+        assert.deepStrictEqual([erased.status, erased.credentials, erased.key_id], ["inactive", null, null])
+        assert.isFalse(yield* connectionStore.storeLogin(id("conn-login-missing"), login))
       }))
 
     it.effect("appends sandbox changes only at the expected version, and reads them back from one snapshot", () =>

@@ -5,7 +5,7 @@
  * ever served). The whole stores' suite runs through it too (`Persistence.test.ts`).
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { Organisation } from "@tracebridge/http/persistence/Accounts"
+import type { ApiClient, Organisation } from "@tracebridge/http/persistence/Accounts"
 import { Accounts } from "@tracebridge/http/persistence/Accounts"
 import type { Connection } from "@tracebridge/http/persistence/ConnectionStore"
 import { ConnectionStore } from "@tracebridge/http/persistence/ConnectionStore"
@@ -108,7 +108,10 @@ describe("RowCache", () => {
       let reads = 0
       let version = 1
       const { tokens: cached } = RowCache.wrap({
-        accounts: { getOrganisation: (_id: string) => Effect.succeed(Option.none<Organisation>()) },
+        accounts: {
+          getOrganisation: (_id: string) => Effect.succeed(Option.none<Organisation>()),
+          getClient: (_id: string) => Effect.succeed(Option.none<ApiClient>())
+        },
         tokens: {
           getToken: (hash: string) =>
             Effect.sync(() => {

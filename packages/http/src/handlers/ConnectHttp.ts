@@ -9,6 +9,7 @@ import { Api } from "../Api.js"
 import * as Errors from "../Errors.js"
 import { Accounts } from "../persistence/Accounts.js"
 import { ConnectionStore } from "../persistence/ConnectionStore.js"
+import type { Connection } from "../persistence/ConnectionStore.js"
 import type { LinkToken } from "../persistence/LinkTokens.js"
 import { LinkTokens } from "../persistence/LinkTokens.js"
 import * as RedirectUri from "../RedirectUri.js"
@@ -17,21 +18,28 @@ import * as Crypto from "../services/Crypto.js"
 import { Providers } from "../services/Providers.js"
 import * as Envelope from "./envelope.js"
 
-/** A link token the page may use: known, unexpired and unused; its own code and text otherwise. */
+const usedLink = Errors.fail(
+  "validation_error",
+  "link_token_used",
+  "This link was already used. Ask the app to start linking again.",
+  "link_token"
+)
+
+const invalidLink = (message = "This link is not valid. Ask the app to start linking again.") =>
+  Errors.fail("validation_error", "link_token_invalid", message, "link_token")
+
+/**
+ * A link token the page may use: known, unexpired and unused, and in update mode for a connection
+ * of its organisation that is not disconnected; its own code and text otherwise.
+ */
 const openLinkToken = (token: string) =>
   Effect.gen(function*() {
     const connections = yield* Connections
     const linkTokens = yield* LinkTokens
+    const connectionStore = yield* ConnectionStore
     const now = yield* Clock.currentTimeMillis
     const stored = yield* connections.getLinkToken(token)
-    if (Option.isNone(stored)) {
-      return yield* Errors.fail(
-        "validation_error",
-        "link_token_invalid",
-        "This link is not valid. Ask the app to start linking again.",
-        "link_token"
-      )
-    }
+    if (Option.isNone(stored)) return yield* invalidLink()
     if (stored.value.expires_at <= now) {
       return yield* Errors.fail(
         "validation_error",
@@ -40,13 +48,17 @@ const openLinkToken = (token: string) =>
         "link_token"
       )
     }
-    if (yield* linkTokens.linkTokenUsed(stored.value.hash)) {
-      return yield* Errors.fail(
-        "validation_error",
-        "link_token_used",
-        "This link was already used. Ask the app to start linking again.",
-        "link_token"
-      )
+    if (yield* linkTokens.linkTokenUsed(stored.value.hash)) return yield* usedLink
+    let update: Connection | null = null
+    if (stored.value.connection_id !== null) {
+      const connection = yield* connectionStore.getConnection(stored.value.connection_id)
+      if (Option.isNone(connection) || connection.value.organisation_id !== stored.value.organisation_id) {
+        return yield* invalidLink()
+      }
+      if (connection.value.status === "inactive") {
+        return yield* invalidLink("This account was disconnected. Ask the app to start linking again.")
+      }
+      update = connection.value
     }
     // issue #28: a stored redirect_uri that does not parse (one from before it was checked) makes
     // the link unusable here, before anything is linked, rather than a 500 after
@@ -61,7 +73,7 @@ const openLinkToken = (token: string) =>
         "link_token"
       )
     }
-    return stored.value
+    return { link: stored.value, update }
   })
 
 const redirectFor = (
@@ -97,9 +109,8 @@ export const HttpConnectLive = HttpApiBuilder.group(Api, "connect", (handlers) =
   handlers
     .handle("connectSession", ({ urlParams }) =>
       Effect.gen(function*() {
-        const link = yield* openLinkToken(urlParams.link_token)
+        const { link, update: updated } = yield* openLinkToken(urlParams.link_token)
         const providers = yield* Providers
-        const connectionStore = yield* ConnectionStore
         const sandbox = link.environment === "sandbox"
         const accounts = yield* Accounts
         const organisationOf = yield* accounts.getOrganisation(link.organisation_id)
@@ -108,11 +119,7 @@ export const HttpConnectLive = HttpApiBuilder.group(Api, "connect", (handlers) =
             onNone: () => "",
             onSome: (o) => o.name
           })
-        let update: { provider: string; state: string } | null = null
-        if (link.connection_id !== null) {
-          const connection = yield* connectionStore.getConnection(link.connection_id)
-          if (Option.isSome(connection)) update = { provider: connection.value.provider, state: connection.value.state }
-        }
+        const update = updated === null ? null : { provider: updated.provider, state: updated.state }
         return yield* Envelope.one({
           link_session_id: Crypto.id("lks_"),
           environment: link.environment,
@@ -142,44 +149,31 @@ export const HttpConnectLive = HttpApiBuilder.group(Api, "connect", (handlers) =
       }))
     .handle("connectSubmit", ({ payload }) =>
       Effect.gen(function*() {
-        const link = yield* openLinkToken(payload.link_token)
+        const { link, update } = yield* openLinkToken(payload.link_token)
         const connections = yield* Connections
         const accounts = yield* Accounts
-        const connectionStore = yield* ConnectionStore
         const linkTokens = yield* LinkTokens
-        const now = yield* Clock.currentTimeMillis
-        let linked: { readonly public_token: string }
-        if (link.connection_id !== null) {
-          const connection = yield* connectionStore.getConnection(link.connection_id)
-          if (Option.isNone(connection) || connection.value.organisation_id !== link.organisation_id) {
-            return yield* Errors.fail(
-              "validation_error",
-              "link_token_invalid",
-              "This link is not valid. Ask the app to start linking again.",
-              "link_token"
-            )
-          }
-          linked = yield* connections.relink(connection.value, payload.credentials, link.state)
-        } else {
-          const organisation = yield* accounts.getOrganisation(link.organisation_id)
-          if (Option.isNone(organisation)) {
-            return yield* Errors.fail(
-              "validation_error",
-              "link_token_invalid",
-              "This link is not valid. Ask the app to start linking again.",
-              "link_token"
-            )
-          }
-          linked = yield* connections.link({ organisation: organisation.value }, {
+        const organisation = yield* accounts.getOrganisation(link.organisation_id)
+        if (Option.isNone(organisation)) return yield* invalidLink()
+        // One atomic claim before the slow link (issue #28): of concurrent submits of one link
+        // token, exactly one goes on; the others are `link_token_used`.
+        const claimedAt = yield* Clock.currentTimeMillis
+        if (!(yield* linkTokens.useLinkToken(link.hash, claimedAt))) return yield* usedLink
+        const linked = yield* (update !== null
+          ? connections.relink(update, payload.credentials, link.state)
+          : connections.link({ organisation: organisation.value }, {
             provider: payload.provider,
             state: payload.state,
             credentials: payload.credentials,
             sandbox: link.environment === "sandbox",
             external_id: link.external_id,
             client_state: link.state
-          })
-        }
-        yield* linkTokens.useLinkToken(link.hash, now)
+          })).pipe(
+            // A refused submit (a wrong login, a timeout of the state system, an unknown state)
+            // stores nothing: the claim is given back so the user may type the login again, as
+            // Plaid Link lets them. A submit that stored a connection never gives it back.
+            Effect.tapError(() => linkTokens.releaseLinkToken(link.hash, claimedAt))
+          )
         return yield* Envelope.one({
           public_token: linked.public_token,
           redirect_uri: redirectFor(link, linked.public_token, payload.link_session_id, payload.provider, payload.state)

@@ -38,6 +38,12 @@ export interface ApiClient {
   readonly secret_hash: string
   readonly created_at: number
   readonly revoked_at: number | null
+  /**
+   * After `rotate-client`: the replaced secret's hash, which still authenticates the client until
+   * `previous_secret_expires_at` (absent on a client never rotated).
+   */
+  readonly previous_secret_hash?: string
+  readonly previous_secret_expires_at?: number
 }
 
 /**
@@ -57,6 +63,14 @@ export interface Service {
 
   readonly insertClient: (c: ApiClient) => Effect.Effect<void>
   readonly getClient: (id: string) => Effect.Effect<Option.Option<ApiClient>>
+  /** Sets a client's `revoked_at` (kept if already set); false when there is no such client. */
+  readonly revokeClient: (id: string, at: number) => Effect.Effect<boolean>
+  /**
+   * Replaces an unrevoked client's secret hash in one statement; the replaced one is kept as the
+   * previous secret until `previousExpiresAt` (a previous secret of an earlier rotation is
+   * dropped). False when there is no such unrevoked client.
+   */
+  readonly rotateClient: (id: string, secretHash: string, previousExpiresAt: number) => Effect.Effect<boolean>
 }
 
 /**
@@ -93,7 +107,13 @@ const toClient = (r: Row): ApiClient => ({
   organisation_id: str(r.organisation_id),
   secret_hash: str(r.secret_hash),
   created_at: num(r.created_at),
-  revoked_at: numOrNull(r.revoked_at)
+  revoked_at: numOrNull(r.revoked_at),
+  ...(r.previous_secret_hash === null || r.previous_secret_hash === undefined
+    ? {}
+    : {
+      previous_secret_hash: str(r.previous_secret_hash),
+      previous_secret_expires_at: num(r.previous_secret_expires_at)
+    })
 })
 
 /**
@@ -133,7 +153,25 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
       ),
 
     insertClient: (c) => exec(sql`INSERT INTO api_clients ${sql.insert({ ...c })}`),
-    getClient: (id) => one(sql`SELECT * FROM api_clients WHERE id = ${id}`, toClient)
+    getClient: (id) => one(sql`SELECT * FROM api_clients WHERE id = ${id}`, toClient),
+    revokeClient: (id, at) =>
+      Effect.map(
+        rows(sql`UPDATE api_clients SET revoked_at = COALESCE(revoked_at, ${at}) WHERE id = ${id} RETURNING id`),
+        (rs) => rs.length > 0
+      ),
+    // The right-hand sides read the row as it was: the old secret becomes the previous one.
+    rotateClient: (id, secretHash, previousExpiresAt) =>
+      Effect.map(
+        rows(
+          sql`UPDATE api_clients
+              SET previous_secret_hash = secret_hash,
+                  previous_secret_expires_at = ${previousExpiresAt},
+                  secret_hash = ${secretHash}
+              WHERE id = ${id} AND revoked_at IS NULL
+              RETURNING id`
+        ),
+        (rs) => rs.length > 0
+      )
   })
 )
 

@@ -60,6 +60,17 @@ export interface Service {
     id: string,
     patch: Partial<Pick<Connection, "status" | "credentials" | "key_id" | "token_issued" | "updated_at">>
   ) => Effect.Effect<void>
+  /**
+   * Stores a re-entered login (update mode) and the status it moves to, in one statement, only
+   * while the connection is not `inactive`: false when it was disconnected (then nothing is
+   * written, so a submit racing a disconnect never leaves a login on it).
+   */
+  readonly storeLogin: (
+    id: string,
+    login: Pick<Connection, "credentials" | "key_id" | "status" | "updated_at">
+  ) => Effect.Effect<boolean>
+  /** Erases the stored login of an `inactive` connection (a no-op on any other). */
+  readonly eraseInactiveLogin: (id: string) => Effect.Effect<void>
 }
 
 /**
@@ -125,7 +136,23 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
       return Object.keys(set).length === 0
         ? Effect.void
         : exec(sql`UPDATE connections SET ${sql.update(set)} WHERE id = ${id}`)
-    }
+    },
+    storeLogin: (id, login) =>
+      Effect.map(
+        rows(
+          sql`UPDATE connections
+              SET credentials = ${login.credentials}, key_id = ${login.key_id},
+                  status = ${login.status}, updated_at = ${login.updated_at}
+              WHERE id = ${id} AND status <> 'inactive'
+              RETURNING id`
+        ),
+        (rs) => rs.length === 1
+      ),
+    eraseInactiveLogin: (id) =>
+      exec(
+        sql`UPDATE connections SET credentials = NULL, key_id = NULL
+            WHERE id = ${id} AND status = 'inactive' AND (credentials IS NOT NULL OR key_id IS NOT NULL)`
+      )
   })
 )
 

@@ -132,6 +132,9 @@ const temporaryFile = Effect.acquireRelease(
   (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
 ).pipe(Effect.map((dir) => path.join(dir, sqliteFileName)))
 
+/** How long a statement waits for another process's write lock on the file (ms). */
+const busyTimeout = "PRAGMA busy_timeout = 5000"
+
 const begin = (mode: TransactionMode) =>
   mode === "read" ? "BEGIN TRANSACTION READONLY" : mode === "deferred" ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE"
 
@@ -148,6 +151,12 @@ const keptConnections = (url: string) =>
     Effect.sync((): SdkClient => {
       const single = createClient({ url })
       const txs = createClient({ url })
+      // Another process's write (the operator CLI beside the server, another node on the file) is
+      // waited for, up to 5 s, instead of failing at once with SQLITE_BUSY (issue #28: `npm run
+      // admin` against a running server). The client's `execute` runs the statement before it
+      // returns its promise, so both connections have it before their first statement.
+      void single.execute(busyTimeout)
+      void txs.execute(busyTimeout)
       let open = false
       const end = (statement: "COMMIT" | "ROLLBACK") =>
         txs.execute(statement).then(

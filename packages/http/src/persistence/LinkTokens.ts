@@ -56,8 +56,16 @@ export interface Service {
 
   /** Whether a link token has produced a public token already (each is single use). */
   readonly linkTokenUsed: (hash: string) => Effect.Effect<boolean>
-  /** Marks a link token used; false when it already was. */
+  /**
+   * Claims a link token: marks it used in one conditional statement (`WHERE used_at IS NULL`);
+   * false when it already was, so of concurrent uses exactly one gets true.
+   */
   readonly useLinkToken: (hash: string, at: number) => Effect.Effect<boolean>
+  /**
+   * Gives back the claim `useLinkToken(hash, at)` took, when the link it was taken for stored
+   * nothing (a refused login the user may retype): only that claim, never a later one.
+   */
+  readonly releaseLinkToken: (hash: string, at: number) => Effect.Effect<void>
 
   readonly insertPublicToken: (t: PublicToken) => Effect.Effect<void>
   readonly getPublicToken: (hash: string) => Effect.Effect<Option.Option<PublicToken>>
@@ -120,6 +128,8 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
         rows(sql`UPDATE link_tokens SET used_at = ${at} WHERE hash = ${hash} AND used_at IS NULL RETURNING hash`),
         (rs) => rs.length === 1
       ),
+    releaseLinkToken: (hash, at) =>
+      exec(sql`UPDATE link_tokens SET used_at = NULL WHERE hash = ${hash} AND used_at = ${at}`),
     usePublicToken: (hash, at) =>
       Effect.map(
         rows(

@@ -1,16 +1,17 @@
 /**
- * A read cache for the three rows every authenticated request reads (the access token by hash
- * from `Tokens`, its organisation from `Accounts`, and the connection it names from
+ * A read cache for the rows every authenticated request reads (the access token by hash
+ * from `Tokens`, its organisation and API client from `Accounts`, and the connection it names from
  * `ConnectionStore`) on the embedded SQLite database, checked against the database on every read,
  * so that it never serves a row another process or connection has changed: a revoked token, a
- * disconnected connection or a moved sandbox version is seen by the very next request.
+ * disconnected connection, a changed plan, a revoked or rotated API client or a moved sandbox
+ * version is seen by the very next request.
  *
  * The check is SQLite's `PRAGMA data_version`, read on a connection of its own: it changes
  * whenever any other connection commits, this process's own connections included, and another
  * process's on the same file (such as `npm run admin`). Any commit empties the cache. Only rows
  * that exist are kept, and nothing read inside a transaction (`Transactions` marks its effect with
  * `transactional`). On Postgres there is no cache: `PRAGMA data_version` has no equivalent that
- * costs less than the three reads (ADR 0012).
+ * costs less than the reads (ADR 0012).
  *
  * @since 0.1.0
  */
@@ -43,14 +44,14 @@ export const transactional = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.E
 const MAX_ROWS = 10_000
 
 /**
- * The stores whose reads are cached: any implementation of the three reads, the rest passed
+ * The stores whose reads are cached: any implementation of the cached reads, the rest passed
  * through.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Stores<
-  A extends Pick<Accounts.Service, "getOrganisation">,
+  A extends Pick<Accounts.Service, "getOrganisation" | "getClient">,
   T extends Pick<Tokens.Service, "getToken">,
   C extends Pick<ConnectionStore.Service, "getConnection">
 > {
@@ -60,7 +61,7 @@ export interface Stores<
 }
 
 /**
- * Wraps the three stores with one cache (a commit empties all three tables). `dataVersion` reads
+ * Wraps the three stores with one cache (a commit empties every table). `dataVersion` reads
  * the database's change counter on a connection of its own (synchronously: a prepared
  * `PRAGMA data_version`, a few microseconds), so that every commit of every other connection,
  * this process's included, changes it.
@@ -69,13 +70,13 @@ export interface Stores<
  * @category constructors
  */
 export const wrap = <
-  A extends Pick<Accounts.Service, "getOrganisation">,
+  A extends Pick<Accounts.Service, "getOrganisation" | "getClient">,
   T extends Pick<Tokens.Service, "getToken">,
   C extends Pick<ConnectionStore.Service, "getConnection">
 >(stores: Stores<A, T, C>, dataVersion: () => number): Stores<A, T, C> => {
   let seen: number | undefined
   const table = () => new Lru<unknown>(MAX_ROWS)
-  const tables = { tokens: table(), organisations: table(), connections: table() }
+  const tables = { tokens: table(), organisations: table(), clients: table(), connections: table() }
   const cached = <X>(
     name: keyof typeof tables,
     key: string,
@@ -85,9 +86,7 @@ export const wrap = <
       const version = dataVersion()
       if (version !== seen) {
         // a commit since the rows were kept: any of them may be stale
-        tables.tokens.clear()
-        tables.organisations.clear()
-        tables.connections.clear()
+        for (const t of Object.values(tables)) t.clear()
         seen = version
       }
       const hit = tables[name].get(key)
@@ -106,7 +105,8 @@ export const wrap = <
   return {
     accounts: {
       ...accounts,
-      getOrganisation: (id: string) => cached("organisations", id, accounts.getOrganisation(id))
+      getOrganisation: (id: string) => cached("organisations", id, accounts.getOrganisation(id)),
+      getClient: (id: string) => cached("clients", id, accounts.getClient(id))
     },
     tokens: { ...tokens, getToken: (hash: string) => cached("tokens", hash, tokens.getToken(hash)) },
     connections: {

@@ -47,6 +47,8 @@ export interface Service {
   readonly useToken: (hash: string, at: number) => Effect.Effect<boolean>
   readonly revokeFamily: (family: string, at: number) => Effect.Effect<void>
   readonly revokeConnectionTokens: (connectionId: string, at: number) => Effect.Effect<void>
+  /** Revokes every access and refresh token issued to an API client. */
+  readonly revokeClientTokens: (clientId: string, at: number) => Effect.Effect<void>
 }
 
 /**
@@ -89,7 +91,9 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
     revokeFamily: (family, at) =>
       exec(sql`UPDATE tokens SET revoked_at = ${at} WHERE family = ${family} AND revoked_at IS NULL`),
     revokeConnectionTokens: (connectionId, at) =>
-      exec(sql`UPDATE tokens SET revoked_at = ${at} WHERE connection_id = ${connectionId} AND revoked_at IS NULL`)
+      exec(sql`UPDATE tokens SET revoked_at = ${at} WHERE connection_id = ${connectionId} AND revoked_at IS NULL`),
+    revokeClientTokens: (clientId, at) =>
+      exec(sql`UPDATE tokens SET revoked_at = ${at} WHERE client_id = ${clientId} AND revoked_at IS NULL`)
   })
 )
 

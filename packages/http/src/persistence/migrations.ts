@@ -272,6 +272,19 @@ const redirectOrigins = Effect.gen(function*() {
 })
 
 /**
+ * API client rotation (issue #28, `npm run admin -- rotate-client`): the secret a rotation
+ * replaced, and when it stops working. Until then both secrets authenticate the client; a client
+ * never rotated has neither. `revoke-client` revokes the client's tokens by `client_id`: indexed.
+ */
+const apiClientRotation = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE api_clients ADD COLUMN previous_secret_hash TEXT`
+  yield* sql`ALTER TABLE api_clients ADD COLUMN previous_secret_expires_at BIGINT`
+  // `revoke-client` revokes the client's tokens too
+  yield* sql`CREATE INDEX tokens_client ON tokens (client_id)`
+})
+
+/**
  * Every migration, for the driver's migrator layer (`LibsqlMigrator.layer({ loader })`,
  * `PgMigrator.layer({ loader })`).
  *
@@ -290,5 +303,6 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   // the managed sync's store: its tables are the sync package's (`SyncStore.migration`)
   "0009_sync_store": SyncStore.migration,
   "0010_webhook_attempt_claims": webhookAttemptClaims,
+  "0011_api_client_rotation": apiClientRotation,
   "0012_redirect_origins": redirectOrigins
 })

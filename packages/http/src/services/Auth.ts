@@ -3,11 +3,16 @@
  * reusing a spent one revokes its family), connection tokens, and the bearer check of every other
  * request. Every token is opaque, prefixed, and stored only as a hash.
  *
+ * The organisation's plan and the API client's `revoked_at` are read on every request and every
+ * refresh (issue #28): a token's stored scope is what it was granted, and what it may do is that
+ * scope within the plan as it is now; a revoked client's access and refresh tokens stop working at
+ * once, on every node.
+ *
  * @since 0.1.0
  */
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import * as Errors from "../Errors.js"
-import type { Organisation } from "../persistence/Accounts.js"
+import type { ApiClient, Organisation } from "../persistence/Accounts.js"
 import { Accounts } from "../persistence/Accounts.js"
 import { Tokens } from "../persistence/Tokens.js"
 import * as Crypto from "./Crypto.js"
@@ -98,6 +103,21 @@ const scopesFor = (organisation: Organisation): ReadonlyArray<string> =>
   organisation.plan === "production" ? ["sandbox", "production"] : ["sandbox"]
 
 /**
+ * What a token's scope grants now: its scopes the organisation's current plan still allows (a
+ * downgrade to sandbox takes `production` from every token already issued, at its next request).
+ */
+const scopesNow = (scope: string, organisation: Organisation): ReadonlyArray<string> => {
+  const allowed = scopesFor(organisation)
+  return scope.split(" ").filter((s) => s !== "" && allowed.includes(s))
+}
+
+/** Whether `secret` is the client's secret, or its previous one before that one's expiry (`rotate-client`). */
+const secretMatches = (client: ApiClient, secret: string, now: number): boolean =>
+  Crypto.matches(secret, client.secret_hash) ||
+  (client.previous_secret_hash !== undefined && client.previous_secret_expires_at !== undefined &&
+    now < client.previous_secret_expires_at && Crypto.matches(secret, client.previous_secret_hash))
+
+/**
  * @since 0.1.0
  * @category layers
  */
@@ -162,9 +182,10 @@ export const layer = Layer.effect(
 
     const clientOf = (clientId: string, secret: string) =>
       Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
         const client = yield* accounts.getClient(clientId)
         if (
-          Option.isNone(client) || client.value.revoked_at !== null || !Crypto.matches(secret, client.value.secret_hash)
+          Option.isNone(client) || client.value.revoked_at !== null || !secretMatches(client.value, secret, now)
         ) {
           return yield* Effect.fail(Errors.oauth("invalid_client", "Unknown client or wrong secret"))
         }
@@ -204,6 +225,14 @@ export const layer = Layer.effect(
           if (token.expires_at !== null && token.expires_at <= now) {
             return yield* Effect.fail(Errors.oauth("invalid_grant", "The refresh token has expired"))
           }
+          // The client and the plan as they are now (issue #28): a revoked client's refresh tokens
+          // are dead, and a refresh grants only what the plan allows today.
+          if (token.client_id !== null && token.client_id !== "") {
+            const issuedTo = yield* accounts.getClient(token.client_id)
+            if (Option.isNone(issuedTo) || issuedTo.value.revoked_at !== null) {
+              return yield* Effect.fail(Errors.oauth("invalid_grant", "The client of this refresh token was revoked"))
+            }
+          }
           const first = yield* tokens.useToken(token.hash, now)
           if (!first) {
             // A refresh token used twice: someone holds a copy. Revoke the whole family.
@@ -216,7 +245,9 @@ export const layer = Layer.effect(
           if (Option.isNone(organisation)) {
             return yield* Effect.fail(Errors.oauth("invalid_grant", "Unknown organisation"))
           }
-          const granted = scope === undefined ? token.scope : yield* grantScope(organisation.value, scope)
+          const granted = scope === undefined
+            ? scopesNow(token.scope, organisation.value).join(" ")
+            : yield* grantScope(organisation.value, scope)
           if (!granted.split(" ").every((s) => token.scope.split(" ").includes(s))) {
             return yield* Effect.fail(Errors.oauth("invalid_scope", "A refresh cannot widen the scope"))
           }
@@ -268,12 +299,27 @@ export const layer = Layer.effect(
               "The bearer token is missing, unknown or revoked"
             )
           }
+          // An access token of a revoked client is dead at its next request (issue #28). The client
+          // row is read on every request (behind `RowCache` on SQLite, emptied by any commit).
+          if (token.client_id !== null && token.client_id !== "") {
+            const client = yield* accounts.getClient(token.client_id)
+            if (Option.isNone(client) || client.value.revoked_at !== null) {
+              return yield* Errors.fail(
+                "authentication_error",
+                "unauthorized",
+                "The bearer token is missing, unknown or revoked"
+              )
+            }
+          }
           return {
             organisation: organisation.value,
             kind: token.kind === "connection" ? "connection" as const : "access" as const,
             client_id: token.client_id === "" ? null : token.client_id,
             connection_id: token.connection_id,
-            scopes: token.kind === "connection" ? scopesFor(organisation.value) : token.scope.split(" ")
+            // the plan as it is now, never as it was when the token was issued
+            scopes: token.kind === "connection"
+              ? scopesFor(organisation.value)
+              : scopesNow(token.scope, organisation.value)
           }
         }) as Effect.Effect<Principal, Errors.AuthenticationError>
     }

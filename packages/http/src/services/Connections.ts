@@ -77,7 +77,8 @@ export interface Service {
   ) => Effect.Effect<CoreConnection.Connection, Errors.HttpError>
   /**
    * Update mode: checks a re-entered login for an existing connection, stores it, moves the
-   * connection back to `active`, and returns a public token for the same connection.
+   * connection back to `active`, and returns a public token for the same connection. A connection
+   * disconnected meanwhile is refused (`link_token_invalid`) and keeps no login.
    */
   readonly relink: (
     connection: Connection,
@@ -189,7 +190,17 @@ export const layer = Layer.effect(
           if (redirectRefused !== undefined) {
             return yield* Errors.fail("validation_error", "invalid_parameter", redirectRefused, "redirect_uri")
           }
-          if (body.connection_id !== undefined) yield* service.authorize(principal, body.connection_id)
+          if (body.connection_id !== undefined) {
+            const existing = yield* service.authorize(principal, body.connection_id)
+            // a disconnected connection's login is erased for good: link the user again instead
+            if (existing.status === "inactive") {
+              return yield* Errors.fail(
+                "conflict_error",
+                "connection_inactive",
+                "This connection was disconnected; update mode cannot reopen it. Create a link token without connection_id to link the user again."
+              )
+            }
+          }
           yield* Idempotency.authorised
           const now = yield* Clock.currentTimeMillis
           const environment = principal.organisation.plan === "production" ? "production" : "sandbox"
@@ -366,6 +377,9 @@ export const layer = Layer.effect(
           const connection = yield* service.authorize(principal, connectionId)
           const now = yield* Clock.currentTimeMillis
           const removed = yield* moveTo(connection, "inactive")
+          // an inactive connection keeps no login, however one got there (a DELETE of a connection
+          // already inactive erases one too)
+          yield* connectionStore.eraseInactiveLogin(connection.id)
           yield* tokens.revokeConnectionTokens(connection.id, now)
           return yield* view(removed)
         }),
@@ -392,15 +406,33 @@ export const layer = Layer.effect(
           )
           const now = yield* Clock.currentTimeMillis
           const sealed = crypto.encrypt(JSON.stringify(credentials))
-          yield* connectionStore.updateConnection(connection.id, {
+          const status = connection.status === "active" ||
+              Transitions.canTransition(Transitions.connectionStatus, connection.status, "active")
+            ? "active" as const
+            : connection.status
+          // The login and the status in one statement, refused once the connection is inactive: a
+          // disconnect during the login check leaves no login behind (issue #28).
+          const stored = yield* connectionStore.storeLogin(connection.id, {
             credentials: sealed.ciphertext,
             key_id: sealed.keyId,
+            status,
             updated_at: now
           })
-          const relinked = yield* moveTo(
-            { ...connection, credentials: sealed.ciphertext, key_id: sealed.keyId },
-            "active"
-          )
+          if (!stored) {
+            return yield* Errors.fail(
+              "validation_error",
+              "link_token_invalid",
+              "This connection was disconnected. Ask the app to start linking again.",
+              "link_token"
+            )
+          }
+          const relinked: Connection = {
+            ...connection,
+            credentials: sealed.ciphertext,
+            key_id: sealed.keyId,
+            status,
+            updated_at: now
+          }
           // a new login: the sync reads every facility again (a new generation)
           const synced = yield* syncStore.facilities(connection.id)
           yield* jobs.start(connection.id, synced.map((f) => f.facility_id), { newGeneration: true })

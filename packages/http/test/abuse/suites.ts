@@ -6,11 +6,13 @@ import type { Suite } from "./Harness.js"
 import { suite as harness } from "./HarnessSuite.js"
 import { suite as ids } from "./IdsAbuse.js"
 import { suite as redirects } from "./RedirectAbuse.js"
+import { suite as tokens } from "./TokenAbuse.js"
 import { suite as webhooks } from "./WebhookAbuse.js"
 
 export const suites: ReadonlyArray<readonly [string, Suite]> = [
   ["harness", harness],
   ["ids", ids],
   ["redirects", redirects],
+  ["tokens", tokens],
   ["webhooks", webhooks]
 ]
