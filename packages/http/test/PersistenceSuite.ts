@@ -33,6 +33,13 @@ import { randomUUID } from "node:crypto"
 /** Epoch ms beyond 2^31 (2026-01-01), so a BIGINT that came back as a string would show. */
 const T0 = 1_767_225_600_000
 
+/**
+ * Long before T0 (still beyond 2^31): the fair-claim test's window. The other tests' deliveries are
+ * due from T0 on, so within it a claim sees only that test's own, and the two claim tests run
+ * alone (`sequential`), so neither claims the other's deliveries.
+ */
+const PAST = T0 - 10_000_000_000
+
 export interface SuiteOptions {
   /** Whether `Transactions.transaction` rolls back on failure (both SQL backends do). */
   readonly rollback: boolean
@@ -663,7 +670,8 @@ export const persistenceSuite = (
         const webhookStore = yield* WebhookStore
         const ep = endpoint("ep-claim")
         yield* webhookStore.insertWebhookEndpoint(ep)
-        const mine = (ds: ReadonlyArray<WebhookDelivery>) => ds.filter((d) => d.endpoint_id === ep.id).map((d) => d.id)
+        const mine = (ds: ReadonlyArray<WebhookDelivery>) =>
+          ds.filter((d) => d.endpoint_id === ep.id).map((d) => d.id)
         const event = {
           id: id("evt-claim"),
           organisation_id: ep.organisation_id,
@@ -735,67 +743,73 @@ export const persistenceSuite = (
         }).pipe(Effect.ensuring(webhookStore.deleteWebhookEndpoint(ep.id)))
         assert.deepStrictEqual(yield* webhookStore.getWebhookDelivery(due1.id), Option.none())
         assert.deepStrictEqual(yield* webhookStore.listWebhookAttempts([due1.id]), [])
-      }))
+      }), { sequential: true })
 
-    it.effect("claims count the attempt, in fair shares per organisation and endpoint; a claim not used is given back", () =>
-      Effect.gen(function*() {
-        const webhookStore = yield* WebhookStore
-        const a = endpoint("ep-fair-a", { organisation_id: id("org-fair-a") })
-        const b = endpoint("ep-fair-b", { organisation_id: id("org-fair-b") })
-        yield* webhookStore.insertWebhookEndpoint(a)
-        yield* webhookStore.insertWebhookEndpoint(b)
-        const event = {
-          id: id("evt-fair"),
-          organisation_id: a.organisation_id,
-          connection_id: id("conn"),
-          type: "lab_result.received",
-          body: "{}",
-          created_at: T0
-        }
-        const flood = [1, 2, 3, 4, 5].map((i) =>
-          delivery(`fair-a-${i}`, {
+    it.effect(
+      "claims count the attempt, in fair shares per organisation and endpoint; a claim not used is given back",
+      () =>
+        Effect.gen(function*() {
+          const webhookStore = yield* WebhookStore
+          const a = endpoint("ep-fair-a", { organisation_id: id("org-fair-a") })
+          const b = endpoint("ep-fair-b", { organisation_id: id("org-fair-b") })
+          yield* webhookStore.insertWebhookEndpoint(a)
+          yield* webhookStore.insertWebhookEndpoint(b)
+          const event = {
+            id: id("evt-fair"),
             organisation_id: a.organisation_id,
-            endpoint_id: a.id,
-            event_id: event.id,
-            next_attempt_at: T0 + i
-          })
-        )
-        const late = delivery("fair-b", {
-          organisation_id: b.organisation_id,
-          endpoint_id: b.id,
-          event_id: event.id,
-          next_attempt_at: T0 + 50
-        })
-        yield* webhookStore.insertWebhookEvent(event, [...flood, late])
-        yield* Effect.gen(function*() {
-          const ours = new Set([...flood, late].map((d) => d.id))
-          const mine = (ds: ReadonlyArray<WebhookDelivery>) => ds.filter((d) => ours.has(d.id))
-          const now = T0 + 100
-          const fair = { perOrganisation: 2, perEndpoint: 2, excludeOrganisations: [], excludeEndpoints: [] }
-          // Every organisation's oldest first: the other organisation's one is in a claim of 3.
-          const first = mine(yield* webhookStore.claimWebhookDeliveries(now, now + 60_000, 3, fair))
-          assert.deepStrictEqual(first.map((d) => d.id).sort(), [flood[0]!.id, flood[1]!.id, late.id].sort())
-          assert.deepStrictEqual(first.map((d) => d.claims), [1, 1, 1])
-          // An organisation with no room is left out.
-          const none = yield* webhookStore.claimWebhookDeliveries(now, now + 60_000, 10, {
-            ...fair,
-            excludeOrganisations: [a.organisation_id]
-          })
-          assert.deepStrictEqual(mine(none), [])
-          // A claim not used is given back once (compare-and-set), due as it was and uncounted.
-          const given = first.find((d) => d.id === flood[0]!.id)!
-          assert.isTrue(yield* webhookStore.releaseWebhookClaim(given, T0 + 1))
-          assert.isFalse(yield* webhookStore.releaseWebhookClaim(given, T0 + 1))
-          const back = Option.getOrThrow(yield* webhookStore.getWebhookDelivery(given.id))
-          assert.deepStrictEqual([back.claims, back.locked_until, back.next_attempt_at], [0, null, T0 + 1])
-          const again = mine(yield* webhookStore.claimWebhookDeliveries(now, now + 60_000, 10, fair))
-          assert.deepStrictEqual(again.map((d) => d.id).sort(), [flood[0]!.id, flood[2]!.id].sort())
-        }).pipe(
-          Effect.ensuring(
-            Effect.zipRight(webhookStore.deleteWebhookEndpoint(a.id), webhookStore.deleteWebhookEndpoint(b.id))
+            connection_id: id("conn"),
+            type: "lab_result.received",
+            body: "{}",
+            created_at: T0
+          }
+          const flood = [1, 2, 3, 4, 5].map((i) =>
+            delivery(`fair-a-${i}`, {
+              organisation_id: a.organisation_id,
+              endpoint_id: a.id,
+              event_id: event.id,
+              next_attempt_at: PAST + i
+            })
           )
-        )
-      }))
+          const late = delivery("fair-b", {
+            organisation_id: b.organisation_id,
+            endpoint_id: b.id,
+            event_id: event.id,
+            next_attempt_at: PAST + 50
+          })
+          yield* webhookStore.insertWebhookEvent(event, [...flood, late])
+          yield* Effect.gen(function*() {
+            const ours = new Set([...flood, late].map((d) =>
+              d.id
+            ))
+            const mine = (ds: ReadonlyArray<WebhookDelivery>) => ds.filter((d) => ours.has(d.id))
+            const now = PAST + 100
+            const fair = { perOrganisation: 2, perEndpoint: 2, excludeOrganisations: [], excludeEndpoints: [] }
+            // Every organisation's oldest first: the other organisation's one is in a claim of 3.
+            const first = mine(yield* webhookStore.claimWebhookDeliveries(now, now + 60_000, 3, fair))
+            assert.deepStrictEqual(first.map((d) => d.id).sort(), [flood[0]!.id, flood[1]!.id, late.id].sort())
+            assert.deepStrictEqual(first.map((d) => d.claims), [1, 1, 1])
+            // An organisation with no room is left out.
+            const none = yield* webhookStore.claimWebhookDeliveries(now, now + 60_000, 10, {
+              ...fair,
+              excludeOrganisations: [a.organisation_id]
+            })
+            assert.deepStrictEqual(mine(none), [])
+            // A claim not used is given back once (compare-and-set), due as it was and uncounted.
+            const given = first.find((d) => d.id === flood[0]!.id)!
+            assert.isTrue(yield* webhookStore.releaseWebhookClaim(given, PAST + 1))
+            assert.isFalse(yield* webhookStore.releaseWebhookClaim(given, PAST + 1))
+            const back = Option.getOrThrow(yield* webhookStore.getWebhookDelivery(given.id))
+            assert.deepStrictEqual([back.claims, back.locked_until, back.next_attempt_at], [0, null, PAST + 1])
+            const again = mine(yield* webhookStore.claimWebhookDeliveries(now, now + 60_000, 10, fair))
+            assert.deepStrictEqual(again.map((d) => d.id).sort(), [flood[0]!.id, flood[2]!.id].sort())
+          }).pipe(
+            Effect.ensuring(
+              Effect.zipRight(webhookStore.deleteWebhookEndpoint(a.id), webhookStore.deleteWebhookEndpoint(b.id))
+            )
+          )
+        }),
+      { sequential: true }
+    )
 
     it.effect("keeps one poll snapshot per connection, stored compare-and-set on the one a poll started from", () =>
       Effect.gen(function*() {
