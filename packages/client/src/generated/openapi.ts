@@ -1151,7 +1151,9 @@ export interface components {
             };
             /**
              * maxLength(2000)
-             * @description a string matching the pattern ^https?:\/\/\S+$
+             * Format: uri
+             * @description Redirect mode: where the Connect page returns to. An absolute URL without user, password or fragment; https (http only to localhost, 127.0.0.0/8 or [::1] in the sandbox); its origin must be on the organisation's allowed redirect origins when it has any
+             * @example https://acme.example/linked
              */
             redirect_uri?: string;
             /**
