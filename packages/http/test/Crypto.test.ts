@@ -89,4 +89,51 @@ describe("Crypto", () => {
       assert.include(text, "TRACEBRIDGE_ENCRYPTION_KEYS_PREVIOUS: key 2 must be base64 of 32 bytes")
       assert.notInclude(text, "c2hvcnQ=")
     }))
+
+  describe("a key that is not 32 random-looking bytes refuses to start (issue #28)", () => {
+    const ascending = Buffer.from(Array.from({ length: 32 }, (_, i) => i))
+    const period16 = randomBytes(16)
+    const weak: ReadonlyArray<readonly [string, Buffer]> = [
+      ["all zero", Buffer.alloc(32)],
+      ["one byte repeated", Buffer.alloc(32, 0xa7)],
+      ["a short pattern repeated", Buffer.from("abcd".repeat(8), "latin1")],
+      ["16 random bytes twice", Buffer.concat([period16, period16])],
+      ["counting bytes", ascending],
+      ["counting down", Buffer.from(ascending).reverse()],
+      ["a password typed as text", Buffer.from("correct-horse-battery-staple-123", "utf8")]
+    ]
+    for (const [what, key] of weak) {
+      it.effect(`${what}: refused with a message, never echoed, as the current or a previous key`, () =>
+        Effect.gen(function*() {
+          assert.strictEqual(key.length, 32)
+          const encoded = key.toString("base64")
+          for (
+            const env of [
+              { TRACEBRIDGE_ENCRYPTION_KEY: encoded },
+              {
+                TRACEBRIDGE_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+                TRACEBRIDGE_ENCRYPTION_KEYS_PREVIOUS: `${randomBytes(32).toString("base64")},${encoded}`
+              }
+            ]
+          ) {
+            const exit = yield* Effect.exit(keyring(env))
+            assert.isTrue(Exit.isFailure(exit), `${what} was accepted`)
+            const text = String(Exit.isFailure(exit) ? exit.cause : "")
+            const name = env.TRACEBRIDGE_ENCRYPTION_KEYS_PREVIOUS === undefined
+              ? "TRACEBRIDGE_ENCRYPTION_KEY: key 1"
+              : "TRACEBRIDGE_ENCRYPTION_KEYS_PREVIOUS: key 2"
+            assert.include(text, `${name} does not look random`)
+            assert.include(text, "openssl rand -base64 32")
+            assert.notInclude(text, encoded)
+          }
+        }))
+    }
+
+    it("random keys are accepted, a thousand of them", () => {
+      for (let i = 0; i < 1_000; i++) {
+        const key = randomBytes(32)
+        assert.strictEqual(Crypto.weakness(key), undefined, key.toString("hex"))
+      }
+    })
+  })
 })

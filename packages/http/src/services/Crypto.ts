@@ -103,7 +103,29 @@ export const id = (prefix: string): string => `${prefix}${randomBytes(16).toStri
 export const keyIdOf = (key: Buffer): string => createHash("sha256").update(key).digest("hex").slice(0, 12)
 
 /**
- * Parses base64 keys (comma-separated); dies with the offending position, never the key.
+ * Why 32 bytes do not look like a random key (issue #28), or undefined when they do: fewer than 20
+ * distinct byte values (all zero, one byte repeated), a pattern of at most 16 bytes repeated,
+ * bytes counting up or down by a constant step, or printable text only (a password typed in). 32
+ * random bytes have about 30 distinct values, and each of these has a chance far below one in a
+ * billion; a key that fails them was not made by `openssl rand -base64 32`.
+ *
+ * @since 0.1.0
+ * @category keys
+ */
+export const weakness = (key: Buffer): string | undefined => {
+  if (new Set(key).size < 20) return "too few distinct bytes (all zero, or a byte repeated)"
+  for (let period = 1; period <= 16; period++) {
+    if (key.every((byte, i) => i < period || byte === key[i - period])) return "a short pattern repeated"
+  }
+  const step = (key[1]! - key[0]! + 256) % 256
+  if (key.every((byte, i) => i === 0 || (byte - key[i - 1]! + 256) % 256 === step)) return "bytes counting by a step"
+  if (key.every((byte) => byte >= 0x20 && byte <= 0x7e)) return "printable text, not random bytes"
+  return undefined
+}
+
+/**
+ * Parses base64 keys (comma-separated); dies with the offending position, never the key: one
+ * that is not 32 bytes, or not random-looking (`weakness`), refuses to start.
  *
  * @since 0.1.0
  * @category keys
@@ -113,9 +135,13 @@ export const parseKeys = (name: string, text: string): Effect.Effect<ReadonlyArr
     text.split(",").map((k) => k.trim()).filter((k) => k.length > 0),
     (k, i) => {
       const key = Buffer.from(k, "base64")
-      return key.length === 32
+      if (key.length !== 32) return Effect.dieMessage(`${name}: key ${i + 1} must be base64 of 32 bytes`)
+      const weak = weakness(key)
+      return weak === undefined
         ? Effect.succeed(key)
-        : Effect.dieMessage(`${name}: key ${i + 1} must be base64 of 32 bytes`)
+        : Effect.dieMessage(
+          `${name}: key ${i + 1} does not look random (${weak}); make one with \`openssl rand -base64 32\``
+        )
     }
   )
 

@@ -6,6 +6,7 @@ import type { Suite } from "./Harness.js"
 import { suite as harness } from "./HarnessSuite.js"
 import { suite as ids } from "./IdsAbuse.js"
 import { suite as redirects } from "./RedirectAbuse.js"
+import { suite as start } from "./StartAbuse.js"
 import { suite as tokens } from "./TokenAbuse.js"
 import { suite as webhooks } from "./WebhookAbuse.js"
 
@@ -13,6 +14,7 @@ export const suites: ReadonlyArray<readonly [string, Suite]> = [
   ["harness", harness],
   ["ids", ids],
   ["redirects", redirects],
+  ["start", start],
   ["tokens", tokens],
   ["webhooks", webhooks]
 ]
