@@ -66,6 +66,37 @@ describe("Database", () => {
       assert.deepStrictEqual(again, Option.some(o))
     }))
 
+  it.effect("the data folder is 0700 and the database files 0600, a looser existing folder and file tightened (issue #28)", () =>
+    Effect.gen(function*() {
+      const mode = (p: string) => fs.statSync(p).mode & 0o777
+      const fresh = path.join(dir, "modes", "fresh")
+      const o = { id: "org-modes", name: "Modes", plan: "sandbox" as const, created_at: 1_767_225_600_000 }
+      const write = (dataDir: string) =>
+        Effect.flatMap(Accounts, (accounts) => accounts.insertOrganisation(o)).pipe(
+          Effect.provide(Database.layer),
+          withEnv({ TRACEBRIDGE_DATA_DIR: dataDir })
+        )
+      yield* write(fresh)
+      assert.strictEqual(mode(fresh).toString(8), "700")
+      const files = fs.readdirSync(fresh).filter((f) => f.startsWith(Database.sqliteFileName))
+      assert.include(files, Database.sqliteFileName)
+      for (const f of files) assert.strictEqual(mode(path.join(fresh, f)).toString(8), "600", f)
+      // a folder and a database made before (0755 and 0644) are tightened at the next start
+      const old = path.join(dir, "modes", "old")
+      fs.mkdirSync(old, { recursive: true, mode: 0o755 })
+      fs.chmodSync(old, 0o755)
+      fs.copyFileSync(path.join(fresh, Database.sqliteFileName), path.join(old, Database.sqliteFileName))
+      fs.chmodSync(path.join(old, Database.sqliteFileName), 0o644)
+      yield* Effect.flatMap(Accounts, (accounts) => accounts.getOrganisation(o.id)).pipe(
+        Effect.provide(Database.layer),
+        withEnv({ TRACEBRIDGE_DATA_DIR: old })
+      )
+      assert.strictEqual(mode(old).toString(8), "700")
+      for (const f of fs.readdirSync(old).filter((f) => f.startsWith(Database.sqliteFileName))) {
+        assert.strictEqual(mode(path.join(old, f)).toString(8), "600", f)
+      }
+    }))
+
   it.effect("layerSqlite(\":memory:\") is a private, migrated database that survives transactions", () =>
     Effect.gen(function*() {
       const o = { id: "org-mem", name: "Mem", plan: "production" as const, created_at: 1 }

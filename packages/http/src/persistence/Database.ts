@@ -116,11 +116,29 @@ export type DatabaseError = ConfigError.ConfigError | SqlError.SqlError | Migrat
 /** The file name of the embedded database inside the data folder. @since 0.1.0 @category constants */
 export const sqliteFileName = "tracebridge.db"
 
+/** `chmod` to at most `allowed`: bits beyond it are taken away, none added. */
+const tighten = (target: string, allowed: number) => {
+  const mode = fs.statSync(target).mode & 0o777
+  if ((mode & ~allowed) !== 0) fs.chmodSync(target, mode & allowed)
+}
+
+/**
+ * The database file's URL, with its folder made (0700) and the file made empty (0600) when
+ * missing, so that SQLite's `-wal` and `-shm` files, which take the database file's mode, are 0600
+ * too; a folder or files made looser before (0755, 0644) are tightened (issue #28: the folder holds
+ * licence numbers and sealed logins).
+ */
 const sqliteFile = (file: string) =>
   Effect.try({
     try: () => {
       const absolute = path.resolve(file)
-      fs.mkdirSync(path.dirname(absolute), { recursive: true })
+      const folder = path.dirname(absolute)
+      fs.mkdirSync(folder, { recursive: true, mode: 0o700 })
+      tighten(folder, 0o700)
+      fs.closeSync(fs.openSync(absolute, "a", 0o600))
+      for (const suffix of ["", "-wal", "-shm"]) {
+        if (fs.existsSync(`${absolute}${suffix}`)) tighten(`${absolute}${suffix}`, 0o600)
+      }
       return pathToFileURL(absolute).href
     },
     catch: (cause) => new SqlError.SqlError({ cause, message: "Could not create the folder of the SQLite database" })

@@ -211,7 +211,7 @@ export const layer = Layer.effect(
     const dir = yield* AppConfig.dataDir
     const file = join(dir, "dev-encryption-key")
     if (!existsSync(file)) {
-      mkdirSync(dir, { recursive: true })
+      mkdirSync(dir, { recursive: true, mode: 0o700 })
       writeFileSync(file, randomBytes(32).toString("base64"), { mode: 0o600 })
     }
     return make([Buffer.from(readFileSync(file, "utf8").trim(), "base64"), ...previous], { configured: false })
