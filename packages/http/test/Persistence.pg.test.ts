@@ -8,16 +8,23 @@ import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
 import { Accounts } from "@tracebridge/http/persistence/Accounts"
 import * as Database from "@tracebridge/http/persistence/Database"
-import { ConfigProvider, Effect, Either, Option, Redacted } from "effect"
+import { ConfigProvider, Effect, Either, Layer, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import { persistenceSuite } from "./PersistenceSuite.js"
+import { freshSchema } from "./support/PgSchema.js"
 
 const url = process.env.TEST_DATABASE_URL
 if (url === undefined || url === "") {
   throw new Error("Persistence.pg.test.ts needs TEST_DATABASE_URL (postgres://user:password@host:5432/database)")
 }
 
-persistenceSuite("Persistence (Postgres)", Database.layerPg(Redacted.make(url)), { rollback: true })
+persistenceSuite("Persistence (Postgres)", Database.layerPg(Redacted.make(url)), {
+  rollback: true,
+  // a fresh schema of its own, dropped after the test
+  isolated: Layer.unwrapScoped(
+    Effect.map(freshSchema(url, "persistence"), (scoped) => Database.layerPg(Redacted.make(scoped)))
+  )
+})
 
 describe("Database (Postgres)", () => {
   it.effect("layer picks Postgres from DATABASE_URL, and migrating again is a no-op", () =>

@@ -17,7 +17,8 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tracebridge-persistence-test-
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 persistenceSuite("Persistence (SQLite)", Database.layerSqlite(path.join(dir, "suite", "tracebridge.db")), {
-  rollback: true
+  rollback: true,
+  isolated: Database.layerSqlite(":memory:")
 })
 
 const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromJson(env))

@@ -26,23 +26,23 @@ import { UpstreamBuckets } from "@tracebridge/http/persistence/UpstreamBuckets"
 import type { WebhookDelivery, WebhookEndpoint } from "@tracebridge/http/persistence/WebhookStore"
 import { WebhookStore } from "@tracebridge/http/persistence/WebhookStore"
 import { SyncStore } from "@tracebridge/sync"
-import type { Layer } from "effect"
-import { Effect, Either, Option } from "effect"
+import { Effect, Either, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 
 /** Epoch ms beyond 2^31 (2026-01-01), so a BIGINT that came back as a string would show. */
 const T0 = 1_767_225_600_000
 
-/**
- * Long before T0 (still beyond 2^31): the fair-claim test's window. The other tests' deliveries are
- * due from T0 on, so within it a claim sees only that test's own, and the two claim tests run
- * alone (`sequential`), so neither claims the other's deliveries.
- */
+/** Long before T0 (still beyond 2^31): the fair-claim test's window. */
 const PAST = T0 - 10_000_000_000
 
 export interface SuiteOptions {
   /** Whether `Transactions.transaction` rolls back on failure (both SQL backends do). */
   readonly rollback: boolean
+  /**
+   * Stores on a database of their own, for the tests whose claims take every due delivery of the
+   * database (a claim of a concurrent test would take theirs): built for each such test.
+   */
+  readonly isolated: Layer.Layer<Persistence, unknown>
 }
 
 export const persistenceSuite = (
@@ -670,8 +670,7 @@ export const persistenceSuite = (
         const webhookStore = yield* WebhookStore
         const ep = endpoint("ep-claim")
         yield* webhookStore.insertWebhookEndpoint(ep)
-        const mine = (ds: ReadonlyArray<WebhookDelivery>) =>
-          ds.filter((d) => d.endpoint_id === ep.id).map((d) => d.id)
+        const mine = (ds: ReadonlyArray<WebhookDelivery>) => ds.filter((d) => d.endpoint_id === ep.id).map((d) => d.id)
         const event = {
           id: id("evt-claim"),
           organisation_id: ep.organisation_id,
@@ -743,7 +742,7 @@ export const persistenceSuite = (
         }).pipe(Effect.ensuring(webhookStore.deleteWebhookEndpoint(ep.id)))
         assert.deepStrictEqual(yield* webhookStore.getWebhookDelivery(due1.id), Option.none())
         assert.deepStrictEqual(yield* webhookStore.listWebhookAttempts([due1.id]), [])
-      }), { sequential: true })
+      }).pipe(Effect.provide(Layer.orDie(options.isolated))))
 
     it.effect(
       "claims count the attempt, in fair shares per organisation and endpoint; a claim not used is given back",
@@ -778,9 +777,7 @@ export const persistenceSuite = (
           })
           yield* webhookStore.insertWebhookEvent(event, [...flood, late])
           yield* Effect.gen(function*() {
-            const ours = new Set([...flood, late].map((d) =>
-              d.id
-            ))
+            const ours = new Set([...flood, late].map((d) => d.id))
             const mine = (ds: ReadonlyArray<WebhookDelivery>) => ds.filter((d) => ours.has(d.id))
             const now = PAST + 100
             const fair = { perOrganisation: 2, perEndpoint: 2, excludeOrganisations: [], excludeEndpoints: [] }
@@ -807,8 +804,7 @@ export const persistenceSuite = (
               Effect.zipRight(webhookStore.deleteWebhookEndpoint(a.id), webhookStore.deleteWebhookEndpoint(b.id))
             )
           )
-        }),
-      { sequential: true }
+        }).pipe(Effect.provide(Layer.orDie(options.isolated)))
     )
 
     it.effect("keeps one poll snapshot per connection, stored compare-and-set on the one a poll started from", () =>
