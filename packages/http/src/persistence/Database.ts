@@ -150,11 +150,59 @@ const temporaryFile = Effect.acquireRelease(
   (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
 ).pipe(Effect.map((dir) => path.join(dir, sqliteFileName)))
 
-/** How long a statement waits for another process's write lock on the file (ms). */
-const busyTimeout = "PRAGMA busy_timeout = 5000"
+/**
+ * SQLite's own wait for another connection's lock, per statement (`PRAGMA busy_timeout`). The
+ * binding waits on the calling thread, so the whole process stops meanwhile: it stays short, and
+ * longer waits are `retryBusy`'s, which sleep without blocking.
+ */
+const busyTimeout = "PRAGMA busy_timeout = 50"
+
+/** How long a statement or the start of a transaction waits, in all, for another process's lock (ms). */
+const BUSY_WAIT_MS = 5_000
+
+/** SQLite's "another connection has the lock" (`SQLITE_BUSY`, `SQLITE_LOCKED` and their extended codes). */
+const isBusy = (error: unknown): boolean => {
+  for (let e = error, depth = 0; typeof e === "object" && e !== null && depth < 5; depth++) {
+    const { cause, code } = e as { readonly code?: unknown; readonly cause?: unknown }
+    if (typeof code === "string" && /^SQLITE_(BUSY|LOCKED)/.test(code)) return true
+    e = cause
+  }
+  return false
+}
+
+/**
+ * Runs `run` again while it fails busy, after 10, 20, 40 … up to 250 ms (sleeping, so the process
+ * goes on), for at most `BUSY_WAIT_MS` in all; `reopen` first replaces the connection (libsql
+ * leaves a statement that failed busy in progress, and later `COMMIT`s on that connection fail).
+ * Then the busy error, which the caller sees as any failure of the database.
+ */
+const retryBusy = async <A>(run: () => Promise<A>, reopen: () => void): Promise<A> => {
+  const started = Date.now()
+  for (let delay = 10;; delay = Math.min(delay * 2, 250)) {
+    try {
+      return await run()
+    } catch (error) {
+      if (!isBusy(error)) throw error
+      reopen()
+      if (Date.now() - started + delay > BUSY_WAIT_MS) throw error
+      await new Promise((resolve) => setTimeout(resolve, delay))
+    }
+  }
+}
 
 const begin = (mode: TransactionMode) =>
   mode === "read" ? "BEGIN TRANSACTION READONLY" : mode === "deferred" ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE"
+
+/** A transaction that never began: every statement and the commit fail with `error`; the rollback does nothing. */
+const failedTransaction = (error: unknown): SdkTransaction => ({
+  execute: () => Promise.reject(error),
+  batch: () => Promise.reject(error),
+  executeMultiple: () => Promise.reject(error),
+  commit: () => Promise.reject(error),
+  rollback: () => Promise.resolve(),
+  close: () => {},
+  closed: false
+})
 
 /**
  * The libsql client with its connections kept: one for single statements and one for transactions
@@ -167,14 +215,25 @@ const begin = (mode: TransactionMode) =>
 const keptConnections = (url: string) =>
   Effect.acquireRelease(
     Effect.sync((): SdkClient => {
-      const single = createClient({ url })
-      const txs = createClient({ url })
       // Another process's write (the operator CLI beside the server, another node on the file) is
-      // waited for, up to 5 s, instead of failing at once with SQLITE_BUSY (issue #28: `npm run
-      // admin` against a running server). The client's `execute` runs the statement before it
-      // returns its promise, so both connections have it before their first statement.
-      void single.execute(busyTimeout)
-      void txs.execute(busyTimeout)
+      // waited for, up to `BUSY_WAIT_MS`, instead of failing at once with SQLITE_BUSY (issue #28:
+      // `npm run admin` against a running server). The client's `execute` runs the statement before
+      // it returns its promise, so a connection has it before its first statement.
+      const connect = () => {
+        const client = createClient({ url })
+        void client.execute(busyTimeout)
+        return client
+      }
+      let single = connect()
+      let txs = connect()
+      const reopenSingle = () => {
+        single.close()
+        single = connect()
+      }
+      const reopenTxs = () => {
+        txs.close()
+        txs = connect()
+      }
       let open = false
       const end = (statement: "COMMIT" | "ROLLBACK") =>
         txs.execute(statement).then(
@@ -205,16 +264,25 @@ const keptConnections = (url: string) =>
         }
       }
       return {
-        execute: (stmt) => single.execute(stmt),
-        batch: (stmts, mode) => single.batch(stmts, mode),
+        execute: (stmt) => retryBusy(() => single.execute(stmt), reopenSingle),
+        batch: (stmts, mode) => retryBusy(() => single.batch(stmts, mode), reopenSingle),
         migrate: (stmts) => single.migrate(stmts),
         transaction: async (mode: TransactionMode = "write") => {
           if (open) throw new SqlError.SqlError({ cause: null, message: "A transaction is already open" })
-          await txs.execute(begin(mode))
+          try {
+            await retryBusy(() => txs.execute(begin(mode)), reopenTxs)
+          } catch (error) {
+            // Issue #28: the stock client took its one permit before asking for the transaction,
+            // and gives it back only when the transaction ends; a failure here kept it for good and
+            // every later statement waited forever. So a BEGIN that failed hands back a
+            // transaction whose every statement fails with its error: the caller's transaction
+            // fails, rolls back (nothing to do) and ends, and the permit is given back.
+            return failedTransaction(error)
+          }
           open = true
           return transaction
         },
-        executeMultiple: (sql) => single.executeMultiple(sql),
+        executeMultiple: (sql) => retryBusy(() => single.executeMultiple(sql), reopenSingle),
         sync: () => single.sync(),
         close: () => {
           single.close()
