@@ -14,12 +14,10 @@
 import { NodeContext } from "@effect/platform-node"
 import type { Migrator } from "@effect/sql"
 import { SqlClient, SqlError } from "@effect/sql"
-import { LibsqlClient, LibsqlMigrator } from "@effect/sql-libsql"
+import { LibsqlMigrator } from "@effect/sql-libsql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import type { Client as SdkClient, Transaction as SdkTransaction, TransactionMode } from "@libsql/client"
-import { createClient } from "@libsql/client"
 import { SyncStore } from "@tracebridge/sync"
-import { Config, ConfigError, Context, Effect, Either, Layer, Redacted } from "effect"
+import { Cause, Config, ConfigError, Context, Duration, Effect, Either, Layer, Redacted } from "effect"
 import NativeDatabase from "libsql"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -29,6 +27,7 @@ import * as Accounts from "./Accounts.js"
 import * as Ciphertexts from "./Ciphertexts.js"
 import * as ConnectionStore from "./ConnectionStore.js"
 import * as IdempotencyStore from "./IdempotencyStore.js"
+import * as Sqlite from "./internal/sqlite.js"
 import * as LinkTokens from "./LinkTokens.js"
 import { loader } from "./migrations.js"
 import * as RateBuckets from "./RateBuckets.js"
@@ -151,153 +150,6 @@ const temporaryFile = Effect.acquireRelease(
 ).pipe(Effect.map((dir) => path.join(dir, sqliteFileName)))
 
 /**
- * SQLite's own wait for another connection's lock, per statement (`PRAGMA busy_timeout`). The
- * binding waits on the calling thread, so the whole process stops meanwhile: it stays short, and
- * longer waits are `retryBusy`'s, which sleep without blocking.
- */
-const busyTimeout = "PRAGMA busy_timeout = 50"
-
-/** How long a statement or the start of a transaction waits, in all, for another process's lock (ms). */
-const BUSY_WAIT_MS = 5_000
-
-/** SQLite's "another connection has the lock" (`SQLITE_BUSY`, `SQLITE_LOCKED` and their extended codes). */
-const isBusy = (error: unknown): boolean => {
-  for (let e = error, depth = 0; typeof e === "object" && e !== null && depth < 5; depth++) {
-    const { cause, code } = e as { readonly code?: unknown; readonly cause?: unknown }
-    if (typeof code === "string" && /^SQLITE_(BUSY|LOCKED)/.test(code)) return true
-    e = cause
-  }
-  return false
-}
-
-/**
- * Runs `run` again while it fails busy, after 10, 20, 40 … up to 250 ms (sleeping, so the process
- * goes on), for at most `BUSY_WAIT_MS` in all; `reopen` first replaces the connection (libsql
- * leaves a statement that failed busy in progress, and later `COMMIT`s on that connection fail).
- * Then the busy error, which the caller sees as any failure of the database.
- */
-const retryBusy = async <A>(run: () => Promise<A>, reopen: () => void): Promise<A> => {
-  const started = Date.now()
-  for (let delay = 10;; delay = Math.min(delay * 2, 250)) {
-    try {
-      return await run()
-    } catch (error) {
-      if (!isBusy(error)) throw error
-      reopen()
-      if (Date.now() - started + delay > BUSY_WAIT_MS) throw error
-      await new Promise((resolve) => setTimeout(resolve, delay))
-    }
-  }
-}
-
-const begin = (mode: TransactionMode) =>
-  mode === "read" ? "BEGIN TRANSACTION READONLY" : mode === "deferred" ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE"
-
-/** A transaction that never began: every statement and the commit fail with `error`; the rollback does nothing. */
-const failedTransaction = (error: unknown): SdkTransaction => ({
-  execute: () => Promise.reject(error),
-  batch: () => Promise.reject(error),
-  executeMultiple: () => Promise.reject(error),
-  commit: () => Promise.reject(error),
-  rollback: () => Promise.resolve(),
-  close: () => {},
-  closed: false
-})
-
-/**
- * The libsql client with its connections kept: one for single statements and one for transactions
- * (`LibsqlClient` runs one transaction at a time, and no single statement during one). The stock
- * client hands its connection to each transaction and opens a new one for the next statement,
- * which reads the whole schema again before its first statement: about a millisecond per
- * transaction, and the abandoned connections wait for the garbage collector. As before, a
- * transaction runs on a connection of its own.
- */
-const keptConnections = (url: string) =>
-  Effect.acquireRelease(
-    Effect.sync((): SdkClient => {
-      // Another process's write (the operator CLI beside the server, another node on the file) is
-      // waited for, up to `BUSY_WAIT_MS`, instead of failing at once with SQLITE_BUSY (issue #28:
-      // `npm run admin` against a running server). The client's `execute` runs the statement before
-      // it returns its promise, so a connection has it before its first statement.
-      const connect = () => {
-        const client = createClient({ url })
-        void client.execute(busyTimeout)
-        return client
-      }
-      let single = connect()
-      let txs = connect()
-      const reopenSingle = () => {
-        single.close()
-        single = connect()
-      }
-      const reopenTxs = () => {
-        txs.close()
-        txs = connect()
-      }
-      let open = false
-      const end = (statement: "COMMIT" | "ROLLBACK") =>
-        txs.execute(statement).then(
-          () => {
-            open = false
-          },
-          (error) => {
-            // SQLite may have rolled back already (some errors end the transaction).
-            if (statement === "ROLLBACK") open = false
-            else throw error
-          }
-        )
-      const transaction: SdkTransaction = {
-        execute: (stmt) => txs.execute(stmt),
-        batch: async (stmts) => {
-          const results = []
-          for (const stmt of stmts) results.push(await txs.execute(stmt))
-          return results
-        },
-        executeMultiple: (sql) => txs.executeMultiple(sql),
-        commit: () => end("COMMIT"),
-        rollback: () => open ? end("ROLLBACK") : Promise.resolve(),
-        close: () => {
-          if (open) void end("ROLLBACK")
-        },
-        get closed() {
-          return !open
-        }
-      }
-      return {
-        execute: (stmt) => retryBusy(() => single.execute(stmt), reopenSingle),
-        batch: (stmts, mode) => retryBusy(() => single.batch(stmts, mode), reopenSingle),
-        migrate: (stmts) => single.migrate(stmts),
-        transaction: async (mode: TransactionMode = "write") => {
-          if (open) throw new SqlError.SqlError({ cause: null, message: "A transaction is already open" })
-          try {
-            await retryBusy(() => txs.execute(begin(mode)), reopenTxs)
-          } catch (error) {
-            // Issue #28: the stock client took its one permit before asking for the transaction,
-            // and gives it back only when the transaction ends; a failure here kept it for good and
-            // every later statement waited forever. So a BEGIN that failed hands back a
-            // transaction whose every statement fails with its error: the caller's transaction
-            // fails, rolls back (nothing to do) and ends, and the permit is given back.
-            return failedTransaction(error)
-          }
-          open = true
-          return transaction
-        },
-        executeMultiple: (sql) => retryBusy(() => single.executeMultiple(sql), reopenSingle),
-        sync: () => single.sync(),
-        close: () => {
-          single.close()
-          txs.close()
-        },
-        get closed() {
-          return single.closed
-        },
-        protocol: single.protocol
-      }
-    }),
-    (client) => Effect.sync(() => client.close())
-  )
-
-/**
  * `PRAGMA data_version` on a connection of its own, prepared once: it changes whenever another
  * connection commits (`RowCache`'s check, a few microseconds, synchronous).
  */
@@ -333,9 +185,96 @@ const writeAheadLog = Layer.effectDiscard(
 )
 
 /**
+ * How long the service waits for its database (issue #28, "the database never wedges"):
+ *
+ * - `TRACEBRIDGE_DATABASE_WAIT_MS` (default 5000, at least 50, at most 60000): the longest a
+ *   statement or the start of a transaction waits for the database, retries included (SQLite:
+ *   another connection's lock, or the transaction connection; Postgres: a pooled connection).
+ *   Past it the statement fails as unavailable (`isUnavailable`), which the API answers 503
+ *   `service_unavailable` with `Retry-After`.
+ * - `TRACEBRIDGE_SQLITE_BUSY_TIMEOUT_MS` (default 100, at most 1000): SQLite's own wait for a lock
+ *   on each statement (`PRAGMA busy_timeout`). It blocks the process (the binding is synchronous),
+ *   so it stays short; longer waits are retries with backoff that do not block.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const waits: Config.Config<{ readonly wait: Duration.Duration; readonly busyTimeout: Duration.Duration }> =
+  Config.all({
+    wait: Config.integer("TRACEBRIDGE_DATABASE_WAIT_MS").pipe(
+      Config.withDefault(5_000),
+      Config.validate({
+        message: "must be between 50 and 60000 (milliseconds)",
+        validation: (n) => n >= 50 && n <= 60_000
+      }),
+      Config.map(Duration.millis)
+    ),
+    busyTimeout: Config.integer("TRACEBRIDGE_SQLITE_BUSY_TIMEOUT_MS").pipe(
+      Config.withDefault(100),
+      Config.validate({
+        message: "must be between 0 and 1000 (milliseconds)",
+        validation: (n) => n >= 0 && n <= 1_000
+      }),
+      Config.map(Duration.millis)
+    )
+  })
+
+/** Postgres errors of a database that cannot be reached now (not of a statement). */
+const pgUnavailableCodes = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EPIPE",
+  "57P01", // admin_shutdown
+  "57P02", // crash_shutdown
+  "57P03", // cannot_connect_now
+  "53300", // too_many_connections
+  "08000", // connection_exception
+  "08001",
+  "08003",
+  "08006"
+])
+
+const unavailableError = (error: unknown): boolean => {
+  for (let e: unknown = error, depth = 0; e !== null && typeof e === "object" && depth < 6; depth++) {
+    if (Sqlite.isBusy(e)) return true
+    const code = (e as { readonly code?: unknown }).code
+    if (typeof code === "string" && pgUnavailableCodes.has(code)) return true
+    const message = (e as { readonly message?: unknown }).message
+    if (
+      typeof message === "string" &&
+      /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED/i.test(message)
+    ) return true
+    e = (e as { readonly cause?: unknown }).cause
+  }
+  return false
+}
+
+/**
+ * The database could not be had: SQLite busy or locked past `TRACEBRIDGE_DATABASE_WAIT_MS`, the
+ * transaction connection still in use after it, or Postgres unreachable. Takes a defect or error
+ * (the stores turn a `SqlError` into a defect) or a whole `Cause`. The API answers these 503
+ * `service_unavailable` (`Http.ts`), never 500.
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isUnavailable = (u: unknown): boolean =>
+  Cause.isCause(u)
+    ? [...Cause.failures(u), ...Cause.defects(u)].some(unavailableError)
+    : unavailableError(u)
+
+/**
  * The stores on SQLite (libsql) in the file `file` (its folder is created), migrated, with the
  * auth rows (`Tokens.getToken`, `Accounts.getOrganisation`, `ConnectionStore.getConnection`) kept
  * by `RowCache` (checked against `PRAGMA data_version` on every read).
+ *
+ * Another process may use the file at the same time (the operator CLI, `cli.ts`): the database is
+ * in WAL mode, every statement has a short busy timeout and is retried with backoff while busy,
+ * and a transaction that cannot begin gives its connection back (`internal/sqlite.ts`), all
+ * within `waits`.
  *
  * `":memory:"` gives a private database in a temporary file removed when the layer is released:
  * libsql's own `:memory:` mode opens a fresh, empty database after every transaction, so it
@@ -348,12 +287,12 @@ export const layerSqlite = (file: string): Layer.Layer<Persistence, DatabaseErro
   Layer.unwrapScoped(
     Effect.gen(function*() {
       const url = yield* sqliteFile(file === ":memory:" ? yield* temporaryFile : file)
-      const liveClient = yield* keptConnections(url)
+      const { busyTimeout, wait } = yield* waits
       const dataVersion = yield* changeCounter(url)
       return layerSqlCached(dataVersion).pipe(
         Layer.provide(LibsqlMigrator.layer({ loader })),
         Layer.provide(writeAheadLog),
-        Layer.provide(LibsqlClient.layer({ liveClient }))
+        Layer.provide(Sqlite.layer({ url, busyTimeout, wait }))
       )
     })
   )
@@ -386,10 +325,12 @@ const pgMigrations = Layer.effectDiscard(
  * @category layers
  */
 export const layerPg = (url: Redacted.Redacted | string): Layer.Layer<Persistence, DatabaseError> =>
-  layerSql.pipe(
-    Layer.provide(pgMigrations),
-    Layer.provide(PgClient.layer({ url: Redacted.isRedacted(url) ? url : Redacted.make(url) }))
-  )
+  Layer.unwrapEffect(Effect.map(waits, ({ wait }) =>
+    layerSql.pipe(
+      Layer.provide(pgMigrations),
+      // A pooled connection within the wait (node-postgres otherwise waits for one forever).
+      Layer.provide(PgClient.layer({ url: Redacted.isRedacted(url) ? url : Redacted.make(url), connectTimeout: wait }))
+    )))
 
 /**
  * Which backend the configuration selects.

@@ -1,0 +1,272 @@
+/**
+ * The `SqlClient` of the embedded SQLite (libsql), made so that the database never wedges when
+ * another process (the operator CLI, a second server) writes to the same file (issue #28):
+ *
+ * - two kept connections, one for single statements and one for transactions (`LibsqlClient`
+ *   runs one transaction at a time: one permit), each with a short busy timeout
+ *   (`PRAGMA busy_timeout`). The binding is synchronous, so SQLite's own wait blocks the event
+ *   loop: it stays short, and longer waits are retries on an Effect `Schedule` (exponential,
+ *   jittered, capped) that sleep without blocking, all within `wait`;
+ * - the permit is taken within `wait`, and given back when `BEGIN` fails (the stock
+ *   `LibsqlClient` keeps it when its `BEGIN` fails, and every later statement waits forever);
+ * - a connection on which a statement failed busy or locked is closed and opened again: libsql
+ *   leaves such a statement in progress, and until the garbage collector finalizes it every
+ *   `COMMIT` on that connection fails (tursodatabase/libsql-client-ts#352);
+ * - when the database cannot be had within `wait`, the statement fails with a `SqlError` whose
+ *   cause is `Unavailable` (`isUnavailable`), which the API answers 503 `service_unavailable`.
+ */
+import * as Reactivity from "@effect/experimental/Reactivity"
+import { SqlClient, SqlError, Statement } from "@effect/sql"
+import type { SqlConnection } from "@effect/sql"
+import type { Client as SdkClient, InStatement, ResultSet } from "@libsql/client"
+import { createClient } from "@libsql/client"
+import { Cause, Data, Duration, Effect, Exit, Layer, Schedule, Scope } from "effect"
+
+/**
+ * The database could not be had within the wait: busy or locked by another connection past the
+ * retries, or the transaction connection still in use.
+ */
+export class Unavailable extends Data.TaggedError("DatabaseUnavailable")<{ readonly reason: string }> {
+  override get message() {
+    return `The database is unavailable: ${this.reason}`
+  }
+}
+
+/** SQLite's "another connection has the lock" codes (`SQLITE_BUSY`, `SQLITE_LOCKED` and their extended codes). */
+export const isBusy = (error: unknown): boolean => {
+  for (let e: unknown = error, depth = 0; e !== null && typeof e === "object" && depth < 5; depth++) {
+    const code = (e as { readonly code?: unknown }).code
+    if (typeof code === "string" && /^SQLITE_(BUSY|LOCKED)/.test(code)) return true
+    if (e instanceof Unavailable) return true
+    e = (e as { readonly cause?: unknown }).cause
+  }
+  return false
+}
+
+export interface Options {
+  /** `file:` URL of the database. */
+  readonly url: string
+  /** SQLite's own wait for a lock, per statement (`PRAGMA busy_timeout`); it blocks the event loop. */
+  readonly busyTimeout: Duration.Duration
+  /** The longest a statement or a transaction's start waits for the database, retries included. */
+  readonly wait: Duration.Duration
+}
+
+/** One kept libsql connection, opened with the busy timeout, replaced after a busy failure. */
+class Kept {
+  private client: SdkClient | undefined
+  /** A transaction is open on the current connection. */
+  open = false
+  constructor(private readonly url: string, private readonly busyTimeoutMs: number) {}
+
+  private connection(): SdkClient {
+    if (this.client === undefined) {
+      const client = createClient({ url: this.url })
+      // Synchronous under the promise (the `file:` client runs on the calling thread).
+      void client.execute(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`)
+      this.client = client
+    }
+    return this.client
+  }
+
+  /** Closes the connection (which rolls back a transaction open on it); the next statement opens another. */
+  drop() {
+    const client = this.client
+    this.client = undefined
+    this.open = false
+    try {
+      client?.close()
+    } catch {
+      // already closed
+    }
+  }
+
+  async execute(stmt: InStatement): Promise<ResultSet> {
+    try {
+      return await this.connection().execute(stmt)
+    } catch (error) {
+      if (isBusy(error)) this.drop()
+      throw error
+    }
+  }
+
+  close() {
+    this.drop()
+  }
+}
+
+const sqlError = (message: string) => (cause: unknown) => new SqlError.SqlError({ cause, message })
+
+/** Retries while busy: exponential from 5 ms, jittered, at most 200 ms apart, for `wait` in all. */
+const busyRetry = (wait: Duration.Duration) =>
+  Schedule.exponential(Duration.millis(5)).pipe(
+    Schedule.union(Schedule.spaced(Duration.millis(200))),
+    Schedule.jittered,
+    Schedule.upTo(wait)
+  )
+
+/** After the retries, a busy failure is `Unavailable`. */
+const unavailableAfterRetries = (what: string) => (error: SqlError.SqlError) =>
+  isBusy(error)
+    ? new SqlError.SqlError({
+      cause: new Unavailable({ reason: `${what}: ${String(error.cause)}` }),
+      message: error.message
+    })
+    : error
+
+class Connection implements SqlConnection.Connection {
+  constructor(
+    private readonly kept: Kept,
+    /** Retry a busy statement (single statements; a statement inside a transaction cannot be retried alone). */
+    private readonly retry: Schedule.Schedule<unknown, unknown> | undefined
+  ) {}
+
+  private run(sql: string, params: ReadonlyArray<unknown> = []) {
+    const once = Effect.tryPromise({
+      try: () => this.kept.execute({ sql, args: params as Array<any> }),
+      catch: sqlError("Failed to execute statement")
+    })
+    return this.retry === undefined
+      ? once
+      : once.pipe(
+        Effect.retry({ schedule: this.retry, while: (e) => isBusy(e) }),
+        Effect.mapError(unavailableAfterRetries("the statement waited for the database's lock"))
+      )
+  }
+
+  execute(
+    sql: string,
+    params: ReadonlyArray<unknown>,
+    transformRows: (<A extends object>(row: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
+  ) {
+    const rows = Effect.map(this.run(sql, params), (result) => result.rows as unknown as ReadonlyArray<any>)
+    return transformRows ? Effect.map(rows, transformRows) : rows
+  }
+  executeRaw(sql: string, params: ReadonlyArray<unknown>) {
+    return this.run(sql, params)
+  }
+  executeValues(sql: string, params: ReadonlyArray<unknown>) {
+    return Effect.map(this.run(sql, params), (result) => result.rows.map((row) => Array.from(row) as Array<any>))
+  }
+  executeUnprepared(
+    sql: string,
+    params: ReadonlyArray<unknown>,
+    transformRows: (<A extends object>(row: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
+  ) {
+    return this.execute(sql, params, transformRows)
+  }
+  executeStream() {
+    return Effect.dieMessage("executeStream not implemented")
+  }
+}
+
+/**
+ * The client: single statements on one kept connection, transactions (`BEGIN IMMEDIATE`) one at a
+ * time on the other.
+ */
+export const make = (
+  options: Options
+): Effect.Effect<SqlClient.SqlClient, never, Scope.Scope | Reactivity.Reactivity> =>
+  Effect.gen(function*() {
+    const busyTimeoutMs = Math.max(0, Math.round(Duration.toMillis(options.busyTimeout)))
+    const single = yield* Effect.acquireRelease(
+      Effect.sync(() => new Kept(options.url, busyTimeoutMs)),
+      (kept) => Effect.sync(() => kept.close())
+    )
+    const txs = yield* Effect.acquireRelease(
+      Effect.sync(() => new Kept(options.url, busyTimeoutMs)),
+      (kept) => Effect.sync(() => kept.close())
+    )
+    const retry = busyRetry(options.wait)
+    const singleConnection = new Connection(single, retry)
+    const txConnection = new Connection(txs, undefined)
+    const permit = yield* Effect.makeSemaphore(1)
+    const spanAttributes: Array<[string, unknown]> = [["db.system.name", "sqlite"]]
+
+    const begin = Effect.tryPromise({
+      try: async () => {
+        await txs.execute("BEGIN IMMEDIATE")
+        txs.open = true
+      },
+      catch: sqlError("Failed to begin transaction")
+    }).pipe(
+      Effect.retry({ schedule: retry, while: (e) => isBusy(e) }),
+      Effect.mapError(unavailableAfterRetries("the transaction waited for the database's write lock"))
+    )
+    const end = (statement: "COMMIT" | "ROLLBACK") =>
+      Effect.tryPromise({
+        try: async () => {
+          // A connection dropped after a busy failure has rolled back already.
+          if (!txs.open) {
+            if (statement === "COMMIT") throw new Unavailable({ reason: "the transaction's connection was lost" })
+            return
+          }
+          try {
+            await txs.execute(statement)
+            txs.open = false
+          } catch (error) {
+            // SQLite may have ended the transaction already (some errors roll it back); a
+            // connection left in doubt is dropped, which rolls back whatever is open on it.
+            txs.drop()
+            throw error
+          }
+        },
+        catch: sqlError(`Failed to ${statement === "COMMIT" ? "commit" : "roll back"} transaction`)
+      })
+
+    /**
+     * The transaction connection: the permit within `wait`, then `BEGIN IMMEDIATE` (retried while
+     * busy). The permit is released by the scope, which is closed at once when `BEGIN` fails.
+     */
+    const acquireConnection = Effect.uninterruptibleMask((restore) =>
+      Effect.gen(function*() {
+        yield* restore(permit.take(1)).pipe(
+          Effect.timeoutFail({
+            duration: options.wait,
+            onTimeout: () =>
+              new SqlError.SqlError({
+                cause: new Unavailable({ reason: "the transaction connection stayed in use" }),
+                message: "Failed to begin transaction"
+              })
+          })
+        )
+        const scope = yield* Scope.make()
+        yield* Scope.addFinalizer(scope, permit.release(1))
+        const began = yield* Effect.exit(restore(begin))
+        if (Exit.isFailure(began)) {
+          yield* Scope.close(scope, Exit.void)
+          return yield* Effect.failCause(began.cause)
+        }
+        return [scope, txConnection as SqlConnection.Connection] as const
+      })
+    )
+
+    const withTransaction = SqlClient.makeWithTransaction({
+      transactionTag: SqlClient.TransactionConnection,
+      spanAttributes,
+      acquireConnection,
+      begin: () => Effect.void, // begun in acquireConnection
+      savepoint: (conn, id) => conn.executeRaw(`SAVEPOINT effect_sql_${id};`, []),
+      commit: () => end("COMMIT"),
+      rollback: () => end("ROLLBACK"),
+      rollbackSavepoint: (conn, id) => conn.executeRaw(`ROLLBACK TO SAVEPOINT effect_sql_${id};`, [])
+    })
+
+    const client = yield* SqlClient.make({
+      acquirer: Effect.succeed(singleConnection),
+      // `reserve`: the transaction connection with its permit, for the reservation's scope.
+      transactionAcquirer: Effect.flatMap(acquireConnection, ([scope, conn]) =>
+        Effect.as(Effect.addFinalizer((exit) => Scope.close(scope, exit)), conn)),
+      compiler: Statement.makeCompilerSqlite(),
+      spanAttributes
+    })
+    return Object.assign(client, { withTransaction }) as SqlClient.SqlClient
+  })
+
+/** `make` as the `SqlClient` layer. */
+export const layer = (options: Options): Layer.Layer<SqlClient.SqlClient> =>
+  Layer.scoped(SqlClient.SqlClient, make(options)).pipe(Layer.provide(Reactivity.layer))
+
+/** The cause of a failure or defect is the database being unavailable (busy or locked past the wait). */
+export const causeIsUnavailable = <E>(cause: Cause.Cause<E>): boolean =>
+  [...Cause.failures(cause), ...Cause.defects(cause)].some(isBusy)
