@@ -17,6 +17,7 @@ import {
   ProviderTimeoutError,
   ProviderUnavailableError,
   RateLimitError,
+  ServiceUnavailableError,
   UnprocessableError,
   UnsupportedMediaType,
   ValidationError
@@ -67,6 +68,7 @@ export class Api extends HttpApi.make("tracebridge")
   .addError(UnprocessableError)
   .addError(RateLimitError)
   .addError(InternalError)
+  .addError(ServiceUnavailableError)
   .addError(ProviderBadGateway)
   .addError(ProviderUnavailableError)
   .addError(ProviderTimeoutError)

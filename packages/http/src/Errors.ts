@@ -66,7 +66,7 @@ export const codes = {
   ],
   invalid_request_error: ["insufficient_quantity", "provider_rejected", "scenario_exhausted"],
   rate_limit_error: ["rate_limited"],
-  api_error: ["internal_error"]
+  api_error: ["internal_error", "service_unavailable"]
 } as const
 
 /**
@@ -154,10 +154,23 @@ export class RateLimitError extends Schema.Class<RateLimitError>("RateLimitError
 }
 /** @since 0.1.0 @category errors */
 export class InternalError extends Schema.Class<InternalError>("InternalError")(
-  bodyOf("api_error", codes.api_error),
+  bodyOf("api_error", ["internal_error"]),
   HttpApiSchema.annotations({ status: 500, description: "api_error" })
 ) {
   readonly _tag = "InternalError"
+}
+/**
+ * Our own side cannot answer now: the database could not be had within its wait (DECISIONS
+ * "Database or service down"). Sent with `Retry-After`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ServiceUnavailableError extends Schema.Class<ServiceUnavailableError>("ServiceUnavailableError")(
+  bodyOf("api_error", ["service_unavailable"]),
+  HttpApiSchema.annotations({ status: 503, description: "api_error" })
+) {
+  readonly _tag = "ServiceUnavailableError"
 }
 /** @since 0.1.0 @category errors */
 export class ProviderBadGateway extends Schema.Class<ProviderBadGateway>("ProviderBadGateway")(
@@ -198,6 +211,7 @@ export type HttpError =
   | UnprocessableError
   | RateLimitError
   | InternalError
+  | ServiceUnavailableError
   | ProviderBadGateway
   | ProviderUnavailableError
   | ProviderTimeoutError
@@ -210,7 +224,7 @@ type Classes = {
   readonly conflict_error: ConflictError
   readonly invalid_request_error: UnprocessableError
   readonly rate_limit_error: RateLimitError
-  readonly api_error: InternalError
+  readonly api_error: InternalError | ServiceUnavailableError
 }
 
 /** The envelope's body of one error type. */
@@ -230,7 +244,10 @@ const construct: { readonly [T in keyof Classes]: (error: BodyOf<T>) => Classes[
   conflict_error: (error) => new ConflictError({ error }),
   invalid_request_error: (error) => new UnprocessableError({ error }),
   rate_limit_error: (error) => new RateLimitError({ error }),
-  api_error: (error) => new InternalError({ error })
+  api_error: (error) =>
+    error.code === "service_unavailable"
+      ? new ServiceUnavailableError({ error: { ...error, code: error.code } })
+      : new InternalError({ error: { ...error, code: error.code } })
 }
 
 /**
@@ -258,6 +275,34 @@ export const make = <T extends keyof Classes>(
  */
 export const fail = <T extends keyof Classes>(type: T, code: Code<T>, message: string, param?: string) =>
   Effect.flatMap(make(type, code, message, param), Effect.fail)
+
+/**
+ * The `Retry-After` (seconds) of a 503 `service_unavailable`: the database's default wait.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5
+
+/**
+ * A 503 `api_error` / `service_unavailable` with `Retry-After`: our database could not be had
+ * within its wait (DECISIONS "Database or service down"; never a 500, never a hang).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const serviceUnavailable: Effect.Effect<InternalError | ServiceUnavailableError> = Effect.zipRight(
+  HttpApp.appendPreResponseHandler((_request, response) =>
+    Effect.succeed(
+      HttpServerResponse.setHeader(response, "retry-after", String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS))
+    )
+  ),
+  make(
+    "api_error",
+    "service_unavailable",
+    "The service cannot reach its database right now; retry after the Retry-After header"
+  )
+)
 
 /**
  * A 413 `payload_too_large` (bodies over 1 MiB).

@@ -34,7 +34,7 @@ import { HttpSystemLive } from "./handlers/SystemHttp.js"
 import { HttpWebhooksLive } from "./handlers/WebhooksHttp.js"
 import * as Idempotency from "./Idempotency.js"
 import * as Limits from "./Limits.js"
-import type { Persistence } from "./persistence/Database.js"
+import { isUnavailable, type Persistence } from "./persistence/Database.js"
 import { IdempotencyStore } from "./persistence/IdempotencyStore.js"
 import * as RateLimit from "./RateLimit.js"
 import * as RequestId from "./RequestId.js"
@@ -231,8 +231,15 @@ const requestMiddleware = (
             >,
             Effect.fail
           )
+          : isUnavailable(defect)
+          ? Effect.zipRight(
+            Effect.logWarning("database unavailable").pipe(
+              Effect.annotateLogs({ request_id: id, reason: reasonOf(defect) })
+            ),
+            Effect.flatMap(Errors.serviceUnavailable, Effect.fail)
+          )
           : Effect.zipRight(
-            Effect.logError("unexpected failure", defect),
+            Effect.logError("unexpected failure", defect).pipe(Effect.annotateLogs({ request_id: id })),
             Effect.flatMap(
               Errors.make("api_error", "internal_error", "Something went wrong on our side; quote the request id"),
               Effect.fail
@@ -242,6 +249,17 @@ const requestMiddleware = (
       Effect.locally(RequestId.current, id)
     ) as unknown as HttpServerResponse.HttpServerResponse
   })
+
+/** The innermost message of a defect, for one log line (an expected condition needs no stack). */
+const reasonOf = (defect: unknown): string => {
+  let message = String(defect)
+  for (let e = defect, depth = 0; typeof e === "object" && e !== null && depth < 6; depth++) {
+    const m = (e as { readonly message?: unknown }).message
+    if (typeof m === "string" && m !== "") message = m
+    e = (e as { readonly cause?: unknown }).cause
+  }
+  return message
+}
 
 /** A body that could not be read as JSON surfaces as a defect of the request decoder. */
 const isBodyDecodeFailure = (defect: unknown): boolean => {

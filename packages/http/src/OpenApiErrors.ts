@@ -8,8 +8,9 @@
  * really give. An endpoint says what it is made of (`errors("params", "upstream")`), and its
  * `OpenApi.Transform` keeps those statuses, with the envelope's own schema in place of the
  * framework's `HttpApiDecodeError` (never sent: a request that fails its schema is a 400
- * `validation_error`). Every authenticated operation can also answer 401, and every operation 429
- * and 500. `OpenApiResponses.test.ts` checks real answers against the result.
+ * `validation_error`). Every authenticated operation can also answer 401, and every operation 429,
+ * 500 and 503 (`service_unavailable`: the database). `OpenApiResponses.test.ts` checks real
+ * answers against the result.
  *
  * @since 0.1.0
  */
@@ -29,6 +30,7 @@ import {
   ProviderTimeoutError,
   ProviderUnavailableError,
   RateLimitError,
+  ServiceUnavailableError,
   UnprocessableError,
   UnsupportedMediaType,
   ValidationError
@@ -65,6 +67,10 @@ const mediaType = doc(UnsupportedMediaType, "`unsupported_media_type`: send `app
 const refused = doc(UnprocessableError, "`invalid_request_error`: the write was refused (see `code` and `message`).")
 const rateLimited = doc(RateLimitError, "`rate_limit_error` / `rate_limited`: wait `Retry-After` seconds.")
 const internal = doc(InternalError, "`api_error` / `internal_error`: our side failed; quote `request_id` to support.")
+const serviceUnavailable = doc(
+  ServiceUnavailableError,
+  "`api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later."
+)
 const badGateway = doc(
   ProviderBadGateway,
   "`provider_invalid_response`: the state system answered something unreadable."
@@ -117,7 +123,7 @@ export const traits = {
  */
 export type Trait = keyof typeof traits
 
-const everywhere: ReadonlyArray<Documented> = [rateLimited, internal]
+const everywhere: ReadonlyArray<Documented> = [rateLimited, internal, serviceUnavailable]
 
 /**
  * The error responses of an operation made of `these` traits, by status.
@@ -126,17 +132,24 @@ const everywhere: ReadonlyArray<Documented> = [rateLimited, internal]
  * @category operations
  */
 export const responses = (these: ReadonlyArray<Trait>): Readonly<Record<string, Json>> => {
-  const byStatus = new Map<number, Documented>()
+  const byStatus = new Map<number, Array<Documented>>()
   for (const documented of [...these.flatMap((trait) => traits[trait]), ...everywhere]) {
     const status = HttpApiSchema.getStatusError(documented.schema)
-    if (!byStatus.has(status)) byStatus.set(status, documented)
+    const same = byStatus.get(status) ?? []
+    if (!same.includes(documented)) byStatus.set(status, [...same, documented])
   }
+  const ref = (schema: Documented["schema"]) => ({ $ref: `#/components/schemas/${schema.identifier}` })
   return Object.fromEntries(
-    [...byStatus.entries()].sort(([a], [b]) => a - b).map(([status, { description, schema }]) => [
+    [...byStatus.entries()].sort(([a], [b]) => a - b).map(([status, all]) => [
       String(status),
       {
-        description,
-        content: { "application/json": { schema: { $ref: `#/components/schemas/${schema.identifier}` } } }
+        // one status, several bodies (503: the state system's, or our own database's)
+        description: all.map((d) => d.description).join(" Or "),
+        content: {
+          "application/json": {
+            schema: all.length === 1 ? ref(all[0]!.schema) : { anyOf: all.map((d) => ref(d.schema)) }
+          }
+        }
       }
     ])
   )

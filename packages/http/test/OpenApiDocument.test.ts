@@ -105,9 +105,9 @@ describe("OpenAPI document", () => {
       const doc = (yield* call("GET", "/v1/openapi.json")).body as Json
       const byId = new Map(operations(doc).map((o) => [o.op.operationId as string, o.op]))
       const statuses = (id: string) => Object.keys(byId.get(id)!.responses)
-      assert.deepStrictEqual(statuses("getHealth"), ["200", "429", "500"])
-      assert.deepStrictEqual(statuses("listProviders"), ["200", "401", "429", "500"])
-      assert.deepStrictEqual(statuses("createToken"), ["200", "400", "401", "403", "413", "415", "429", "500"])
+      assert.deepStrictEqual(statuses("getHealth"), ["200", "429", "500", "503"])
+      assert.deepStrictEqual(statuses("listProviders"), ["200", "401", "429", "500", "503"])
+      assert.deepStrictEqual(statuses("createToken"), ["200", "400", "401", "403", "413", "415", "429", "500", "503"])
       assert.includeMembers(statuses("createPackage"), ["201", "400", "403", "404", "409", "413", "415", "422", "503"])
       assert.notInclude(statuses("getPackage"), "422", "a read refuses no write")
       assert.notInclude(statuses("listWebhooks"), "502", "webhooks never reach a state system")
@@ -117,6 +117,14 @@ describe("OpenAPI document", () => {
         byId.get(id)!.responses[status].content["application/json"].schema.$ref.split("/").pop()
       assert.strictEqual(schemaAt("listPackages", "400"), "ValidationError")
       assert.strictEqual(schemaAt("createToken", "400"), "OAuthBadRequest")
+      // 503: our database (every operation), or the state system too where one is reached
+      assert.strictEqual(schemaAt("listWebhooks", "503"), "ServiceUnavailableError")
+      assert.deepStrictEqual(
+        byId.get("getPackage")!.responses["503"].content["application/json"].schema.anyOf.map((s: Json) =>
+          s.$ref.split("/").pop()
+        ),
+        ["ProviderUnavailableError", "ServiceUnavailableError"]
+      )
       const codesOf = (name: string) => doc.components.schemas[name].properties.error.properties.code.enum
       for (const [type, codes] of Object.entries(Errors.codes)) {
         const name = {
@@ -127,9 +135,9 @@ describe("OpenAPI document", () => {
           conflict_error: "ConflictError",
           invalid_request_error: "UnprocessableError",
           rate_limit_error: "RateLimitError",
-          api_error: "InternalError"
+          api_error: ["InternalError", "ServiceUnavailableError"]
         }[type]!
-        assert.deepStrictEqual(codesOf(name), codes, type)
+        assert.deepStrictEqual([name].flat().flatMap(codesOf), [...codes], type)
       }
       assert.includeMembers(codesOf("ConflictError"), ["connection_inactive", "write_conflict"])
     }).pipe(Effect.provide(TestApp)))

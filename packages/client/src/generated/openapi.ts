@@ -1069,16 +1069,16 @@ export interface components {
                 param?: string;
             };
         };
-        /** @description provider_error */
-        ProviderBadGateway: {
+        /** @description api_error */
+        ServiceUnavailableError: {
             error: {
                 /** @enum {string} */
-                type: "provider_error";
+                type: "api_error";
                 /**
                  * @description What went wrong; one of these values
                  * @enum {string}
                  */
-                code: "provider_invalid_response";
+                code: "service_unavailable";
                 message: string;
                 request_id: string;
                 /** @description The offending parameter, when one is to blame */
@@ -1095,6 +1095,22 @@ export interface components {
                  * @enum {string}
                  */
                 code: "provider_unavailable" | "provider_rate_limited";
+                message: string;
+                request_id: string;
+                /** @description The offending parameter, when one is to blame */
+                param?: string;
+            };
+        };
+        /** @description provider_error */
+        ProviderBadGateway: {
+            error: {
+                /** @enum {string} */
+                type: "provider_error";
+                /**
+                 * @description What went wrong; one of these values
+                 * @enum {string}
+                 */
+                code: "provider_invalid_response";
                 message: string;
                 request_id: string;
                 /** @description The offending parameter, when one is to blame */
@@ -2186,6 +2202,20 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
         };
     };
     createToken: {
@@ -2321,6 +2351,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
                 };
             };
         };
@@ -2495,6 +2539,20 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
         };
     };
     exchangePublicToken: {
@@ -2656,6 +2714,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
                 };
             };
         };
@@ -2831,7 +2903,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2842,7 +2914,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -3060,6 +3132,20 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
         };
     };
     listConnections: {
@@ -3185,6 +3271,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
                 };
             };
         };
@@ -3316,6 +3416,20 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
         };
     };
     deleteConnection: {
@@ -3443,6 +3557,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
                 };
             };
         };
@@ -3720,7 +3848,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3731,7 +3859,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -3921,7 +4049,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3932,7 +4060,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -4242,7 +4370,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4253,7 +4381,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -4518,7 +4646,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4529,7 +4657,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -4773,7 +4901,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4784,7 +4912,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -5277,7 +5405,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5288,7 +5416,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -5482,7 +5610,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5493,7 +5621,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -5658,7 +5786,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5669,7 +5797,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -5865,7 +5993,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5876,7 +6004,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -6044,7 +6172,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6055,7 +6183,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -6298,7 +6426,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6309,7 +6437,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -6605,7 +6733,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6616,7 +6744,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -6829,7 +6957,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6840,7 +6968,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -7047,7 +7175,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7058,7 +7186,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -7329,7 +7457,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7340,7 +7468,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -7517,7 +7645,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7528,7 +7656,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -7733,7 +7861,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7744,7 +7872,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -7919,7 +8047,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7930,7 +8058,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -8131,7 +8259,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8142,7 +8270,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -8313,7 +8441,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8324,7 +8452,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -8513,7 +8641,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8524,7 +8652,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -8685,7 +8813,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8696,7 +8824,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -8884,7 +9012,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8895,7 +9023,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -9055,7 +9183,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9066,7 +9194,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -9252,7 +9380,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9263,7 +9391,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -9421,7 +9549,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9432,7 +9560,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -9622,7 +9750,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9633,7 +9761,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -9795,7 +9923,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9806,7 +9934,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -10067,7 +10195,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10078,7 +10206,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -10264,7 +10392,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderBadGateway"];
                 };
             };
-            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. */
+            /** @description `provider_unavailable` or `provider_rate_limited` (with `Retry-After`): the state system cannot answer now. Or `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10275,7 +10403,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProviderUnavailableError"];
+                    "application/json": components["schemas"]["ProviderUnavailableError"] | components["schemas"]["ServiceUnavailableError"];
                 };
             };
             /** @description `provider_timeout` (with `Retry-After`): the state system did not answer within the upstream deadline. */
@@ -10517,6 +10645,20 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
         };
     };
     resetSandboxConnection: {
@@ -10656,6 +10798,20 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
         };
     };
     getSandboxFault: {
@@ -10766,6 +10922,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
                 };
             };
         };
@@ -10954,6 +11124,20 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
         };
     };
     clearSandboxFault: {
@@ -11061,6 +11245,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
                 };
             };
         };
@@ -11188,6 +11386,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
                 };
             };
         };
@@ -11360,6 +11572,20 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
         };
     };
     getWebhook: {
@@ -11474,6 +11700,20 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
         };
     };
     deleteWebhook: {
@@ -11579,6 +11819,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
                 };
             };
         };
@@ -11749,6 +12003,20 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
         };
     };
     rotateWebhookSecret: {
@@ -11892,6 +12160,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
                 };
             };
         };
@@ -12075,6 +12357,20 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
         };
     };
     retryWebhookDelivery: {
@@ -12232,6 +12528,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
                 };
             };
         };

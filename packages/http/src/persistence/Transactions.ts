@@ -11,7 +11,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
-import { transaction } from "./internal/sql.js"
+import { exec, transaction } from "./internal/sql.js"
 import * as RowCache from "./RowCache.js"
 
 /**
@@ -20,6 +20,11 @@ import * as RowCache from "./RowCache.js"
  */
 export interface Service {
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /**
+   * One transaction with one read: the database answers, and a write's way to it (the transaction
+   * connection, SQLite's write lock) can be had now. Dies as any statement does when it cannot.
+   */
+  readonly probe: Effect.Effect<void>
 }
 
 /**
@@ -38,7 +43,10 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
   SqlClient.SqlClient,
   (sql): Service => {
     const run = transaction(sql)
-    return { transaction: (effect) => run(RowCache.transactional(effect)) }
+    return {
+      transaction: (effect) => run(RowCache.transactional(effect)),
+      probe: run(exec(sql`SELECT 1`))
+    }
   }
 )
 
