@@ -231,6 +231,7 @@ const pgUnavailableCodes = new Set([
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now
   "53300", // too_many_connections
+  "55P03", // lock_not_available: a lock held past `lock_timeout`
   "08000", // connection_exception
   "08001",
   "08003",
@@ -309,8 +310,13 @@ const pgMigrations = Layer.effectDiscard(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const connection = yield* sql.reserve
+    // Another process migrating may hold the lock for longer than a request's wait: this one waits
+    // for it as long as it takes (then the session's own lock timeout again).
     yield* Effect.acquireRelease(
-      connection.executeRaw(`SELECT pg_advisory_lock(${migrationLock})`, []),
+      connection.executeRaw("SET lock_timeout = 0", []).pipe(
+        Effect.zipRight(connection.executeRaw(`SELECT pg_advisory_lock(${migrationLock})`, [])),
+        Effect.zipRight(connection.executeRaw("RESET lock_timeout", []))
+      ),
       () => Effect.ignore(connection.executeRaw(`SELECT pg_advisory_unlock(${migrationLock})`, []))
     )
     yield* PgMigrator.run({ loader })
@@ -318,8 +324,21 @@ const pgMigrations = Layer.effectDiscard(
 ).pipe(Layer.provide(NodeContext.layer))
 
 /**
+ * `url` with Postgres's `lock_timeout` (ms) as a connection parameter, unless the URL sets one: a
+ * statement waits at most that long for a row or table lock another session holds, then fails
+ * `55P03` (`isUnavailable`), instead of waiting as long as the lock is held.
+ */
+const withLockTimeout = (url: string, wait: Duration.Duration): string => {
+  const parsed = new URL(url)
+  if (parsed.searchParams.has("lock_timeout")) return url
+  parsed.searchParams.set("lock_timeout", String(Math.round(Duration.toMillis(wait))))
+  return parsed.href
+}
+
+/**
  * The stores on Postgres at `url` (`postgres://user:password@host:port/database`), migrated
- * (no cache).
+ * (no cache). A pooled connection, and every lock a statement waits for, are had within
+ * `TRACEBRIDGE_DATABASE_WAIT_MS` (`waits`) or the statement fails as unavailable.
  *
  * @since 0.1.0
  * @category layers
@@ -329,7 +348,10 @@ export const layerPg = (url: Redacted.Redacted | string): Layer.Layer<Persistenc
     layerSql.pipe(
       Layer.provide(pgMigrations),
       // A pooled connection within the wait (node-postgres otherwise waits for one forever).
-      Layer.provide(PgClient.layer({ url: Redacted.isRedacted(url) ? url : Redacted.make(url), connectTimeout: wait }))
+      Layer.provide(PgClient.layer({
+        url: Redacted.make(withLockTimeout(Redacted.isRedacted(url) ? Redacted.value(url) : url, wait)),
+        connectTimeout: wait
+      }))
     )))
 
 /**
