@@ -2,6 +2,7 @@
  * Every suite of the abuse run (issue #28), each registered once per backend by `Abuse.test.ts`
  * (SQLite) and `Abuse.pg.test.ts` (Postgres). Add a suite's module here.
  */
+import { suite as database } from "./DatabaseAbuse.js"
 import type { Suite } from "./Harness.js"
 import { suite as harness } from "./HarnessSuite.js"
 import { suite as ids } from "./IdsAbuse.js"
@@ -12,6 +13,7 @@ import { suite as webhooks } from "./WebhookAbuse.js"
 
 export const suites: ReadonlyArray<readonly [string, Suite]> = [
   ["harness", harness],
+  ["database", database],
   ["ids", ids],
   ["redirects", redirects],
   ["start", start],
