@@ -2,10 +2,10 @@
  * The `SqlClient` of the embedded SQLite (libsql), made so that the database never wedges when
  * another process (the operator CLI, a second server) writes to the same file (issue #28):
  *
- * - two kept connections, one for single statements and one for transactions (`LibsqlClient`
- *   runs one transaction at a time: one permit), each with a short busy timeout
- *   (`PRAGMA busy_timeout`). The binding is synchronous, so SQLite's own wait blocks the event
- *   loop: it stays short, and longer waits are retries on an Effect `Schedule` (exponential,
+ * - two kept connections, one for single statements and one for transactions (one at a time,
+ *   and no single statement during one: one permit, as in the stock `LibsqlClient`), each with a
+ *   short busy timeout (`PRAGMA busy_timeout`). The binding is synchronous, so SQLite's own wait
+ *   blocks the event loop: it stays short, and longer waits are retries on an Effect `Schedule` (exponential,
  *   jittered, capped) that sleep without blocking, all within `wait`;
  * - the permit is taken within `wait`, and given back when `BEGIN` fails (the stock
  *   `LibsqlClient` keeps it when its `BEGIN` fails, and every later statement waits forever);
@@ -20,7 +20,7 @@ import { SqlClient, SqlError, Statement } from "@effect/sql"
 import type { SqlConnection } from "@effect/sql"
 import type { Client as SdkClient, InStatement, ResultSet } from "@libsql/client"
 import { createClient } from "@libsql/client"
-import { Cause, Data, Duration, Effect, Exit, Layer, Schedule, Scope } from "effect"
+import { Cause, Clock, Data, Duration, Effect, Exit, Layer, Schedule, Scope } from "effect"
 
 /**
  * The database could not be had within the wait: busy or locked by another connection past the
@@ -95,6 +95,14 @@ class Kept {
   }
 }
 
+/**
+ * The database's waits run on the real clock, whatever clock the program runs on: a lock another
+ * process holds is released in real time (and a test clock would keep a timer per statement).
+ */
+const realClock = Clock.make()
+const onRealClock = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.withClock(effect, realClock)
+
 const sqlError = (message: string) => (cause: unknown) => new SqlError.SqlError({ cause, message })
 
 /** Retries while busy: exponential from 5 ms, jittered, at most 200 ms apart, for `wait` in all. */
@@ -130,6 +138,7 @@ class Connection implements SqlConnection.Connection {
       ? once
       : once.pipe(
         Effect.retry({ schedule: this.retry, while: (e) => isBusy(e) }),
+        onRealClock,
         Effect.mapError(unavailableAfterRetries("the statement waited for the database's lock"))
       )
   }
@@ -191,6 +200,7 @@ export const make = (
       catch: sqlError("Failed to begin transaction")
     }).pipe(
       Effect.retry({ schedule: retry, while: (e) => isBusy(e) }),
+      onRealClock,
       Effect.mapError(unavailableAfterRetries("the transaction waited for the database's write lock"))
     )
     const end = (statement: "COMMIT" | "ROLLBACK") =>
@@ -214,22 +224,23 @@ export const make = (
         catch: sqlError(`Failed to ${statement === "COMMIT" ? "commit" : "roll back"} transaction`)
       })
 
+    /** The one permit, within `wait` (on the real clock); past it, unavailable. */
+    const takePermit = (reason: string, message: string) =>
+      permit.take(1).pipe(
+        Effect.timeoutFail({
+          duration: options.wait,
+          onTimeout: () => new SqlError.SqlError({ cause: new Unavailable({ reason }), message })
+        }),
+        onRealClock
+      )
+
     /**
      * The transaction connection: the permit within `wait`, then `BEGIN IMMEDIATE` (retried while
      * busy). The permit is released by the scope, which is closed at once when `BEGIN` fails.
      */
     const acquireConnection = Effect.uninterruptibleMask((restore) =>
       Effect.gen(function*() {
-        yield* restore(permit.take(1)).pipe(
-          Effect.timeoutFail({
-            duration: options.wait,
-            onTimeout: () =>
-              new SqlError.SqlError({
-                cause: new Unavailable({ reason: "the transaction connection stayed in use" }),
-                message: "Failed to begin transaction"
-              })
-          })
-        )
+        yield* restore(takePermit("the transaction connection stayed in use", "Failed to begin transaction"))
         const scope = yield* Scope.make()
         yield* Scope.addFinalizer(scope, permit.release(1))
         const began = yield* Effect.exit(restore(begin))
@@ -252,8 +263,22 @@ export const make = (
       rollbackSavepoint: (conn, id) => conn.executeRaw(`ROLLBACK TO SAVEPOINT effect_sql_${id};`, [])
     })
 
+    /**
+     * A single statement runs while no transaction does (as with the stock client): the permit is
+     * held for the statement, taken within `wait`. Without it, a statement writing beside this
+     * process's own open transaction meets SQLite's lock, and each try blocks the process for the
+     * busy timeout while the transaction it waits for cannot move.
+     */
+    const acquireSingle: Effect.Effect<SqlConnection.Connection, SqlError.SqlError, Scope.Scope> = Effect
+      .uninterruptibleMask((restore) =>
+        Effect.zipRight(
+          restore(takePermit("a transaction kept the database", "Failed to execute statement")),
+          Effect.addFinalizer(() => permit.release(1))
+        )
+      ).pipe(Effect.as(singleConnection))
+
     const client = yield* SqlClient.make({
-      acquirer: Effect.succeed(singleConnection),
+      acquirer: acquireSingle,
       // `reserve`: the transaction connection with its permit, for the reservation's scope.
       transactionAcquirer: Effect.flatMap(acquireConnection, ([scope, conn]) =>
         Effect.as(Effect.addFinalizer((exit) => Scope.close(scope, exit)), conn)),
