@@ -316,7 +316,9 @@ export const make = (driver: Driver, options: Options = {}): Service => {
             provider,
             state: session.state,
             capability: definition.capability,
-            message: `${resource} is not available for ${descriptor.displayName} in ${session.state}`
+            message: `${resource} is not available for ${descriptor.displayName} in ${session.state}: it needs the ` +
+              `${definition.capability} capability, and ${session.state} has ` +
+              `${Object.entries(capabilities).filter(([, on]) => on).map(([flag]) => flag).join(", ") || "none"}`
           })
         )
       }

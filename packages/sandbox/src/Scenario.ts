@@ -268,7 +268,9 @@ export const run = (world: World, input: Input): Either.Either<Outcome, Failure>
   if (!(names as ReadonlyArray<string>).includes(input.name)) {
     return fail({
       _tag: "UnknownScenario" as const,
-      message: `Unknown scenario ${input.name}; one of ${names.join(", ")}`
+      message: `\`scenario\` must be one of: ${names.join(", ")}; got "${
+        input.name.length > 100 ? `${input.name.slice(0, 100)}…` : input.name
+      }"`
     })
   }
   const decoded = Schema.decodeUnknownEither(Params[name] as Schema.Schema<any, any>, { onExcessProperty: "error" })(

@@ -14,7 +14,8 @@ const FacilityPath = Schema.Struct({ connection_id: Schema.String, facility_id: 
 const ConnectionPath = Schema.Struct({ connection_id: Schema.String })
 
 const Limit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 500)).annotations({
-  description: "Changes per page, 1 to 500 (default 100)"
+  description: "Changes per page, 1 to 500 (default 100)",
+  message: () => "limit must be a whole number from 1 to 500"
 })
 
 /**
