@@ -10,6 +10,7 @@ import {
   AuthenticationError,
   ConflictError,
   InternalError,
+  MethodNotAllowed,
   NotFoundError,
   PayloadTooLarge,
   PermissionError,
@@ -64,6 +65,7 @@ export class Api extends HttpApi.make("tracebridge")
   .addError(NotFoundError)
   .addError(ConflictError)
   .addError(PayloadTooLarge)
+  .addError(MethodNotAllowed)
   .addError(UnsupportedMediaType)
   .addError(UnprocessableError)
   .addError(RateLimitError)

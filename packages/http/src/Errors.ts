@@ -132,6 +132,13 @@ export class PayloadTooLarge extends Schema.Class<PayloadTooLarge>("PayloadTooLa
   readonly _tag = "PayloadTooLarge"
 }
 /** @since 0.1.0 @category errors */
+export class MethodNotAllowed extends Schema.Class<MethodNotAllowed>("MethodNotAllowed")(
+  bodyOf("invalid_request_error", ["method_not_allowed"]),
+  HttpApiSchema.annotations({ status: 405, description: "invalid_request_error" })
+) {
+  readonly _tag = "MethodNotAllowed"
+}
+/** @since 0.1.0 @category errors */
 export class UnsupportedMediaType extends Schema.Class<UnsupportedMediaType>("UnsupportedMediaType")(
   bodyOf("invalid_request_error", ["unsupported_media_type"]),
   HttpApiSchema.annotations({ status: 415, description: "invalid_request_error" })
@@ -207,6 +214,7 @@ export type HttpError =
   | NotFoundError
   | ConflictError
   | PayloadTooLarge
+  | MethodNotAllowed
   | UnsupportedMediaType
   | UnprocessableError
   | RateLimitError
@@ -315,6 +323,29 @@ export const payloadTooLarge = (message: string) =>
     new PayloadTooLarge({
       error: { type: "invalid_request_error", code: "payload_too_large", message, request_id }
     }))
+
+/**
+ * A 405 `method_not_allowed`, with the `Allow` header naming `allowed` (a path the contract has,
+ * asked with a method it does not take there).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const methodNotAllowed = (method: string, allowed: ReadonlyArray<string>) =>
+  Effect.zipRight(
+    HttpApp.appendPreResponseHandler((_request, response) =>
+      Effect.succeed(HttpServerResponse.setHeader(response, "allow", allowed.join(", ")))
+    ),
+    Effect.map(RequestId.get, (request_id) =>
+      new MethodNotAllowed({
+        error: {
+          type: "invalid_request_error",
+          code: "method_not_allowed",
+          message: `${method} is not allowed here; this path takes ${allowed.join(", ")}`,
+          request_id
+        }
+      }))
+  )
 
 /**
  * A 415 `unsupported_media_type`.

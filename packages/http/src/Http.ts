@@ -20,6 +20,7 @@ import type { DefaultServices } from "effect"
 import { Duration, Effect, Exit, FiberRef, Layer, Option, Redacted } from "effect"
 import { Api } from "./Api.js"
 import * as ConnectPages from "./connect/Pages.js"
+import * as DecodeMessages from "./DecodeMessages.js"
 import * as DocsRoute from "./docs/Route.js"
 import * as Errors from "./Errors.js"
 import { HttpConnectLive } from "./handlers/ConnectHttp.js"
@@ -39,6 +40,7 @@ import { IdempotencyStore } from "./persistence/IdempotencyStore.js"
 import * as RateLimit from "./RateLimit.js"
 import * as RequestId from "./RequestId.js"
 import * as RequestLog from "./RequestLog.js"
+import * as Routes from "./Routes.js"
 import { Authentication } from "./Security.js"
 import * as Auth from "./services/Auth.js"
 import * as Connections from "./services/Connections.js"
@@ -194,17 +196,9 @@ const requestMiddleware = (
         (e): e is HttpApiError.HttpApiDecodeError =>
           typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "HttpApiDecodeError",
         (e) => {
-          const issue = e.issues[0]
-          const path = issue?.path.filter((p) => p !== "payload" && p !== "urlParams" && p !== "path").map(String).join(
-            "."
-          )
+          const refused = DecodeMessages.refusal(e.issues)
           return Effect.flatMap(
-            Errors.make(
-              "validation_error",
-              "invalid_parameter",
-              issue?.message ?? e.message,
-              path === "" || path === undefined ? undefined : path
-            ),
+            Errors.make("validation_error", refused.code, refused.message, refused.param),
             Effect.fail
           )
         }
@@ -213,8 +207,12 @@ const requestMiddleware = (
         (e): e is { readonly _tag: string; readonly reason?: string } =>
           typeof e === "object" && e !== null &&
           ((e as { _tag?: unknown })._tag === "RequestError" || (e as { _tag?: unknown })._tag === "RouteNotFound"),
-        (e) =>
-          Effect.flatMap(
+        (e) => {
+          const allowed = e._tag === "RouteNotFound" ? Routes.allowedMethods(request.url.split("?")[0]!) : []
+          if (allowed.length > 0 && !allowed.includes(request.method)) {
+            return Effect.flatMap(Errors.methodNotAllowed(request.method, allowed), Effect.fail)
+          }
+          return Effect.flatMap(
             (e._tag === "RouteNotFound"
               ? Errors.make("not_found_error", "resource_not_found", "No such endpoint; see /v1/openapi.json")
               : Errors.make("validation_error", "invalid_json", "The body is not valid JSON")) as Effect.Effect<
@@ -222,6 +220,7 @@ const requestMiddleware = (
               >,
             Effect.fail
           )
+        }
       ),
       Effect.catchAllDefect((defect) =>
         isBodyDecodeFailure(defect)

@@ -22,6 +22,11 @@ export * as Bootstrap from "./Bootstrap.js"
 /**
  * @since 0.1.0
  */
+export * as DecodeMessages from "./DecodeMessages.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Errors from "./Errors.js"
 
 /**
@@ -93,6 +98,11 @@ export * as RequestId from "./RequestId.js"
  * @since 0.1.0
  */
 export * as RequestLog from "./RequestLog.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Routes from "./Routes.js"
 
 /**
  * @since 0.1.0

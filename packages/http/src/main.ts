@@ -59,10 +59,36 @@ const AppLive = HttpLive.pipe(
   Layer.provideMerge(Database.layer)
 )
 
+/** The error of a listen on a port another process holds (`EADDRINUSE`), anywhere in `cause`. */
+const addressInUse = (cause: Cause.Cause<unknown>): boolean =>
+  [...Cause.failures(cause), ...Cause.defects(cause)].some((failure) => {
+    for (let e: unknown = failure, depth = 0; typeof e === "object" && e !== null && depth < 5; depth++) {
+      if ((e as { readonly code?: unknown }).code === "EADDRINUSE") return true
+      e = (e as { readonly cause?: unknown }).cause
+    }
+    return false
+  })
+
+/** The one line a busy port gets (issue #30): what to change, not a stack trace. */
+const busyPort = Effect.flatMap(
+  Effect.orElseSucceed(AppConfig.server, () => ({ host: process.env.HOST ?? "127.0.0.1", port: process.env.PORT })),
+  ({ host, port }) =>
+    Effect.logError(
+      `Port ${port} on ${host} is already in use (another Tracebridge, or another program). ` +
+        `Stop it, or start on another port: PORT=${Number(port) + 1} npm start`
+    )
+)
+
 // The failure of the whole program is logged here, inside the redacting console, rather than by
 // `runMain` (which would log it outside); `runMain` still exits with code 1 on a failure.
 Layer.launch(AppLive).pipe(
-  Effect.tapErrorCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError(cause)),
+  Effect.tapErrorCause((cause) =>
+    Cause.isInterruptedOnly(cause)
+      ? Effect.void
+      : addressInUse(cause)
+      ? busyPort
+      : Effect.logError(cause)
+  ),
   Redact.redacting,
   NodeRuntime.runMain({ disableErrorReporting: true })
 )

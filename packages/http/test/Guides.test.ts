@@ -67,9 +67,12 @@ describe("the errors guide", () => {
       for (const operation of Object.values(item)) {
         for (const [status, response] of Object.entries(operation.responses ?? {})) {
           const schema = resolve(resolve(response).content?.["application/json"]?.schema)
-          const code = resolve(schema?.properties?.error?.properties?.code)
-          const codes: Array<string> = code?.enum ?? (code?.const === undefined ? [] : [code.const])
-          for (const c of codes) out.set(status, (out.get(status) ?? new Set()).add(c))
+          // one status may have several bodies (503: the state system's, or our database's)
+          for (const member of (schema?.anyOf ?? [schema]).map(resolve)) {
+            const code = resolve(member?.properties?.error?.properties?.code)
+            const codes: Array<string> = code?.enum ?? (code?.const === undefined ? [] : [code.const])
+            for (const c of codes) out.set(status, (out.get(status) ?? new Set()).add(c))
+          }
         }
       }
     }

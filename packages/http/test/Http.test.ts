@@ -33,4 +33,32 @@ describe("Http", () => {
       assert.notMatch(html, /<script[^>]+src="https?:\/\//)
       assert.notMatch(html, /<link[^>]+href="https?:\/\//)
     }).pipe(Effect.provide(TestServer)))
+
+  it.effect("GET / sends a person to the docs", () =>
+    Effect.gen(function*() {
+      const client = yield* HttpClient.HttpClient
+      const response = yield* client.execute(HttpClientRequest.get("/"))
+      assert.strictEqual(response.status, 302)
+      assert.strictEqual(response.headers.location, "/docs")
+    }).pipe(Effect.provide(TestServer)))
+
+  it.effect("a method a path does not take answers 405 with Allow, in the error shape; an unknown path 404", () =>
+    Effect.gen(function*() {
+      const client = yield* HttpClient.HttpClient
+      const send = (request: HttpClientRequest.HttpClientRequest) =>
+        Effect.flatMap(client.execute(request), (r) => Effect.map(r.json, (body: any) => ({ r, body })))
+      const webhooks = yield* send(HttpClientRequest.del("/v1/webhooks"))
+      assert.strictEqual(webhooks.r.status, 405)
+      assert.strictEqual(webhooks.r.headers.allow, "GET, POST")
+      assert.strictEqual(webhooks.body.error.type, "invalid_request_error")
+      assert.strictEqual(webhooks.body.error.code, "method_not_allowed")
+      assert.include(webhooks.body.error.message, "GET, POST")
+      assert.strictEqual(webhooks.body.error.request_id, webhooks.r.headers["x-request-id"])
+      const connection = yield* send(HttpClientRequest.put("/v1/connections/conn_0123"))
+      assert.strictEqual(connection.r.status, 405)
+      assert.strictEqual(connection.r.headers.allow, "GET, DELETE")
+      const unknown = yield* send(HttpClientRequest.get("/v1/nothing-here"))
+      assert.strictEqual(unknown.r.status, 404)
+      assert.strictEqual(unknown.body.error.code, "resource_not_found")
+    }).pipe(Effect.provide(TestServer)))
 })

@@ -125,4 +125,34 @@ describe("main", () => {
       if (child.exitCode === null) child.kill("SIGKILL")
     }
   }, 60_000)
+
+  it("a port already in use is one line naming PORT, not a stack trace, and exit code 1", async () => {
+    const port = await freePort()
+    const holder = net.createServer()
+    await new Promise<void>((resolve) => holder.listen(port, "127.0.0.1", resolve))
+    try {
+      const child = spawn(process.execPath, [main], {
+        env: {
+          ...process.env,
+          DATABASE_URL: "",
+          HOST: "127.0.0.1",
+          PORT: String(port),
+          TRACEBRIDGE_DATA_DIR: mkdtempSync(join(tmpdir(), "tb-main-busy-"))
+        },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let output = ""
+      child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+      child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+      const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)))
+      assert.strictEqual(code, 1, output)
+      const lines = output.split("\n").filter((line) => /in use/i.test(line))
+      assert.strictEqual(lines.length, 1, output)
+      assert.include(lines[0], `PORT`)
+      assert.include(lines[0], String(port))
+      assert.notMatch(output, /^\s+at /m, "no stack trace")
+    } finally {
+      holder.close()
+    }
+  }, 60_000)
 })

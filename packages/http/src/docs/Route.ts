@@ -1,5 +1,5 @@
 /**
- * `/docs`: the reference page built by `docs/Build.ts` (`dist/docs.html`). It runs no script and
+ * `/docs`: the reference page (and `/`, which redirects to it) built by `docs/Build.ts` (`dist/docs.html`). It runs no script and
  * loads nothing from elsewhere, so its Content-Security-Policy allows only its own inline style
  * sheet, by hash (ADR 0013).
  *
@@ -57,6 +57,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const html = existsSync(builtPage) ? readFileSync(builtPage, "utf8") : missing
     const headers = headersOf(html)
+    // the root is where a person lands first (issue #30)
+    yield* router.get("/", Effect.succeed(HttpServerResponse.redirect("/docs", { status: 302 })))
     yield* router.get(
       "/docs",
       Effect.sync(() => HttpServerResponse.html(html).pipe(HttpServerResponse.setHeaders(headers)))
