@@ -1504,6 +1504,26 @@ export const checksFor = (descriptor: ProviderDescriptor, state: UsState): Reado
 }
 
 /**
+ * The generated filter checks on their own: for every claimed list of the state, one check per
+ * filter of its query schema (`filtersOf`), that the filtered list holds exactly the items of the
+ * full list whose field matches. {@link checksFor} runs them with the rest; this is for running
+ * them where the rest cannot run, e.g. with a production session against a strict emulator
+ * (no writes, no arranged failures).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const filterChecksFor = (descriptor: ProviderDescriptor, state: UsState): ReadonlyArray<Check> => {
+  const capabilities = descriptor.capabilities[state]
+  if (capabilities === undefined) throw new Error(`${descriptor.name} does not serve ${state}`)
+  return Resource.names.flatMap((name) =>
+    Resource.resources[name].enabled(capabilities)
+      ? [pagingCheck(name), ...filtersOf(name).map((filter) => filterCheck(name, filter))]
+      : []
+  )
+}
+
+/**
  * The flag names the kit knows, re-exported for adapters that document their capability tables.
  *
  * @since 0.1.0

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { ProviderPort as Port, Resource } from "@tracebridge/core"
-import { Ids, ProviderContract, ProviderError, ProviderPort, Session } from "@tracebridge/core"
+import type { ProviderPort as Port } from "@tracebridge/core"
+import { Ids, ProviderContract, ProviderError, ProviderPort, Resource, Session } from "@tracebridge/core"
 import { Effect, Layer } from "effect"
 import * as Memory from "./support/MemoryDriver.js"
 
@@ -462,5 +462,54 @@ describe("ProviderContract", () => {
       )
       assert.strictEqual(error._tag, "ContractViolation")
       assert.include(error.message, "expected it shipped, or InvalidInput at packages.0.quantity")
+    }))
+  it("filterChecksFor: the paging check and one check per filter of every claimed list, from the query schemas", () => {
+    const names = ProviderContract.filterChecksFor(Memory.descriptor, "CO").map((c) => c.name)
+    const all = ProviderContract.checksFor(Memory.descriptor, "CO").map((c) => c.name)
+    const capabilities = Memory.descriptor.capabilities["CO"]!
+    const expected = (Object.keys(Resource.resources) as Array<Resource.Name>)
+      .filter((name) => Resource.resources[name].enabled(capabilities))
+      .flatMap((name) => [
+        `${name}: lists paginate consistently`,
+        ...ProviderContract.filtersOf(name).map((f) => `${name}: the ${f} filter returns exactly the matching items`)
+      ])
+    assert.sameMembers(names, expected)
+    // every one of them is also in the whole kit
+    for (const name of names) assert.include(all, name)
+    assert.notInclude(names, "sales_deliveries: the from filter returns exactly the matching items")
+    assert.throws(() => ProviderContract.filterChecksFor(Memory.descriptor, "TX"))
+  })
+
+  it.effect("catches an is_on_hold filter that leaves out a kind of hold the field counts", () =>
+    Effect.gen(function*() {
+      // the driver's own hold list knows one kind of hold: it drops a held package the field reads as held
+      const layer = rewired("packages", (inner) => (s, f, q, w) =>
+        q.is_on_hold !== true
+          ? inner.list(s, f, q, w)
+          : Effect.map(inner.list(s, f, q, { offset: 0, limit: 1_000_000 }), (slice) => {
+            const kept = slice.items.slice(1)
+            return { items: kept.slice(w.offset, w.offset + w.limit), total: kept.length }
+          }))
+      const check = ProviderContract.filterChecksFor(Memory.descriptor, "CO").find((c) =>
+        c.name === "packages: the is_on_hold filter returns exactly the matching items"
+      )!
+      const error = yield* Effect.flip(Effect.provide(check.run, layer))
+      assert.strictEqual(error._tag, "ContractViolation")
+      assert.include(error.message, "{\"is_on_hold\":true}")
+      assert.include(error.message, "missing [")
+    }))
+
+  it.effect("catches a total that counts rows the pages leave out (skipped)", () =>
+    Effect.gen(function*() {
+      // one row is skipped (reported) but still counted, as a pass-through read of the provider's total would
+      const layer = rewired("strains", (inner) => (s, f, q, w) =>
+        Effect.map(inner.list(s, f, q, { offset: 0, limit: 1_000_000 }), (slice) => ({
+          items: slice.items.slice(1).slice(w.offset, w.offset + w.limit),
+          total: slice.total,
+          skipped: [{ upstream_id: "1", reason: "Name is missing" }]
+        })))
+      const error = yield* runCheck("strains: lists paginate consistently", layer)
+      assert.strictEqual(error._tag, "ContractViolation")
+      assert.include(error.message, "says total")
     }))
 })

@@ -58,7 +58,12 @@ const Params = {
   }),
   connection_login_required: Schema.Struct({}),
   plant_phase_advanced: Schema.Struct({ plant_id: Schema.optional(Schema.String) }),
-  package_hold: Schema.Struct({ package_id: Schema.optional(Schema.String), on_hold: Schema.optional(Schema.Boolean) }),
+  package_hold: Schema.Struct({
+    package_id: Schema.optional(Schema.String),
+    on_hold: Schema.optional(Schema.Boolean),
+    /** What kind of hold (default administrative): each stops the package and reads as on hold. */
+    kind: Schema.optional(Schema.Literal("administrative", "investigation", "recall"))
+  }),
   upstream_timeout: Schema.Struct({
     delay_ms: Schema.optional(Schema.Int.pipe(Schema.between(0, Faults.MAX_DELAY_MS)))
   })
@@ -446,6 +451,9 @@ export const run = (world: World, input: Input): Either.Either<Outcome, Failure>
       const moved = transition(Transitions.packageHold, found.pkg.is_on_hold, to)
       if (Either.isLeft(moved)) return Either.left(moved.left)
       setPackage(world, found.data, found.pkg.id, { is_on_hold: to }, at)
+      if (to && params.kind !== undefined && params.kind !== "administrative") {
+        world.holds.set(found.pkg.id, params.kind)
+      } else world.holds.delete(found.pkg.id)
       return Either.right({ scenario: name, event: null, loginRequired: false })
     }
     case "upstream_timeout":

@@ -35,6 +35,24 @@ import type { key as profileKey } from "./Profile.js"
 export type Role = "cultivation" | "manufacturing" | "testing" | "retail" | "medical"
 
 /**
+ * The kinds of hold a state system puts on a package (Metrc: an administrative hold, an
+ * investigation, a recall; BioTrack: a status hold, a seizure). Each stops the package, and each
+ * reads as `is_on_hold: true`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type HoldKind = "administrative" | "investigation" | "recall"
+
+/**
+ * Every kind of hold.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const holdKinds: ReadonlyArray<HoldKind> = ["administrative", "investigation", "recall"]
+
+/**
  * One facility and everything it holds. Packages are stored without `lab_results` (they live in
  * `labResults`); {@link packageView} joins them.
  *
@@ -93,6 +111,11 @@ export interface World {
   readonly counters: { next: number }
   /** Each package's quantity when it was made (by id). */
   readonly original: Map<string, number>
+  /**
+   * The kind of each package's hold (by id) when it is not an administrative one: a package on
+   * hold that is not here is on an administrative hold.
+   */
+  readonly holds: Map<string, HoldKind>
   /** Set by the `connection_login_required` scenario: the next provider call refuses the login. */
   loginRequired?: boolean
   /** What was drawn from a package into another (splits), in the source's unit. */

@@ -1,5 +1,5 @@
 import type { ProviderPort, Session } from "@tracebridge/core"
-import { Ids, ProviderError, ReadWindow, Skipped } from "@tracebridge/core"
+import { Ids, Page, ProviderError, ReadWindow, Skipped } from "@tracebridge/core"
 import { Clock, Effect, Either, Option, Schema } from "effect"
 import type { Client } from "../ProviderAClient.js"
 import type { Settings } from "../ProviderAConfig.js"
@@ -11,7 +11,7 @@ import type { MapContext } from "./mappers/context.js"
 import { PROVIDER } from "./mappers/context.js"
 import { sameLicense } from "./mappers/toTransfer.js"
 import type { Source } from "./paging.js"
-import { windows } from "./paging.js"
+import { readAll, windows } from "./paging.js"
 import { Paged } from "./wire/common.js"
 import { FacilityV2 } from "./wire/Facility.js"
 
@@ -101,6 +101,23 @@ export const mapRows = <A, B>(
         : Effect.as(skip(session, operation, upstreamIdOf(row, i), mapped.left), [])
     }),
     (out) => out.flat()
+  )
+
+/**
+ * A window of a list whose every row is read and mapped first (tolerantly, as {@link mapRows}),
+ * so that the total counts only the rows a page can deliver: a skipped row has no place in any
+ * page, and a client that pages by `total` must not wait for it (DECISIONS "Tolerant reads").
+ */
+export const mappedWindow = <W, B>(
+  session: Session.Session,
+  operation: string,
+  sources: ReadonlyArray<Source<W>>,
+  window: Page.Window,
+  f: (w: W) => B
+): Effect.Effect<Page.Slice<B>, Err> =>
+  Effect.flatMap(
+    readAll(sources, PAGE),
+    (rows) => Effect.map(mapRows(session, operation, rows, f), (mapped) => Page.sliceOf(mapped, window))
   )
 
 /** A mapper from the wire to core, its failures as `ProviderError`s of `operation`. */

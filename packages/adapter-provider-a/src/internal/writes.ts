@@ -3,6 +3,7 @@ import { Commands, Ids, ProviderError, Units } from "@tracebridge/core"
 import { Clock, Effect, Option, Schema as S } from "effect"
 import type { Enricher } from "./enrich.js"
 import { PROVIDER } from "./mappers/context.js"
+import { onHold } from "./mappers/toPackage.js"
 import { transferProviderId } from "./mappers/toTransfer.js"
 import type { FacilityRef, Reader } from "./reader.js"
 import { WriteResult } from "./wire/common.js"
@@ -42,7 +43,7 @@ export const makeWrites = (
           unit_of_measure: command.unit_of_measure,
           message
         })
-      const held = sources.find((s) => s.IsOnHold === true)
+      const held = sources.find(onHold)
       if (held !== undefined) return yield* refuse(`Package ${held.Label} is on hold`, 0)
       const ingredients: Array<{ Package: string; Quantity: number; UnitOfMeasure: string }> = []
       let needed = command.quantity

@@ -43,8 +43,11 @@ export interface PackageExtras {
   readonly sourceHarvestIds?: ReadonlyArray<number>
 }
 
-/** Any of Metrc's holds: administrative, investigation or recall (each stops the package). */
-const onHold = (wire: {
+/**
+ * Any of Metrc's holds: administrative, investigation or recall (each stops the package). The
+ * `is_on_hold` filter and the write checks use this same reading, so that they agree with the field.
+ */
+export const onHold = (wire: {
   readonly IsOnHold?: boolean | null | undefined
   readonly IsOnHoldCombined?: boolean | null | undefined
   readonly IsOnInvestigation?: boolean | null | undefined

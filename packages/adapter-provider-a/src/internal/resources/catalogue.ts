@@ -5,9 +5,8 @@ import { Effect } from "effect"
 import { byId, departuresOf } from "../departures.js"
 import type { MapContext } from "../mappers/context.js"
 import { toItem, toLocation, toPatient, toStrain } from "../mappers/toCatalog.js"
-import { readAcross } from "../paging.js"
 import type { Reader } from "../reader.js"
-import { mapRows, PAGE } from "../reader.js"
+import { mappedWindow } from "../reader.js"
 import { ItemV2, LocationV2, PatientV2, StrainV2 } from "../wire/Catalog.js"
 
 /**
@@ -34,10 +33,8 @@ const simple = <W, I, A>(
         `${area}.list`,
         q.updated_since
       )
-      const slice = yield* readAcross(sources, window, PAGE)
       const ctx = ctxOf(session, facility)
-      const items = yield* mapRows(session, `${area}.list`, slice.items, (w: W) => toCore(w, ctx))
-      return { items, total: slice.total }
+      return yield* mappedWindow(session, `${area}.list`, sources, window, (w: W) => toCore(w, ctx))
     }),
   get: reader.byId(`/${area}/v2`, wire, kind, `${area}.get`, toCore),
   ...(departs ? { departures: departuresOf(reader, `/${area}/v2/inactive`, kind, byId) } : {})

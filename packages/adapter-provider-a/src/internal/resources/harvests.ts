@@ -1,10 +1,10 @@
 import type { ProviderPort, Query, Session } from "@tracebridge/core"
-import { Ids, ProviderError } from "@tracebridge/core"
+import { Ids, Page, ProviderError } from "@tracebridge/core"
 import { Clock, Duration, Effect } from "effect"
 import { TtlCache } from "../cache.js"
 import { PROVIDER } from "../mappers/context.js"
 import { toHarvest } from "../mappers/toHarvest.js"
-import { readAcross, readAll } from "../paging.js"
+import { readAll } from "../paging.js"
 import type { FacilityRef, Reader } from "../reader.js"
 import { map, mapRows, PAGE } from "../reader.js"
 import { HarvestV2 } from "../wire/Harvest.js"
@@ -61,12 +61,13 @@ export const harvests = (
           "harvests.list",
           q.updated_since
         )
-        const slice = yield* readAcross(sources, window, PAGE)
-        const index = slice.items.length > 0 ? yield* harvestIndex(session, facility) : new Map()
+        // every row is read and mapped, so that the total counts only what the pages deliver
+        const rows = yield* readAll(sources, PAGE)
+        const index = rows.length > 0 ? yield* harvestIndex(session, facility) : new Map()
         const ctx = ctxOf(session, facility)
-        const items = yield* mapRows(session, "harvests.list", slice.items, (w: typeof HarvestV2.Type) =>
+        const items = yield* mapRows(session, "harvests.list", rows, (w: typeof HarvestV2.Type) =>
           toHarvest(w, ctx, { sourcePlantLabels: index.get(w.Id) ?? [] }))
-        return { items, total: slice.total }
+        return Page.sliceOf(items, window)
       }),
     get: (session, facility, id) =>
       Effect.gen(function*() {

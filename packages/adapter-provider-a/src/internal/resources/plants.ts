@@ -4,9 +4,8 @@ import { Effect } from "effect"
 import { byLabel, departuresOf } from "../departures.js"
 import { PROVIDER } from "../mappers/context.js"
 import { toPlant } from "../mappers/toPlant.js"
-import { readAcross } from "../paging.js"
 import type { Reader } from "../reader.js"
-import { map, mapRows, PAGE } from "../reader.js"
+import { map, mappedWindow } from "../reader.js"
 import type { PlantV2 } from "../wire/Plant.js"
 import { PlantV2 as PlantWire } from "../wire/Plant.js"
 
@@ -35,10 +34,8 @@ export const plants = (reader: Reader): ProviderPort.ResourceDriver<any, Query.P
         "plants.list",
         q.updated_since
       )
-      const slice = yield* readAcross(sources, window, PAGE)
       const ctx = ctxOf(session, facility)
-      const items = yield* mapRows(session, "plants.list", slice.items, (w: PlantV2) => toPlant(w, ctx))
-      return { items, total: slice.total }
+      return yield* mappedWindow(session, "plants.list", sources, window, (w: PlantV2) => toPlant(w, ctx))
     }),
   departures: departuresOf(reader, "/plants/v2/inactive", "plant", byLabel),
   get: (session, facility, label) =>

@@ -76,6 +76,7 @@ export const make = (input: Input): Context => {
     modified: new Stamps(),
     counters: { next: 1 },
     original: new Map(),
+    holds: new Map(),
     draws: [],
     [Profiles.key]: profile
   }

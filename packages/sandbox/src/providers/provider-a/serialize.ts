@@ -205,6 +205,24 @@ export const patient = (p: Patient.Patient): Json => ({
 
 // ------------------------------------------------------------------ packages
 
+/**
+ * A package's hold flags, by the kind of its hold: `IsOnHold` for an administrative hold,
+ * `IsOnInvestigation` (with `IsOnInvestigationHold`) for an investigation, `IsOnRecall` for a
+ * recall; `IsOnHoldCombined` for any of them.
+ */
+export const holdFlags = (world: World, p: Package.Package) => {
+  const kind = p.is_on_hold ? world.holds.get(p.id) ?? "administrative" : undefined
+  return {
+    IsOnHold: kind === "administrative",
+    IsOnHoldCombined: kind !== undefined,
+    IsOnInvestigation: kind === "investigation",
+    IsOnInvestigationHold: kind === "investigation",
+    IsOnInvestigationRecall: false,
+    IsOnRecall: kind === "recall",
+    IsOnRecallCombined: kind === "recall"
+  }
+}
+
 /** One package of `GET /packages/v2/active|onhold|inactive|{id}|{label}`. */
 export const pkg = (scope: Scope, p: Package.Package): Json => {
   const m = p.metadata as Json
@@ -278,10 +296,7 @@ export const pkg = (scope: Scope, p: Package.Package): Json => {
     ReceivedFromManifestNumber: str("ReceivedFromManifestNumber"),
     ReceivedFromFacilityLicenseNumber: receivedFrom,
     ReceivedFromFacilityName: receivedFrom === null ? null : facilityByLicense(scope.world, receivedFrom)?.name ?? null,
-    IsOnHold: p.is_on_hold,
-    IsOnHoldCombined: p.is_on_hold,
-    IsOnInvestigation: false,
-    IsOnRecall: false,
+    ...holdFlags(scope.world, p),
     ArchivedDate: str("ArchivedDate"),
     IsFinished: bool("IsFinished"),
     FinishedDate: str("FinishedDate"),

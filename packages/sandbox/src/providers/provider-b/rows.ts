@@ -176,6 +176,12 @@ const roomsOf = (data: FacilityData) => {
   })
 }
 
+/** Whether a lot is held by its status (an administrative hold). */
+const statusHeld = (world: World, pkg: Package.Package) => pkg.is_on_hold && !world.holds.has(pkg.id)
+
+/** Whether a lot is seized (held for an investigation or a recall). */
+const seizedLot = (world: World, pkg: Package.Package) => pkg.is_on_hold && world.holds.has(pkg.id)
+
 const lotRoom = (data: FacilityData, pkg: Package.Package): string | null => {
   const rooms = roomsOf(data).filter((r) => r.kind === "inventory")
   const room = pkg.is_on_hold ? rooms.find((r) => r.quarantine) ?? rooms[0] : rooms.find((r) => !r.quarantine)
@@ -236,10 +242,11 @@ export const inventory = (world: World): Array<Row> =>
         inventoryparentid: null,
         source_id: null,
         is_sample: null,
-        seized: null,
+        // an administrative hold is a status hold; an investigation or a recall, a seizure
+        seized: seizedLot(world, pkg) ? flag(true) : null,
         wet: flag(false),
-        inventorystatus: pkg.is_on_hold ? "1" : null,
-        inventorystatustime: pkg.is_on_hold ? epoch : null,
+        inventorystatus: statusHeld(world, pkg) ? "1" : null,
+        inventorystatustime: statusHeld(world, pkg) ? epoch : null,
         deleted: flag(false),
         sessiontime: epoch,
         transactionid: txAt(epoch),

@@ -103,12 +103,14 @@ describe("ProviderA reads", () => {
     )
   })
 
-  it.effect("filters packages: on hold through /onhold, lab state and tag locally", () => {
+  it.effect("filters packages: every kind of hold, lab state and tag, on /active by the mapper's reading", () => {
     const a = A.make({ size: { packages: 58 } })
     const cultivator = a.facility("cultivation")
-    // more packages on hold, apart in the list
+    // more packages on hold, apart in the list: an administrative hold, an investigation, a recall
     const holding = [6, 16, 36].map((i) => cultivator.packages[i]!).filter((p) => !p.is_on_hold)
-    for (const p of holding) a.scenario("package_hold", { package_id: p.id, on_hold: true })
+    const kinds = ["administrative", "investigation", "recall"] as const
+    holding.forEach((p, i) => a.scenario("package_hold", { package_id: p.id, on_hold: true, kind: kinds[i % 3] }))
+    assert.sameMembers([...a.world.holds.values()], ["investigation", "recall"])
     const held = cultivator.packages.filter((p) => p.is_on_hold).map((p) => p.provider_package_id)
     assert.isAtLeast(held.length, 4)
     const passed = cultivator.packages.filter((p) => p.lab_testing_state === "TestPassed")
@@ -120,7 +122,8 @@ describe("ProviderA reads", () => {
         const facility = cultivator.facility.id
         const onHold = yield* port.listAll("packages", session, facility, { is_on_hold: true })
         assert.deepStrictEqual(sorted(onHold.map((p) => p.provider_package_id)), sorted(held))
-        assert.isTrue(a.upstream.log.some((l) => l.startsWith("GET /packages/v2/onhold")))
+        // Metrc's /onhold is not relied on: the research does not say it lists investigations and recalls
+        assert.isFalse(a.upstream.log.some((l) => l.startsWith("GET /packages/v2/onhold")))
         const free = yield* port.list("packages", session, facility, { is_on_hold: false }, { page: 1, per_page: 100 })
         assert.strictEqual(free.pagination.total, cultivator.packages.length - held.length)
         const tested = yield* port.listAll("packages", session, facility, { lab_testing_state: "TestPassed" })

@@ -9,6 +9,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ProviderB } from "@tracebridge/adapter-provider-b"
 import { Page, ProviderContract, ProviderPort } from "@tracebridge/core"
+import type { World } from "@tracebridge/sandbox"
 import { Effect, Fiber, Layer, Option, TestClock } from "effect"
 import * as Upstream from "../../support/Upstream.js"
 import type { B } from "./Support.js"
@@ -298,6 +299,18 @@ describe("ProviderB writes against the emulator", () => {
     }))
 })
 
+/**
+ * Puts a lot of the facility on an investigation and another on a recall (BioTrack: seized lots),
+ * each at its own last change, so that no change marker moves (the updated_since checks stay as
+ * discriminating as the seeded world makes them).
+ */
+const holdEveryKind = (b: B, data: World.FacilityData) => {
+  const free = data.packages.filter((p) => !p.is_on_hold)
+  for (const [p, kind] of [[free[1]!, "investigation"], [free[2]!, "recall"]] as const) {
+    b.scenario("package_hold", { package_id: p.id, on_hold: true, kind }, b.world.modified.get(p.id) ?? NOW)
+  }
+}
+
 describe.sequential("ProviderB conformance (AR, the emulator over msw)", () => {
   const b = make()
   const cultivator = b.facility("cultivation")
@@ -309,6 +322,8 @@ describe.sequential("ProviderB conformance (AR, the emulator over msw)", () => {
   // The seeded cultivator only ships: transfer_arrived gives it an incoming transfer, so that the
   // direction filter can be told from no filter.
   b.scenario("transfer_arrived", { facility_id: cultivator.facility.id })
+  // every kind of hold (issue #29): a status hold (seeded), and lots seized for an investigation and a recall
+  holdEveryKind(b, cultivator)
   const arrange = (action: string, respond: () => Response) =>
     Effect.sync(() => b.upstream.failNext(respond, { match: onAction(action) }))
 
@@ -410,6 +425,38 @@ describe.sequential("ProviderB conformance (AR, the emulator over msw)", () => {
     Layer.succeed(ProviderContract.ContractFixture, fixture)
   ).pipe(Layer.provide(Upstream.httpClient))
   for (const check of ProviderContract.checksFor(ProviderB.descriptor, "AR")) {
+    it.effect(check.name, () => Effect.provide(Effect.zipRight(TestClock.setTime(NOW), check.run), layer))
+  }
+})
+
+describe.sequential("ProviderB filters in production mode (the strict emulator as a production state system)", () => {
+  const b = make()
+  const cultivator = b.facility("cultivation")
+  const retail = b.facility("retail")
+  b.scenario("transfer_arrived", { facility_id: cultivator.facility.id })
+  holdEveryKind(b, cultivator)
+  const fixture: ProviderContract.Fixture = {
+    session: { ...b.session("contract-production"), environment: "production" },
+    invalidCredentials: { ...good, password: "wrong-password" },
+    facilityId: cultivator.facility.id,
+    facilityFor: { sales: retail.facility.id },
+    updatedAt: changedAt(b),
+    notApplicable: {
+      filters: {
+        "locations.updated_since": "BioTrack's room rows carry no sessiontime, so no updated_since returns a location"
+      }
+    },
+    failures: []
+  }
+  const layer = Layer.mergeAll(
+    Layer.effect(ProviderPort.ProviderPort, ProviderB.make),
+    Layer.succeed(ProviderContract.ContractFixture, fixture)
+  ).pipe(Layer.provide(Upstream.httpClient))
+  it("the facility holds a lot on each kind of hold", () => {
+    const held = cultivator.packages.filter((p) => p.is_on_hold).map((p) => b.world.holds.get(p.id) ?? "administrative")
+    assert.sameMembers([...new Set(held)], ["administrative", "investigation", "recall"])
+  })
+  for (const check of ProviderContract.filterChecksFor(ProviderB.descriptor, "AR")) {
     it.effect(check.name, () => Effect.provide(Effect.zipRight(TestClock.setTime(NOW), check.run), layer))
   }
 })

@@ -64,8 +64,8 @@ export interface B {
    * that request came yet.
    */
   readonly editNext: (action: string, edit: (answer: Json) => Json) => () => boolean
-  /** Applies a scenario to the world, now. */
-  readonly scenario: (name: string, params: Record<string, unknown>) => void
+  /** Applies a scenario to the world, now (or at `at`). */
+  readonly scenario: (name: string, params: Record<string, unknown>, at?: number) => void
 }
 
 /**
@@ -115,10 +115,10 @@ export const make = (
       }, { match: onAction(action) })
       return () => used
     },
-    scenario: (name, params) => {
+    scenario: (name, params, at = clock.now) => {
       const applied = sandbox.apply(world, {
         _tag: "Scenario",
-        input: { name, params, connection_id: "adapter-test", at: clock.now }
+        input: { name, params, connection_id: "adapter-test", at }
       })
       if (Either.isLeft(applied)) throw new Error(`${name}: ${JSON.stringify(applied.left)}`)
     }

@@ -38,6 +38,10 @@ describe("ProviderB tolerant reads", () => {
         assert.notInclude(page.items.map((p) => p.tag), odd.tag)
         assert.deepStrictEqual(page.skipped?.map((s) => s.upstream_id), [odd.tag])
         assert.include(page.skipped![0]!.reason, "remaining_quantity")
+        // the total counts what the pages deliver (issue #29)
+        assert.strictEqual(page.pagination.total, cultivator.packages.length - 1)
+        const small = yield* port.list("packages", session, cultivator.facility.id, {}, { page: 2, per_page: 10 })
+        assert.strictEqual(small.pagination.total_pages, Math.ceil((cultivator.packages.length - 1) / 10))
         // the table is kept for the connection: the next read reports the row again
         const again = yield* port.list("packages", session, cultivator.facility.id, {}, Page.firstPage)
         assert.deepStrictEqual(again.skipped?.map((s) => s.upstream_id), [odd.tag])
