@@ -109,7 +109,9 @@ export interface Fixture {
   readonly facilityFor?: Partial<Record<Resource.Name, string>>
   /**
    * The facility a write is made at, where `facilityId` cannot make it (the descriptor's
-   * `writeNeeds`: a lab result is recorded by a testing laboratory, on a package it holds).
+   * `writeNeeds`: a lab result is recorded by a testing laboratory, on a package it holds). A
+   * sandbox lab result elsewhere is recorded by the world's lab, which the kit checks at a
+   * facility without the capability.
    */
   readonly writeFacilityFor?: Partial<Record<WriteName, string>>
   /** Provider failures and the error each must become: at least one per {@link providerSideKinds}. */
@@ -1000,6 +1002,7 @@ const writeFacilityOf = (fx: Fixture, write: WriteName): string => fx.writeFacil
 /**
  * A write the descriptor says needs a facility capability is refused, before anything is written,
  * at a facility of the session without it; and works at one with it (the write's own check).
+ * `record_lab_result` is the exception: {@link labResultByLabCheck}.
  */
 const writeNeedsCheck = (write: WriteName, needs: CapabilityTag) =>
   check(
@@ -1059,6 +1062,72 @@ const writeNeedsCheck = (write: WriteName, needs: CapabilityTag) =>
             Either.isLeft(outcome) ? outcome.left._tag : "a success"
           }, expected CapabilityNotEnabled`
         )
+      })
+  )
+
+/**
+ * A sandbox lab result at a facility without the capability lab results need (`writeNeeds`) is
+ * recorded by the sandbox world's lab on a sample of the package, and shows on the package
+ * (DECISIONS "Sandbox writes"; ADR 0020): the result is on the package asked for, at that
+ * facility, kept as sent, listed once by the facility and by the package, and the package's
+ * `lab_results` and `lab_testing_state` show it.
+ */
+const labResultByLabCheck = (needs: CapabilityTag) =>
+  check(
+    `writes: record_lab_result at a facility without ${needs} is recorded by the sandbox world's lab`,
+    (port, fx, assert) =>
+      Effect.gen(function*() {
+        const facilities = (yield* port.listFacilities(fx.session, { page: 1, per_page: Page.MAX_PER_PAGE })).items
+        const main = facilities.find((f) => f.id === fx.facilityId)
+        const without = main !== undefined && !main.capabilities.includes(needs)
+          ? main
+          : facilities.find((f) => !f.capabilities.includes(needs))
+        yield* assert(without !== undefined, `every facility of the fixture session has ${needs}: add one without`)
+        yield* assert(
+          facilities.some((f) => f.capabilities.includes(needs)),
+          `the fixture session has no facility with ${needs}: the sandbox world needs its lab`
+        )
+        const at = without!.id
+        const target = yield* pickPackage(port, fx, at)
+        yield* assert(target !== undefined, `${without!.name} holds no package to test`)
+        const before = yield* port.listAll("lab_results", fx.session, at, { package_id: target!.id })
+        const created = yield* port.recordLabResult(fx.session, at, {
+          package_id: target!.id,
+          lab_name: "Contract Kit Labs",
+          overall_passed: false,
+          results: [
+            { name: "THC", category: "potency", value: 19.5, unit: "%", passed: true, notes: null },
+            { name: "Pesticides", category: "pesticides", value: null, unit: null, passed: false, notes: null }
+          ],
+          lab_license: null,
+          test_type: "ComplianceTesting",
+          test_date: null
+        })
+        yield* assert(created.package_id === target!.id, "the result is not on the package asked for (not the sample)")
+        yield* assert(created.facility_id === at, "the result is not on the facility asked at")
+        yield* assert(created.overall_passed === false, "overall_passed was not kept")
+        yield* assert(
+          created.results.map((r) => `${r.name}:${r.passed}`).join() === "THC:true,Pesticides:false",
+          "the tests were not kept as sent"
+        )
+        const after = yield* port.listAll("lab_results", fx.session, at, { package_id: target!.id })
+        yield* assert(after.length === before.length + 1, "the package's lab result list did not grow by one")
+        const listed = after.filter((r) => r.id === created.id)
+        yield* assert(
+          listed.length === 1 && deepEqual(listed[0], created),
+          "the created result is not listed once as it was answered"
+        )
+        const all = yield* port.listAll("lab_results", fx.session, at, {})
+        yield* assert(
+          all.filter((r) => r.id === created.id).length === 1,
+          "the facility's list has the result not once"
+        )
+        const pkg = yield* port.get("packages", fx.session, at, target!.id)
+        yield* assert(
+          pkg.lab_results.filter((r) => r.id === created.id).length === 1,
+          "the package's lab_results do not show the result once"
+        )
+        yield* assert(pkg.lab_testing_state === "TestFailed", `lab_testing_state is ${pkg.lab_testing_state}`)
       })
   )
 
@@ -1498,7 +1567,8 @@ export const checksFor = (descriptor: ProviderDescriptor, state: UsState): Reado
     ...descriptor.writes.flatMap((w) => [invalidWriteCheck(w), ...writeChecks[w]]),
     ...descriptor.writes.flatMap((w) => {
       const needs = descriptor.writeNeeds?.[w]
-      return needs === undefined ? [] : [writeNeedsCheck(w, needs)]
+      if (needs === undefined) return []
+      return [w === "record_lab_result" ? labResultByLabCheck(needs) : writeNeedsCheck(w, needs)]
     })
   ]
 }

@@ -114,6 +114,21 @@ export interface Writes {
     facility: FacilityRef,
     command: Commands.RecordLabResult
   ) => Effect.Effect<LabResult, ProviderError>
+  /**
+   * A sandbox lab result at a facility without the capability `record_lab_result` needs
+   * (`writeNeeds`, `labs`), as the real world makes one: a sample of the package is taken at
+   * `facility` (on its licence), `lab` (the sandbox world's lab: a facility of the same session
+   * with the capability) records the result on that sample, and the result shows on the package
+   * as the state system shows an inherited result. Returns the result as a later read of
+   * `facility` returns it (`package_id` the package, not the sample). The port calls it only for
+   * sandbox sessions; without it such a write is refused with `CapabilityNotEnabled` (ADR 0020).
+   */
+  readonly recordLabResultByLab?: (
+    session: Session,
+    facility: FacilityRef,
+    lab: FacilityRef,
+    command: Commands.RecordLabResult
+  ) => Effect.Effect<LabResult, ProviderError>
   readonly createTransfer?: (
     session: Session,
     facility: FacilityRef,
@@ -466,7 +481,9 @@ export const make = (driver: Driver, options: Options = {}): Service => {
         Commands.RecordLabResult,
         command,
         driver.writes?.recordLabResult,
-        Resource.resources.lab_results.schema
+        Resource.resources.lab_results.schema,
+        undefined,
+        byLab(driver.writes?.recordLabResultByLab)
       ),
     createTransfer: (session, facilityId, command) =>
       write(
@@ -496,7 +513,14 @@ export const make = (driver: Driver, options: Options = {}): Service => {
       command: C,
       at: Facility,
       facilities: ReadonlyArray<Facility>
-    ) => Either.Either<C, ProviderError>
+    ) => Either.Either<C, ProviderError>,
+    /**
+     * Where the write goes at a facility without the capability it needs (sandbox sessions only):
+     * through another facility of the session that has it (the sandbox world's lab).
+     */
+    through?: (
+      helper: Facility
+    ) => (session: Session, facility: FacilityRef, command: C) => Effect.Effect<A, ProviderError>
   ): Effect.Effect<A, ProviderError> {
     return Effect.gen(function*() {
       yield* checkSession(session, operation)
@@ -520,26 +544,51 @@ export const make = (driver: Driver, options: Options = {}): Service => {
       const facility = yield* facilityRef(facilityId)
       const needs = descriptor.writeNeeds?.[operation]
       let ready = valid
+      let go = run
       if (needs !== undefined || prepare !== undefined) {
         const facilities = yield* driver.listFacilities(session)
         const found = facilities.find((f) => f.id === facilityId)
         if (found === undefined) return yield* ResourceNotFound.of("facility", facilityId)
         if (needs !== undefined && !found.capabilities.includes(needs)) {
-          return yield* new CapabilityNotEnabled({
-            provider,
-            state: session.state,
-            capability: operation,
-            message: `${operation} needs a facility with the ${needs} capability on ${descriptor.displayName}; ` +
-              `${found.name} (${found.license_type}) has ${found.capabilities.join(", ") || "none"}`
-          })
+          // the sandbox world plays the part of a facility that has it (ADR 0020)
+          const helper = facilities.find((f) => f.id !== found.id && f.capabilities.includes(needs))
+          if (through === undefined || helper === undefined) {
+            return yield* new CapabilityNotEnabled({
+              provider,
+              state: session.state,
+              capability: operation,
+              message: `${operation} needs a facility with the ${needs} capability on ${descriptor.displayName}; ` +
+                `${found.name} (${found.license_type}) has ${found.capabilities.join(", ") || "none"}` +
+                (through === undefined ? "" : `, and the connection has no facility with ${needs} to make it`)
+            })
+          }
+          go = through(helper)
         }
         if (prepare !== undefined) ready = yield* prepare(valid, found, facilities)
       }
-      const created = yield* run(session, facility, ready)
+      const created = yield* go(session, facility, ready)
       yield* checkOutput(output, operation)(created)
       yield* checkOwner(operation, facility, created, "")
       return created
     }).pipe(span(operation, session, facilityId))
+  }
+
+  /** A sandbox lab result recorded by the world's lab (`Writes.recordLabResultByLab`). */
+  function byLab(
+    recordByLab: Writes["recordLabResultByLab"]
+  ):
+    | ((
+      lab: Facility
+    ) => (
+      session: Session,
+      facility: FacilityRef,
+      command: Commands.RecordLabResult
+    ) => Effect.Effect<LabResult, ProviderError>)
+    | undefined
+  {
+    if (recordByLab === undefined) return undefined
+    return (lab) => (session, facility, command) =>
+      Effect.flatMap(facilityRef(lab.id), (labRef) => recordByLab(session, facility, labRef, command))
   }
 
   return service

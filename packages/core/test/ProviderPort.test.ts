@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import type { Commands } from "@tracebridge/core"
 import { Ids, ProviderError, ProviderPort, Session } from "@tracebridge/core"
 import { Effect } from "effect"
 import * as Memory from "./support/MemoryDriver.js"
@@ -244,6 +245,90 @@ describe("ProviderPort", () => {
       }))
       assert.strictEqual(error._tag, "CapabilityNotEnabled")
     }))
+
+  describe("a sandbox lab result at a facility without labs (ADR 0020)", () => {
+    const LAB = "MEM-LAB-0001"
+    const labId = Ids.make("facility", "provider_a", LAB)
+    const command = (packageId: string): Commands.RecordLabResult => ({
+      package_id: packageId as Commands.RecordLabResult["package_id"],
+      lab_name: "Kit Labs",
+      overall_passed: true,
+      results: [{ name: "THC", category: "potency", value: 20, unit: "%", passed: true, notes: null }],
+      lab_license: null,
+      test_type: "ComplianceTesting",
+      test_date: null
+    })
+    /** The memory driver needing `labs` for lab results, with a lab, recording what the port routes. */
+    const withLab = (options: { readonly byLab: boolean; readonly lab: boolean }) => {
+      const driver = Memory.make()
+      if (options.lab) {
+        driver.world.facilities.push({
+          ...driver.world.facilities[0]!,
+          id: labId,
+          name: "Memory Lab",
+          license_number: LAB,
+          provider_facility_id: LAB,
+          license_type: "Testing Laboratory",
+          capabilities: ["labs", "packages"]
+        })
+      }
+      const routed: Array<{ readonly at: string; readonly lab: string | undefined }> = []
+      const writes = driver.writes!
+      const port = ProviderPort.make({
+        ...driver,
+        descriptor: { ...driver.descriptor, writeNeeds: { record_lab_result: "labs" } },
+        writes: {
+          ...writes,
+          recordLabResult: (s, facility, c) =>
+            Effect.tap(writes.recordLabResult!(s, facility, c), () => {
+              routed.push({ at: facility.provider_facility_id, lab: undefined })
+            }),
+          ...(options.byLab
+            ? {
+              recordLabResultByLab: (s, facility, lab, c) =>
+                Effect.tap(writes.recordLabResult!(s, facility, c), () => {
+                  routed.push({ at: facility.provider_facility_id, lab: lab.provider_facility_id })
+                })
+            }
+            : {})
+        }
+      })
+      return { driver, port, routed }
+    }
+
+    it.effect("goes to the world's lab (a facility of the session with labs), answering the result", () =>
+      Effect.gen(function*() {
+        const { driver, port, routed } = withLab({ byLab: true, lab: true })
+        const pkg = driver.world.packages[0]!
+        const created = yield* port.recordLabResult(session, facilityId, command(pkg.id))
+        assert.strictEqual(created.package_id, pkg.id)
+        assert.strictEqual(created.facility_id, facilityId)
+        assert.deepStrictEqual(routed, [{ at: Memory.LICENSE, lab: LAB }])
+        // at the lab itself the ordinary write runs, as before
+        yield* port.recordLabResult(session, labId, command(pkg.id))
+        assert.deepStrictEqual(routed[1], { at: LAB, lab: undefined })
+      }))
+
+    it.effect("is refused with CapabilityNotEnabled without a lab route or without a lab, before any write", () =>
+      Effect.gen(function*() {
+        for (const options of [{ byLab: false, lab: true }, { byLab: true, lab: false }]) {
+          const { driver, port, routed } = withLab(options)
+          const error = yield* fail(port.recordLabResult(session, facilityId, command(driver.world.packages[0]!.id)))
+          assert.strictEqual(error._tag, "CapabilityNotEnabled", JSON.stringify(options))
+          assert.include(error.message, "labs")
+          assert.deepStrictEqual(routed, [])
+        }
+      }))
+
+    it.effect("still answers SandboxOnly on a production connection", () =>
+      Effect.gen(function*() {
+        const { driver, port, routed } = withLab({ byLab: true, lab: true })
+        const production = { ...session, environment: "production" as const }
+        const error = yield* fail(port.recordLabResult(production, facilityId, command(driver.world.packages[0]!.id)))
+        assert.strictEqual(error._tag, "SandboxOnly")
+        assert.deepStrictEqual(routed, [])
+      }))
+  })
 
   it.effect("assembles a chain of custody through the driver's reads", () =>
     Effect.gen(function*() {

@@ -84,6 +84,15 @@ export interface Profile {
   readonly discounts: boolean
   /** The category and unit a lab test name gets. */
   readonly classifyLabTest: (testName: string) => { readonly category: string; readonly unit: string | null }
+  /**
+   * How a testing sample package shows in the provider's metadata (Metrc's `IsTestingSample`), for
+   * a provider whose samples are packages; absent when samples are not packages (BioTrack's QA
+   * samples are rows of their own).
+   */
+  readonly testingSample?: {
+    readonly mark: (metadata: Package.Package["metadata"]) => Package.Package["metadata"]
+    readonly is: (metadata: Package.Package["metadata"]) => boolean
+  }
 }
 
 /**

@@ -68,6 +68,12 @@ export interface Split {
   /** What to draw from each source, in the source's unit or any unit that converts to it. */
   readonly ingredients: ReadonlyArray<{ readonly tag: string; readonly quantity: number; readonly unit: string }>
   readonly at: number
+  /**
+   * A testing sample (Metrc's `POST /packages/v2/testing`): submitted for testing, marked as a
+   * sample in the provider's metadata (`Profile.testingSample`), from one source package. The
+   * world's lab records its result, which shows on the source ({@link recordLabResult}).
+   */
+  readonly testingSample?: boolean
 }
 
 /**
@@ -83,6 +89,11 @@ export const splitPackage = (world: World, split: Split): Either.Either<Package.
     if (!(split.quantity > 0)) return yield* refuse("invalid", "The quantity must be more than zero")
     if (split.ingredients.length === 0) {
       return yield* refuse("invalid", "A new package needs at least one source package")
+    }
+    if (
+      split.testingSample === true && (Profile.of(world).testingSample === undefined || split.ingredients.length > 1)
+    ) {
+      return yield* refuse("invalid", "A testing sample is taken from one package")
     }
     const item = data.items.find((i) => i.name === split.itemName)
     if (item === undefined) return yield* refuse("invalid", `Item ${split.itemName} does not exist`)
@@ -129,7 +140,7 @@ export const splitPackage = (world: World, split: Split): Either.Either<Package.
       item_strain: item.strain,
       quantity: split.quantity,
       unit_of_measure: split.unit,
-      lab_testing_state: "NotSubmitted",
+      lab_testing_state: split.testingSample === true ? "SubmittedForTesting" : "NotSubmitted",
       is_on_hold: false,
       packaged_date: isoDay(split.at),
       expiration_date: null,
@@ -139,13 +150,15 @@ export const splitPackage = (world: World, split: Split): Either.Either<Package.
       source_harvest_ids: harvestIds,
       source_package_ids: [...new Set(sources.map((p) => p.id))],
       lab_results: [],
-      metadata: profile.packageMetadata({
-        quantity: split.quantity,
-        unitAbbreviation: Option.getOrElse(Units.canonical(split.unit), () => split.unit) === "Each" ? "ea" : "g",
-        sourceHarvestNames: harvestNames,
-        at: split.at,
-        providerItemId: item.provider_item_id
-      })
+      metadata: (split.testingSample === true ? profile.testingSample!.mark : (m: Package.Package["metadata"]) => m)(
+        profile.packageMetadata({
+          quantity: split.quantity,
+          unitAbbreviation: Option.getOrElse(Units.canonical(split.unit), () => split.unit) === "Each" ? "ea" : "g",
+          sourceHarvestNames: harvestNames,
+          at: split.at,
+          providerItemId: item.provider_item_id
+        })
+      )
     }
     for (const [source, take] of plan) {
       data.packages = data.packages.map((p) =>
@@ -184,15 +197,43 @@ export interface RecordLabResult {
 }
 
 /**
+ * A testing sample of the world with this tag, submitted for testing, and the package it was
+ * taken from (where the world's lab records its result).
+ */
+const submittedSample = (world: World, tag: string) => {
+  const marked = Profile.of(world).testingSample
+  if (marked === undefined) return undefined
+  for (const data of world.facilities) {
+    const sample = data.packages.find((p) =>
+      p.tag === tag && marked.is(p.metadata) && p.lab_testing_state === "SubmittedForTesting" &&
+      p.source_package_ids.length === 1
+    )
+    if (sample === undefined) continue
+    const source = data.packages.find((p) => p.id === sample.source_package_ids[0])
+    return source === undefined ? undefined : { data, sample, source }
+  }
+  return undefined
+}
+
+/**
  * Records a lab result on a package and moves its lab-testing state to TestPassed or TestFailed.
+ *
+ * Recorded by the world's lab (a testing facility) on a testing sample it does not hold (a sample
+ * taken at another facility of the world with `Split.testingSample`; the world does not model the
+ * sample's trip to the lab), the result is the sample's source package's, at the source's
+ * facility, as the state system shows a result inherited from a sample (ADR 0020); the sample's
+ * state follows too, and the lab's name and licence are the lab's.
  *
  * @since 0.1.0
  * @category writes
  */
 export const recordLabResult = (world: World, input: RecordLabResult): Either.Either<LabResult.LabResult, Refusal> =>
   Either.gen(function*() {
-    const data = yield* facilityOf(world, input.license)
-    const pkg = data.packages.find((p) => p.tag === input.tag)
+    const recorder = yield* facilityOf(world, input.license)
+    const held = recorder.packages.find((p) => p.tag === input.tag)
+    const sampled = held === undefined && recorder.role === "testing" ? submittedSample(world, input.tag) : undefined
+    const data = sampled?.data ?? recorder
+    const pkg = held ?? sampled?.source
     if (pkg === undefined) return yield* refuse("package_not_found", `Package ${input.tag} was not found`)
     if (input.results.length === 0) return yield* refuse("invalid", "A lab result needs at least one test")
     const n = world.counters.next++
@@ -203,8 +244,8 @@ export const recordLabResult = (world: World, input: RecordLabResult): Either.Ei
     const result: LabResult.LabResult = {
       id: Ids.make("lab_result", world.provider, providerId),
       package_id: pkg.id,
-      lab_name: input.labName ?? data.facility.name,
-      lab_license: input.labLicense ?? data.facility.license_number,
+      lab_name: input.labName ?? recorder.facility.name,
+      lab_license: input.labLicense ?? recorder.facility.license_number,
       test_date: input.testDate,
       result_date: input.testDate,
       overall_passed: passed,
@@ -218,8 +259,9 @@ export const recordLabResult = (world: World, input: RecordLabResult): Either.Ei
       provider_result_id: providerResultId
     }
     data.labResults.push(result)
+    const tested = new Set([pkg.id, ...(sampled === undefined ? [] : [sampled.sample.id])])
     data.packages = data.packages.map((p) =>
-      p.id === pkg.id
+      tested.has(p.id)
         ? {
           ...p,
           lab_testing_state: passed ? "TestPassed" : "TestFailed",
@@ -227,7 +269,7 @@ export const recordLabResult = (world: World, input: RecordLabResult): Either.Ei
         }
         : p
     )
-    world.modified.set(pkg.id, Math.floor(input.at / 1000) * 1000)
+    for (const id of tested) world.modified.set(id, Math.floor(input.at / 1000) * 1000)
     world.modified.set(result.id, Math.floor(input.at / 1000) * 1000)
     return result
   })

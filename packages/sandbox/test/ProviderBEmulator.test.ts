@@ -520,10 +520,12 @@ describe("ProviderBEmulator writes", () => {
     }).pipe(Effect.provide(portFor(handler)))
   })
 
-  it.effect("lab results are refused outside training mode, as BioTrack refuses non-labs", () => {
+  it.effect("lab results are refused from the company's login, training mode or not, and filed on the lab's", () => {
     const { handler, sandbox } = makeSandbox()
     const world = sandbox.world("provider_b", STATE, LOGIN)
-    const lot = world.facilities.find((d) => d.role === "cultivation")!.packages[0]!
+    const cultivator = world.facilities.find((d) => d.role === "cultivation")!
+    const lab = world.facilities.find((d) => d.role === "testing")!
+    const lot = cultivator.packages.find((p) => cultivator.labResults.every((r) => r.package_id !== p.id))!
     return Effect.gen(function*() {
       const sid = yield* loginRaw(handler)
       const sample = yield* post(handler, {
@@ -531,22 +533,43 @@ describe("ProviderBEmulator writes", () => {
         action: "inventory_qa_sample",
         sessionid: sid,
         barcodeid: lot.tag,
-        lab_id: "Some Lab",
+        lab_id: lab.facility.license_number,
         quantity: "0",
         use: 1
       })
       const [barcode] = sample.body["barcode_id"] as ReadonlyArray<string>
       const before = dump(world)
-      const refused = yield* post(handler, {
-        API: "4.0",
-        action: "inventory_qa_sample_results",
-        sessionid: sid,
-        sample_id: barcode,
-        result: 1,
-        test: [{ type: 2, THC: "20" }]
-      })
-      assert.deepStrictEqual(refused.body, { success: 0, error: "Only QA Labs may enter results.", errorcode: 200 })
+      const results = (sessionid: string, training: boolean) =>
+        post(handler, {
+          API: "4.0",
+          action: "inventory_qa_sample_results",
+          sessionid,
+          ...(training ? { training: "1" } : {}),
+          sample_id: barcode,
+          result: 1,
+          test: [{ type: 2, THC: "20" }]
+        })
+      for (const training of [false, true]) {
+        const refused = yield* results(sid, training)
+        assert.deepStrictEqual(refused.body, { success: 0, error: "Only QA Labs may enter results.", errorcode: 200 })
+      }
       assert.strictEqual(dump(world), before)
+      // the world's QA lab signs in with the username prefixed with lab: and files them
+      const labLogin = yield* post(handler, {
+        API: "4.0",
+        action: "login",
+        license_number: "000000000",
+        username: "lab:user_good",
+        password: "pass_good"
+      })
+      assert.strictEqual(labLogin.body["success"], 1)
+      const filed = yield* results(String(labLogin.body["sessionid"]), false)
+      assert.strictEqual(filed.body["success"], 1, JSON.stringify(filed.body))
+      const recorded = cultivator.labResults.filter((r) => r.package_id === lot.id)
+      assert.strictEqual(recorded.length, 1)
+      assert.strictEqual(recorded[0]!.lab_license, lab.facility.license_number)
+      assert.strictEqual(recorded[0]!.lab_name, lab.facility.name)
+      assert.strictEqual(cultivator.packages.find((p) => p.id === lot.id)!.lab_testing_state, "TestPassed")
     })
   })
 })

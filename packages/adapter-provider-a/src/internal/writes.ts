@@ -17,6 +17,12 @@ const todayIn = Effect.map(Clock.currentTimeMillis, (now) => new Date(now).toISO
  * (`POST /labtests/v2/record`) and a transfer (`POST /transfers/v2/templates/outgoing`: the API
  * creates templates only). Each checks what it can first, then reads back what it wrote.
  *
+ * A sandbox lab result at a facility that is no lab (`recordLabResultByLab`, ADR 0020) is made as
+ * Metrc makes one: a testing sample package is taken from the package at the facility, on its
+ * licence (`POST /packages/v2/testing`, from an unused tag), the lab records the result on the
+ * sample on the lab's licence (`POST /labtests/v2/record?licenseNumber=<lab>`; Metrc refuses it
+ * from the grower's), and the result is read back from the source package, which inherits it.
+ *
  * A transfer's parties arrive as licence numbers (the port resolves ids and names). A template's
  * `Packages` carry a `PackageLabel` (and a price) but no quantity: Metrc ships each package whole.
  * So every line must be all of its package (`Commands.wholePackageLine`): part of one is refused
@@ -74,32 +80,7 @@ export const makeWrites = (
         )
       }
       // a split needs an unused tag from the tags endpoint, which some states sell as an extra
-      const tags = yield* client.get(session, "/tags/v2/package/available", S.Array(AvailableTag), {
-        operation: "split_package",
-        license: license(facility)
-      }).pipe(
-        Effect.catchTag("ProviderPermissionDenied", () =>
-          Effect.fail(
-            new ProviderError.CapabilityNotEnabled({
-              provider: PROVIDER,
-              state: session.state,
-              capability: "package_tags",
-              message:
-                `split_package needs Metrc's package tags endpoint (/tags/v2/package/available), which licence ` +
-                `${license(facility)} may not use (in some states it is a paid extra): enable it for the licence in ` +
-                "Metrc, then retry"
-            })
-          ))
-      )
-      const tag = tags[0]
-      if (tag === undefined) {
-        return yield* new ProviderError.ProviderRejected({
-          provider: PROVIDER,
-          operation: "split_package",
-          messages: ["No unused package tag is available at this facility"],
-          message: "provider_a has no unused package tag for the new package; order tags first"
-        })
-      }
+      const tag = yield* unusedTag(session, facility, "split_package")
       const actualDate = yield* todayIn
       const result = yield* client.post(
         session,
@@ -139,17 +120,62 @@ export const makeWrites = (
       return yield* enrichPackage(session, facility, created)
     })
 
-  const recordLabResult = (session: Session.Session, facility: FacilityRef, command: Commands.RecordLabResult) =>
+  /** An unused package tag of the facility, for a new package (a split or a testing sample). */
+  const unusedTag = (session: Session.Session, facility: FacilityRef, operation: string) =>
     Effect.gen(function*() {
-      const label = Ids.decodeAs("package", PROVIDER, command.package_id)
-      if (Option.isNone(label)) return yield* ProviderError.ResourceNotFound.of("package", command.package_id)
-      const target = yield* packageByLabel(session, facility, label.value, command.package_id)
+      const tags = yield* client.get(session, "/tags/v2/package/available", S.Array(AvailableTag), {
+        operation,
+        license: license(facility)
+      }).pipe(
+        Effect.catchTag("ProviderPermissionDenied", () =>
+          Effect.fail(
+            new ProviderError.CapabilityNotEnabled({
+              provider: PROVIDER,
+              state: session.state,
+              capability: "package_tags",
+              message: `${operation} needs Metrc's package tags endpoint (/tags/v2/package/available), which licence ` +
+                `${license(facility)} may not use (in some states it is a paid extra): enable it for the licence in ` +
+                "Metrc, then retry"
+            })
+          ))
+      )
+      const tag = tags[0]
+      if (tag === undefined) {
+        return yield* new ProviderError.ProviderRejected({
+          provider: PROVIDER,
+          operation,
+          messages: ["No unused package tag is available at this facility"],
+          message: "provider_a has no unused package tag for the new package; order tags first"
+        })
+      }
+      return tag
+    })
+
+  const packageOf = (session: Session.Session, facility: FacilityRef, packageId: string) =>
+    Option.match(Ids.decodeAs("package", PROVIDER, packageId), {
+      onNone: () => Effect.fail(ProviderError.ResourceNotFound.of("package", packageId)),
+      onSome: (label) => packageByLabel(session, facility, label, packageId)
+    })
+
+  /**
+   * Records the result on `tested` (a package `recorder` holds, or a sample submitted to it) on
+   * the recorder's licence, and reads it back from `source` at `facility`.
+   */
+  const recordOn = (
+    session: Session.Session,
+    facility: FacilityRef,
+    recorder: FacilityRef,
+    testedLabel: string,
+    source: PackageV2,
+    command: Commands.RecordLabResult
+  ) =>
+    Effect.gen(function*() {
       const date = command.test_date ?? (yield* todayIn)
       const result = yield* client.post(
         session,
         "/labtests/v2/record",
         [{
-          Label: target.Label,
+          Label: testedLabel,
           ResultDate: `${date}T00:00:00Z`,
           DocumentFileName: null,
           DocumentFileBase64: null,
@@ -161,10 +187,10 @@ export const makeWrites = (
           }))
         }],
         WriteResult,
-        { operation: "record_lab_result", license: license(facility) }
+        { operation: "record_lab_result", license: license(recorder) }
       )
       const resultId = result.Ids[0]
-      const recorded = (yield* labResultsOfPackage(session, facility, target)).find((r) =>
+      const recorded = (yield* labResultsOfPackage(session, facility, source)).find((r) =>
         r.provider_result_id === String(resultId)
       )
       if (recorded === undefined) {
@@ -176,6 +202,73 @@ export const makeWrites = (
         })
       }
       return recorded
+    })
+
+  const recordLabResult = (session: Session.Session, facility: FacilityRef, command: Commands.RecordLabResult) =>
+    Effect.gen(function*() {
+      const target = yield* packageOf(session, facility, command.package_id)
+      return yield* recordOn(session, facility, facility, target.Label, target, command)
+    })
+
+  /** What a testing sample takes from its package: one unit of it, or all of a smaller package. */
+  const SAMPLE = 1
+
+  const recordLabResultByLab = (
+    session: Session.Session,
+    facility: FacilityRef,
+    lab: FacilityRef,
+    command: Commands.RecordLabResult
+  ) =>
+    Effect.gen(function*() {
+      const operation = "record_lab_result"
+      const source = yield* packageOf(session, facility, command.package_id)
+      const quantity = Math.min(SAMPLE, source.Quantity)
+      if (source.IsOnHold === true || !(quantity > 0)) {
+        return yield* new ProviderError.InsufficientQuantity({
+          package_id: command.package_id,
+          requested: SAMPLE,
+          available: source.IsOnHold === true ? 0 : source.Quantity,
+          unit_of_measure: source.UnitOfMeasureName,
+          message: source.IsOnHold === true
+            ? `Package ${source.Label} is on hold: no testing sample can be taken from it`
+            : `Package ${source.Label} is empty: no testing sample can be taken from it`
+        })
+      }
+      // 1. the testing sample, taken from the package on the facility's own licence
+      const tag = yield* unusedTag(session, facility, operation)
+      yield* client.post(
+        session,
+        "/packages/v2/testing",
+        [{
+          Tag: tag.Label,
+          Location: source.LocationName,
+          Sublocation: null,
+          Item: source.Item?.Name ?? null,
+          Quantity: quantity,
+          UnitOfMeasure: source.UnitOfMeasureName,
+          PatientLicenseNumber: null,
+          Note: null,
+          IsProductionBatch: false,
+          ProductionBatchNumber: null,
+          IsDonation: false,
+          IsTradeSample: false,
+          IsFinishedGood: false,
+          ProductRequiresRemediation: false,
+          UseSameItem: true,
+          ActualDate: yield* todayIn,
+          ExpirationDate: null,
+          SellByDate: null,
+          UseByDate: null,
+          Ingredients: [{ Package: source.Label, Quantity: quantity, UnitOfMeasure: source.UnitOfMeasureName }],
+          RequiredLabTestBatches: null,
+          ProcessingJobTypeId: null,
+          LabTestStageId: null
+        }],
+        WriteResult,
+        { operation, license: license(facility) }
+      )
+      // 2. the lab records the result on the sample, on the lab's licence; 3. the package inherits it
+      return yield* recordOn(session, facility, lab, tag.Label, source, command)
     })
 
   const createTransfer = (session: Session.Session, facility: FacilityRef, command: Commands.CreateTransfer) =>
@@ -247,5 +340,5 @@ export const makeWrites = (
       return yield* transfers.get(session, facility, transferProviderId(templateId, "template"))
     })
 
-  return { splitPackage, recordLabResult, createTransfer }
+  return { splitPackage, recordLabResult, recordLabResultByLab, createTransfer }
 }

@@ -5,6 +5,13 @@
  * `inventory_transfer_outbound`). Each checks the command against fresh inventory first, clears
  * the connection's tables, and reads the created object back from the sync tables.
  *
+ * BioTrack lets only QA labs enter results: `inventory_qa_sample_results` goes on the lab's login.
+ * In the sandbox that is the world's lab's ({@link labSession}: the same UBI and password, the
+ * username prefixed with `lab:`). A sandbox lab result at a facility that is no lab
+ * (`recordLabResultByLab`, ADR 0020) is made as BioTrack makes one: the facility sends a sample of
+ * its lot to the world's lab (`inventory_qa_sample` with the lab's licence as `lab_id`, on the
+ * connection's login), the lab files the panels, and the result shows on the lot (`parentid`).
+ *
  * `create_transfer` gets its parties as licence numbers (the port resolves ids and names). A
  * manifest stop lists barcodes (`stop_overview[].barcodeid`) and `inventory_transfer_outbound`
  * lines are documented as `{barcodeid, price}`: BioTrack ships each lot whole (to sell part of a
@@ -23,7 +30,7 @@
  */
 import type { Package, ProviderPort, Resource, Session } from "@tracebridge/core"
 import { Commands, Ids, ProviderError } from "@tracebridge/core"
-import { Effect, Option } from "effect"
+import { Effect, Option, Redacted } from "effect"
 import type { Client } from "../ProviderBClient.js"
 import { PROVIDER } from "./descriptor.js"
 import * as Manifests from "./manifests.js"
@@ -36,6 +43,26 @@ import type { Inventory } from "./wire/Inventory.js"
 import * as World from "./world.js"
 
 type Facility = ProviderPort.FacilityRef
+
+/**
+ * The username prefix of the sandbox world's QA lab login (the sandbox's provider_b logins).
+ */
+export const LAB_LOGIN_PREFIX = "lab:"
+
+/**
+ * The login QA results are entered on: in the sandbox, the world's lab's (the connection's UBI and
+ * password, the username prefixed with {@link LAB_LOGIN_PREFIX}, kept as a session of its own);
+ * elsewhere the connection's own (a lab's connection is a lab's login).
+ */
+export const labSession = (session: Session.Session): Session.Session => {
+  if (session.environment !== "sandbox") return session
+  const credentials = Redacted.value(session.credentials) as Readonly<Record<string, unknown>>
+  return {
+    ...session,
+    key: `${session.key}#lab`,
+    credentials: Redacted.make({ ...credentials, username: `${LAB_LOGIN_PREFIX}${String(credentials["username"])}` })
+  }
+}
 
 /** The writes over the session client, the connection's tables and the reads (to read back). */
 export const make = (client: Client, tables: SyncTablesCache, reads: Reads): ProviderPort.Writes => {
@@ -203,7 +230,16 @@ export const make = (client: Client, tables: SyncTablesCache, reads: Reads): Pro
       return yield* readBack(session, facility, "packages", barcode, operation)
     }).pipe(Effect.ensuring(invalidate(session))) as Effect.Effect<Package.Package, ProviderError.ProviderError>
 
-  const recordLabResult = (session: Session.Session, facility: Facility, command: Commands.RecordLabResult) =>
+  /**
+   * A sample of the lot of `command.package_id` at `facility` sent to `labId`, and its panels
+   * entered on the lab's login; the result read back at `facility`.
+   */
+  const sampleAndFile = (
+    session: Session.Session,
+    facility: Facility,
+    labId: string,
+    command: Commands.RecordLabResult
+  ) =>
     Effect.gen(function*() {
       const operation = "record_lab_result"
       const lots = yield* freshInventory(session, facility, operation)
@@ -227,7 +263,7 @@ export const make = (client: Client, tables: SyncTablesCache, reads: Reads): Pro
         "inventory_qa_sample",
         {
           barcodeid: lot.id,
-          lab_id: command.lab_license ?? command.lab_name,
+          lab_id: labId,
           quantity: "0",
           quantity_uom: uom(inventoryType(lot.inventorytype).unit),
           use: command.test_type === "ResearchTesting" ? 2 : 1
@@ -238,7 +274,7 @@ export const make = (client: Client, tables: SyncTablesCache, reads: Reads): Pro
         Effect.flatMap((answer) => created(answer, operation))
       )
       yield* client.call(
-        session,
+        labSession(session),
         "inventory_qa_sample_results",
         {
           sample_id: sample,
@@ -250,6 +286,16 @@ export const make = (client: Client, tables: SyncTablesCache, reads: Reads): Pro
       )
       return yield* readBack(session, facility, "lab_results", sample, operation)
     }).pipe(Effect.ensuring(invalidate(session)))
+
+  const recordLabResult = (session: Session.Session, facility: Facility, command: Commands.RecordLabResult) =>
+    sampleAndFile(session, facility, command.lab_license ?? command.lab_name, command)
+
+  const recordLabResultByLab = (
+    session: Session.Session,
+    facility: Facility,
+    lab: Facility,
+    command: Commands.RecordLabResult
+  ) => sampleAndFile(session, facility, lab.provider_facility_id, command)
 
   const epoch = (iso: string | null) => (iso === null ? undefined : Math.floor(Date.parse(iso) / 1000))
 
@@ -377,5 +423,5 @@ export const make = (client: Client, tables: SyncTablesCache, reads: Reads): Pro
       return yield* readBack(session, facility, "transfers", `${stop.manifestid}/${stop.stopnumber}`, operation)
     }).pipe(Effect.ensuring(invalidate(session)))
 
-  return { splitPackage, recordLabResult, createTransfer }
+  return { splitPackage, recordLabResult, recordLabResultByLab, createTransfer }
 }

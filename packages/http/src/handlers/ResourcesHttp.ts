@@ -3,8 +3,16 @@
  */
 import type { HttpServerResponse } from "@effect/platform"
 import { HttpApiBuilder } from "@effect/platform"
-import type { ProviderError, ProviderPort, Session } from "@tracebridge/core"
-import { Envelope as CoreEnvelope, Ids, type Page, ProviderName, Resource } from "@tracebridge/core"
+import type { LabResult, ProviderError, ProviderPort, Session, WebhookEvent } from "@tracebridge/core"
+import {
+  Envelope as CoreEnvelope,
+  Ids,
+  LabResult as LabResults,
+  type Page,
+  ProviderName,
+  Resource,
+  WebhookEvent as WebhookEvents
+} from "@tracebridge/core"
 import { Reads } from "@tracebridge/sync"
 import type { Schema } from "effect"
 import { Effect, Option } from "effect"
@@ -13,6 +21,7 @@ import * as Errors from "../Errors.js"
 import * as FastJson from "../FastJson.js"
 import type { Connection } from "../persistence/ConnectionStore.js"
 import * as Envelope from "./envelope.js"
+import type { Announce } from "./provider.js"
 import { callOn, ownFacility, reachable, reachableFacility } from "./provider.js"
 
 type FacilityPath = { readonly connection_id: string; readonly facility_id: string }
@@ -36,16 +45,38 @@ const responders = Object.fromEntries(
 const one = <A>(
   path: FacilityPath,
   call: (port: ProviderPort.Service, session: Session.Session) => Effect.Effect<A, ProviderError.ProviderError>,
-  mode: "read" | "write" = "read"
+  mode: "read" | "write" = "read",
+  announce?: Announce<A>
 ) =>
   Effect.gen(function*() {
     const reached = yield* reachable(path.connection_id)
     // The port refuses every write outside the sandbox (403 `sandbox_only`) before any request:
     // asking the state system for the facility list first would only cost a call.
     if (mode === "read" || reached.is_sandbox) yield* ownFacility(reached, path.facility_id)
-    const { connection, value } = yield* callOn(reached, call, mode)
+    const { connection, value } = yield* callOn(reached, call, mode, announce)
     return yield* Envelope.one(value, { provider: connection.provider, state: connection.state })
   })
+
+/**
+ * A sandbox lab result's `lab_result.received` (the spec: every new lab result attached to a
+ * package of the connection), shaped as the `lab_result_received` scenario's.
+ */
+const labResultReceived = (tag: () => string): Announce<LabResult.LabResult> => (result, connection, envelope) =>
+  ({
+    ...envelope,
+    type: "lab_result.received",
+    api_version: WebhookEvents.API_VERSION,
+    data: {
+      id: result.id,
+      connection_id: connection.id,
+      facility_id: result.facility_id,
+      package_id: result.package_id,
+      package_tag: tag(),
+      passed: result.overall_passed,
+      failed_panel: [...LabResults.failedPanel(result)],
+      lab_result: result
+    }
+  }) as unknown as WebhookEvent.WebhookEvent
 
 /** A list's query string as the endpoint decodes it: the page rules and the resource's filters. */
 type ListParams<R extends Resource.Name> = Page.PageRequest & Resource.Filters<R>
@@ -131,9 +162,25 @@ export const HttpResourcesLive = HttpApiBuilder.group(Api, "resources", (handler
     .handle("getHarvest", get("harvests"))
     .handle("listLabResults", list("lab_results"))
     .handle("getLabResult", get("lab_results"))
-    .handle("createLabResult", ({ path, payload }) =>
-      one(path, (port, session) =>
-        port.recordLabResult(session, path.facility_id, payload), "write"))
+    .handle("createLabResult", ({ path, payload }) => {
+      // the package's tag, read with the write on the same world, for the event
+      let tag = ""
+      return one(
+        path,
+        (port, session) =>
+          Effect.tap(port.recordLabResult(session, path.facility_id, payload), (result) =>
+            port.get("packages", session, path.facility_id, result.package_id).pipe(
+              Effect.tap((pkg) =>
+                Effect.sync(() => (tag = pkg.tag))
+              ),
+              Effect.ignore
+            )),
+        "write",
+        labResultReceived(() =>
+          tag
+        )
+      )
+    })
     .handle("listTransfers", list("transfers"))
     .handle("getTransfer", get("transfers"))
     .handle("createTransfer", ({ path, payload }) =>

@@ -1,14 +1,27 @@
-import type { ProviderError, ProviderPort, Session } from "@tracebridge/core"
+import type { ProviderError, ProviderPort, Session, WebhookEvent } from "@tracebridge/core"
 import { Ids, ProviderName } from "@tracebridge/core"
 import { SyncStore } from "@tracebridge/sync"
-import { Effect, Either, Option } from "effect"
+import { Clock, Effect, Either, Option } from "effect"
 import * as Errors from "../Errors.js"
 import * as Idempotency from "../Idempotency.js"
 import type { Connection } from "../persistence/ConnectionStore.js"
+import { Transactions } from "../persistence/Transactions.js"
 import { CurrentPrincipal } from "../Security.js"
 import { Connections } from "../services/Connections.js"
+import * as Crypto from "../services/Crypto.js"
 import { Providers } from "../services/Providers.js"
 import * as Sync from "../services/Sync.js"
+import { Webhooks } from "../services/Webhooks.js"
+
+/**
+ * The webhook event a sandbox write announces (a lab result's `lab_result.received`), built from
+ * what it wrote, the connection, the event's id and the time.
+ */
+export type Announce<A> = (
+  written: A,
+  connection: Connection,
+  envelope: { readonly id: string; readonly created: string }
+) => WebhookEvent.WebhookEvent
 
 /** A provider call for a connection. */
 type Call<A> = (
@@ -62,7 +75,9 @@ export const withConnection = <A>(
 export const callOn = <A>(
   connection: Connection,
   call: Call<A>,
-  mode: "read" | "write" = "read"
+  mode: "read" | "write" = "read",
+  /** For a sandbox write: the event it announces, stored with its changes (as a scenario's is). */
+  announce?: Announce<A>
 ) =>
   Effect.gen(function*() {
     const providers = yield* Providers
@@ -72,8 +87,27 @@ export const callOn = <A>(
     }
     const session = yield* providers.session(connection)
     const upstream = providers.upstream(connection.provider, call(port.value, session, connection))
+    const webhooks = yield* Webhooks
+    const transactions = yield* Transactions
     const result = yield* (mode === "write"
-      ? providers.state.write(connection, () => Effect.either(upstream))
+      ? providers.state.write(connection, (commit) =>
+        Effect.gen(function*() {
+          const written = yield* Effect.either(upstream)
+          if (Either.isLeft(written) || announce === undefined || !connection.is_sandbox) return written
+          // the changes and the event are stored together: no event is lost, none is sent twice
+          const at = yield* Clock.currentTimeMillis
+          const event = announce(written.right, connection, {
+            id: Crypto.id("evt_"),
+            created: new Date(at).toISOString()
+          })
+          yield* Effect.uninterruptible(Effect.flatMap(
+            transactions.transaction(
+              Effect.zipRight(commit, webhooks.enqueueAndSend(connection.organisation_id, connection.id, event))
+            ),
+            ({ send }) => send
+          ))
+          return written
+        }))
       : providers.state.read(connection, Effect.either(upstream)))
     if (result._tag === "Right") {
       if (mode === "write" && connection.is_sandbox) yield* Sync.afterSandboxChange(connection.id)

@@ -119,6 +119,7 @@ const reads: ReadonlyArray<Route.Route<Read.Handler>> = [
 /** POST endpoints of the facility of `licenseNumber`. */
 const writes: ReadonlyArray<Route.Route<Write.Handler>> = [
   Route.post("/packages/v2/", Write.createPackage),
+  Route.post("/packages/v2/testing", Write.createTestingPackage),
   Route.post("/labtests/v2/record", Write.recordLabTest),
   Route.post("/transfers/v2/templates/outgoing", Write.createTemplate)
 ]

@@ -54,6 +54,10 @@ export const profile: Profile = {
     return metadata
   },
   touchMetadata: (metadata, at) => ({ ...metadata, LastModified: metrcTime(at) }),
+  testingSample: {
+    mark: (metadata) => ({ ...metadata, IsTestingSample: true }),
+    is: (metadata) => (metadata as Record<string, unknown>).IsTestingSample === true
+  },
   labResultIds: (_tested, resultNo) => ({
     providerId: String(resultNo),
     providerResultId: String(resultNo)

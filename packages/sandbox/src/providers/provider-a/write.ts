@@ -38,7 +38,16 @@ const refused = (refusal: Refusal) => invalid(refusal.message)
 const created = (id: number) => json(Serialize.writeResult([id]))
 
 /** `POST /packages/v2/`: a package drawn from others (a split). */
-export const createPackage: Handler = (ctx) => {
+export const createPackage: Handler = (ctx) => packageFrom(ctx, false)
+
+/**
+ * `POST /packages/v2/testing`: a testing sample package drawn from one package (the same body),
+ * submitted for testing (`IsTestingSample`, `LabTestingState` SubmittedForTesting); the lab's
+ * `labtests/record` on it shows on the package it was taken from.
+ */
+export const createTestingPackage: Handler = (ctx) => packageFrom(ctx, true)
+
+const packageFrom = (ctx: Context, testingSample: boolean): Response => {
   const obj = Requests.createPackage(ctx.body)
   if (obj === undefined) return invalid("The package data is invalid.")
   const result = ctx.sandbox.apply<Package.Package>(ctx.world, {
@@ -50,7 +59,8 @@ export const createPackage: Handler = (ctx) => {
       quantity: obj.Quantity,
       unit: obj.UnitOfMeasure,
       ingredients: obj.Ingredients.map((i) => ({ tag: i.Package, quantity: i.Quantity, unit: i.UnitOfMeasure })),
-      at: ctx.now
+      at: ctx.now,
+      ...(testingSample ? { testingSample } : {})
     }
   })
   return Either.match(result, {
@@ -59,7 +69,10 @@ export const createPackage: Handler = (ctx) => {
   })
 }
 
-/** `POST /labtests/v2/record`: the results of one tested package. */
+/**
+ * `POST /labtests/v2/record`: the results of one tested package: one the lab holds, or a testing
+ * sample of the world submitted to it (the result shows on the sample's source package).
+ */
 export const recordLabTest: Handler = (ctx) => {
   // only a testing facility (FacilityType.CanTestPackages) records results, as Metrc permits
   if (!ctx.data.facility.capabilities.includes("labs")) {

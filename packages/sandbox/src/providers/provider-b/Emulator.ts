@@ -9,7 +9,8 @@
  *   `sandbox.now()`), after which every call answers errorcode 63.
  * - Every answer is HTTP 200 with `success` 1 or 0; failures carry `error` and usually `errorcode`
  *   (17 wrong API version, 62 missing privilege, 63 session expired, 602 validation or not found,
- *   200 lab-only results).
+ *   200 lab-only results: only a session of the world's QA lab, `Logins.LAB_PREFIX`, enters QA
+ *   results; a company login is refused, training mode or not).
  * - `sync_*` answers serve the login's world in BioTrack's rows (`rows.ts`), which the emulator
  *   writes itself in BioTrack's formats (`format.ts`: string numbers, epoch seconds, "0"/"1"
  *   flags): it does not use the adapter's wire schemas, so that a mistake in one of them fails the
@@ -94,6 +95,8 @@ interface SessionEntry {
   readonly state: ProviderName.UsState
   readonly login: string
   readonly ubi: string
+  /** Signed in as the world's QA lab (`Logins.LAB_PREFIX`): may enter QA results. */
+  readonly lab: boolean
   lastSeen: number
 }
 
@@ -242,7 +245,8 @@ const login = (
       const n = emulator.logins
       const now = sandbox.now()
       const sessionid = sessionIdOf(sandbox, n)
-      emulator.sessions.set(sessionid, { state, login: outcome.login, ubi, lastSeen: now })
+      const lab = Logins.isLabLogin(text(body["username"]))
+      emulator.sessions.set(sessionid, { state, login: outcome.login, ubi, lab, lastSeen: now })
       return Faults.delayed(
         json({ success: 1, admin: 1, sessionid, time: Rows.seconds(now) }),
         Faults.delayFor(fault)
@@ -317,8 +321,7 @@ const act = (
   if (action === "inventory_qa_check") return qaCheck(world, memory, body)
   const write = writes[action]
   if (write === undefined) return failure(`Invalid action: ${action}.`)
-  const training = text(body["training"]) === "1"
-  return Either.match(write({ sandbox, world, memory, body, training }), {
+  return Either.match(write({ sandbox, world, memory, body, lab: session.lab }), {
     onLeft: (f) => failure(f.error, f.errorcode),
     onRight: (answer) => json(answer)
   })

@@ -55,8 +55,8 @@ export interface Context {
   readonly world: World
   readonly memory: Memory
   readonly body: Readonly<Record<string, unknown>>
-  /** The call carries `"training":"1"` (BioTrack's training mode). */
-  readonly training: boolean
+  /** The session is the world's QA lab's (`Logins.LAB_PREFIX`), the only one that enters results. */
+  readonly lab: boolean
 }
 
 /** Validation and not-found answers. */
@@ -261,10 +261,14 @@ const verdicts = (
   return out
 }
 
-/** `inventory_qa_sample_results`: a lab files the panels of a sample (training mode or a lab login). */
+/**
+ * `inventory_qa_sample_results`: a lab files the panels of a sample, on the lab's login only (a
+ * grower's is refused, training mode or not, as BioTrack refuses non-labs). The result is the
+ * sample's, and shows on the lot it was taken from (`parentid`), as BioTrack shows it.
+ */
 export const results = (ctx: Context): Either.Either<Written, Failure> =>
   Either.gen(function*() {
-    if (!ctx.training) return yield* fail("Only QA Labs may enter results.", LAB_ONLY)
+    if (!ctx.lab) return yield* fail("Only QA Labs may enter results.", LAB_ONLY)
     const body = yield* decode(ResultsBody, ctx.body)
     const pending = ctx.memory.pending.get(body.sample_id)
     if (pending === undefined) {

@@ -56,7 +56,7 @@ describe("ProviderA capabilities", () => {
     )
   })
 
-  it.effect("records a lab result only at a testing laboratory: elsewhere the port refuses it and the emulator too", () => {
+  it.effect("a grower's lab result goes through a testing sample and the lab's licence; Metrc refuses the grower's", () => {
     const a = A.make()
     const cultivator = a.facility("cultivation")
     const lab = a.facility("testing")
@@ -71,12 +71,15 @@ describe("ProviderA capabilities", () => {
     })
     return A.withPort((port) =>
       Effect.gen(function*() {
-        const refused = yield* Effect.flip(
-          port.recordLabResult(a.session(), cultivator.facility.id, command(cultivator.packages[0]!.id))
-        )
-        assert.strictEqual(refused._tag, "CapabilityNotEnabled")
-        assert.include(refused.message, "labs")
-        assert.isFalse(a.upstream.log.some((l) => l.startsWith("POST")), "the port refused before writing")
+        // at the cultivator: a testing sample on its licence, the result recorded on the lab's
+        const source = cultivator.packages.find((p) => !p.is_on_hold && p.quantity >= 2)!
+        const byLab = yield* port.recordLabResult(a.session(), cultivator.facility.id, command(source.id))
+        assert.strictEqual(byLab.package_id, source.id)
+        assert.strictEqual(byLab.lab_license, lab.facility.license_number)
+        const posts = a.upstream.log.filter((l) => l.startsWith("POST"))
+        assert.strictEqual(posts.length, 2, posts.join("\n"))
+        assert.include(posts[0]!, `/packages/v2/testing?licenseNumber=${cultivator.facility.license_number}`)
+        assert.include(posts[1]!, `/labtests/v2/record?licenseNumber=${lab.facility.license_number}`)
         // Metrc itself refuses a licence that may not record results
         const raw = yield* Effect.promise(() =>
           fetch(

@@ -282,12 +282,20 @@ const setup = Effect.gen(function*() {
     username: good.username,
     password: good.password
   })
+  const labLoggedIn = yield* post({
+    API: "4.0",
+    action: "login",
+    license_number: good.ubi,
+    username: `lab:${good.username}`,
+    password: good.password
+  })
   const judged = Rows.samples(world, [], new Map()).find((s) => (s.judged?.results.length ?? 0) > 0)!
   const vars: Record<string, string> = {
     ubi: good.ubi!,
     username: good.username!,
     password: good.password!,
     sessionid: String(loggedIn.body["sessionid"]),
+    labsessionid: String(labLoggedIn.body["sessionid"]),
     lot: lot.tag,
     other: lots[1]!.tag,
     strain: lot.item_strain ?? "",
