@@ -279,10 +279,20 @@ export class Tracebridge {
    * A facility's change feed (`GET P/changes`), page after page from `query.cursor` (or the
    * beginning) while `meta.has_more`. Store each page's `meta.next_cursor` once you have handled
    * the page: the next call from it gets every later change once, and nothing you already have.
+   *
+   * While the facility is still filling (`meta.sync.status` `backfilling`), the API answers
+   * `has_more: true` even when it has nothing more stored yet; the iterator then waits
+   * `query.waitMs` (default 2000 ms, the API's `Retry-After`) before it asks again, so it ends only
+   * once the facility is up to date.
    */
   async *changePages(
     facility: { readonly connection_id: string; readonly facility_id: string },
-    query: { readonly cursor?: string; readonly limit?: number; readonly types?: string } = {}
+    query: {
+      readonly cursor?: string
+      readonly limit?: number
+      readonly types?: string
+      readonly waitMs?: number
+    } = {}
   ): AsyncGenerator<ChangesPage, void, undefined> {
     let cursor = query.cursor
     for (;;) {
@@ -303,13 +313,23 @@ export class Tracebridge {
       yield body
       if (!body.meta.has_more) return
       cursor = body.meta.next_cursor
+      // still filling, and nothing more stored yet: ask again after a while
+      if (body.data.length === 0) await defaultSleep(query.waitMs ?? 2_000)
     }
   }
 
-  /** Every change of a facility's feed from `query.cursor` (or the beginning) to its end. */
+  /**
+   * Every change of a facility's feed from `query.cursor` (or the beginning) to its end: while the
+   * facility fills, it waits for the rest (`changePages`).
+   */
   async *changes(
     facility: { readonly connection_id: string; readonly facility_id: string },
-    query: { readonly cursor?: string; readonly limit?: number; readonly types?: string } = {}
+    query: {
+      readonly cursor?: string
+      readonly limit?: number
+      readonly types?: string
+      readonly waitMs?: number
+    } = {}
   ): AsyncGenerator<components["schemas"]["Change"], void, undefined> {
     for await (const page of this.changePages(facility, query)) yield* page.data
   }

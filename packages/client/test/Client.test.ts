@@ -153,6 +153,28 @@ describe("the change feed", () => {
   }, 60_000)
 })
 
+describe("the change feed while it fills", () => {
+  it("changes() on a new connection waits for the backfill and yields every package, not nothing", async () => {
+    const tb = sdk()
+    const { connection_id, facility } = await connection(tb)
+    const path = { connection_id, facility_id: facility.id }
+    // a slow state system keeps the backfill going; the first page comes while it fills
+    await tb.put("/v1/sandbox/{connection_id}/faults", {
+      params: { path: { connection_id } },
+      body: { kind: "slow", delay_ms: 20 }
+    })
+    const first = await tb.get(`${P}/changes`, { params: { path, query: { types: "packages" } } })
+    expect(first.meta.sync.status).toBe("backfilling")
+    expect(first.meta.has_more).toBe(true)
+    await tb.delete("/v1/sandbox/{connection_id}/faults", { params: { path: { connection_id } } })
+    const seen: Array<string> = []
+    for await (const change of tb.changes(path, { types: "packages", waitMs: 50 })) seen.push(change.object_id)
+    const all = await tb.get(`${P}/packages`, { params: { path, query: { per_page: 100 } } })
+    expect(seen.length).toBeGreaterThan(0)
+    expect(new Set(seen)).toEqual(new Set(all.data.map((p) => p.id)))
+  }, 60_000)
+})
+
 describe("errors", () => {
   it("throws a TracebridgeError with status, type, code, message, request id and param", async () => {
     const tb = sdk()

@@ -64,6 +64,47 @@ const listAll = (token: string, base: string, list: string) =>
 for (const provider of ["provider_a", "provider_b"] as const) {
   describe.sequential(`managed sync (${provider} sandbox)`, () => {
     it.live(
+      "while a facility fills, the feed never says it is up to date: has_more with Retry-After",
+      () =>
+        Effect.gen(function*() {
+          const me = yield* signIn
+          const linked = yield* linkSandbox(me.access, provider)
+          // a slow state system keeps the backfill going for a while
+          const slowed = yield* call("PUT", `/v1/sandbox/${linked.connection_id}/faults`, {
+            token: me.access,
+            json: { kind: "slow", delay_ms: 30 }
+          })
+          assert.strictEqual(slowed.status, 200, JSON.stringify(slowed.body))
+          const facilities = yield* call("GET", `/v1/connections/${linked.connection_id}/facilities`, {
+            token: me.access
+          })
+          const base = `/v1/connections/${linked.connection_id}/facilities/${facilities.body.data[0].id}`
+          const first = yield* call("GET", `${base}/changes`, { token: me.access })
+          assert.strictEqual(first.status, 200, JSON.stringify(first.body))
+          assert.strictEqual(first.body.meta.sync.status, "backfilling")
+          assert.isTrue(first.body.meta.has_more, "a filling feed has more to come")
+          assert.isAtLeast(Number(first.headers["retry-after"]), 1)
+          let cursor = first.body.meta.next_cursor as string
+          let seen = first.body.data.length
+          yield* call("DELETE", `/v1/sandbox/${linked.connection_id}/faults`, { token: me.access })
+          for (let i = 0; i < 600; i++) {
+            const page = yield* call("GET", `${base}/changes?cursor=${cursor}`, { token: me.access })
+            assert.strictEqual(page.status, 200, JSON.stringify(page.body))
+            seen += page.body.data.length
+            cursor = page.body.meta.next_cursor
+            if (!page.body.meta.has_more) {
+              assert.strictEqual(page.body.meta.sync.status, "live", "up to date only once the backfill is done")
+              assert.isAbove(seen, 0)
+              return
+            }
+            if (page.body.meta.sync.status === "backfilling" && page.body.data.length === 0) yield* pause(50)
+          }
+          assert.fail("the feed never caught up")
+        }).pipe(Effect.provide(TestApp)),
+      60_000
+    )
+
+    it.live(
       "the feed holds exactly what the facility's lists hold, then a write shows up once",
       () =>
         Effect.gen(function*() {

@@ -18,6 +18,15 @@ const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toIS
 
 const isChangeType = Schema.is(CoreChange.ChangeType)
 
+/**
+ * The `Retry-After` (seconds) of a feed page that reached the end of what a filling facility has
+ * stored so far.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const FILLING_RETRY_AFTER_SECONDS = 2
+
 const invalid = (message: string, param: string) => Errors.fail("validation_error", "invalid_parameter", message, param)
 
 /** The `types` filter: known list names, or a 400 naming the first unknown one. */
@@ -67,10 +76,14 @@ export const HttpSyncLive = HttpApiBuilder.group(Api, "sync", (handlers) =>
         const rows = yield* store.feed(connection.id, path.facility_id, after, limit + 1, types)
         const page = rows.slice(0, limit)
         const last = page.length === 0 ? after : page[page.length - 1]!.seq
+        // While the facility fills, the feed is never "up to date" (issue #30): a page that reached
+        // what is stored so far says more is to come, and when to ask again.
+        const filling = Option.match(state, { onNone: () => true, onSome: (s) => s.status === "backfilling" })
+        const caughtUp = rows.length <= limit
         const meta = {
           ...(yield* Envelope.meta({ provider: connection.provider, state: connection.state })),
           next_cursor: Cursor.encode(key, binding, { seq: last, issued_at: now }),
-          has_more: rows.length > limit,
+          has_more: !caughtUp || filling,
           sync: Option.match(state, {
             onNone: () => ({ status: "backfilling", backfilled_through: null, last_synced_at: null }),
             onSome: (s) => ({
@@ -88,9 +101,12 @@ export const HttpSyncLive = HttpApiBuilder.group(Api, "sync", (handlers) =>
             new Date(c.changed_at).toISOString()
           }"}`
         )
-        return HttpServerResponse.text(`{"data":[${data.join(",")}],"meta":${JSON.stringify(meta)}}`, {
+        const response = HttpServerResponse.text(`{"data":[${data.join(",")}],"meta":${JSON.stringify(meta)}}`, {
           contentType: "application/json"
         })
+        return caughtUp && filling
+          ? HttpServerResponse.setHeader(response, "retry-after", String(FILLING_RETRY_AFTER_SECONDS))
+          : response
       }))
     .handle("getConnectionSync", ({ path }) =>
       Effect.gen(function*() {
