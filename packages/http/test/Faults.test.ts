@@ -87,6 +87,39 @@ describe("sandbox faults end to end", () => {
       assert.strictEqual(connection.body.data.status, "error")
     }).pipe(Effect.provide(TestApp)))
 
+  it.effect("a cleared fault, or a reset, brings a connection out of error (issue #30)", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const statusOf = (id: string) =>
+        Effect.map(call("GET", `/v1/connections/${id}`, { token: me.access }), (r) => r.body.data.status as string)
+      for (const way of ["clear", "reset"] as const) {
+        const conn = yield* linkSandbox(me.access)
+        const packages = yield* packagesOf(me.access, conn.connection_id)
+        yield* setFault(me.access, conn.connection_id, { kind: "expired_login" })
+        expectError(yield* settle(call("GET", packages, { token: me.access })), 409, "connection_login_required")
+        assert.strictEqual(yield* statusOf(conn.connection_id), "error")
+        const done = way === "clear"
+          ? yield* call("DELETE", `/v1/sandbox/${conn.connection_id}/faults`, { token: me.access })
+          : yield* call("POST", `/v1/sandbox/${conn.connection_id}/reset`, { token: me.access })
+        assert.strictEqual(done.status, 200, JSON.stringify(done.body))
+        assert.strictEqual(yield* statusOf(conn.connection_id), "active", `after ${way}`)
+        const read = yield* settle(call("GET", packages, { token: me.access }))
+        assert.strictEqual(read.status, 200, JSON.stringify(read.body))
+      }
+      // a login the world itself refuses stays in error after a cleared fault: nothing was fixed
+      const flagged = yield* linkSandbox(me.access)
+      const simulated = yield* call("POST", `/v1/sandbox/${flagged.connection_id}/simulate`, {
+        token: me.access,
+        json: { scenario: "connection_login_required" }
+      })
+      assert.strictEqual(simulated.status, 200, JSON.stringify(simulated.body))
+      assert.strictEqual(yield* statusOf(flagged.connection_id), "error")
+      yield* call("DELETE", `/v1/sandbox/${flagged.connection_id}/faults`, { token: me.access })
+      assert.strictEqual(yield* statusOf(flagged.connection_id), "error")
+      yield* call("POST", `/v1/sandbox/${flagged.connection_id}/reset`, { token: me.access })
+      assert.strictEqual(yield* statusOf(flagged.connection_id), "active")
+    }).pipe(Effect.provide(TestApp)))
+
   it.effect("provider_b: an outage and a throttle (Retry-After even when BioTrack gives none)", () =>
     Effect.gen(function*() {
       const me = yield* signIn

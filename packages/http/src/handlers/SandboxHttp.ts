@@ -3,10 +3,11 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import type { Faults, Scenario } from "@tracebridge/sandbox"
-import { Clock, Effect, Either } from "effect"
+import { Clock, Effect, Either, Option } from "effect"
 import { Api } from "../Api.js"
 import * as Errors from "../Errors.js"
 import * as Idempotency from "../Idempotency.js"
+import type { Connection } from "../persistence/ConnectionStore.js"
 import { Transactions } from "../persistence/Transactions.js"
 import { CurrentPrincipal } from "../Security.js"
 import { Connections } from "../services/Connections.js"
@@ -30,6 +31,24 @@ const scenarioError = (failure: Scenario.Failure) =>
     : Effect.flatMap(Errors.fromProviderError(failure), Effect.fail)
 
 /** A sandbox connection of the caller that is not disconnected (checked before any key is claimed). */
+/**
+ * A connection in `error` whose login the world accepts again (its fault cleared, or the world
+ * reset) is `active` again (issue #30); one the world still refuses stays in `error`.
+ */
+const recover = (connection: Connection) =>
+  Effect.gen(function*() {
+    if (connection.status !== "error") return
+    const providers = yield* Providers
+    const port = yield* providers.port(connection.provider, true)
+    if (Option.isNone(port)) return
+    // one small read of the world as it is now (not the kept facility list)
+    const session = yield* providers.session(connection)
+    const answered = yield* Effect.either(
+      providers.upstream(connection.provider, port.value.listFacilities(session, { page: 1, per_page: 1 }))
+    )
+    if (Either.isRight(answered)) yield* (yield* Connections).moveTo(connection, "active")
+  })
+
 const sandboxConnection = (connectionId: string, what: string) =>
   Effect.gen(function*() {
     const principal = yield* CurrentPrincipal
@@ -126,6 +145,7 @@ export const HttpSandboxLive = HttpApiBuilder.group(
           yield* providers.state.reset(connection)
           // the world is back at its seed: the sync reads it again, and what is gone is removed
           yield* Sync.afterSandboxReset(connection.id)
+          yield* recover(connection)
           const at = yield* Clock.currentTimeMillis
           return yield* Envelope.one(
             { connection_id: connection.id, reset_at: new Date(at).toISOString() },
@@ -150,6 +170,7 @@ export const HttpSandboxLive = HttpApiBuilder.group(
           const providers = yield* Providers
           const connection = yield* sandboxConnection(path.connection_id, "Faults")
           yield* providers.state.setFault(connection, null)
+          yield* recover(connection)
           return yield* faultAnswer(connection, undefined)
         }))
 )
