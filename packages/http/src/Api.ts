@@ -35,6 +35,7 @@ import { SystemApi } from "./groups/SystemApi.js"
 import { WebhooksApi } from "./groups/WebhooksApi.js"
 import * as OpenApiDocument from "./OpenApiDocument.js"
 import * as OpenApiHeaders from "./OpenApiHeaders.js"
+import * as PublicOrigin from "./PublicOrigin.js"
 
 /**
  * The version printed in the OpenAPI document (`info.version`).
@@ -78,8 +79,8 @@ export class Api extends HttpApi.make("tracebridge")
   .annotate(OpenApi.Version, VERSION)
   .annotate(OpenApi.Transform, (spec) => OpenApiHeaders.addHeaders(OpenApiDocument.polish(spec)))
   .annotate(OpenApi.Servers, [{
-    url: "http://127.0.0.1:4000",
-    description: "A local `npm start`; use your deployment's URL"
+    url: PublicOrigin.DEFAULT_ORIGIN,
+    description: "Where this document was served from (or `TRACEBRIDGE_PUBLIC_URL`)"
   }])
   .annotate(
     OpenApi.Description,

@@ -35,6 +35,7 @@ import { HttpSystemLive } from "./handlers/SystemHttp.js"
 import { HttpWebhooksLive } from "./handlers/WebhooksHttp.js"
 import * as Idempotency from "./Idempotency.js"
 import * as Limits from "./Limits.js"
+import * as OpenApiRoute from "./OpenApiRoute.js"
 import { isUnavailable, type Persistence } from "./persistence/Database.js"
 import { IdempotencyStore } from "./persistence/IdempotencyStore.js"
 import * as RateLimit from "./RateLimit.js"
@@ -431,7 +432,7 @@ export const makeHttpLive = (options: Options = {}) =>
       HttpMiddleware.withTracerDisabledWhen(() => options.tracing !== true),
       Layer.provide(DocsRoute.layer),
       Layer.provide(ConnectPages.layer),
-      Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/v1/openapi.json" })),
+      Layer.provide(OpenApiRoute.layer),
       Layer.provideMerge(makeApiLive(options))
     )
   ) as Layer.Layer<

@@ -77,6 +77,16 @@ export * as OpenApiHeaders from "./OpenApiHeaders.js"
 /**
  * @since 0.1.0
  */
+export * as OpenApiRoute from "./OpenApiRoute.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as PublicOrigin from "./PublicOrigin.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as RateLimit from "./RateLimit.js"
 
 /**

@@ -1,7 +1,7 @@
-import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { HttpApiClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { Api } from "@tracebridge/http"
-import { Effect } from "effect"
+import { ConfigProvider, Effect, Layer } from "effect"
 import { TestApp as TestServer } from "./support/TestApp.js"
 
 describe("Http", () => {
@@ -61,4 +61,43 @@ describe("Http", () => {
       assert.strictEqual(unknown.r.status, 404)
       assert.strictEqual(unknown.body.error.code, "resource_not_found")
     }).pipe(Effect.provide(TestServer)))
+
+  it.effect("the document's server and the docs page name the origin the request reached, not port 4000", () =>
+    Effect.gen(function*() {
+      const client = yield* HttpClient.HttpClient
+      const doc = (yield* Effect.flatMap(client.execute(HttpClientRequest.get("/v1/openapi.json")), (r) => r.json)) as {
+        servers: Array<{ url: string }>
+      }
+      const server = yield* HttpServer.HttpServer
+      const port = (server.address as { port: number }).port
+      assert.strictEqual(doc.servers[0]!.url, `http://127.0.0.1:${port}`)
+      const proxied = (yield* Effect.flatMap(
+        client.execute(
+          HttpClientRequest.get("/v1/openapi.json").pipe(
+            HttpClientRequest.setHeaders({ host: "api.example.test:8443", "x-forwarded-proto": "https" })
+          )
+        ),
+        (r) => r.json
+      )) as { servers: Array<{ url: string }> }
+      assert.strictEqual(proxied.servers[0]!.url, "https://api.example.test:8443")
+      const page = yield* Effect.flatMap(client.execute(HttpClientRequest.get("/docs")), (r) => r.text)
+      assert.include(page, `server <code>http://127.0.0.1:${port}</code>`)
+      assert.include(page, `<code>API=http://127.0.0.1:${port}</code>`)
+      assert.notInclude(page, "server <code>http://127.0.0.1:4000")
+      assert.notInclude(page, "API=http://127.0.0.1:4000")
+    }).pipe(Effect.provide(TestServer)))
+
+  it.effect("TRACEBRIDGE_PUBLIC_URL names the server, whatever the request's host", () =>
+    Effect.gen(function*() {
+      const client = yield* HttpClient.HttpClient
+      const doc = (yield* Effect.flatMap(client.execute(HttpClientRequest.get("/v1/openapi.json")), (r) => r.json)) as {
+        servers: Array<{ url: string }>
+      }
+      assert.strictEqual(doc.servers[0]!.url, "https://tracebridge.example.com")
+    }).pipe(
+      Effect.provide(TestServer),
+      Effect.provide(
+        Layer.setConfigProvider(ConfigProvider.fromJson({ TRACEBRIDGE_PUBLIC_URL: "https://tracebridge.example.com/" }))
+      )
+    ))
 })

@@ -5,11 +5,15 @@
  *
  * @since 0.1.0
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import * as PublicOrigin from "../PublicOrigin.js"
+
+const escapeHtml = (text: string) =>
+  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
 
 /**
  * The built page (from `src/docs` and `dist/docs` alike).
@@ -57,11 +61,22 @@ export const layer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const html = existsSync(builtPage) ? readFileSync(builtPage, "utf8") : missing
     const headers = headersOf(html)
+    const publicUrl = yield* Effect.orDie(PublicOrigin.configured)
+    // The page names the server it was built for, and its examples set `API=` to it; each request
+    // sees the origin it reached instead (issue #30). The guides' words on the default stay.
+    const pattern = new RegExp(`(server <code>|<code>API=)${PublicOrigin.DEFAULT_ORIGIN.replace(/[.]/g, "\\.")}`, "g")
+    const page = (request: HttpServerRequest.HttpServerRequest) => {
+      const origin = escapeHtml(PublicOrigin.of(request, publicUrl))
+      return html.replace(pattern, (_, lead: string) => `${lead}${origin}`)
+    }
     // the root is where a person lands first (issue #30)
     yield* router.get("/", Effect.succeed(HttpServerResponse.redirect("/docs", { status: 302 })))
     yield* router.get(
       "/docs",
-      Effect.sync(() => HttpServerResponse.html(html).pipe(HttpServerResponse.setHeaders(headers)))
+      Effect.map(
+        HttpServerRequest.HttpServerRequest,
+        (request) => HttpServerResponse.html(page(request)).pipe(HttpServerResponse.setHeaders(headers))
+      )
     )
   })
 )
