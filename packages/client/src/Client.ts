@@ -304,7 +304,7 @@ export class Tracebridge {
             path: facility,
             query: {
               ...(cursor === undefined ? {} : { cursor }),
-              ...(query.limit === undefined ? {} : { limit: String(query.limit) }),
+              ...(query.limit === undefined ? {} : { limit: query.limit }),
               ...(query.types === undefined ? {} : { types: query.types })
             }
           }

@@ -148,7 +148,10 @@ const allowed = (expected: ReadonlyArray<string>): string => {
 const expectedActual = /^Expected ([\s\S]+), actual ([\s\S]*)$/
 
 /** A message the schema wrote for people (an annotation): kept, its echoed values cut. */
-const human = (message: string): string => message.length <= 300 ? message : `${message.slice(0, 300)}…`
+const human = (message: string): string => {
+  const cut = message.replace(/"([^"]{101,})"/g, (_, value: string) => `"${value.slice(0, MAX_ECHO)}…"`)
+  return cut.length <= 300 ? cut : `${cut.slice(0, 300)}…`
+}
 
 /**
  * The refusal of a request whose issues are `issues` (the first field at fault; every issue at

@@ -3,8 +3,9 @@
  * (DECISIONS "OpenAPI"), applied as part of the API's `OpenApi.Transform`:
  *
  * - `operationId`s a person would write (`listPackages`, not `resources.listPackages`);
- * - `page` and `per_page` as integers (min 1; `per_page` max 100): the query string carries them as
- *   digits, which the server decodes;
+ * - `page`, `per_page` and `limit` as integers (min 1; `per_page` max 100, `limit` 500), and
+ *   `is_on_hold` as a boolean: the query string carries them as digits and `true`/`false`, which
+ *   the server decodes;
  * - the OAuth2 client-credentials flow of `POST /v1/oauth/token` as a security scheme, offered
  *   beside the bearer scheme on every authenticated operation;
  * - the token request's body for both grants, as JSON and as a form (the handler reads the raw
@@ -42,9 +43,25 @@ export const operationId = (generated: string): string => {
   return renamed[name] ?? name
 }
 
-const paging: Readonly<Record<string, Json>> = {
+/**
+ * Query parameters the query string carries as text but the server reads as numbers or flags: the
+ * document types them as what they mean (issue #30: a generated client then takes `limit: 50` and
+ * `is_on_hold: true`, and sends them as digits and `true`/`false`).
+ */
+const typedQuery: Readonly<Record<string, Json>> = {
   page: { type: "integer", minimum: 1, default: 1 },
-  per_page: { type: "integer", minimum: 1, maximum: Page.MAX_PER_PAGE, default: Page.DEFAULT_PER_PAGE }
+  per_page: { type: "integer", minimum: 1, maximum: Page.MAX_PER_PAGE, default: Page.DEFAULT_PER_PAGE },
+  limit: {
+    type: "integer",
+    minimum: 1,
+    maximum: 500,
+    default: 100,
+    description: "Changes per page, 1 to 500 (default 100)"
+  },
+  is_on_hold: {
+    type: "boolean",
+    description: "Only packages on hold (`true`: any kind of hold) or only those not (`false`)"
+  }
 }
 
 /**
@@ -207,8 +224,11 @@ const METHODS: ReadonlyArray<string> = ["get", "put", "post", "delete", "options
 export const polish = (spec: Json): Json => {
   const paths = mapOperations(spec.paths ?? {}, (operation) => {
     const parameters = (operation.parameters ?? []).map((p: Json) =>
-      p.in === "query" && paging[p.name] !== undefined
-        ? { ...p, schema: { ...paging[p.name], description: p.schema?.description ?? p.description } }
+      p.in === "query" && typedQuery[p.name] !== undefined
+        ? {
+          ...p,
+          schema: { description: p.schema?.description ?? p.description, ...typedQuery[p.name] }
+        }
         : p
     )
     const security = Array.isArray(operation.security) && operation.security.length > 0

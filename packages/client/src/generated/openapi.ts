@@ -1420,8 +1420,6 @@ export interface components {
             is_financial_contact: boolean;
             occupations: string[];
         };
-        /** @enum {string} */
-        BooleanString: "true" | "false";
         /** @description A tagged quantity of one item */
         Package: {
             id: components["schemas"]["PackageId"];
@@ -4087,7 +4085,7 @@ export interface operations {
                 /** @description Items per page, 1 to 100 (default 25) */
                 per_page?: number;
                 updated_since?: components["schemas"]["IsoDateTime"];
-                is_on_hold?: components["schemas"]["BooleanString"];
+                is_on_hold?: boolean;
                 /** @description a string at most 200 character(s) long */
                 lab_testing_state?: string;
                 /** @description a string at most 200 character(s) long */
@@ -9959,7 +9957,7 @@ export interface operations {
                 /** @description The `meta.next_cursor` of the last page (signed; valid 30 days, for this feed only); leave it out to start at the beginning */
                 cursor?: string;
                 /** @description a string to be decoded into a number */
-                limit?: string;
+                limit?: number;
                 /** @description A comma list of the lists to include, e.g. `packages,lab_results` (default: all) */
                 types?: string;
             };
