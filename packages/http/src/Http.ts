@@ -233,20 +233,20 @@ const requestMiddleware = (
           )
           : isUnavailable(defect)
           ? Effect.zipRight(
-            Effect.logWarning("database unavailable").pipe(
-              Effect.annotateLogs({ request_id: id, reason: reasonOf(defect) })
-            ),
+            Effect.logWarning("database unavailable").pipe(Effect.annotateLogs({ reason: reasonOf(defect) })),
             Effect.flatMap(Errors.serviceUnavailable, Effect.fail)
           )
           : Effect.zipRight(
-            Effect.logError("unexpected failure", defect).pipe(Effect.annotateLogs({ request_id: id })),
+            Effect.logError("unexpected failure", defect),
             Effect.flatMap(
               Errors.make("api_error", "internal_error", "Something went wrong on our side; quote the request id"),
               Effect.fail
             )
           )
       ),
-      Effect.locally(RequestId.current, id)
+      Effect.locally(RequestId.current, id),
+      // every line logged while the request runs names it (issue #30)
+      Effect.annotateLogs("request_id", id)
     ) as unknown as HttpServerResponse.HttpServerResponse
   })
 

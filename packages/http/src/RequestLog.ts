@@ -79,12 +79,14 @@ export const make = (
     let successes = 0
     return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const span = `http.span.${++counter}`
-      const line = (message: unknown, status: number) =>
+      const line = (message: unknown, status: number, requestId: string | undefined) =>
         Effect.withLogSpan(
           Effect.annotateLogs(Effect.log(message), {
             "http.method": request.method,
             "http.url": redactUrl(request.url),
-            "http.status": status
+            "http.status": status,
+            // the id the client was told (`X-Request-Id`), so that a quoted id finds its line
+            ...(requestId === undefined ? {} : { request_id: requestId })
           }),
           span
         )
@@ -92,13 +94,19 @@ export const make = (
         if (exit._tag === "Failure") {
           const [response, cause] = HttpServerError.causeResponseStripped(exit.cause)
           return Effect.zipRight(
-            line(cause._tag === "Some" ? redactCause(cause.value) : "Sent HTTP Response", response.status),
+            line(
+              cause._tag === "Some" ? redactCause(cause.value) : "Sent HTTP Response",
+              response.status,
+              response.headers["x-request-id"]
+            ),
             exit
           )
         }
         const status = exit.value.status
         const logged = status >= 400 || (everySuccess > 0 && successes++ % everySuccess === 0)
-        return logged ? Effect.zipRight(line("Sent HTTP response", status), exit) : exit
+        return logged
+          ? Effect.zipRight(line("Sent HTTP response", status, exit.value.headers["x-request-id"]), exit)
+          : exit
       })
     })
   })

@@ -10,7 +10,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Http, Server } from "@tracebridge/http"
-import { ConfigProvider, Effect, Layer } from "effect"
+import { ConfigProvider, Effect, Layer, Logger } from "effect"
 import NativeDatabase from "libsql"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -25,12 +25,20 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 const file = path.join(dir, Database.sqliteFileName)
 
+/** Every line logged, in logfmt. */
+const logged: Array<string> = []
+const recorder = Logger.replace(
+  Logger.defaultLogger,
+  Logger.make((options) => logged.push(Logger.logfmtLogger.log(options)))
+)
+
 /** The whole service on `file`, waiting at most 400 ms for its database. */
 const app = Http.HttpLive.pipe(
   Layer.provideMerge(Server.layerTest),
   Layer.provideMerge(Crypto.layerTest),
   Layer.provideMerge(Layer.orDie(Database.layerSqlite(file))),
-  Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({ TRACEBRIDGE_DATABASE_WAIT_MS: "400" })))
+  Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({ TRACEBRIDGE_DATABASE_WAIT_MS: "400" }))),
+  Layer.provide(recorder)
 )
 
 /** Another connection to the file holding its write lock until `release`. */
@@ -67,6 +75,10 @@ describe("a database the service cannot have", () => {
           assert.strictEqual(refused.body.error.request_id, refused.headers["x-request-id"])
           assert.isAtLeast(Number(refused.headers["retry-after"]), 1)
           assert.isBelow(took, 5_000, "answered within the wait, not held")
+          // the log line says why, and names the request the client was told about (issue #30)
+          const line = logged.find((l) => l.includes("database unavailable"))
+          assert.isDefined(line)
+          assert.include(line, `request_id=${refused.headers["x-request-id"]}`)
           const health = yield* call("GET", "/healthz")
           assert.strictEqual(health.status, 503, JSON.stringify(health.body))
           assert.strictEqual(health.body.error.code, "service_unavailable")

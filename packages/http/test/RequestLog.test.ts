@@ -38,6 +38,25 @@ const app = (every: number, log: ReturnType<typeof recording>) =>
   )
 
 describe("RequestLog", () => {
+  it.effect("every access-log line carries the request id the client was told (issue #30)", () => {
+    const log = recording()
+    return Effect.gen(function*() {
+      const answers = [
+        yield* call("GET", "/healthz"),
+        yield* call("GET", "/v1/nothing-here"),
+        yield* call("GET", "/v1/connections"),
+        yield* call("POST", "/v1/oauth/token", { raw: "{", contentType: "application/json" })
+      ]
+      const logged = log.rendered.filter((line) => line.startsWith("timestamp=") && line.includes("http.status"))
+      assert.strictEqual(logged.length, answers.length)
+      for (const answer of answers) {
+        const id = answer.headers["x-request-id"]!
+        assert.match(id, /^req_/)
+        assert.isTrue(logged.some((line) => line.includes(`request_id=${id}`)), `${id} in ${logged.join("\n")}`)
+      }
+    }).pipe(Effect.provide(app(1, log)))
+  })
+
   it.effect("logs one success in every N, and every error", () => {
     const log = recording()
     const lines = log.lines
