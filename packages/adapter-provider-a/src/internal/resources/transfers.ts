@@ -129,16 +129,24 @@ export const transfers = (
     list: (session, facility, q, window) =>
       Effect.gen(function*() {
         const groups = yield* transferRows(session, facility, q.direction, q.updated_since)
-        // Status depends only on the rows, so filter before reading any packages.
+        if (q.status === undefined) {
+          const page = groups.slice(window.offset, window.offset + window.limit)
+          const items = yield* Effect.forEach(page, (g) => buildTransfer(session, facility, g), { concurrency: 4 })
+          return { items, total: groups.length }
+        }
+        // The rows tell the status but for one case (`transferStatus`): a transfer whose every
+        // package was rejected is rejected. Only a template's or a /rejected row's status is final
+        // from its rows; any other transfer that may match is read with its packages, so that the
+        // filter agrees with the status the list shows (issue #29).
         const ctx = ctxOf(session, facility)
-        const matching = q.status === undefined
-          ? groups
-          : groups.filter((g) =>
-            toTransfer(g.map((t) => t.row), [], { ...ctx, source: g[0]!.source }).status === q.status
-          )
-        const page = matching.slice(window.offset, window.offset + window.limit)
-        const items = yield* Effect.forEach(page, (g) => buildTransfer(session, facility, g), { concurrency: 4 })
-        return { items, total: matching.length }
+        const possible = groups.filter((g) => {
+          const source = g[0]!.source
+          const fromRows = toTransfer(g.map((t) => t.row), [], { ...ctx, source }).status
+          return fromRows === q.status || (q.status === "rejected" && source !== "template")
+        })
+        const built = yield* Effect.forEach(possible, (g) => buildTransfer(session, facility, g), { concurrency: 4 })
+        const matching = built.filter((t) => t.status === q.status)
+        return { items: matching.slice(window.offset, window.offset + window.limit), total: matching.length }
       }),
     get: (session, facility, providerId) =>
       Effect.gen(function*() {
