@@ -39,16 +39,6 @@ const responders = Object.fromEntries(
 }>
 
 /**
- * What a sandbox write announces and how it answers: `event` builds the webhook event from what
- * the call returned (`W`: the written object with whatever else the event needs, read with the
- * write on the same world), and `answer` is the object the write answers with.
- */
-interface Announced<W, A> {
-  readonly event: Announce<W>
-  readonly answer: (written: W) => A
-}
-
-/**
  * A provider call's result for a connection's facility (one of the connection's: `ownFacility`),
  * in the envelope of one object (HttpApi encodes it): `answer` of what the call returned. A
  * sandbox write may announce an event, built from the same value (see {@link Announced}).
