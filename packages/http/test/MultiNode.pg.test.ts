@@ -49,6 +49,18 @@ interface Created {
   readonly id: string
 }
 
+interface LabResult {
+  readonly id: string
+  readonly package_id: string
+  readonly facility_id: string
+  readonly overall_passed: boolean
+}
+
+interface TestedPackage extends Package {
+  readonly lab_testing_state: string
+  readonly lab_results: ReadonlyArray<LabResult>
+}
+
 interface ApiError {
   readonly type: string
   readonly code: string
@@ -110,10 +122,14 @@ const call = (
   token = access
 ) => node.call(method, path, { token, ...(json === undefined ? {} : { json }) })
 
-/** Links a sandbox connection (provider_a, CO) through `node`: public token, exchange, facilities. */
-const link = async (node: RunningNode): Promise<Linked> => {
+/** Links a sandbox connection (provider_a, CO unless told) through `node`: public token, exchange, facilities. */
+const link = async (
+  node: RunningNode,
+  provider: "provider_a" | "provider_b" = "provider_a",
+  state = "CO"
+): Promise<Linked> => {
   const pub = dataOf<{ readonly public_token: string }>(
-    await call(node, "POST", "/v1/sandbox/public_token/create", { provider: "provider_a", state: "CO" }),
+    await call(node, "POST", "/v1/sandbox/public_token/create", { provider, state }),
     200,
     "POST /v1/sandbox/public_token/create"
   )
@@ -241,6 +257,71 @@ describe.sequential("several API nodes on one Postgres", () => {
     const sourceOnA = dataOf<Package>(await getPackage(a, linked, source.id), 200, "the source on A")
     assert.closeTo(sourceOnA.quantity, source.quantity - 3, 1e-6, "the source's quantity on A after both splits")
   }, 30_000)
+
+  for (const [provider, state] of [["provider_a", "CO"], ["provider_b", "HI"]] as const) {
+    it(
+      `a lab result written on A at a grower's facility is read on B: by package_id, on the package, its lab_testing_state (${provider})`,
+      async () => {
+        const linked = await link(a, provider, state)
+        // a facility without labs (a grower's) and a package of it a sample can be drawn from
+        let grower: Facility | undefined
+        let pkg: Package | undefined
+        for (const facility of linked.facilities.filter((f) => !f.capabilities.includes("labs"))) {
+          grower = facility
+          pkg = (await packagesOf(a, linked, facility)).find((p) => !p.is_on_hold && p.quantity >= 2)
+          if (pkg !== undefined) break
+        }
+        assert.isDefined(pkg, "a package off hold with quantity >= 2 at a facility without labs")
+        const base = facilityPath(linked, grower)
+        const byPackage = `${base}/lab_results?package_id=${encodeURIComponent(pkg!.id)}`
+        const packagePath = `${base}/packages/${encodeURIComponent(pkg!.id)}`
+        // node B reads the package and its results first, so whatever it keeps is warm
+        const before = dataOf<ReadonlyArray<LabResult>>(await call(b, "GET", byPackage), 200, "results on B before")
+        dataOf<TestedPackage>(await call(b, "GET", packagePath), 200, "the package on B before")
+
+        const result = dataOf<LabResult>(
+          await call(a, "POST", `${base}/lab_results`, {
+            package_id: pkg!.id,
+            lab_name: "Multinode Labs",
+            overall_passed: false,
+            results: [{
+              name: "Pesticides",
+              category: "pesticides",
+              value: 0.9,
+              unit: "ppm",
+              passed: false,
+              notes: null
+            }]
+          }),
+          201,
+          "a lab result on A at the grower's"
+        )
+        written.push({
+          path: `${base}/lab_results/${encodeURIComponent(result.id)}`,
+          data: result,
+          what: "lab result at a grower (test 1b)"
+        })
+        assert.strictEqual(result.package_id, pkg!.id, "on the package asked for")
+        assert.strictEqual(result.facility_id, grower!.id)
+        assert.notInclude(before.map((r) => r.id), result.id)
+
+        const listed = dataOf<ReadonlyArray<LabResult>>(await call(b, "GET", byPackage), 200, "results on B")
+        assert.deepStrictEqual(listed.filter((r) => r.id === result.id), [result], "listed once on B, as written")
+        const onB = dataOf<TestedPackage>(await call(b, "GET", packagePath), 200, "the package on B")
+        assert.deepStrictEqual(onB.lab_results.filter((r) => r.id === result.id), [result], "on the package once on B")
+        assert.strictEqual(onB.lab_testing_state, "TestFailed", "the package's lab_testing_state on B")
+        assert.deepStrictEqual(
+          dataOf<LabResult>(
+            await call(b, "GET", `${base}/lab_results/${encodeURIComponent(result.id)}`),
+            200,
+            "one on B"
+          ),
+          result
+        )
+      },
+      30_000
+    )
+  }
 
   it("concurrent conflicting splits of one package across both nodes: 201, 409 or 422, nothing lost", async () => {
     const linked = await link(b)

@@ -250,6 +250,66 @@ for (const provider of ["provider_a", "provider_b"] as const) {
         }).pipe(Effect.provide(TestApp)),
       60_000
     )
+
+    it.live(
+      "a lab result at a grower's facility (recorded by the world's lab) is in the feed once, with the package it changes once",
+      () =>
+        Effect.gen(function*() {
+          const me = yield* signIn
+          const linked = yield* linkSandbox(me.access, provider)
+          yield* waitLive(me.access, linked.connection_id)
+          const connection = `/v1/connections/${linked.connection_id}`
+          const facilities = (yield* call("GET", `${connection}/facilities?per_page=100`, { token: me.access })).body
+            .data as Array<any>
+          // a facility without labs (a grower's) and a package of it a sample can be drawn from
+          let base = ""
+          let pkg: any
+          for (const f of facilities.filter((f) => !f.capabilities.includes("labs"))) {
+            base = `${connection}/facilities/${f.id}`
+            pkg = (yield* listAll(me.access, base, "packages")).find((p) => !p.is_on_hold && p.quantity >= 2)
+            if (pkg !== undefined) break
+          }
+          assert.isDefined(pkg, "a package off hold with quantity >= 2 at a facility without labs")
+          const { cursor } = yield* drain(me.access, base)
+          const created = yield* call("POST", `${base}/lab_results`, {
+            token: me.access,
+            json: {
+              package_id: pkg.id,
+              lab_name: "Acme Labs",
+              overall_passed: false,
+              results: [{
+                name: "Pesticides",
+                category: "pesticides",
+                value: 0.9,
+                unit: "ppm",
+                passed: false,
+                notes: null
+              }]
+            }
+          })
+          assert.strictEqual(created.status, 201, JSON.stringify(created.body))
+          const result = created.body.data
+          let after: Array<any> = []
+          for (let i = 0; i < 200 && !after.some((c) => c.object_id === result.id); i++) {
+            yield* pause(25)
+            after = (yield* drain(me.access, base, cursor)).changes
+          }
+          // settled: nothing more comes later
+          yield* pause(100)
+          after = (yield* drain(me.access, base, cursor)).changes
+          const seen = JSON.stringify(after.map((c) => [c.type, c.object_id, c.action]))
+          const results = after.filter((c) => c.type === "lab_results")
+          assert.deepStrictEqual(results.map((c) => [c.object_id, c.action]), [[result.id, "upserted"]], seen)
+          assert.deepStrictEqual(results[0].object, result)
+          const read = (yield* call("GET", `${base}/packages/${encodeURIComponent(pkg.id)}`, { token: me.access })).body
+            .data
+          assert.strictEqual(read.lab_testing_state, "TestFailed")
+          const source = after.filter((c) => c.type === "packages" && c.object_id === pkg.id)
+          assert.deepStrictEqual(source.map((c) => c.action), ["upserted"], `the package it changes, once: ${seen}`)
+          assert.deepStrictEqual(source[0].object, read)
+        }).pipe(Effect.provide(TestApp)),
+      90_000
+    )
   })
 }
 

@@ -15,7 +15,7 @@ import {
 } from "@tracebridge/core"
 import { Reads } from "@tracebridge/sync"
 import type { Schema } from "effect"
-import { Effect, Option } from "effect"
+import { Effect, identity, Option } from "effect"
 import { Api } from "../Api.js"
 import * as Errors from "../Errors.js"
 import * as FastJson from "../FastJson.js"
@@ -40,13 +40,15 @@ const responders = Object.fromEntries(
 
 /**
  * A provider call's result for a connection's facility (one of the connection's: `ownFacility`),
- * in the envelope of one object (HttpApi encodes it).
+ * in the envelope of one object (HttpApi encodes it): `answer` of what the call returned. A
+ * sandbox write may announce an event, built from the same value (see {@link Announced}).
  */
-const one = <A>(
+const answered = <W, A>(
   path: FacilityPath,
-  call: (port: ProviderPort.Service, session: Session.Session) => Effect.Effect<A, ProviderError.ProviderError>,
-  mode: "read" | "write" = "read",
-  announce?: Announce<A>
+  call: (port: ProviderPort.Service, session: Session.Session) => Effect.Effect<W, ProviderError.ProviderError>,
+  mode: "read" | "write",
+  announce: Announce<W> | undefined,
+  answer: (written: W) => A
 ) =>
   Effect.gen(function*() {
     const reached = yield* reachable(path.connection_id)
@@ -54,29 +56,72 @@ const one = <A>(
     // asking the state system for the facility list first would only cost a call.
     if (mode === "read" || reached.is_sandbox) yield* ownFacility(reached, path.facility_id)
     const { connection, value } = yield* callOn(reached, call, mode, announce)
-    return yield* Envelope.one(value, { provider: connection.provider, state: connection.state })
+    return yield* Envelope.one(answer(value), { provider: connection.provider, state: connection.state })
   })
+
+/** A provider call's result for a connection's facility, as it is, in the envelope of one object. */
+const one = <A>(
+  path: FacilityPath,
+  call: (port: ProviderPort.Service, session: Session.Session) => Effect.Effect<A, ProviderError.ProviderError>,
+  mode: "read" | "write" = "read"
+) => answered(path, call, mode, undefined, identity)
+
+/**
+ * What a sandbox write announces and what it answers, both from the one value its call returned
+ * (`W`: the written object with whatever else the event needs, read with the write on the same
+ * world).
+ */
+interface Announced<W, A> {
+  readonly event: Announce<W>
+  readonly answer: (written: W) => A
+}
+
+/** A recorded lab result and the tag of its package, as read right after the write. */
+interface LabResultWritten {
+  readonly result: LabResult.LabResult
+  readonly packageTag: string
+}
+
+/**
+ * A lab result recorded at `facility`, with its package's tag read on the same world (an empty tag
+ * when the package cannot be read there, as the poller's event has).
+ */
+const recordLabResult = (
+  port: ProviderPort.Service,
+  session: Session.Session,
+  facility: string,
+  command: Parameters<ProviderPort.Service["recordLabResult"]>[2]
+): Effect.Effect<LabResultWritten, ProviderError.ProviderError> =>
+  Effect.flatMap(port.recordLabResult(session, facility, command), (result) =>
+    Effect.map(
+      Effect.option(port.get("packages", session, facility, result.package_id)),
+      (pkg): LabResultWritten => ({ result, packageTag: Option.match(pkg, { onNone: () => "", onSome: (p) => p.tag }) })
+    ))
 
 /**
  * A sandbox lab result's `lab_result.received` (the spec: every new lab result attached to a
- * package of the connection), shaped as the `lab_result_received` scenario's.
+ * package of the connection), shaped as the `lab_result_received` scenario's; the write answers
+ * with the lab result.
  */
-const labResultReceived = (tag: () => string): Announce<LabResult.LabResult> => (result, connection, envelope) =>
-  ({
-    ...envelope,
-    type: "lab_result.received",
-    api_version: WebhookEvents.API_VERSION,
-    data: {
-      id: result.id,
-      connection_id: connection.id,
-      facility_id: result.facility_id,
-      package_id: result.package_id,
-      package_tag: tag(),
-      passed: result.overall_passed,
-      failed_panel: [...LabResults.failedPanel(result)],
-      lab_result: result
-    }
-  }) as unknown as WebhookEvent.WebhookEvent
+const labResultReceived: Announced<LabResultWritten, LabResult.LabResult> = {
+  event: ({ packageTag, result }, connection, envelope) =>
+    ({
+      ...envelope,
+      type: "lab_result.received",
+      api_version: WebhookEvents.API_VERSION,
+      data: {
+        id: result.id,
+        connection_id: connection.id,
+        facility_id: result.facility_id,
+        package_id: result.package_id,
+        package_tag: packageTag,
+        passed: result.overall_passed,
+        failed_panel: [...LabResults.failedPanel(result)],
+        lab_result: result
+      }
+    }) as unknown as WebhookEvent.WebhookEvent,
+  answer: ({ result }) => result
+}
 
 /** A list's query string as the endpoint decodes it: the page rules and the resource's filters. */
 type ListParams<R extends Resource.Name> = Page.PageRequest & Resource.Filters<R>
@@ -162,25 +207,15 @@ export const HttpResourcesLive = HttpApiBuilder.group(Api, "resources", (handler
     .handle("getHarvest", get("harvests"))
     .handle("listLabResults", list("lab_results"))
     .handle("getLabResult", get("lab_results"))
-    .handle("createLabResult", ({ path, payload }) => {
-      // the package's tag, read with the write on the same world, for the event
-      let tag = ""
-      return one(
+    .handle("createLabResult", ({ path, payload }) =>
+      answered(
         path,
         (port, session) =>
-          Effect.tap(port.recordLabResult(session, path.facility_id, payload), (result) =>
-            port.get("packages", session, path.facility_id, result.package_id).pipe(
-              Effect.tap((pkg) =>
-                Effect.sync(() => (tag = pkg.tag))
-              ),
-              Effect.ignore
-            )),
+          recordLabResult(port, session, path.facility_id, payload),
         "write",
-        labResultReceived(() =>
-          tag
-        )
-      )
-    })
+        labResultReceived.event,
+        labResultReceived.answer
+      ))
     .handle("listTransfers", list("transfers"))
     .handle("getTransfer", get("transfers"))
     .handle("createTransfer", ({ path, payload }) =>
