@@ -952,18 +952,31 @@ const otherFailuresCheck = check(
 
 // ------------------------------------------------------------------ writes
 
-const pickPackage = (port: Port, fx: Fixture, facilityId = fx.facilityId) =>
-  Effect.map(
-    port.listAll("packages", fx.session, facilityId, { is_on_hold: false }),
-    (all) => all.find((p) => p.quantity >= 2)
+/** The ids of the facility's packages on a transfer that has not arrived (none without a transfers list). */
+const onTheirWay = (port: Port, fx: Fixture, facilityId: string) =>
+  Effect.forEach(
+    ["pending", "in_transit"] as const,
+    (status) => port.listAll("transfers", fx.session, facilityId, { status }),
+    { concurrency: 1 }
+  ).pipe(
+    Effect.map((lists) => new Set(lists.flat().flatMap((t) => t.packages.map((p) => p.package_id)))),
+    Effect.catchAll(() => Effect.succeed(new Set<string>()))
   )
 
-/** Packages of the facility that can be shipped (off hold, holding something), at most `count`. */
-const shippablePackages = (port: Port, fx: Fixture, count: number) =>
-  Effect.map(
-    port.listAll("packages", fx.session, fx.facilityId, { is_on_hold: false }),
-    (all) => all.filter((p) => p.quantity > 0).slice(0, count)
+/** Packages of the facility free to use: off hold, and on no transfer that has not arrived. */
+const freePackages = (port: Port, fx: Fixture, facilityId: string) =>
+  Effect.zipWith(
+    port.listAll("packages", fx.session, facilityId, { is_on_hold: false }),
+    onTheirWay(port, fx, facilityId),
+    (all, away) => all.filter((p) => !away.has(p.id))
   )
+
+const pickPackage = (port: Port, fx: Fixture, facilityId = fx.facilityId) =>
+  Effect.map(freePackages(port, fx, facilityId), (all) => all.find((p) => p.quantity >= 2))
+
+/** Packages of the facility that can be shipped (off hold, holding something, not on their way), at most `count`. */
+const shippablePackages = (port: Port, fx: Fixture, count: number) =>
+  Effect.map(freePackages(port, fx, fx.facilityId), (all) => all.filter((p) => p.quantity > 0).slice(0, count))
 
 /** A transfer of `pkg` (by default all of it) between the parties given. */
 const transferOf = (
@@ -1399,6 +1412,77 @@ const writeChecks: Record<WriteName, ReadonlyArray<Check>> = {
             )
           }
           yield* assert((yield* transferCount(port, fx)) === before, "a refused transfer changed the transfer list")
+        })
+    ),
+    check(
+      "writes: create_transfer refuses the shipper as its recipient, an arrival before its departure, and a package " +
+        "already on its way, changing nothing",
+      (port, fx, assert) =>
+        Effect.gen(function*() {
+          const facility = yield* port.getFacility(fx.session, fx.facilityId)
+          const facilities = yield* port.listFacilities(fx.session, { page: 1, per_page: Page.MAX_PER_PAGE })
+          const other = facilities.items.find((f) => f.id !== facility.id)
+          const recipient = other?.license_number ?? "CONTRACT-RECIPIENT-0004"
+          const shipped = yield* shippablePackages(port, fx, 1)
+          yield* assert(shipped.length === 1, "the fixture facility holds no package to ship")
+          const pkg = shipped[0]!
+          const before = yield* transferCount(port, fx)
+          const self = yield* expectFailure(
+            port.createTransfer(fx.session, fx.facilityId, transferOf(facility.id, facility.license_number, pkg)),
+            "InvalidInput",
+            "the shipper as its own recipient"
+          )
+          yield* assert(
+            (self as { readonly path?: unknown }).path === "recipient_facility",
+            `the shipper as recipient was refused at ${
+              (self as { readonly path?: unknown }).path
+            }, not recipient_facility`
+          )
+          const backwards = yield* expectFailure(
+            port.createTransfer(fx.session, fx.facilityId, {
+              ...transferOf(facility.license_number, recipient, pkg),
+              estimated_departure: "2026-06-02T10:00:00.000Z",
+              estimated_arrival: "2026-06-01T10:00:00.000Z"
+            }),
+            "InvalidInput",
+            "an arrival before its departure"
+          )
+          yield* assert(
+            (backwards as { readonly path?: unknown }).path === "estimated_arrival",
+            `an arrival before its departure was refused at ${
+              (backwards as { readonly path?: unknown }).path
+            }, not estimated_arrival`
+          )
+          yield* assert((yield* transferCount(port, fx)) === before, "a refused transfer changed the transfer list")
+          // the package goes on one transfer; the same transfer again is answered with the first (a
+          // retry) or refused, never made twice; another transfer of it is refused while the first
+          // is on its way
+          const first = yield* port.createTransfer(
+            fx.session,
+            fx.facilityId,
+            transferOf(facility.license_number, recipient, pkg)
+          )
+          const retried = yield* Effect.either(
+            port.createTransfer(fx.session, fx.facilityId, transferOf(facility.license_number, recipient, pkg))
+          )
+          yield* assert(
+            Either.isLeft(retried) || retried.right.id === first.id,
+            `the same transfer again made another: ${Either.isRight(retried) ? retried.right.id : ""} after ${first.id}`
+          )
+          const again = yield* expectFailure(
+            port.createTransfer(
+              fx.session,
+              fx.facilityId,
+              transferOf(facility.license_number, "CONTRACT-RECIPIENT-0005", pkg)
+            ),
+            "InvalidStateTransition",
+            "a package already on a pending transfer"
+          )
+          yield* assert(again.message.includes("packages.0"), `the refusal names no line: ${again.message}`)
+          yield* assert(
+            (yield* transferCount(port, fx)) === before + 1,
+            "the refused second transfer changed the transfer list"
+          )
         })
     ),
     check(

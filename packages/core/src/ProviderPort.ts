@@ -36,6 +36,7 @@ import type { ProviderError } from "./ProviderError.js"
 import {
   CapabilityNotEnabled,
   InvalidInput,
+  InvalidStateTransition,
   ProviderInvalidResponse,
   ResourceNotFound,
   SandboxOnly
@@ -492,7 +493,7 @@ export const make = (driver: Driver, options: Options = {}): Service => {
         "create_transfer",
         Commands.CreateTransfer,
         command,
-        driver.writes?.createTransfer,
+        onlyOnce(driver.writes?.createTransfer),
         Resource.resources.transfers.schema,
         (valid, at, facilities) => Parties.resolve(provider, facilities, at, valid)
       ),
@@ -508,12 +509,15 @@ export const make = (driver: Driver, options: Options = {}): Service => {
     command: C,
     run: ((session: Session, facility: FacilityRef, command: C) => Effect.Effect<A, ProviderError>) | undefined,
     output: Schema.Schema<A, any>,
-    /** Rewrites the valid command against the connection's facilities (transfer parties). */
+    /**
+     * Rewrites the valid command against the connection's facilities (transfer parties), or
+     * refuses it before anything is written (a package already on its way).
+     */
     prepare?: (
       command: C,
       at: Facility,
       facilities: ReadonlyArray<Facility>
-    ) => Either.Either<C, ProviderError>,
+    ) => Effect.Effect<C, ProviderError>,
     /**
      * Where the write goes at a facility without the capability it needs (sandbox sessions only):
      * through another facility of the session that has it (the sandbox world's lab).
@@ -571,6 +575,64 @@ export const make = (driver: Driver, options: Options = {}): Service => {
       yield* checkOwner(operation, facility, created, "")
       return created
     }).pipe(span(operation, session, facilityId))
+  }
+
+  /**
+   * A package goes on one transfer at a time (issue #30: the sandbox once shipped one package
+   * twice). Before the driver writes, the facility's transfers that have not arrived (pending or
+   * in transit) are read:
+   *
+   * - the same transfer again (same recipient, same lines) is a retry, which the driver finishes or
+   *   answers as it knows how (BioTrack's manifest is made in two calls); the state system refuses
+   *   a second transfer of a package;
+   * - a package on another of them is refused with `InvalidStateTransition` naming the line and the
+   *   transfer, before anything is written.
+   *
+   * A provider without a transfers list leaves it to the state system.
+   */
+  function onlyOnce(
+    run: Writes["createTransfer"]
+  ): Writes["createTransfer"] {
+    if (run === undefined) return undefined
+    return (session, facility, command) =>
+      Effect.flatMap(
+        notOnTheWay(session, facility.id, command),
+        () => run(session, facility, command)
+      )
+  }
+
+  function notOnTheWay(session: Session, facilityId: string, command: Commands.CreateTransfer) {
+    return Effect.gen(function*() {
+      const open = yield* Effect.forEach(
+        ["pending", "in_transit"] as const,
+        (status) => service.listAll("transfers", session, facilityId, { status }),
+        { concurrency: 1 }
+      ).pipe(
+        Effect.map((lists) => lists.flat()),
+        Effect.catchIf((e) => e._tag === "CapabilityNotEnabled", () => Effect.succeed([] as ReadonlyArray<never>))
+      )
+      const lines = (packages: ReadonlyArray<{ readonly package_id: string; readonly quantity: number }>) =>
+        packages.map((p) => `${p.package_id}:${p.quantity}`).sort().join(",")
+      const retry = open.some((t) =>
+        t.status === "pending" && t.shipper_facility === command.shipper_facility &&
+        t.recipient_facility === command.recipient_facility && lines(t.packages) === lines(command.packages)
+      )
+      if (retry) return
+      for (const [i, line] of command.packages.entries()) {
+        const on = open.find((t) =>
+          t.shipper_facility === command.shipper_facility && t.packages.some((p) => p.package_id === line.package_id)
+        )
+        if (on !== undefined) {
+          return yield* new InvalidStateTransition({
+            machine: "Package.transfer",
+            from: on.status,
+            to: "pending",
+            message: `packages.${i}: package ${line.tag} is already on ${on.status.replace("_", " ")} transfer ` +
+              `${on.manifest_number} (${on.id}); a package goes on one transfer at a time`
+          })
+        }
+      }
+    })
   }
 
   /** A sandbox lab result recorded by the world's lab (`Writes.recordLabResultByLab`). */

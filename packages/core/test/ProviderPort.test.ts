@@ -165,9 +165,15 @@ describe("ProviderPort", () => {
           }
         }
       })
-      const pkg = driver.world.packages[0]!
-      const transfer = (shipper_facility: string, recipient_facility: string) =>
-        port.createTransfer(session, facilityId, {
+      // a package goes on one transfer at a time: each transfer ships one not on its way yet
+      const transfer = (shipper_facility: string, recipient_facility: string) => {
+        const away = new Set(
+          driver.world.transfers.filter((t) => t.status === "pending" || t.status === "in_transit").flatMap((t) =>
+            t.packages.map((p) => p.package_id)
+          )
+        )
+        const pkg = driver.world.packages.find((p) => p.facility_id === facilityId && !away.has(p.id))!
+        return port.createTransfer(session, facilityId, {
           transfer_type: "Transfer",
           shipper_facility,
           recipient_facility,
@@ -184,6 +190,7 @@ describe("ProviderPort", () => {
           driver_name: null,
           vehicle_info: null
         })
+      }
       const other = Ids.make("facility", "provider_a", Memory.OTHER_LICENSE)
       yield* transfer(facilityId, "Memory Dispensary")
       yield* transfer("Memory Cultivation", other)

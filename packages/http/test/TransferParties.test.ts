@@ -9,6 +9,10 @@
  *   line of part of a package is a 400 at `packages.N.quantity` telling to split first, and the
  *   split-off package then ships with exactly that quantity; more than a package holds is a 422
  *   `insufficient_quantity`.
+ *
+ * Issue #30: what a state system refuses is refused, naming the field, and changes nothing: the
+ * shipper as its own recipient, an arrival before its departure, a package already on a transfer
+ * on its way (409); a transfer to another licensee arrives without a 500.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -26,9 +30,15 @@ const linked = (provider: (typeof providers)[number]) =>
     const shipper = facilities.find((f) => f.capabilities.includes("cultivation")) ?? facilities[0]
     const recipient = facilities.find((f) => f.id !== shipper.id)
     const base = `${root}/${shipper.id}`
+    // packages free to ship: not on a transfer still on its way (a package goes on one at a time)
+    const away = new Set<string>()
+    for (const status of ["pending", "in_transit"]) {
+      const open = yield* call("GET", `${base}/transfers?status=${status}&per_page=100`, { token: me.access })
+      for (const t of open.body.data) for (const line of t.packages) away.add(line.package_id)
+    }
     const packages: Array<any> = (yield* call("GET", `${base}/packages?is_on_hold=false&per_page=100`, {
       token: me.access
-    })).body.data.filter((p: any) => p.quantity >= 2)
+    })).body.data.filter((p: any) => p.quantity >= 2 && !away.has(p.id))
     const transfers = Effect.map(
       call("GET", `${base}/transfers?per_page=100`, { token: me.access }),
       (answer) => answer.body.pagination.total as number
@@ -52,6 +62,45 @@ const transferOf = (shipper: string, recipient: string, pkg: any, quantity: numb
 
 describe("Transfer parties and line quantities (issue #19)", () => {
   for (const provider of providers) {
+    it.live(`refuses what a state system refuses, naming the field, and changes nothing (${provider})`, () =>
+      Effect.gen(function*() {
+        const c = yield* linked(provider)
+        const pkg = c.packages[0]
+        const before = yield* c.transfers
+        const self = yield* c.post(transferOf(c.shipper.id, c.shipper.license_number, pkg))
+        assert.strictEqual(self.status, 400, JSON.stringify(self.body))
+        assert.strictEqual(self.body.error.param, "recipient_facility")
+        const backwards = yield* c.post({
+          ...transferOf(c.shipper.id, c.recipient.id, pkg),
+          estimated_departure: "2026-06-02T10:00:00Z",
+          estimated_arrival: "2026-06-01T10:00:00Z"
+        })
+        assert.strictEqual(backwards.status, 400, JSON.stringify(backwards.body))
+        assert.strictEqual(backwards.body.error.param, "estimated_arrival")
+        assert.include(backwards.body.error.message, "before")
+        assert.strictEqual(yield* c.transfers, before, "a refused transfer changed nothing")
+        const first = yield* c.post(transferOf(c.shipper.id, c.recipient.id, pkg))
+        assert.strictEqual(first.status, 201, JSON.stringify(first.body))
+        // the same package again, to another licensee, while the first is pending: a conflict
+        for (let i = 0; i < 3; i++) {
+          const twice = yield* c.post(transferOf(c.shipper.id, "CO-ELSEWHERE-0042", pkg))
+          assert.strictEqual(twice.status, 409, JSON.stringify(twice.body))
+          assert.strictEqual(twice.body.error.code, "invalid_state_transition")
+          assert.include(twice.body.error.message, pkg.tag)
+          assert.include(twice.body.error.message, "packages.0")
+        }
+        assert.strictEqual(yield* c.transfers, before + 1, "one transfer of the package, not four")
+        // a transfer to another licensee arrives, without a 500
+        const outside = yield* c.post(transferOf(c.shipper.id, "CO-ELSEWHERE-0043", c.packages[1]))
+        assert.strictEqual(outside.status, 201, JSON.stringify(outside.body))
+        const connectionId = c.base.split("/")[3]
+        const arrived = yield* call("POST", `/v1/sandbox/${connectionId}/simulate`, {
+          token: c.token,
+          json: { scenario: "transfer_arrived", params: { transfer_id: outside.body.data.id } }
+        })
+        assert.strictEqual(arrived.status, 200, JSON.stringify(arrived.body))
+      }).pipe(Effect.provide(TestApp)))
+
     it.live(`takes the shipper by fac_ id, exact name or licence number (${provider})`, () =>
       Effect.gen(function*() {
         const c = yield* linked(provider)

@@ -187,7 +187,10 @@ const transferEvent = (
   input: Input
 ): WebhookEvent.WebhookEvent => {
   const s = world.transfers.find((t) => t.transfer.id === id)!
-  const recipient = facilityByLicense(world, s.transfer.recipient_facility)!
+  // the facility of the world the event is about: the recipient, or, for a transfer to another
+  // licensee, the shipper (issue #30: it once crashed on a recipient outside the world)
+  const recipient = facilityByLicense(world, s.transfer.recipient_facility) ??
+    facilityByLicense(world, s.transfer.shipper_facility)!
   const transfer = { ...s.transfer, facility_id: recipient.facility.id } as Transfer.Transfer
   return {
     id: eventId(world, input) as WebhookEvent.EventId,

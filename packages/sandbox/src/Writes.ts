@@ -27,6 +27,7 @@ export interface Refusal {
     | "units"
     | "invalid"
     | "tag_unavailable"
+    | "on_transfer"
   readonly message: string
 }
 
@@ -307,6 +308,20 @@ export const createTransfer = (world: World, input: CreateTransfer): Either.Eith
     for (const tag of input.tags) {
       const pkg = data.packages.find((p) => p.tag === tag)
       if (pkg === undefined) return yield* refuse("package_not_found", `Package ${tag} was not found`)
+      // a package goes on one transfer at a time, as the state systems require (issue #30)
+      const away = world.transfers.find(({ transfer }) =>
+        (transfer.status === "pending" || transfer.status === "in_transit") &&
+        transfer.shipper_facility === data.facility.license_number &&
+        transfer.packages.some((p) => p.tag === tag)
+      )
+      if (away !== undefined) {
+        return yield* refuse(
+          "on_transfer",
+          `Package ${tag} is already on ${away.transfer.status.replace("_", " ")} transfer ${
+            away.transfer.manifest_number || away.transfer.provider_transfer_id
+          }`
+        )
+      }
       lines.push({
         package_id: pkg.id,
         tag: pkg.tag,

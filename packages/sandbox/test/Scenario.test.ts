@@ -37,6 +37,37 @@ describe("Scenario", () => {
     assert.strictEqual(events.length, 1)
   })
 
+  it("transfer_arrived of an outgoing transfer to another licensee answers for the shipper, never a crash (issue #30)", () => {
+    const { run, sandbox, world } = setup()
+    const data = world.facilities[0]!
+    const busy = new Set(
+      world.transfers.filter((t) => t.transfer.status === "pending").flatMap((t) =>
+        t.transfer.packages.map((p) => p.tag)
+      )
+    )
+    const pkg = data.packages.find((p) => !p.is_on_hold && !busy.has(p.tag))!
+    const made = sandbox.apply<Transfer.Transfer>(world, {
+      _tag: "CreateTransfer",
+      input: {
+        license: data.facility.license_number,
+        recipient: "CO-ELSEWHERE-0042",
+        transferType: "Wholesale",
+        tags: [pkg.tag],
+        estimatedDeparture: null,
+        estimatedArrival: null,
+        driverName: null,
+        vehicleInfo: null,
+        transporter: null,
+        template: false,
+        at: NOW
+      }
+    })
+    const transfer = Either.getOrThrow(made)
+    const outcome = Either.getOrThrow(run("transfer_arrived", { transfer_id: transfer.id }))
+    assert.strictEqual(outcome.event!.type, "transfer.arrived")
+    assert.strictEqual((outcome.event!.data as { facility_id: string }).facility_id, data.facility.id)
+  })
+
   it("transfer_arrived with no transfer named picks one, or creates one from outside", () => {
     const { run, world } = setup()
     const before = world.transfers.length

@@ -86,4 +86,37 @@ describe("Writes", () => {
     assert.strictEqual(transfer.estimated_departure, "2026-03-16T09:00:00.000Z")
     assert.match(transfer.provider_transfer_id, /^template-\d+$/)
   })
+
+  it("a package goes on one transfer at a time: a second one while the first is on its way is refused (issue #30)", () => {
+    const w = world()
+    const data = w.facilities[0]!
+    const busy = new Set(
+      w.transfers.filter((t) => t.transfer.status === "pending" || t.transfer.status === "in_transit")
+        .flatMap((t) => t.transfer.packages.map((p) => p.tag))
+    )
+    const pkg = data.packages.find((p) => !p.is_on_hold && !busy.has(p.tag))!
+    const send = (recipient: string) =>
+      Writes.createTransfer(w, {
+        license: data.facility.license_number,
+        recipient,
+        transferType: "Transfer",
+        tags: [pkg.tag],
+        estimatedDeparture: null,
+        estimatedArrival: null,
+        driverName: null,
+        vehicleInfo: null,
+        transporter: null,
+        template: false,
+        at: 0
+      })
+    const before = w.transfers.length
+    assert.isTrue(Either.isRight(send(w.facilities[2]!.facility.license_number)))
+    const again = send(w.facilities[3]!.facility.license_number)
+    assert.isTrue(Either.isLeft(again))
+    if (Either.isLeft(again)) {
+      assert.strictEqual(again.left.reason, "on_transfer")
+      assert.include(again.left.message, pkg.tag)
+    }
+    assert.strictEqual(w.transfers.length, before + 1, "the refused transfer was not kept")
+  })
 })

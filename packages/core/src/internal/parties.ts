@@ -9,7 +9,8 @@
  *   of the connection is refused.
  * - Otherwise the value is matched, as given, against each facility's licence number and name; a
  *   value matching several facilities is ambiguous and refused.
- * - The shipper must be the facility the write is made at.
+ * - The shipper must be the facility the write is made at, and the recipient another one.
+ * - `estimated_arrival` is not before `estimated_departure` (the state systems refuse it; issue #30).
  * - A recipient matching none of the connection's facilities is another licensee's licence number
  *   (the state system checks it), when it reads as one: a single word of letters, digits and
  *   `-._/` holding a digit. Anything else (a name with spaces, a word without digits) is a name of
@@ -107,12 +108,27 @@ export const resolve = (
           "or another licensee's licence number"
       )
     }
-    return {
-      ...command,
-      shipper_facility: shipper.value.license_number,
-      recipient_facility: Option.match(recipient, {
-        onNone: () => command.recipient_facility,
-        onSome: (f) => f.license_number
-      })
+    const recipientLicence = Option.match(recipient, {
+      onNone: () => command.recipient_facility,
+      onSome: (f) => f.license_number
+    })
+    if (recipientLicence === shipper.value.license_number) {
+      return yield* refuse(
+        "recipient_facility",
+        `recipient_facility names the shipper itself, ${label(at)}: a transfer goes to another facility or licensee`
+      )
     }
+    const departure = command.estimated_departure ?? null
+    const arrival = command.estimated_arrival ?? null
+    if (departure !== null && arrival !== null && Date.parse(arrival) < Date.parse(departure)) {
+      return yield* Either.left(
+        new InvalidInput({
+          operation: OPERATION,
+          path: "estimated_arrival",
+          message: `estimated_arrival (${arrival}) is before estimated_departure (${departure}): it must be the same ` +
+            "time or later"
+        })
+      )
+    }
+    return { ...command, shipper_facility: shipper.value.license_number, recipient_facility: recipientLicence }
   })

@@ -442,6 +442,17 @@ export const make = (options: Options = {}): ProviderPort.Driver & { readonly wo
           for (const line of command.packages) {
             const pkg = world.packages.find((p) => p.id === line.package_id && p.facility_id === facility.id)
             if (pkg === undefined) return yield* ProviderError.ResourceNotFound.of("package", line.package_id)
+            // as a state system: a package goes on one transfer at a time
+            if (
+              world.transfers.some((t) => t.status === "pending" && t.packages.some((p) => p.package_id === pkg.id))
+            ) {
+              return yield* new ProviderError.ProviderRejected({
+                provider: PROVIDER,
+                operation: "create_transfer",
+                message: `${pkg.tag} is already on a pending transfer`,
+                messages: [`${pkg.tag} is already on a pending transfer`]
+              })
+            }
             if (line.quantity > pkg.quantity) {
               return yield* new ProviderError.InsufficientQuantity({
                 package_id: pkg.id,
