@@ -40,19 +40,8 @@ export const suite: Suite = (backend) =>
       "the operator CLI in a loop beside sandbox writes: every request answers in time, and the server stays healthy",
       async () => {
         const token = await server.accessToken()
-        const created = await server.call("POST", "/v1/sandbox/public_token/create", {
-          token,
-          json: { provider: "provider_a", state: "CO" }
-        })
-        assert.strictEqual(created.status, 200, created.text)
-        const exchanged = await server.call("POST", "/v1/link/token/exchange", {
-          token,
-          json: { public_token: body(created).data.public_token }
-        })
-        assert.strictEqual(exchanged.status, 200, exchanged.text)
-        const connectionId = body(exchanged).data.connection_id as string
-        const facilities = await server.call("GET", `/v1/connections/${connectionId}/facilities`, { token })
-        const facility = body(facilities).data[0].id as string
+        const { connection: connectionId, facilities } = await server.linkSandbox(token)
+        const facility = facilities[0]!
         const base = `/v1/connections/${connectionId}/facilities/${facility}`
         const listed = await server.call("GET", `${base}/packages?per_page=100`, { token })
         const source = (body(listed).data as ReadonlyArray<any>).find((p) => !p.is_on_hold && p.quantity >= 50)

@@ -45,6 +45,11 @@ export interface AbuseServer {
     path: string,
     options?: RequestOptions
   ) => Promise<Answer>
+  /**
+   * A sandbox connection as README's first session makes one (link token, public token, exchange):
+   * its id and its facilities' ids.
+   */
+  readonly linkSandbox: (token: string) => Promise<{ readonly connection: string; readonly facilities: Array<string> }>
   /** Runs the operator CLI against the server's database (asynchronously: the server keeps serving). */
   readonly cli: (args: ReadonlyArray<string>, timeoutMs?: number) => Promise<CliRun>
   /** SIGTERM and start again on the same port, data and database; resolves once it answers /healthz. */
@@ -121,9 +126,31 @@ export const startServer = async (
     if (answer.status !== 200) throw new Error(`token: ${answer.status} ${answer.text}`)
     return (answer.body as { access_token: string }).access_token
   }
+  const linkSandbox = async (token: string) => {
+    const ok = (answer: Answer, what: string) => {
+      if (answer.status !== 200) throw new Error(`${what}: ${answer.status} ${answer.text}`)
+      return answer.body as { data: any }
+    }
+    ok(await node.call("POST", "/v1/link/token/create", { token, json: { external_id: "abuse" } }), "link token")
+    const created = ok(
+      await node.call("POST", "/v1/sandbox/public_token/create", {
+        token,
+        json: { provider: "provider_a", state: "CO" }
+      }),
+      "public token"
+    )
+    const exchanged = ok(
+      await node.call("POST", "/v1/link/token/exchange", { token, json: { public_token: created.data.public_token } }),
+      "exchange"
+    )
+    const connection = exchanged.data.connection_id as string
+    const facilities = ok(await node.call("GET", `/v1/connections/${connection}/facilities`, { token }), "facilities")
+    return { connection, facilities: (facilities.data as Array<{ id: string }>).map((f) => f.id) }
+  }
   return {
     backend,
     node: () => node,
+    linkSandbox,
     spec,
     clientId,
     clientSecret,

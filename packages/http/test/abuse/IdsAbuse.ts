@@ -33,25 +33,7 @@ export const suite: Suite = (backend) =>
     let server: AbuseServer
     let token: string
 
-    /** A sandbox connection as README's first session makes one: link token, public token, exchange. */
-    const link = async () => {
-      const linkToken = await server.call("POST", "/v1/link/token/create", { token, json: { external_id: "abuse" } })
-      assert.strictEqual(linkToken.status, 200, linkToken.text)
-      const created = await server.call("POST", "/v1/sandbox/public_token/create", {
-        token,
-        json: { provider: "provider_a", state: "CO" }
-      })
-      assert.strictEqual(created.status, 200, created.text)
-      const exchanged = await server.call("POST", "/v1/link/token/exchange", {
-        token,
-        json: { public_token: bodyOf(created).data.public_token }
-      })
-      assert.strictEqual(exchanged.status, 200, exchanged.text)
-      const connection = bodyOf(exchanged).data.connection_id as string
-      const facilities = await server.call("GET", `/v1/connections/${connection}/facilities`, { token })
-      assert.strictEqual(facilities.status, 200, facilities.text)
-      return { connection, facilities: (bodyOf(facilities).data as Array<{ id: string }>).map((f) => f.id) }
-    }
+    const link = () => server.linkSandbox(token)
 
     const syncedFacilities = async (connection: string) => {
       const status = await server.call("GET", `/v1/connections/${connection}/sync`, { token })

@@ -148,7 +148,10 @@ class Connection implements SqlConnection.Connection {
     params: ReadonlyArray<unknown>,
     transformRows: (<A extends object>(row: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
   ) {
-    const rows = Effect.map(this.run(sql, params), (result) => result.rows as unknown as ReadonlyArray<any>)
+    const rows = Effect.map(
+      this.run(sql, params),
+      (result) => result.rows as unknown as ReadonlyArray<Record<string, unknown>>
+    )
     return transformRows ? Effect.map(rows, transformRows) : rows
   }
   executeRaw(sql: string, params: ReadonlyArray<unknown>) {
