@@ -29,6 +29,11 @@ export type Change =
   | { readonly _tag: "RecordLabResult"; readonly input: Writes.RecordLabResult }
   | { readonly _tag: "CreateTransfer"; readonly input: Writes.CreateTransfer }
   | { readonly _tag: "Scenario"; readonly input: Scenario.Input }
+  /**
+   * The login was entered again (update mode): a refusal the `connection_login_required` scenario
+   * left pending is gone, here and wherever the log is replayed.
+   */
+  | { readonly _tag: "RenewLogin" }
 
 /**
  * What subscribers hear after each accepted change.
@@ -234,6 +239,9 @@ const run = (world: World, change: Change): Either.Either<unknown, Refusal | Sce
       return Writes.createTransfer(world, change.input)
     case "Scenario":
       return Scenario.run(world, change.input)
+    case "RenewLogin":
+      world.loginRequired = false
+      return Either.right(null)
   }
 }
 

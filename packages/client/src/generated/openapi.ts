@@ -96,7 +96,7 @@ export interface paths {
         put?: never;
         /**
          * Create a sandbox public token without the widget
-         * @description Links a sandbox login server-side and returns a public token to exchange, for tests and CI.
+         * @description Links a sandbox login server-side and returns a public token to exchange, for tests and CI. With `connection_id`, it is update mode without the widget (as Plaid's `reset_login`): the login of that sandbox connection is entered again (the sandbox's good login unless `credentials` says otherwise), the connection leaves `error`, and the public token exchanges for the same connection.
          */
         post: operations["createSandboxPublicToken"];
         delete?: never;
@@ -1250,8 +1250,15 @@ export interface components {
          */
         ConnectionStatus: "active" | "inactive" | "error" | "pending";
         SandboxPublicTokenCreate: {
-            provider: components["schemas"]["ProviderName"];
-            state: components["schemas"]["UsState"];
+            /** @description The state system to link; required unless `connection_id` is given */
+            provider?: components["schemas"]["ProviderName"];
+            /** @description The US state of the login; required unless `connection_id` is given */
+            state?: components["schemas"]["UsState"];
+            /**
+             * maxLength(2000)
+             * @description Update mode without the widget: re-enter the login of this sandbox connection (for example one in `error` after `connection_login_required`), as Plaid's `reset_login` does. The public token it returns exchanges for the same connection; `provider` and `state`, when given, must be the connection's
+             */
+            connection_id?: string;
             /** @description The provider login; defaults to the sandbox's good login */
             credentials?: {
                 [key: string]: string;
@@ -2820,6 +2827,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PermissionError"];
+                };
+            };
+            /** @description `not_found_error` / `resource_not_found`: no such object for this organisation (another organisation's objects answer the same). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
                 };
             };
             /** @description `conflict_error`: the object's state or the idempotency key refuses the request (see `code`). */

@@ -43,11 +43,11 @@ export class LinkApi extends HttpApiGroup.make("link")
   )
   .add(
     HttpApiEndpoint.post("createSandboxPublicToken", "/v1/sandbox/public_token/create")
-      .annotate(OpenApi.Transform, errors("body", "idempotent", "organisation", "upstream"))
+      .annotate(OpenApi.Transform, errors("body", "idempotent", "organisation", "owned", "upstream"))
       .annotate(OpenApi.Summary, "Create a sandbox public token without the widget")
       .annotate(
         OpenApi.Description,
-        "Links a sandbox login server-side and returns a public token to exchange, for tests and CI."
+        "Links a sandbox login server-side and returns a public token to exchange, for tests and CI. With `connection_id`, it is update mode without the widget (as Plaid's `reset_login`): the login of that sandbox connection is entered again (the sandbox's good login unless `credentials` says otherwise), the connection leaves `error`, and the public token exchanges for the same connection."
       )
       .setPayload(SandboxPublicTokenCreate)
       .addSuccess(Envelope.Envelope(PublicToken))

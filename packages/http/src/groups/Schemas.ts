@@ -101,8 +101,16 @@ export const Exchanged = Schema.Struct({
 
 /** @since 0.1.0 @category schemas */
 export const SandboxPublicTokenCreate = Schema.Struct({
-  provider: ProviderName.ProviderName,
-  state: ProviderName.UsState,
+  provider: Schema.optional(ProviderName.ProviderName).annotations({
+    description: "The state system to link; required unless `connection_id` is given"
+  }),
+  state: Schema.optional(ProviderName.UsState).annotations({
+    description: "The US state of the login; required unless `connection_id` is given"
+  }),
+  connection_id: Schema.optional(Text).annotations({
+    description:
+      "Update mode without the widget: re-enter the login of this sandbox connection (for example one in `error` after `connection_login_required`), as Plaid's `reset_login` does. The public token it returns exchanges for the same connection; `provider` and `state`, when given, must be the connection's"
+  }),
   credentials: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })).annotations({
     description: "The provider login; defaults to the sandbox's good login"
   }),

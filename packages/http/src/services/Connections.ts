@@ -401,9 +401,25 @@ export const layer = Layer.effect(
             sandbox: connection.is_sandbox,
             credentials
           })
-          yield* providers.upstream(connection.provider, port.value.checkCredentials(session)).pipe(
-            Effect.catchAll((e) => Effect.flatMap(providerError(e, "credentials"), Effect.fail))
-          )
+          const check = providers.upstream(connection.provider, port.value.checkCredentials(session))
+          yield* (connection.is_sandbox && connection.credentials !== null
+            // Entering the login again is what a pending `connection_login_required` refusal waits
+            // for: it is lifted, then the login is checked; a refused login lifts nothing (issue #30).
+            ? providers.state.write(connection, () =>
+              Effect.zipRight(
+                Effect.sync(() => {
+                  const world = providers.state.world(connection)
+                  if (world.loginRequired === true) providers.sandbox.apply(world, { _tag: "RenewLogin" })
+                }),
+                check
+              ))
+            : check).pipe(
+              Effect.catchAll((e) =>
+                e._tag === "ConflictError"
+                  ? Effect.fail(e)
+                  : Effect.flatMap(providerError(e, "credentials"), Effect.fail)
+              )
+            )
           const now = yield* Clock.currentTimeMillis
           const sealed = crypto.encrypt(JSON.stringify(credentials))
           const status = connection.status === "active" ||
