@@ -33,7 +33,7 @@ export type ErrorBody = typeof ErrorBody.Type
 /**
  * Every code each error type is sent with: the DECISIONS error table, plus the codes it leaves to
  * us ("other refused writes"; the login refusals of the widget and the sandbox link). The document
- * enumerates them, and `make` takes no other.
+ * enumerates them, and the server's constructor (http's `Errors.make`) takes no other.
  *
  * @since 0.1.0
  * @category constants
