@@ -114,6 +114,12 @@ export interface Fixture {
    * facility without the capability.
    */
   readonly writeFacilityFor?: Partial<Record<WriteName, string>>
+  /**
+   * Licence numbers of licensees outside the session that the state system knows, to ship
+   * transfers to besides the session's other facilities. Declaring them says the system knows no
+   * other: the kit then checks that a transfer to a licence it does not know is refused.
+   */
+  readonly licensees?: ReadonlyArray<string>
   /** Provider failures and the error each must become: at least one per {@link providerSideKinds}. */
   readonly failures: ReadonlyArray<FailureCase>
   /**
@@ -210,6 +216,10 @@ export const errorCoverage: {
   InvalidInput: { by: "kit", how: "a session of another provider; an invalid command for each declared write" },
   InsufficientQuantity: { by: "kit", how: "a split beyond its source (when split_package is declared)" },
   SandboxOnly: { by: "kit", how: "a write with a production session (when any write is declared)" },
+  PackageInTransfer: {
+    by: "none",
+    how: "the port refuses it from the transfers list before the driver runs; the /v1 transfer tests check it"
+  },
   InvalidStateTransition: {
     by: "none",
     how: "no port call moves a state; the sandbox's scenarios raise it, and the sandbox's tests check them"
@@ -1006,6 +1016,16 @@ const transferOf = (
 const namesFacility = (value: string, facility: Facility) =>
   value === facility.license_number || value === facility.name || value === facility.id
 
+/** Where the fixture facility may ship: the session's other facilities, then the fixture's licensees. */
+const recipientsOf = (port: Port, fx: Fixture, facility: Facility) =>
+  Effect.map(
+    port.listFacilities(fx.session, { page: 1, per_page: Page.MAX_PER_PAGE }),
+    (page) => [
+      ...page.items.filter((f) => f.id !== facility.id).map((f) => f.license_number),
+      ...(fx.licensees ?? [])
+    ]
+  )
+
 const transferCount = (port: Port, fx: Fixture) =>
   Effect.map(port.list("transfers", fx.session, fx.facilityId, {}, Page.firstPage), (p) => p.pagination.total)
 
@@ -1305,11 +1325,13 @@ const writeChecks: Record<WriteName, ReadonlyArray<Check>> = {
           const pkg: Package | undefined = yield* pickPackage(port, fx)
           yield* assert(pkg !== undefined, "the fixture facility holds no package to ship")
           const facility = yield* port.getFacility(fx.session, fx.facilityId)
+          const recipients = yield* recipientsOf(port, fx, facility)
+          yield* assert(recipients.length > 0, "the session has one facility and the fixture names no licensees")
           const before = yield* port.list("transfers", fx.session, fx.facilityId, {}, Page.firstPage)
           const created = yield* port.createTransfer(fx.session, fx.facilityId, {
             transfer_type: "Transfer",
             shipper_facility: facility.license_number,
-            recipient_facility: "CONTRACT-RECIPIENT-0001",
+            recipient_facility: recipients[0]!,
             packages: [{
               package_id: pkg!.id,
               tag: pkg!.tag,
@@ -1344,16 +1366,18 @@ const writeChecks: Record<WriteName, ReadonlyArray<Check>> = {
           yield* assert(shipped.length === 2, "the fixture facility holds fewer than two packages to ship")
           const before = yield* transferCount(port, fx)
           // with no other facility in the session, the recipient is another licensee's licence number
+          const licensee = fx.licensees?.[0] ?? ""
+          yield* assert(other !== undefined || licensee !== "", "the session has one facility and no licensees")
           const created = [
             yield* port.createTransfer(
               fx.session,
               fx.facilityId,
-              transferOf(facility.id, other?.name ?? "CONTRACT-RECIPIENT-0002", shipped[0]!)
+              transferOf(facility.id, other?.name ?? licensee, shipped[0]!)
             ),
             yield* port.createTransfer(
               fx.session,
               fx.facilityId,
-              transferOf(facility.name, other?.id ?? "CONTRACT-RECIPIENT-0002", shipped[1]!)
+              transferOf(facility.name, other?.id ?? licensee, shipped[1]!)
             )
           ]
           for (const transfer of created) {
@@ -1363,10 +1387,10 @@ const writeChecks: Record<WriteName, ReadonlyArray<Check>> = {
             )
             yield* assert(
               other === undefined
-                ? transfer.recipient_facility === "CONTRACT-RECIPIENT-0002"
+                ? transfer.recipient_facility === licensee
                 : namesFacility(transfer.recipient_facility, other),
               `the transfer's recipient_facility is ${transfer.recipient_facility}, not ${
-                other?.license_number ?? "CONTRACT-RECIPIENT-0002"
+                other?.license_number ?? licensee
               }`
             )
           }
@@ -1396,6 +1420,10 @@ const writeChecks: Record<WriteName, ReadonlyArray<Check>> = {
             ...(other === undefined ? [] : [
               [other.id, facility.license_number, "shipper_facility"] as const,
               [other.license_number, facility.license_number, "shipper_facility"] as const
+            ]),
+            // a fixture that declares the licensees the system knows: any other licence is unknown
+            ...(fx.licensees === undefined ? [] : [
+              [facility.id, "TRACEBRIDGE-CONTRACT-UNKNOWN-1", "recipient_facility"] as const
             ])
           ]
           const before = yield* transferCount(port, fx)
@@ -1420,9 +1448,9 @@ const writeChecks: Record<WriteName, ReadonlyArray<Check>> = {
       (port, fx, assert) =>
         Effect.gen(function*() {
           const facility = yield* port.getFacility(fx.session, fx.facilityId)
-          const facilities = yield* port.listFacilities(fx.session, { page: 1, per_page: Page.MAX_PER_PAGE })
-          const other = facilities.items.find((f) => f.id !== facility.id)
-          const recipient = other?.license_number ?? "CONTRACT-RECIPIENT-0004"
+          const recipients = yield* recipientsOf(port, fx, facility)
+          yield* assert(recipients.length > 1, "the fixture facility has fewer than two places to ship to")
+          const recipient = recipients[0]!
           const shipped = yield* shippablePackages(port, fx, 1)
           yield* assert(shipped.length === 1, "the fixture facility holds no package to ship")
           const pkg = shipped[0]!
@@ -1473,12 +1501,15 @@ const writeChecks: Record<WriteName, ReadonlyArray<Check>> = {
             port.createTransfer(
               fx.session,
               fx.facilityId,
-              transferOf(facility.license_number, "CONTRACT-RECIPIENT-0005", pkg)
+              transferOf(facility.license_number, recipients[1]!, pkg)
             ),
-            "InvalidStateTransition",
+            "PackageInTransfer",
             "a package already on a pending transfer"
           )
-          yield* assert(again.message.includes("packages.0"), `the refusal names no line: ${again.message}`)
+          yield* assert(
+            (again as { readonly path?: unknown }).path === "packages.0.package_id",
+            `the refusal names no line: ${again.message}`
+          )
           yield* assert(
             (yield* transferCount(port, fx)) === before + 1,
             "the refused second transfer changed the transfer list"
@@ -1490,6 +1521,8 @@ const writeChecks: Record<WriteName, ReadonlyArray<Check>> = {
       (port, fx, assert) =>
         Effect.gen(function*() {
           const facility = yield* port.getFacility(fx.session, fx.facilityId)
+          const [recipient] = yield* recipientsOf(port, fx, facility)
+          yield* assert(recipient !== undefined, "the session has one facility and the fixture names no licensees")
           const pkg = yield* pickPackage(port, fx)
           yield* assert(pkg !== undefined, "the fixture facility holds no package of quantity 2 or more off hold")
           const before = yield* transferCount(port, fx)
@@ -1497,7 +1530,7 @@ const writeChecks: Record<WriteName, ReadonlyArray<Check>> = {
             port.createTransfer(
               fx.session,
               fx.facilityId,
-              transferOf(facility.license_number, "CONTRACT-RECIPIENT-0003", pkg!, Math.ceil(pkg!.quantity) + 1000)
+              transferOf(facility.license_number, recipient!, pkg!, Math.ceil(pkg!.quantity) + 1000)
             ),
             "InsufficientQuantity",
             "a transfer line above what its package holds"
@@ -1509,7 +1542,7 @@ const writeChecks: Record<WriteName, ReadonlyArray<Check>> = {
             port.createTransfer(
               fx.session,
               fx.facilityId,
-              transferOf(facility.license_number, "CONTRACT-RECIPIENT-0003", pkg!, 1)
+              transferOf(facility.license_number, recipient!, pkg!, 1)
             )
           )
           if (Either.isLeft(part)) {

@@ -36,7 +36,7 @@ import type { ProviderError } from "./ProviderError.js"
 import {
   CapabilityNotEnabled,
   InvalidInput,
-  InvalidStateTransition,
+  PackageInTransfer,
   ProviderInvalidResponse,
   ResourceNotFound,
   SandboxOnly
@@ -585,7 +585,7 @@ export const make = (driver: Driver, options: Options = {}): Service => {
    * - the same transfer again (same recipient, same lines) is a retry, which the driver finishes or
    *   answers as it knows how (BioTrack's manifest is made in two calls); the state system refuses
    *   a second transfer of a package;
-   * - a package on another of them is refused with `InvalidStateTransition` naming the line and the
+   * - a package on another of them is refused with `PackageInTransfer` naming the line and the
    *   transfer, before anything is written.
    *
    * A provider without a transfers list leaves it to the state system.
@@ -623,12 +623,13 @@ export const make = (driver: Driver, options: Options = {}): Service => {
           t.shipper_facility === command.shipper_facility && t.packages.some((p) => p.package_id === line.package_id)
         )
         if (on !== undefined) {
-          return yield* new InvalidStateTransition({
-            machine: "Package.transfer",
-            from: on.status,
-            to: "pending",
-            message: `packages.${i}: package ${line.tag} is already on ${on.status.replace("_", " ")} transfer ` +
-              `${on.manifest_number} (${on.id}); a package goes on one transfer at a time`
+          return yield* new PackageInTransfer({
+            path: `packages.${i}.package_id`,
+            package_id: line.package_id,
+            transfer_id: on.id,
+            message: `package ${line.tag} is already on ${on.status.replace("_", " ")} transfer ` +
+              `${on.manifest_number || on.provider_transfer_id} (${on.id}); a package goes on one transfer at a ` +
+              "time: wait until it is received or rejected, or ship another package"
           })
         }
       }

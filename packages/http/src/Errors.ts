@@ -64,7 +64,7 @@ export const codes = {
     "connection_inactive",
     "write_conflict"
   ],
-  invalid_request_error: ["insufficient_quantity", "provider_rejected", "scenario_exhausted"],
+  invalid_request_error: ["insufficient_quantity", "package_in_transfer", "provider_rejected", "scenario_exhausted"],
   rate_limit_error: ["rate_limited"],
   api_error: ["internal_error", "service_unavailable"]
 } as const
@@ -446,6 +446,8 @@ const wireOf = (error: ProviderError.ProviderError, message: string): Effect.Eff
       return make("conflict_error", "connection_login_required", message)
     case "InsufficientQuantity":
       return make("invalid_request_error", "insufficient_quantity", message)
+    case "PackageInTransfer":
+      return make("invalid_request_error", "package_in_transfer", message, error.path)
     case "ProviderRejected":
       return make("invalid_request_error", "provider_rejected", message)
     case "InvalidInput":

@@ -209,12 +209,18 @@ const transferEvent = (
 const moveReceived = (world: World, transfer: Omit<Transfer.Transfer, "facility_id">, at: number) => {
   const from = facilityByLicense(world, transfer.shipper_facility)
   const to = facilityByLicense(world, transfer.recipient_facility)
-  if (from === undefined || to === undefined) return
+  if (from === undefined) return
   for (const line of transfer.packages) {
     const pkg = from.packages.find((p) => p.id === line.package_id)
     if (pkg === undefined) continue
     from.packages = from.packages.filter((p) => p.id !== pkg.id)
     from.departedPackages = [...from.departedPackages.filter((p) => p.id !== pkg.id), pkg]
+    // received by another licensee: the package has left the world (issue #30)
+    if (to === undefined) {
+      from.labResults = from.labResults.filter((r) => r.package_id !== pkg.id)
+      world.modified.set(pkg.id, Math.floor(at / 1000) * 1000)
+      continue
+    }
     to.packages.push({ ...pkg, facility_id: to.facility.id })
     to.departedPackages = to.departedPackages.filter((p) => p.id !== pkg.id)
     const results = from.labResults.filter((r) => r.package_id === pkg.id)

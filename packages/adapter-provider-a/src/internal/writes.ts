@@ -327,6 +327,22 @@ export const makeWrites = (
         }],
         WriteResult,
         { operation: "create_transfer", license: license(facility) }
+      ).pipe(
+        // Metrc refuses a recipient licence it does not know in the row's message; the client is
+        // told which field, in our words (the state system's text stays in the log; issue #30)
+        Effect.catchIf(
+          (e) =>
+            e._tag === "ProviderRejected" &&
+            e.messages.some((m) => /recipient/i.test(m) && m.includes(command.recipient_facility)),
+          () =>
+            new ProviderError.InvalidInput({
+              operation: "create_transfer",
+              path: "recipient_facility",
+              message: `recipient_facility ${
+                JSON.stringify(command.recipient_facility)
+              } is no licence Metrc knows: send one of the connection's facilities (its id, licence number or exact name) or the licence number of another licensee`
+            })
+        )
       )
       const templateId = result.Ids[0]
       if (templateId === undefined) {

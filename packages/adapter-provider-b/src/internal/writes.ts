@@ -324,6 +324,17 @@ export const make = (client: Client, tables: SyncTablesCache, reads: Reads): Pro
     Effect.gen(function*() {
       const operation = "create_transfer"
       const license = facility.provider_facility_id
+      // BioTrack ships to a vendor it lists, never back to the shipper (issue #30)
+      const { vendor } = yield* sync(session, "sync_vendor", operation)
+      if (!vendor.some((v) => !v.deleted && v.location === command.recipient_facility)) {
+        return yield* new ProviderError.InvalidInput({
+          operation,
+          path: "recipient_facility",
+          message: `recipient_facility ${
+            JSON.stringify(command.recipient_facility)
+          } is no licence BioTrack lists: send one of the connection's facilities (its id, licence number or exact name) or the licence number of another licensee`
+        })
+      }
       const lots = yield* freshInventory(session, facility, operation)
       // a manifest stop lists barcodes only: BioTrack ships each lot whole
       const lines = yield* Effect.forEach(command.packages, (line, index) =>

@@ -21,6 +21,8 @@
 import type { LabResult, Package, Transfer } from "@tracebridge/core"
 import { Ids } from "@tracebridge/core"
 import { Option } from "effect"
+import * as Licensees from "../../Licensees.js"
+import * as Seed from "../../Seed.js"
 import type { FacilityData, Role, World } from "../../World.js"
 import type { Json, JsonObject } from "./format.js"
 import { barcodes, bit, code, decimal, epochText, flag, money, seconds } from "./format.js"
@@ -193,8 +195,42 @@ const lotRoom = (data: FacilityData, pkg: Package.Package): string | null => {
 /** A row as it goes on the wire. */
 export type Row = JsonObject
 
-/** `vendor`: the login's facilities, all under its UBI (numbers and 0/1 flags, as recorded). */
-export const vendors = (world: World, ubi: string): Array<Row> =>
+/**
+ * The UBI of the world's `n`-th other licensee: a business of its own, never the login's.
+ */
+const licenseeUbi = (world: World, n: number, login: string): string => {
+  const ubi = String(600_000_000 + (Seed.integer(world.seed, "licensee-ubi", n) % 99_999_999))
+  return ubi === login ? String(Number(ubi) + 1) : ubi
+}
+
+/**
+ * `vendor`: the login's facilities, all under its UBI, then the state's other licensees the world
+ * knows (BioTrack lists every vendor; a transfer goes to one of them), each under a UBI of its own
+ * (numbers and 0/1 flags, as recorded).
+ */
+export const vendors = (world: World, ubi: string): Array<Row> => [
+  ...ownVendors(world, ubi),
+  ...Licensees.of(world).map((l, n): Row => ({
+    ubi: licenseeUbi(world, n, ubi),
+    location: l.license_number,
+    name: l.name,
+    locationtype: locationTypes[l.role],
+    address1: l.address,
+    address2: null,
+    city: l.city,
+    state: world.state,
+    zip: l.zip,
+    producer: bit(l.role === "cultivation"),
+    processor: bit(l.role === "manufacturing"),
+    retail: bit(l.role === "retail" || l.role === "medical"),
+    medical: bit(l.role === "medical"),
+    deleted: bit(false),
+    transactionid: 1,
+    transactionid_original: 1
+  }))
+]
+
+const ownVendors = (world: World, ubi: string): Array<Row> =>
   world.facilities.map((data) => {
     const f = data.facility
     const tx = txAt(changedAt(world, f.id))
