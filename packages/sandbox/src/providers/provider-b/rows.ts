@@ -18,6 +18,7 @@
  * - employees and vehicles (`sync_employee`, `sync_vehicle`) from the world's seed (`staff.ts`),
  *   outside the world.
  */
+import { ProviderB } from "@tracebridge/adapter-provider-b"
 import type { LabResult, Package, Transfer } from "@tracebridge/core"
 import { Ids } from "@tracebridge/core"
 import { Option } from "effect"
@@ -82,21 +83,20 @@ const locationTypes: Record<Role, number | null> = {
   medical: 10 // R+MMJ
 }
 
-/** QA panel types by core category (research: ADP Lab_Metric). */
-export const panelTypes: Readonly<Record<string, number>> = {
-  moisture: 1,
-  potency: 2,
-  foreign_matter: 3,
-  microbials: 4,
-  residual_solvents: 5,
-  mycotoxins: 6,
-  pesticides: 7,
-  heavy_metals: 8
-}
+/** QA panel types by core category: the descriptor's facts (`ProviderB.facts.labPanels`), turned round. */
+export const panelTypes: Readonly<Record<string, number>> = Object.fromEntries(
+  Object.entries(ProviderB.facts.labPanels).map(([type, panel]) => [panel.category, Number(type)])
+)
 
 /** The core category of a panel type. */
-export const categoryOfPanel = (type: number): string =>
-  Object.entries(panelTypes).find(([, t]) => t === type)?.[0] ?? "other"
+export const categoryOfPanel = (type: number): string => ProviderB.facts.labPanels[type]?.category ?? "other"
+
+/**
+ * Whether BioTrack judges a category: a failed sample fails on it (a contaminant), where potency
+ * and moisture are only reported; the descriptor's facts say which.
+ */
+export const judged = (category: string): boolean =>
+  !Object.values(ProviderB.facts.labPanels).some((panel) => panel.category === category && !panel.judged)
 
 // ---- time and ids ----------------------------------------------------------------------------------
 
