@@ -27,6 +27,7 @@ import * as Commands from "./Commands.js"
 import { Facility } from "./Facility.js"
 import type { FacilityId } from "./Ids.js"
 import * as Ids from "./Ids.js"
+import * as LabInput from "./internal/labInput.js"
 import * as Parties from "./internal/parties.js"
 import type { LabResult } from "./LabResult.js"
 import type { Package } from "./Package.js"
@@ -483,7 +484,7 @@ export const make = (driver: Driver, options: Options = {}): Service => {
         command,
         driver.writes?.recordLabResult,
         Resource.resources.lab_results.schema,
-        undefined,
+        (valid, _at, _facilities, lab) => Effect.as(LabInput.check(valid, lab), valid),
         byLab(driver.writes?.recordLabResultByLab)
       ),
     createTransfer: (session, facilityId, command) =>
@@ -516,7 +517,9 @@ export const make = (driver: Driver, options: Options = {}): Service => {
     prepare?: (
       command: C,
       at: Facility,
-      facilities: ReadonlyArray<Facility>
+      facilities: ReadonlyArray<Facility>,
+      /** The facility that makes the write: `at`, or the one it goes through. */
+      by: Facility
     ) => Effect.Effect<C, ProviderError>,
     /**
      * Where the write goes at a facility without the capability it needs (sandbox sessions only):
@@ -553,6 +556,7 @@ export const make = (driver: Driver, options: Options = {}): Service => {
         const facilities = yield* driver.listFacilities(session)
         const found = facilities.find((f) => f.id === facilityId)
         if (found === undefined) return yield* ResourceNotFound.of("facility", facilityId)
+        let by = found
         if (needs !== undefined && !found.capabilities.includes(needs)) {
           // the sandbox world plays the part of a facility that has it (ADR 0020)
           const helper = facilities.find((f) => f.id !== found.id && f.capabilities.includes(needs))
@@ -567,8 +571,9 @@ export const make = (driver: Driver, options: Options = {}): Service => {
             })
           }
           go = through(helper)
+          by = helper
         }
-        if (prepare !== undefined) ready = yield* prepare(valid, found, facilities)
+        if (prepare !== undefined) ready = yield* prepare(valid, found, facilities, by)
       }
       const created = yield* go(session, facility, ready)
       yield* checkOutput(output, operation)(created)

@@ -258,7 +258,7 @@ describe("ProviderPort", () => {
     const labId = Ids.make("facility", "provider_a", LAB)
     const command = (packageId: string): Commands.RecordLabResult => ({
       package_id: packageId as Commands.RecordLabResult["package_id"],
-      lab_name: "Kit Labs",
+      lab_name: "Memory Lab",
       overall_passed: true,
       results: [{ name: "THC", category: "potency", value: 20, unit: "%", passed: true, notes: null }],
       lab_license: null,

@@ -39,11 +39,12 @@ export const writeNeedsCheck = (write: WriteName, needs: CapabilityTag) =>
           `writeFacilityFor.${write} must be a facility with ${needs}`
         )
         const target = yield* pickPackage(port, fx, without!.id)
+        const recorder = yield* recorderOf(port, fx, without!.id)
         const outcome = yield* Effect.either<unknown, ProviderError, never>(
           write === "record_lab_result"
             ? port.recordLabResult(fx.session, without!.id, {
               package_id: target?.id ?? Ids.make("package", port.descriptor.name, "1"),
-              lab_name: "Contract Kit Labs",
+              lab_name: recorder.lab_name,
               overall_passed: true,
               results: [{ name: "THC", category: "potency", value: 20, unit: "%", passed: true, notes: null }],
               lab_license: null,
@@ -114,13 +115,9 @@ export const labResultByLabCheck = (needs: CapabilityTag) =>
         const before = yield* port.listAll("lab_results", fx.session, at, { package_id: target!.id })
         const created = yield* port.recordLabResult(fx.session, at, {
           package_id: target!.id,
-          lab_name: "Contract Kit Labs",
+          ...(yield* recorderOf(port, fx, at)),
           overall_passed: false,
-          results: [
-            { name: "THC", category: "potency", value: 19.5, unit: "%", passed: true, notes: null },
-            { name: "Pesticides", category: "pesticides", value: null, unit: null, passed: false, notes: null }
-          ],
-          lab_license: null,
+          results: keptTests(19.5),
           test_type: "ComplianceTesting",
           test_date: null
         })
@@ -151,6 +148,31 @@ export const labResultByLabCheck = (needs: CapabilityTag) =>
         yield* assert(pkg.lab_testing_state === "TestFailed", `lab_testing_state is ${pkg.lab_testing_state}`)
       })
   )
+
+/**
+ * The facility that records a lab result made at `at`: `at` itself, or, where the write needs a
+ * capability `at` lacks, the session's facility that has it (the sandbox world's lab). A lab
+ * result names it (`lab_name`, `lab_license`): a state system records the recording lab's own.
+ */
+const recorderOf = (port: Port, fx: Fixture, at: string) =>
+  Effect.map(port.listFacilities(fx.session, { page: 1, per_page: Page.MAX_PER_PAGE }), (page) => {
+    const needs = port.descriptor.writeNeeds?.record_lab_result
+    const here = page.items.find((f) => f.id === at)
+    const lab = needs === undefined || here?.capabilities.includes(needs)
+      ? here
+      : page.items.find((f) => f.id !== at && f.capabilities.includes(needs))
+    return { lab_name: lab?.name ?? "", lab_license: lab?.license_number ?? null }
+  })
+
+/**
+ * Tests every provider's vocabulary keeps as sent: a category and unit a test's name implies
+ * (Metrc), a number for every test and no notes (BioTrack), and pass flags that follow
+ * `overall_passed` (a failed sample's contaminant fails, its potency passes).
+ */
+const keptTests = (thc: number) => [
+  { name: "THC", category: "potency", value: thc, unit: "%", passed: true, notes: null },
+  { name: "Pesticides", category: "pesticides", value: 0.9, unit: "ppm", passed: false, notes: null }
+]
 
 /** An invalid command of each write. */
 const invalidWrites = (port: Port, fx: Fixture): Record<WriteName, Effect.Effect<unknown, ProviderError>> => ({
@@ -282,20 +304,9 @@ export const writeChecks: Record<WriteName, ReadonlyArray<Check>> = {
           const before = yield* port.listAll("lab_results", fx.session, at, { package_id: target!.id })
           const created = yield* port.recordLabResult(fx.session, at, {
             package_id: target!.id,
-            lab_name: "Contract Kit Labs",
+            ...(yield* recorderOf(port, fx, at)),
             overall_passed: false,
-            results: [
-              { name: "THC", category: "potency", value: 21.5, unit: "%", passed: true, notes: null },
-              {
-                name: "Pesticides",
-                category: "pesticides",
-                value: null,
-                unit: null,
-                passed: false,
-                notes: "Myclobutanil"
-              }
-            ],
-            lab_license: null,
+            results: keptTests(21.5),
             test_type: "ComplianceTesting",
             test_date: null
           })
