@@ -567,7 +567,11 @@ export const make = (driver: Driver, options: Options = {}): Service => {
               capability: operation,
               message: `${operation} needs a facility with the ${needs} capability on ${descriptor.displayName}; ` +
                 `${found.name} (${found.license_type}) has ${found.capabilities.join(", ") || "none"}` +
-                (through === undefined ? "" : `, and the connection has no facility with ${needs} to make it`)
+                (through === undefined ? "" : `, and the connection has no facility with ${needs} to make it`) +
+                (operation === "record_lab_result"
+                  ? "; record it at the lab's facility (its own connection), or, in the sandbox, run the " +
+                    "lab_result_received scenario (POST /v1/sandbox/{connection_id}/simulate)"
+                  : "")
             })
           }
           go = through(helper)

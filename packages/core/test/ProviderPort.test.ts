@@ -323,6 +323,9 @@ describe("ProviderPort", () => {
           const error = yield* fail(port.recordLabResult(session, facilityId, command(driver.world.packages[0]!.id)))
           assert.strictEqual(error._tag, "CapabilityNotEnabled", JSON.stringify(options))
           assert.include(error.message, "labs")
+          // names the facility's capabilities and the way to the same thing (issue #30)
+          assert.include(error.message, "cultivation")
+          assert.include(error.message, "lab_result_received")
           assert.deepStrictEqual(routed, [])
         }
       }))
