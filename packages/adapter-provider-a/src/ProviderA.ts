@@ -11,13 +11,12 @@
  * @since 0.1.0
  */
 import type { HttpClient } from "@effect/platform"
-import type { ProviderModule } from "@tracebridge/core"
-import { ProviderPort } from "@tracebridge/core"
+import type { ProviderDescriptor, ProviderModule } from "@tracebridge/core"
+import { LabResult, ProviderPort } from "@tracebridge/core"
 import type { Scope } from "effect"
 import { Effect, Layer, Redacted } from "effect"
 import * as Descriptor from "./internal/descriptor.js"
 import { makeDriver as driverOf } from "./internal/driver.js"
-import { classify } from "./internal/mappers/toLabResults.js"
 import * as Normalize from "./Normalize.js"
 import * as ProviderAClient from "./ProviderAClient.js"
 import { ProviderAConfig } from "./ProviderAConfig.js"
@@ -38,6 +37,15 @@ export const states = Descriptor.states
  * @category constants
  */
 export const salesDeliveryStates = Descriptor.salesDeliveryStates
+
+/**
+ * Metrc's facts (the time zone of each served state), as the descriptor carries them: what the
+ * adapter and the emulator both read, never a codec.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const facts: ProviderDescriptor.Facts = Descriptor.facts
 
 /**
  * The login the end user enters: their personal user API key. The vendor (integrator) key is
@@ -93,13 +101,14 @@ export const layer: Layer.Layer<ProviderPort.ProviderPort, never, HttpClient.Htt
 
 /**
  * The category and unit provider_a results get from a lab test name (Metrc rows carry neither):
- * `THC` → potency, `%`; `Pesticides` → pesticides, `ppm`; a unit in parentheses wins.
+ * `THC` → potency, `%`; `Pesticides` → pesticides, `ppm`; a unit in parentheses wins. Core's
+ * neutral vocabulary, `LabResult.classifyTest`, kept here under its old name.
  *
  * @since 0.1.0
  * @category utils
  */
 export const classifyLabTest: (testName: string) => { readonly category: string; readonly unit: string | null } =
-  classify
+  LabResult.classifyTest
 
 /**
  * provider_a as one module value: the descriptor, the production port (its settings from

@@ -25,4 +25,14 @@ describe("ProviderA descriptor", () => {
     assert.isTrue(ProviderA.descriptor.capabilities.CA!.sales_deliveries)
     assert.isFalse(ProviderA.descriptor.capabilities.OH!.sales_deliveries)
   })
+  it("has one facts table: a valid time zone for exactly the served states, read by the descriptor's check", () => {
+    const served = ProviderDescriptor.states(ProviderA.descriptor)
+    assert.deepStrictEqual(Object.keys(ProviderA.facts.timeZones).sort(), [...served])
+    assert.deepStrictEqual([...ProviderA.states].sort(), [...served])
+    assert.strictEqual(ProviderA.descriptor.facts, ProviderA.facts)
+    for (const state of served) {
+      const timeZone = ProviderA.facts.timeZones[state]!
+      assert.doesNotThrow(() => new Intl.DateTimeFormat("en-US", { timeZone }), `${state}: ${timeZone}`)
+    }
+  })
 })

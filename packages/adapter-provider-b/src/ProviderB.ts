@@ -67,6 +67,15 @@ export const stateCapabilities = Descriptor.stateCapabilities
 export const descriptor = Descriptor.descriptor
 
 /**
+ * BioTrack's facts (the time zone of each served state, the QA panels by `type`), as the
+ * descriptor carries them: what the adapter and the emulator both read, never a codec.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const facts: typeof Descriptor.facts = Descriptor.facts
+
+/**
  * Builds the driver over the session client (for tests and for wrapping); most callers want
  * {@link make}.
  *

@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ProviderB } from "@tracebridge/adapter-provider-b"
-import { ProviderDescriptor } from "@tracebridge/core"
+import { LabResult, ProviderDescriptor } from "@tracebridge/core"
 import { Either, Schema } from "effect"
 
 describe("ProviderB descriptor", () => {
@@ -32,5 +32,21 @@ describe("ProviderB descriptor", () => {
     assert.isTrue(Either.isLeft(decode({ ubi: "123456789", username: "u" })))
     assert.deepStrictEqual(ProviderB.descriptor.credentialFields.map((f) => f.name), ["ubi", "username", "password"])
     assert.isTrue(ProviderB.descriptor.credentialFields.find((f) => f.name === "password")!.secret)
+  })
+  it("has one facts table: a valid time zone for exactly the served states, and QA panels in core's categories", () => {
+    const served = ProviderDescriptor.states(ProviderB.descriptor)
+    assert.deepStrictEqual(Object.keys(ProviderB.facts.timeZones).sort(), [...served])
+    assert.strictEqual(ProviderB.descriptor.facts, ProviderB.facts)
+    for (const state of served) {
+      const timeZone = ProviderB.facts.timeZones[state]!
+      assert.doesNotThrow(() => new Intl.DateTimeFormat("en-US", { timeZone }), `${state}: ${timeZone}`)
+    }
+    for (const panel of Object.values(ProviderB.facts.labPanels)) {
+      assert.include(LabResult.categories, panel.category)
+    }
+    assert.deepStrictEqual(
+      Object.values(ProviderB.facts.labPanels).filter((p) => !p.judged).map((p) => p.category).sort(),
+      ["moisture", "potency"]
+    )
   })
 })

@@ -63,7 +63,7 @@ export const codes = {
     "connection_inactive",
     "write_conflict"
   ],
-  invalid_request_error: ["insufficient_quantity", "provider_rejected", "scenario_exhausted"],
+  invalid_request_error: ["insufficient_quantity", "package_in_transfer", "provider_rejected", "scenario_exhausted"],
   rate_limit_error: ["rate_limited"],
   api_error: ["internal_error", "service_unavailable"]
 } as const

@@ -31,6 +31,42 @@ export const categories = [
   "other"
 ] as const
 
+const testCategories: ReadonlyArray<readonly [RegExp, (typeof categories)[number], string | null]> = [
+  [/terpene|myrcene|limonene|pinene|linalool|caryophyllene/i, "terpenes", "%"],
+  [/\b(thc|thca|thcv|cbd|cbda|cbn|cbg|cbga|cbc|delta|potency|cannabinoid)/i, "potency", "%"],
+  [/moisture|water activity/i, "moisture", "%"],
+  [/foreign|filth|stems|seeds|insect/i, "foreign_matter", "%"],
+  [/aflatoxin|ochratoxin|mycotoxin/i, "mycotoxins", "ppb"],
+  [
+    /microb|coli|salmonella|yeast|mold|mould|aerobic|coliform|aspergillus|listeria|enterobacteria|bile/i,
+    "microbials",
+    "CFU/g"
+  ],
+  [/pesticide|abamectin|bifenazate|myclobutanil|imidacloprid|spinosad|pyrethrin/i, "pesticides", "ppm"],
+  [/heavy metal|arsenic|cadmium|lead|mercury|chromium/i, "heavy_metals", "ppm"],
+  [
+    /solvent|butane|propane|ethanol|hexane|acetone|benzene|toluene|xylene|heptane|chloroform/i,
+    "residual_solvents",
+    "ppm"
+  ]
+]
+
+/**
+ * The category and unit of a lab test from its name, for systems whose test rows carry neither
+ * (Metrc's): `THC` → potency, `%`; `Pesticides` → pesticides, `ppm`; a unit in parentheses at the
+ * end of the name wins; a name of no known kind is `other`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const classifyTest = (testName: string): { readonly category: string; readonly unit: string | null } => {
+  const explicit = /\(([^)]+)\)\s*$/.exec(testName)?.[1] ?? null
+  for (const [pattern, category, unit] of testCategories) {
+    if (pattern.test(testName)) return { category, unit: explicit ?? unit }
+  }
+  return { category: "other", unit: explicit }
+}
+
 /**
  * One test of a lab result.
  *

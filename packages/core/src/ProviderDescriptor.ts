@@ -64,6 +64,38 @@ export interface RateLimitPolicy {
 export type WriteName = "split_package" | "record_lab_result" | "create_transfer"
 
 /**
+ * One lab-test panel a state system names by code (BioTrack's QA `type`): the core category
+ * (`LabResult.categories`) and unit of its values, and whether the system judges it (a failed
+ * sample fails on a judged panel; potency and moisture are reported, not judged).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface LabPanel {
+  readonly category: string
+  readonly unit: string
+  readonly judged: boolean
+}
+
+/**
+ * What is true of a provider's state system that both its adapter and its emulator read: facts,
+ * never wire codecs (each side keeps its own). One table per provider, in its descriptor, so the
+ * two cannot drift apart.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Facts {
+  /**
+   * The IANA time zone of each served state, exactly the served states: a system that writes
+   * local times without an offset writes them in it.
+   */
+  readonly timeZones: Partial<Record<UsState, string>>
+  /** The lab-test panels by the system's code, where it names tests by code rather than by name. */
+  readonly labPanels?: Readonly<Record<number, LabPanel>>
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -103,6 +135,8 @@ export interface ProviderDescriptor {
    * at a facility without the tag is refused with `CapabilityNotEnabled` before any upstream write.
    */
   readonly writeNeeds?: Partial<Record<WriteName, CapabilityTag>>
+  /** The provider's facts (time zones per state, lab-test vocabulary), read by its adapter and its emulator. */
+  readonly facts?: Facts
 }
 
 /**
@@ -167,7 +201,8 @@ export const baseUrl = (
 
 /**
  * What is wrong with a descriptor, if anything: every served state needs base URLs, the
- * credential schema must read exactly the declared fields, and the limits must make sense.
+ * credential schema must read exactly the declared fields, the limits must make sense, and the
+ * facts, when given, must give a time zone for exactly the served states.
  * The conformance kit runs this first.
  *
  * @since 0.1.0
@@ -212,5 +247,15 @@ export const problems = (d: ProviderDescriptor): ReadonlyArray<string> => {
     out.push("syncWindowHours must be a positive whole number when set")
   }
   if (!(d.rateLimit.requestsPerSecond > 0) || !(d.rateLimit.concurrency >= 1)) out.push("rate limit must be positive")
+  if (d.facts !== undefined) {
+    for (const state of served) {
+      if (d.facts.timeZones[state] === undefined) out.push(`${state} is served but its facts give no time zone`)
+    }
+    for (const state of Object.keys(d.facts.timeZones)) {
+      if (d.capabilities[state as UsState] === undefined) {
+        out.push(`the facts give a time zone for ${state}, which is not served`)
+      }
+    }
+  }
   return out
 }

@@ -201,6 +201,24 @@ export class InsufficientQuantity extends Schema.TaggedError<InsufficientQuantit
 }) {}
 
 /**
+ * A transfer line names a package that is already on another transfer still on its way (pending
+ * or in transit): a package goes on one transfer at a time, as the state systems require.
+ * DECISIONS: 422 `package_in_transfer`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class PackageInTransfer extends Schema.TaggedError<PackageInTransfer>(
+  "@tracebridge/core/ProviderError/PackageInTransfer"
+)("PackageInTransfer", {
+  /** The line's field, e.g. `packages.0.package_id`. */
+  path: Schema.String,
+  package_id: Schema.String,
+  transfer_id: Schema.String,
+  message: Schema.String
+}) {}
+
+/**
  * A write against a production connection: writes are for sandbox connections only.
  *
  * @since 0.1.0
@@ -250,6 +268,7 @@ export type ProviderError =
   | UnsupportedState
   | InvalidStateTransition
   | InsufficientQuantity
+  | PackageInTransfer
   | SandboxOnly
   | InvalidInput
 
@@ -270,6 +289,7 @@ export const ProviderError = Schema.Union(
   UnsupportedState,
   InvalidStateTransition,
   InsufficientQuantity,
+  PackageInTransfer,
   SandboxOnly,
   InvalidInput
 )

@@ -27,6 +27,7 @@ import * as Commands from "./Commands.js"
 import { Facility } from "./Facility.js"
 import type { FacilityId } from "./Ids.js"
 import * as Ids from "./Ids.js"
+import * as LabInput from "./internal/labInput.js"
 import * as Parties from "./internal/parties.js"
 import type { LabResult } from "./LabResult.js"
 import type { Package } from "./Package.js"
@@ -36,7 +37,7 @@ import type { ProviderError } from "./ProviderError.js"
 import {
   CapabilityNotEnabled,
   InvalidInput,
-  InvalidStateTransition,
+  PackageInTransfer,
   ProviderInvalidResponse,
   ResourceNotFound,
   SandboxOnly
@@ -483,7 +484,7 @@ export const make = (driver: Driver, options: Options = {}): Service => {
         command,
         driver.writes?.recordLabResult,
         Resource.resources.lab_results.schema,
-        undefined,
+        (valid, _at, _facilities, lab) => Effect.as(LabInput.check(valid, lab), valid),
         byLab(driver.writes?.recordLabResultByLab)
       ),
     createTransfer: (session, facilityId, command) =>
@@ -516,7 +517,9 @@ export const make = (driver: Driver, options: Options = {}): Service => {
     prepare?: (
       command: C,
       at: Facility,
-      facilities: ReadonlyArray<Facility>
+      facilities: ReadonlyArray<Facility>,
+      /** The facility that makes the write: `at`, or the one it goes through. */
+      by: Facility
     ) => Effect.Effect<C, ProviderError>,
     /**
      * Where the write goes at a facility without the capability it needs (sandbox sessions only):
@@ -553,6 +556,7 @@ export const make = (driver: Driver, options: Options = {}): Service => {
         const facilities = yield* driver.listFacilities(session)
         const found = facilities.find((f) => f.id === facilityId)
         if (found === undefined) return yield* ResourceNotFound.of("facility", facilityId)
+        let by = found
         if (needs !== undefined && !found.capabilities.includes(needs)) {
           // the sandbox world plays the part of a facility that has it (ADR 0020)
           const helper = facilities.find((f) => f.id !== found.id && f.capabilities.includes(needs))
@@ -563,12 +567,17 @@ export const make = (driver: Driver, options: Options = {}): Service => {
               capability: operation,
               message: `${operation} needs a facility with the ${needs} capability on ${descriptor.displayName}; ` +
                 `${found.name} (${found.license_type}) has ${found.capabilities.join(", ") || "none"}` +
-                (through === undefined ? "" : `, and the connection has no facility with ${needs} to make it`)
+                (through === undefined ? "" : `, and the connection has no facility with ${needs} to make it`) +
+                (operation === "record_lab_result"
+                  ? "; record it at the lab's facility (its own connection), or, in the sandbox, run the " +
+                    "lab_result_received scenario (POST /v1/sandbox/{connection_id}/simulate)"
+                  : "")
             })
           }
           go = through(helper)
+          by = helper
         }
-        if (prepare !== undefined) ready = yield* prepare(valid, found, facilities)
+        if (prepare !== undefined) ready = yield* prepare(valid, found, facilities, by)
       }
       const created = yield* go(session, facility, ready)
       yield* checkOutput(output, operation)(created)
@@ -585,7 +594,7 @@ export const make = (driver: Driver, options: Options = {}): Service => {
    * - the same transfer again (same recipient, same lines) is a retry, which the driver finishes or
    *   answers as it knows how (BioTrack's manifest is made in two calls); the state system refuses
    *   a second transfer of a package;
-   * - a package on another of them is refused with `InvalidStateTransition` naming the line and the
+   * - a package on another of them is refused with `PackageInTransfer` naming the line and the
    *   transfer, before anything is written.
    *
    * A provider without a transfers list leaves it to the state system.
@@ -623,12 +632,13 @@ export const make = (driver: Driver, options: Options = {}): Service => {
           t.shipper_facility === command.shipper_facility && t.packages.some((p) => p.package_id === line.package_id)
         )
         if (on !== undefined) {
-          return yield* new InvalidStateTransition({
-            machine: "Package.transfer",
-            from: on.status,
-            to: "pending",
-            message: `packages.${i}: package ${line.tag} is already on ${on.status.replace("_", " ")} transfer ` +
-              `${on.manifest_number} (${on.id}); a package goes on one transfer at a time`
+          return yield* new PackageInTransfer({
+            path: `packages.${i}.package_id`,
+            package_id: line.package_id,
+            transfer_id: on.id,
+            message: `package ${line.tag} is already on ${on.status.replace("_", " ")} transfer ` +
+              `${on.manifest_number || on.provider_transfer_id} (${on.id}); a package goes on one transfer at a ` +
+              "time: wait until it is received or rejected, or ship another package"
           })
         }
       }

@@ -85,7 +85,7 @@ export const LabResultEventData = Schema.Struct({
   lab_result: LabResult
 }).annotations({ identifier: "LabResultEventData" })
 
-const envelope = {
+const envelopeFields = {
   id: EventId,
   created: IsoDateTime,
   api_version: Schema.Literal(API_VERSION)
@@ -96,7 +96,7 @@ const envelope = {
  * @category schemas
  */
 export const TransferArrived = Schema.Struct({
-  ...envelope,
+  ...envelopeFields,
   type: Schema.Literal("transfer.arrived"),
   data: TransferEventData
 }).annotations({ identifier: "TransferArrivedEvent" })
@@ -106,7 +106,7 @@ export const TransferArrived = Schema.Struct({
  * @category schemas
  */
 export const TransferCompleted = Schema.Struct({
-  ...envelope,
+  ...envelopeFields,
   type: Schema.Literal("transfer.completed"),
   data: TransferEventData
 }).annotations({ identifier: "TransferCompletedEvent" })
@@ -116,7 +116,7 @@ export const TransferCompleted = Schema.Struct({
  * @category schemas
  */
 export const LabResultReceived = Schema.Struct({
-  ...envelope,
+  ...envelopeFields,
   type: Schema.Literal("lab_result.received"),
   data: LabResultEventData
 }).annotations({ identifier: "LabResultReceivedEvent" })
@@ -161,7 +161,7 @@ export const DegradedData = Schema.Struct({
  * @category schemas
  */
 export const SyncUpdatesAvailable = Schema.Struct({
-  ...envelope,
+  ...envelopeFields,
   type: Schema.Literal("sync.updates_available"),
   data: SyncUpdatesData
 }).annotations({ identifier: "SyncUpdatesAvailableEvent" })
@@ -171,7 +171,7 @@ export const SyncUpdatesAvailable = Schema.Struct({
  * @category schemas
  */
 export const ConnectionLoginRequired = Schema.Struct({
-  ...envelope,
+  ...envelopeFields,
   type: Schema.Literal("connection.login_required"),
   data: LoginRequiredData
 }).annotations({ identifier: "ConnectionLoginRequiredEvent" })
@@ -181,7 +181,7 @@ export const ConnectionLoginRequired = Schema.Struct({
  * @category schemas
  */
 export const ConnectionDegraded = Schema.Struct({
-  ...envelope,
+  ...envelopeFields,
   type: Schema.Literal("connection.degraded"),
   data: DegradedData
 }).annotations({ identifier: "ConnectionDegradedEvent" })
@@ -216,3 +216,82 @@ export type WebhookEvent = typeof WebhookEvent.Type
  * @category constructors
  */
 export const decode: (input: unknown) => WebhookEvent = Schema.decodeUnknownSync(WebhookEvent)
+
+/**
+ * What an event carries around its data, apart from its type: its id and when it was created
+ * (the API version is `API_VERSION`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Envelope {
+  readonly id: EventId
+  readonly created: string
+}
+
+/**
+ * Each event type's delivery body.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Events {
+  readonly "transfer.arrived": typeof TransferArrived.Type
+  readonly "transfer.completed": typeof TransferCompleted.Type
+  readonly "lab_result.received": typeof LabResultReceived.Type
+  readonly "sync.updates_available": typeof SyncUpdatesAvailable.Type
+  readonly "connection.login_required": typeof ConnectionLoginRequired.Type
+  readonly "connection.degraded": typeof ConnectionDegraded.Type
+}
+
+/**
+ * The `data` an event type carries.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type DataOf<T extends EventType> = Events[T]["data"]
+
+/** One constructor per type, each the type's own schema's `make` (checked against it). */
+const constructors: { readonly [T in EventType]: (envelope: Envelope, data: DataOf<T>) => Events[T] } = {
+  "transfer.arrived": ({ created, id }, data) =>
+    TransferArrived.make({ id, created, api_version: API_VERSION, type: "transfer.arrived", data }),
+  "transfer.completed": ({ created, id }, data) =>
+    TransferCompleted.make({ id, created, api_version: API_VERSION, type: "transfer.completed", data }),
+  "lab_result.received": ({ created, id }, data) =>
+    LabResultReceived.make({ id, created, api_version: API_VERSION, type: "lab_result.received", data }),
+  "sync.updates_available": ({ created, id }, data) =>
+    SyncUpdatesAvailable.make({ id, created, api_version: API_VERSION, type: "sync.updates_available", data }),
+  "connection.login_required": ({ created, id }, data) =>
+    ConnectionLoginRequired.make({ id, created, api_version: API_VERSION, type: "connection.login_required", data }),
+  "connection.degraded": ({ created, id }, data) =>
+    ConnectionDegraded.make({ id, created, api_version: API_VERSION, type: "connection.degraded", data })
+}
+
+/**
+ * An event of `type` in `envelope` with `data`, typed per event type (the compiler checks the
+ * data's shape) and checked against the type's schema at run time (a mistake in the caller is a
+ * defect). The API version is `API_VERSION`.
+ *
+ * @example
+ * ```ts
+ * WebhookEvent.make("transfer.arrived", { id, created }, { id: t.id, connection_id, facility_id, transfer: t })
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = <T extends EventType>(type: T, envelope: Envelope, data: DataOf<T>): Events[T] =>
+  constructors[type](envelope, data)
+
+/**
+ * The envelope of an event minted now: `id` (`evt_…`) and `at` (epoch ms), with the creation time
+ * to the second, as every event is stamped.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const envelope = (id: string, at: number): Envelope => ({
+  id: EventId.make(id),
+  created: new Date(Math.floor(at / 1000) * 1000).toISOString()
+})

@@ -70,6 +70,7 @@ const fixtureFor = (
   }),
   invalidCredentials: { user_key: "wrong-key" },
   facilityId: Ids.make("facility", "provider_a", Memory.LICENSE),
+  licensees: Memory.LICENSEES,
   updatedAt: (resource, item) => {
     const index = (world[resource] as Array<{ readonly id: string }>).findIndex((x) => x.id === item.id)
     return index < 0 ? undefined : CHANGED_FROM + index * HOUR

@@ -24,6 +24,7 @@ describe("ProviderError", () => {
       "InsufficientQuantity",
       "InvalidInput",
       "InvalidStateTransition",
+      "PackageInTransfer",
       "ProviderInvalidResponse",
       "ProviderLoginRequired",
       "ProviderPermissionDenied",

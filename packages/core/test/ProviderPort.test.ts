@@ -258,7 +258,7 @@ describe("ProviderPort", () => {
     const labId = Ids.make("facility", "provider_a", LAB)
     const command = (packageId: string): Commands.RecordLabResult => ({
       package_id: packageId as Commands.RecordLabResult["package_id"],
-      lab_name: "Kit Labs",
+      lab_name: "Memory Lab",
       overall_passed: true,
       results: [{ name: "THC", category: "potency", value: 20, unit: "%", passed: true, notes: null }],
       lab_license: null,
@@ -323,6 +323,9 @@ describe("ProviderPort", () => {
           const error = yield* fail(port.recordLabResult(session, facilityId, command(driver.world.packages[0]!.id)))
           assert.strictEqual(error._tag, "CapabilityNotEnabled", JSON.stringify(options))
           assert.include(error.message, "labs")
+          // names the facility's capabilities and the way to the same thing (issue #30)
+          assert.include(error.message, "cultivation")
+          assert.include(error.message, "lab_result_received")
           assert.deepStrictEqual(routed, [])
         }
       }))

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { LabResult, WebhookEvent } from "@tracebridge/core"
+import { Ids, LabResult, WebhookEvent } from "@tracebridge/core"
 import { Either, Schema } from "effect"
 import * as samples from "./support/samples.js"
 
@@ -75,5 +75,40 @@ describe("WebhookEvent", () => {
     )
     assert.isTrue(Either.isRight(decode({ ...base, type: "connection.degraded", data: { ...ids, error: "timeout" } })))
     assert.isTrue(Either.isLeft(decode({ ...base, type: "sync.updates_available", data: { ...ids } })))
+  })
+
+  it("make builds each type's body in an envelope, typed per type and checked against its schema", () => {
+    const envelope = WebhookEvent.envelope("evt_abc123", Date.parse("2026-02-03T10:00:00.750Z"))
+    assert.deepStrictEqual(envelope, { id: "evt_abc123", created: "2026-02-03T10:00:00.000Z" })
+    const connection_id = Ids.ConnectionId.make("conn_1")
+    const facility_id = Ids.FacilityId.make(samples.facilityId)
+    const arrived = WebhookEvent.make("transfer.arrived", envelope, {
+      id: samples.transfer.id,
+      connection_id,
+      facility_id,
+      transfer: samples.transfer
+    })
+    assert.strictEqual(arrived.type, "transfer.arrived")
+    assert.strictEqual(arrived.api_version, WebhookEvent.API_VERSION)
+    assert.isTrue(Either.isRight(decode(Schema.encodeSync(WebhookEvent.WebhookEvent)(arrived))))
+    const degraded = WebhookEvent.make("connection.degraded", envelope, {
+      connection_id,
+      facility_id,
+      error: "timeout"
+    })
+    assert.deepStrictEqual(degraded, {
+      id: envelope.id,
+      created: envelope.created,
+      api_version: WebhookEvent.API_VERSION,
+      type: "connection.degraded",
+      data: { connection_id, facility_id, error: "timeout" }
+    })
+    // the data of another type does not compile
+    // @ts-expect-error transfer.arrived carries a transfer, not a sync count
+    assert.throws(() => WebhookEvent.make("transfer.arrived", envelope, { connection_id, facility_id, changes: 1 }))
+    // a value the type allows but the schema refuses is a defect
+    assert.throws(() =>
+      WebhookEvent.make("sync.updates_available", envelope, { connection_id, facility_id, changes: 1.5 })
+    )
   })
 })

@@ -252,6 +252,8 @@ const wireOf = (error: ProviderError.ProviderError, message: string): Effect.Eff
       return make("conflict_error", "connection_login_required", message)
     case "InsufficientQuantity":
       return make("invalid_request_error", "insufficient_quantity", message)
+    case "PackageInTransfer":
+      return make("invalid_request_error", "package_in_transfer", message, error.path)
     case "ProviderRejected":
       return make("invalid_request_error", "provider_rejected", message)
     case "InvalidInput":

@@ -282,7 +282,7 @@ describe.sequential("several API nodes on one Postgres", () => {
         const result = dataOf<LabResult>(
           await call(a, "POST", `${base}/lab_results`, {
             package_id: pkg!.id,
-            lab_name: "Multinode Labs",
+            lab_name: linked.facilities.find((f) => f.capabilities.includes("labs"))!.name,
             overall_passed: false,
             results: [{
               name: "Pesticides",
@@ -402,7 +402,7 @@ describe.sequential("several API nodes on one Postgres", () => {
     const result = dataOf<Created>(
       await call(a, "POST", `${labBase}/lab_results`, {
         package_id: sample!.id,
-        lab_name: "Multinode Labs",
+        lab_name: lab!.name,
         overall_passed: true,
         results: [{ name: "THC", category: "potency", value: 21.5, unit: "%", passed: true, notes: null }]
       }),

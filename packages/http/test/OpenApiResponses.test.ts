@@ -191,7 +191,7 @@ describe("OpenAPI document against real answers", () => {
       const sample = (yield* call("GET", `${labBase}/packages?per_page=1`, auth)).body.data[0]
       const labResult = {
         package_id: sample.id,
-        lab_name: "Example Labs",
+        lab_name: lab.name,
         overall_passed: true,
         results: [{ name: "THC", category: "potency", value: 21.5, unit: "%", passed: true, notes: null }]
       }

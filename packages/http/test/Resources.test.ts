@@ -123,7 +123,7 @@ describe("Resources", () => {
       const sample = (yield* call("GET", `${labBase}/packages?per_page=1`, { token: me.access })).body.data[0]
       const labResult = {
         package_id: pkg.id,
-        lab_name: "Acme Labs",
+        lab_name: lab.name,
         overall_passed: false,
         results: [{ name: "Pesticides", category: "pesticides", value: 0.9, unit: "ppm", passed: false, notes: null }]
       }
@@ -255,7 +255,7 @@ const labResultAtGrower = (provider: "provider_a" | "provider_b") =>
       token: me.access,
       json: {
         package_id: pkg.id,
-        lab_name: "Acme Labs",
+        lab_name: facilities.find((f: any) => f.capabilities.includes("labs")).name,
         overall_passed: false,
         results: [
           { name: "THC", category: "potency", value: 21, unit: "%", passed: true, notes: null },

@@ -11,8 +11,9 @@
  *   `insufficient_quantity`.
  *
  * Issue #30: what a state system refuses is refused, naming the field, and changes nothing: the
- * shipper as its own recipient, an arrival before its departure, a package already on a transfer
- * on its way (409); a transfer to another licensee arrives without a 500.
+ * shipper as its own recipient, an arrival before its departure, a licence the state system does
+ * not know (400 at `recipient_facility`), a package already on a transfer on its way (DECISIONS:
+ * 422 `package_in_transfer`); a transfer to another licensee of the world arrives without a 500.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -81,17 +82,38 @@ describe("Transfer parties and line quantities (issue #19)", () => {
         assert.strictEqual(yield* c.transfers, before, "a refused transfer changed nothing")
         const first = yield* c.post(transferOf(c.shipper.id, c.recipient.id, pkg))
         assert.strictEqual(first.status, 201, JSON.stringify(first.body))
-        // the same package again, to another licensee, while the first is pending: a conflict
+        // another licensee of the world: the shipper of the incoming transfer from outside
+        const incoming = yield* call("GET", `${c.base.replace(/\/facilities\/.*$/, "/facilities")}?per_page=100`, {
+          token: c.token
+        })
+        const own = new Set(incoming.body.data.map((f: any) => f.license_number))
+        let licensee: string | undefined
+        for (const f of incoming.body.data) {
+          const ts = yield* call("GET", `${c.base.replace(/[^/]+$/, f.id)}/transfers?per_page=100`, { token: c.token })
+          licensee ??= ts.body.data.map((t: any) => t.shipper_facility).find((l: string) => !own.has(l))
+        }
+        assert.isDefined(licensee, "the world has a licensee outside the connection")
+        // the same package again, to another licensee, while the first is pending: DECISIONS'
+        // 422 package_in_transfer, naming the line
         for (let i = 0; i < 3; i++) {
-          const twice = yield* c.post(transferOf(c.shipper.id, "CO-ELSEWHERE-0042", pkg))
-          assert.strictEqual(twice.status, 409, JSON.stringify(twice.body))
-          assert.strictEqual(twice.body.error.code, "invalid_state_transition")
+          const twice = yield* c.post(transferOf(c.shipper.id, licensee!, pkg))
+          assert.strictEqual(twice.status, 422, JSON.stringify(twice.body))
+          assert.strictEqual(twice.body.error.code, "package_in_transfer")
+          assert.strictEqual(twice.body.error.param, "packages.0.package_id")
           assert.include(twice.body.error.message, pkg.tag)
-          assert.include(twice.body.error.message, "packages.0")
         }
         assert.strictEqual(yield* c.transfers, before + 1, "one transfer of the package, not four")
-        // a transfer to another licensee arrives, without a 500
-        const outside = yield* c.post(transferOf(c.shipper.id, "CO-ELSEWHERE-0043", c.packages[1]))
+        // a licence the state system does not know is refused, naming the field and the value
+        for (const unknown of ["NOPE-1", "CO-ELSEWHERE-0043", "4035"]) {
+          const nope = yield* c.post(transferOf(c.shipper.id, unknown, c.packages[1]))
+          assert.strictEqual(nope.status, 400, JSON.stringify(nope.body))
+          assert.strictEqual(nope.body.error.code, "invalid_parameter")
+          assert.strictEqual(nope.body.error.param, "recipient_facility")
+          assert.include(nope.body.error.message, unknown)
+        }
+        assert.strictEqual(yield* c.transfers, before + 1, "a refused transfer changed nothing")
+        // a transfer to another licensee of the world arrives, without a 500
+        const outside = yield* c.post(transferOf(c.shipper.id, licensee!, c.packages[1]))
         assert.strictEqual(outside.status, 201, JSON.stringify(outside.body))
         const connectionId = c.base.split("/")[3]
         const arrived = yield* call("POST", `/v1/sandbox/${connectionId}/simulate`, {

@@ -145,6 +145,10 @@ const eventId = (world: World, input: Input) => {
   }${n.toString(36)}`
 }
 
+/** The envelope of the event a scenario fires: its id (see `eventId`) and the scenario's time. */
+const envelope = (world: World, input: Input): WebhookEvent.Envelope =>
+  WebhookEvent.envelope(eventId(world, input), input.at)
+
 const fail = <E>(e: E): Either.Either<never, E> => Either.left(e)
 
 const transition = <S extends string | boolean>(m: Transitions.Machine<S>, from: S, to: S) =>
@@ -183,30 +187,30 @@ const transferEvent = (
   // licensee, the shipper (issue #30: it once crashed on a recipient outside the world)
   const recipient = facilityByLicense(world, s.transfer.recipient_facility) ??
     facilityByLicense(world, s.transfer.shipper_facility)!
-  const transfer = { ...s.transfer, facility_id: recipient.facility.id } as Transfer.Transfer
-  return {
-    id: eventId(world, input) as WebhookEvent.EventId,
-    type,
-    created: iso(input.at),
-    api_version: WebhookEvent.API_VERSION,
-    data: {
-      id: transfer.id,
-      connection_id: Ids.ConnectionId.make(input.connection_id),
-      facility_id: recipient.facility.id,
-      transfer
-    }
-  } as WebhookEvent.WebhookEvent
+  const transfer: Transfer.Transfer = { ...s.transfer, facility_id: recipient.facility.id }
+  return WebhookEvent.make(type, envelope(world, input), {
+    id: transfer.id,
+    connection_id: Ids.ConnectionId.make(input.connection_id),
+    facility_id: recipient.facility.id,
+    transfer
+  })
 }
 
 const moveReceived = (world: World, transfer: Omit<Transfer.Transfer, "facility_id">, at: number) => {
   const from = facilityByLicense(world, transfer.shipper_facility)
   const to = facilityByLicense(world, transfer.recipient_facility)
-  if (from === undefined || to === undefined) return
+  if (from === undefined) return
   for (const line of transfer.packages) {
     const pkg = from.packages.find((p) => p.id === line.package_id)
     if (pkg === undefined) continue
     from.packages = from.packages.filter((p) => p.id !== pkg.id)
     from.departedPackages = [...from.departedPackages.filter((p) => p.id !== pkg.id), pkg]
+    // received by another licensee: the package has left the world (issue #30)
+    if (to === undefined) {
+      from.labResults = from.labResults.filter((r) => r.package_id !== pkg.id)
+      world.modified.set(pkg.id, Math.floor(at / 1000) * 1000)
+      continue
+    }
     to.packages.push({ ...pkg, facility_id: to.facility.id })
     to.departedPackages = to.departedPackages.filter((p) => p.id !== pkg.id)
     const results = from.labResults.filter((r) => r.package_id === pkg.id)
@@ -377,22 +381,16 @@ export const run = (world: World, input: Input): Either.Either<Outcome, Failure>
       })
       if (Either.isLeft(result)) return fail(ProviderError.ResourceNotFound.of("package", found.pkg.id))
       const recorded = result.right
-      const event = {
-        id: eventId(world, input),
-        type: "lab_result.received",
-        created: iso(at),
-        api_version: WebhookEvent.API_VERSION,
-        data: {
-          id: recorded.id,
-          connection_id: input.connection_id,
-          facility_id: found.data.facility.id,
-          package_id: found.pkg.id,
-          package_tag: found.pkg.tag,
-          passed: recorded.overall_passed,
-          failed_panel: [...LabResult.failedPanel(recorded)],
-          lab_result: recorded
-        }
-      } as unknown as WebhookEvent.WebhookEvent
+      const event = WebhookEvent.make("lab_result.received", envelope(world, input), {
+        id: recorded.id,
+        connection_id: Ids.ConnectionId.make(input.connection_id),
+        facility_id: found.data.facility.id,
+        package_id: found.pkg.id,
+        package_tag: found.pkg.tag,
+        passed: recorded.overall_passed,
+        failed_panel: [...LabResult.failedPanel(recorded)],
+        lab_result: recorded
+      })
       return Either.right({ scenario: name, event, loginRequired: false })
     }
     case "connection_login_required":

@@ -8,6 +8,7 @@
 import type { LabResult, Package, Transfer } from "@tracebridge/core"
 import { Ids, Units } from "@tracebridge/core"
 import { Either, Option } from "effect"
+import * as Licensees from "./Licensees.js"
 import * as Profile from "./Profile.js"
 import type { FacilityData, World } from "./World.js"
 import { facilityByLicense, packageView } from "./World.js"
@@ -28,6 +29,7 @@ export interface Refusal {
     | "invalid"
     | "tag_unavailable"
     | "on_transfer"
+    | "unknown_recipient"
   readonly message: string
 }
 
@@ -304,6 +306,13 @@ export const createTransfer = (world: World, input: CreateTransfer): Either.Eith
   Either.gen(function*() {
     const data = yield* facilityOf(world, input.license)
     if (input.tags.length === 0) return yield* refuse("invalid", "A transfer needs at least one package")
+    // the state system knows its licensees and ships nothing from a facility to itself (issue #30)
+    if (input.recipient === data.facility.license_number) {
+      return yield* refuse("unknown_recipient", `Facility ${input.recipient} cannot transfer to itself`)
+    }
+    if (!Licensees.knows(world, input.recipient)) {
+      return yield* refuse("unknown_recipient", `Recipient license number ${input.recipient} was not found`)
+    }
     const lines: Array<Transfer.TransferPackage> = []
     for (const tag of input.tags) {
       const pkg = data.packages.find((p) => p.tag === tag)

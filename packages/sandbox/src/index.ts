@@ -22,6 +22,11 @@ export * as Generate from "./Generate.js"
 /**
  * @since 0.1.0
  */
+export * as Licensees from "./Licensees.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Logins from "./Logins.js"
 
 /**

@@ -6,7 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ProviderA, ProviderAConfig } from "@tracebridge/adapter-provider-a"
 import type { Resource } from "@tracebridge/core"
 import { Ids, Page, ProviderContract, ProviderPort, Session } from "@tracebridge/core"
-import { Faults, Sandbox, SandboxServer, World } from "@tracebridge/sandbox"
+import { Faults, Licensees, Sandbox, SandboxServer, World } from "@tracebridge/sandbox"
 import * as ProviderAEmulator from "@tracebridge/sandbox/providers/provider-a/Emulator"
 import { Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
 
@@ -96,6 +96,8 @@ describe.sequential("provider_a adapter against the emulator: conformance (CO)",
       session: sessionFor(),
       invalidCredentials: { user_key: "user_bad" },
       facilityId: cultivator.facility.id,
+      // the state's other licensees the world knows: any other licence is refused
+      licensees: Licensees.of(world).map((l) => l.license_number),
       facilityFor: { sales: retail.facility.id, sales_deliveries: retail.facility.id, patients: medical.facility.id },
       writeFacilityFor: { record_lab_result: lab.facility.id },
       updatedAt: lastModified,

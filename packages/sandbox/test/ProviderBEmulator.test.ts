@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ProviderB } from "@tracebridge/adapter-provider-b"
 import type { ProviderError, Resource } from "@tracebridge/core"
 import { Ids, Page, ProviderContract, ProviderPort, Session } from "@tracebridge/core"
-import { Faults, Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
+import { Faults, Licensees, Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
 import * as ProviderBEmulator from "@tracebridge/sandbox/providers/provider-b/Emulator"
 import * as Rows from "@tracebridge/sandbox/providers/provider-b/rows"
 import { Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
@@ -162,6 +162,8 @@ describe.sequential("provider_b adapter against the emulator: conformance (HI)",
       session: sessionFor(),
       invalidCredentials: bad,
       facilityId: cultivator.facility.id,
+      // the state's other licensees the world knows: any other licence is refused
+      licensees: Licensees.of(world).map((l) => l.license_number),
       // a cultivator sells nothing; the adult-use dispensary does
       facilityFor: { sales: retail.facility.id },
       writeFacilityFor: { record_lab_result: lab.facility.id },
@@ -357,7 +359,8 @@ describe("ProviderBEmulator sessions", () => {
       const unknown = yield* post(handler, { API: "4.0", action: "make_coffee", sessionid: sid })
       assert.strictEqual(unknown.body["success"], 0)
       const vendors = yield* post(handler, { API: "4.0", action: "sync_vendor", sessionid: sid }, "/serverjson.asp")
-      assert.strictEqual((vendors.body["vendor"] as ReadonlyArray<unknown>).length, 4)
+      // the login's four facilities, then the state's three other licensees the world knows
+      assert.strictEqual((vendors.body["vendor"] as ReadonlyArray<unknown>).length, 4 + 3)
     })
   })
 

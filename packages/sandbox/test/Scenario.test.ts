@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Transfer, WebhookEvent } from "@tracebridge/core"
-import { Faults, Sandbox, Scenario } from "@tracebridge/sandbox"
+import type { Writes } from "@tracebridge/sandbox"
+import { Faults, Licensees, Sandbox, Scenario } from "@tracebridge/sandbox"
 import { Either, Schema } from "effect"
 
 const REFERENCE = "2026-03-15T12:00:00.000Z"
@@ -46,26 +47,54 @@ describe("Scenario", () => {
       )
     )
     const pkg = data.packages.find((p) => !p.is_on_hold && !busy.has(p.tag))!
-    const made = sandbox.apply<Transfer.Transfer>(world, {
-      _tag: "CreateTransfer",
-      input: {
-        license: data.facility.license_number,
-        recipient: "CO-ELSEWHERE-0042",
-        transferType: "Wholesale",
-        tags: [pkg.tag],
-        estimatedDeparture: null,
-        estimatedArrival: null,
-        driverName: null,
-        vehicleInfo: null,
-        transporter: null,
-        template: false,
-        at: NOW
-      }
-    })
-    const transfer = Either.getOrThrow(made)
+    const to = (recipient: string) =>
+      sandbox.apply<Transfer.Transfer, Writes.Refusal>(world, {
+        _tag: "CreateTransfer",
+        input: {
+          license: data.facility.license_number,
+          recipient,
+          transferType: "Wholesale",
+          tags: [pkg.tag],
+          estimatedDeparture: null,
+          estimatedArrival: null,
+          driverName: null,
+          vehicleInfo: null,
+          transporter: null,
+          template: false,
+          at: NOW
+        }
+      })
+    // a licence the state system does not know, or the shipper itself, is refused and changes nothing
+    const count = world.transfers.length
+    for (const recipient of ["CO-ELSEWHERE-0042", data.facility.license_number]) {
+      const refused = to(recipient)
+      assert.isTrue(Either.isLeft(refused) && refused.left.reason === "unknown_recipient", recipient)
+    }
+    assert.strictEqual(world.transfers.length, count)
+    const transfer = Either.getOrThrow(to(Licensees.of(world)[1]!.license_number))
     const outcome = Either.getOrThrow(run("transfer_arrived", { transfer_id: transfer.id }))
     assert.strictEqual(outcome.event!.type, "transfer.arrived")
     assert.strictEqual((outcome.event!.data as { facility_id: string }).facility_id, data.facility.id)
+    // received by the other licensee: the package has left the world
+    Either.getOrThrow(run("transfer_completed", { transfer_id: transfer.id, outcome: "received" }))
+    assert.isFalse(data.packages.some((p) => p.tag === pkg.tag))
+    assert.isTrue(data.departedPackages.some((p) => p.tag === pkg.tag))
+    assert.isFalse(world.facilities.some((d) => d.packages.some((p) => p.tag === pkg.tag)))
+  })
+
+  it("knows the state's other licensees: the same for the same world, and none is the login's", () => {
+    const { world } = setup()
+    const licensees = Licensees.of(world)
+    assert.strictEqual(licensees.length, 3)
+    assert.deepStrictEqual(Licensees.of(setup().world), licensees)
+    const own = new Set(world.facilities.map((d) => d.facility.license_number))
+    for (const l of licensees) {
+      assert.isFalse(own.has(l.license_number))
+      assert.isTrue(Licensees.knows(world, l.license_number))
+    }
+    // the incoming transfer from outside comes from the first of them
+    assert.isTrue(world.transfers.some((t) => t.transfer.shipper_facility === licensees[0]!.license_number))
+    assert.isFalse(Licensees.knows(world, "CO-ELSEWHERE-0042"))
   })
 
   it("transfer_arrived with no transfer named picks one, or creates one from outside", () => {

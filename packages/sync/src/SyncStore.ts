@@ -17,7 +17,8 @@
  */
 import type { SqlError } from "@effect/sql"
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import * as SqlRow from "./SqlRow.js"
 
 /**
  * A facility's state in the sync.
@@ -206,43 +207,77 @@ export interface Service {
  */
 export class SyncStore extends Context.Tag("@tracebridge/sync/SyncStore")<SyncStore, Service>() {}
 
-type Row = Record<string, unknown>
-const num = (u: unknown): number => (typeof u === "number" ? u : Number(u))
-const numOrNull = (u: unknown): number | null => (u === null || u === undefined ? null : num(u))
-const strOrNull = (u: unknown): string | null => (u === null || u === undefined ? null : String(u))
-const orDie = <A>(e: Effect.Effect<A, SqlError.SqlError>) => Effect.orDie(e)
+const { BooleanFromColumn, NumberFromColumn, NumberOrNullFromColumn } = SqlRow
 
-const toFacility = (r: Row): FacilityState => ({
-  connection_id: String(r.connection_id),
-  facility_id: String(r.facility_id),
-  generation: num(r.generation),
-  seq: num(r.seq),
-  status: String(r.status) as Status,
-  next_poll_at: num(r.next_poll_at),
-  last_synced_at: numOrNull(r.last_synced_at),
-  backfilled_through: numOrNull(r.backfilled_through),
-  failing_since: numOrNull(r.failing_since),
-  degraded_notified: num(r.degraded_notified) === 1,
-  last_error: strOrNull(r.last_error),
-  attempt: num(r.attempt),
-  heartbeat_at: numOrNull(r.heartbeat_at)
+/** A `sync_facilities` row. */
+const FacilityRow = Schema.Struct({
+  connection_id: Schema.String,
+  facility_id: Schema.String,
+  generation: NumberFromColumn,
+  seq: NumberFromColumn,
+  status: Schema.Literal("backfilling", "live", "error"),
+  next_poll_at: NumberFromColumn,
+  last_synced_at: NumberOrNullFromColumn,
+  backfilled_through: NumberOrNullFromColumn,
+  failing_since: NumberOrNullFromColumn,
+  degraded_notified: BooleanFromColumn,
+  last_error: Schema.NullOr(Schema.String),
+  attempt: NumberFromColumn,
+  heartbeat_at: NumberOrNullFromColumn
 })
+const toFacility: (row: unknown) => FacilityState = SqlRow.decoder(FacilityRow)
 
-const toResource = (r: Row): ResourceState => ({
-  connection_id: String(r.connection_id),
-  facility_id: String(r.facility_id),
-  resource: String(r.resource),
-  generation: num(r.generation),
-  status: String(r.status) as ResourceState["status"],
-  target: numOrNull(r.target),
-  window_from: numOrNull(r.window_from),
-  page: num(r.page),
-  backfilled_through: numOrNull(r.backfilled_through),
-  synced_through: numOrNull(r.synced_through),
-  last_synced_at: numOrNull(r.last_synced_at),
-  count: num(r.count),
-  last_error: strOrNull(r.last_error)
+/** A `sync_resources` row. */
+const ResourceRow = Schema.Struct({
+  connection_id: Schema.String,
+  facility_id: Schema.String,
+  resource: Schema.String,
+  generation: NumberFromColumn,
+  status: Schema.Literal("backfilling", "live", "error", "unavailable"),
+  target: NumberOrNullFromColumn,
+  window_from: NumberOrNullFromColumn,
+  page: NumberFromColumn,
+  backfilled_through: NumberOrNullFromColumn,
+  synced_through: NumberOrNullFromColumn,
+  last_synced_at: NumberOrNullFromColumn,
+  count: NumberFromColumn,
+  last_error: Schema.NullOr(Schema.String)
 })
+const toResource: (row: unknown) => ResourceState = SqlRow.decoder(ResourceRow)
+
+/** A feed row of `sync_objects`. */
+const ChangeRow = Schema.Struct({
+  seq: NumberFromColumn,
+  resource: Schema.String,
+  object_id: Schema.String,
+  body: Schema.NullOr(Schema.String),
+  changed_at: NumberFromColumn
+})
+const toChange: (row: unknown) => Change = SqlRow.decoder(ChangeRow)
+
+/** What `apply` compares an incoming object with: its stored hash, whether removed, its generation. */
+const StoredRow = Schema.Struct({
+  object_id: Schema.String,
+  hash: Schema.String,
+  removed: BooleanFromColumn,
+  generation: NumberFromColumn
+})
+const toStored = SqlRow.decoder(StoredRow)
+
+const ObjectIdRow = Schema.Struct({ object_id: Schema.String })
+const toObjectId = SqlRow.decoder(ObjectIdRow)
+
+/** A stored object's body (only rows not removed are read this way). */
+const BodyRow = Schema.Struct({ body: Schema.String })
+const toBody = SqlRow.decoder(BodyRow)
+
+const FacilityKeyRow = Schema.Struct({ connection_id: Schema.String, facility_id: Schema.String })
+const toFacilityKey = SqlRow.decoder(FacilityKeyRow)
+
+const SeqRow = Schema.Struct({ seq: NumberFromColumn })
+const toSeq = SqlRow.decoder(SeqRow)
+
+const { all, count, exec, first, one } = SqlRow
 
 /** FNV-1a, 64 bits as hex: enough to tell a changed object from an unchanged one. */
 const hashOf = (text: string): string => {
@@ -335,21 +370,21 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
   const bigintOrNull = (n: number | null) => (n === null ? sql`NULL` : bigint(n))
 
   const facility: Service["facility"] = (connectionId, facilityId) =>
-    Effect.map(
-      orDie(sql`SELECT * FROM sync_facilities WHERE connection_id = ${connectionId} AND facility_id = ${facilityId}`),
-      (rows) => Option.map(Option.fromNullable(rows[0]), toFacility)
+    one(
+      sql`SELECT * FROM sync_facilities WHERE connection_id = ${connectionId} AND facility_id = ${facilityId}`,
+      toFacility
     )
 
   const ensureFacility: Service["ensureFacility"] = (connectionId, facilityId, now) =>
     Effect.flatMap(
-      orDie(sql`INSERT INTO sync_facilities (connection_id, facility_id, status, next_poll_at)
+      exec(sql`INSERT INTO sync_facilities (connection_id, facility_id, status, next_poll_at)
         VALUES (${connectionId}, ${facilityId}, 'backfilling', ${bigint(now)})
         ON CONFLICT (connection_id, facility_id) DO NOTHING`),
       () => Effect.map(facility(connectionId, facilityId), Option.getOrThrow)
     )
 
   const putResource: Service["putResource"] = (s) =>
-    orDie(sql`INSERT INTO sync_resources (connection_id, facility_id, resource, generation, status, target,
+    exec(sql`INSERT INTO sync_resources (connection_id, facility_id, resource, generation, status, target,
         window_from, page, backfilled_through, synced_through, last_synced_at, count, last_error)
       VALUES (${s.connection_id}, ${s.facility_id}, ${s.resource}, ${s.generation}, ${s.status},
         ${bigintOrNull(s.target)}, ${bigintOrNull(s.window_from)}, ${s.page}, ${bigintOrNull(s.backfilled_through)},
@@ -358,35 +393,36 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
         generation = EXCLUDED.generation, status = EXCLUDED.status, target = EXCLUDED.target,
         window_from = EXCLUDED.window_from, page = EXCLUDED.page,
         backfilled_through = EXCLUDED.backfilled_through, synced_through = EXCLUDED.synced_through,
-        last_synced_at = EXCLUDED.last_synced_at, count = EXCLUDED.count, last_error = EXCLUDED.last_error`).pipe(
-      Effect.asVoid
-    )
+        last_synced_at = EXCLUDED.last_synced_at, count = EXCLUDED.count, last_error = EXCLUDED.last_error`)
 
   const resources: Service["resources"] = (connectionId, facilityId) =>
-    Effect.map(
-      orDie(sql`SELECT * FROM sync_resources WHERE connection_id = ${connectionId} AND facility_id = ${facilityId}
-        ORDER BY resource`),
-      (rows) => rows.map(toResource)
+    all(
+      sql`SELECT * FROM sync_resources WHERE connection_id = ${connectionId} AND facility_id = ${facilityId}
+        ORDER BY resource`,
+      toResource
     )
 
   const updateFacility: Service["updateFacility"] = (connectionId, facilityId, patch) => {
     const set: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(patch)) {
-      if (v !== undefined) set[k] = k === "degraded_notified" ? (v ? 1 : 0) : v
+      if (v !== undefined) set[k] = typeof v === "boolean" ? SqlRow.flag(v) : v
     }
     if (Object.keys(set).length === 0) return Effect.void
-    return orDie(
+    return exec(
       sql`UPDATE sync_facilities SET ${sql.update(set)}
         WHERE connection_id = ${connectionId} AND facility_id = ${facilityId}`
-    ).pipe(Effect.asVoid)
+    )
   }
 
   /** Hands out `n` sequences under the facility row's lock: the first of them. */
   const allocate = (connectionId: string, facilityId: string, n: number, now: number) =>
     Effect.map(
-      orDie(sql`UPDATE sync_facilities SET seq = seq + ${n}, heartbeat_at = ${bigint(now)}
-        WHERE connection_id = ${connectionId} AND facility_id = ${facilityId} RETURNING seq`),
-      (rows) => num(rows[0]!.seq) - n + 1
+      first(
+        sql`UPDATE sync_facilities SET seq = seq + ${n}, heartbeat_at = ${bigint(now)}
+          WHERE connection_id = ${connectionId} AND facility_id = ${facilityId} RETURNING seq`,
+        toSeq
+      ),
+      (row) => row.seq - n + 1
     )
 
   const apply: Service["apply"] = (input) =>
@@ -395,7 +431,7 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
       // The facility's row lock first, before reading what is stored: two runners of one backfill
       // (a takeover of one that was only slow) storing the same page then see each other's rows,
       // and an object already stored takes no second sequence number.
-      yield* orDie(sql`UPDATE sync_facilities SET heartbeat_at = ${bigint(now)}
+      yield* exec(sql`UPDATE sync_facilities SET heartbeat_at = ${bigint(now)}
         WHERE connection_id = ${c} AND facility_id = ${f}`)
       const byId = new Map<string, { readonly body: string; readonly hash: string }>()
       for (const o of input.objects) byId.set(o.object_id, { body: o.body, hash: hashOf(o.body) })
@@ -405,15 +441,12 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
         { readonly hash: string; readonly removed: boolean; readonly generation: number }
       >()
       for (const chunk of chunks(ids, CHUNK)) {
-        const rows = yield* orDie(sql`SELECT object_id, hash, body IS NULL AS removed, generation FROM sync_objects
-          WHERE connection_id = ${c} AND facility_id = ${f} AND resource = ${r} AND ${sql.in("object_id", chunk)}`)
-        for (const row of rows) {
-          stored.set(String(row.object_id), {
-            hash: String(row.hash),
-            removed: row.removed === true || num(row.removed) === 1,
-            generation: num(row.generation)
-          })
-        }
+        const rows = yield* all(
+          sql`SELECT object_id, hash, body IS NULL AS removed, generation FROM sync_objects
+          WHERE connection_id = ${c} AND facility_id = ${f} AND resource = ${r} AND ${sql.in("object_id", chunk)}`,
+          toStored
+        )
+        for (const row of rows) stored.set(row.object_id, row)
       }
       const changed = ids.filter((id) => {
         const s = stored.get(id)
@@ -422,25 +455,31 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
       const same = ids.filter((id) => !changed.includes(id) && stored.get(id)!.generation !== g)
       const removedIds = new Set(input.removed ?? [])
       if (input.sweep === true) {
-        const rows = yield* orDie(sql`SELECT object_id FROM sync_objects
+        const rows = yield* all(
+          sql`SELECT object_id FROM sync_objects
           WHERE connection_id = ${c} AND facility_id = ${f} AND resource = ${r} AND generation < ${g}
-            AND body IS NOT NULL`)
-        for (const row of rows) if (!byId.has(String(row.object_id))) removedIds.add(String(row.object_id))
+            AND body IS NOT NULL`,
+          toObjectId
+        )
+        for (const { object_id } of rows) if (!byId.has(object_id)) removedIds.add(object_id)
       }
       // only what is stored and not removed yet: a departure read again (the polls' overlap) or
       // of an object never stored takes no sequence number
       const removed: Array<string> = []
       for (const chunk of chunks([...removedIds].filter((id) => !byId.has(id)), CHUNK)) {
-        const rows = yield* orDie(sql`SELECT object_id FROM sync_objects
+        const rows = yield* all(
+          sql`SELECT object_id FROM sync_objects
           WHERE connection_id = ${c} AND facility_id = ${f} AND resource = ${r} AND body IS NOT NULL
-            AND ${sql.in("object_id", chunk)}`)
-        removed.push(...rows.map((row) => String(row.object_id)))
+            AND ${sql.in("object_id", chunk)}`,
+          toObjectId
+        )
+        for (const row of rows) removed.push(row.object_id)
       }
       const total = changed.length + removed.length
       let next = yield* allocate(c, f, total, now)
       for (const id of changed) {
         const { body, hash } = byId.get(id)!
-        yield* orDie(sql`INSERT INTO sync_objects
+        yield* exec(sql`INSERT INTO sync_objects
             (connection_id, facility_id, resource, object_id, hash, body, seq, first_seq, generation, changed_at)
           VALUES (${c}, ${f}, ${r}, ${id}, ${hash}, ${body}, ${bigint(next)}, ${bigint(next)}, ${g}, ${bigint(now)})
           ON CONFLICT (connection_id, facility_id, resource, object_id) DO UPDATE SET
@@ -449,17 +488,17 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
         next++
       }
       for (const id of removed) {
-        yield* orDie(sql`UPDATE sync_objects SET body = NULL, hash = '', seq = ${bigint(next)},
+        yield* exec(sql`UPDATE sync_objects SET body = NULL, hash = '', seq = ${bigint(next)},
             generation = ${g}, changed_at = ${bigint(now)}
           WHERE connection_id = ${c} AND facility_id = ${f} AND resource = ${r} AND object_id = ${id}`)
         next++
       }
       for (const chunk of chunks(same, CHUNK)) {
-        yield* orDie(sql`UPDATE sync_objects SET generation = ${g}
+        yield* exec(sql`UPDATE sync_objects SET generation = ${g}
           WHERE connection_id = ${c} AND facility_id = ${f} AND resource = ${r} AND ${sql.in("object_id", chunk)}`)
       }
       const current = yield* resources(c, f).pipe(Effect.map((rs) => rs.find((x) => x.resource === r)))
-      const counted = yield* orDie(sql`SELECT COUNT(*) AS n FROM sync_objects
+      const counted = yield* count(sql`SELECT COUNT(*) AS n FROM sync_objects
         WHERE connection_id = ${c} AND facility_id = ${f} AND resource = ${r} AND body IS NOT NULL`)
       yield* putResource({
         connection_id: c,
@@ -476,42 +515,32 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
         last_error: null,
         ...current,
         ...input.cursor,
-        count: num(counted[0]!.n)
+        count: counted
       })
       return total
     })).pipe(Effect.orDie)
 
   const feed: Service["feed"] = (connectionId, facilityId, after, limit, types) =>
-    Effect.map(
-      orDie(sql`SELECT seq, resource, object_id, body, changed_at FROM sync_objects
+    all(
+      sql`SELECT seq, resource, object_id, body, changed_at FROM sync_objects
         WHERE connection_id = ${connectionId} AND facility_id = ${facilityId} AND seq > ${bigint(after)}
         ${types.length === 0 ? sql`` : sql`AND ${sql.in("resource", types)}`}
-        ORDER BY seq LIMIT ${limit}`),
-      (rows) =>
-        rows.map((row) => ({
-          seq: num(row.seq),
-          resource: String(row.resource),
-          object_id: String(row.object_id),
-          body: strOrNull(row.body),
-          changed_at: num(row.changed_at)
-        }))
+        ORDER BY seq LIMIT ${limit}`,
+      toChange
     )
 
   return {
     ensureFacility,
     facility,
     facilities: (connectionId) =>
-      Effect.map(
-        orDie(sql`SELECT * FROM sync_facilities WHERE connection_id = ${connectionId} ORDER BY facility_id`),
-        (rows) => rows.map(toFacility)
-      ),
+      all(sql`SELECT * FROM sync_facilities WHERE connection_id = ${connectionId} ORDER BY facility_id`, toFacility),
     updateFacility,
     newGeneration: (connectionId, facilityId, now) =>
       Effect.gen(function*() {
         yield* ensureFacility(connectionId, facilityId, now)
-        yield* orDie(sql`UPDATE sync_facilities SET generation = generation + 1, status = 'backfilling',
+        yield* exec(sql`UPDATE sync_facilities SET generation = generation + 1, status = 'backfilling',
             last_error = NULL WHERE connection_id = ${connectionId} AND facility_id = ${facilityId}`)
-        yield* orDie(sql`DELETE FROM sync_resources WHERE connection_id = ${connectionId}
+        yield* exec(sql`DELETE FROM sync_resources WHERE connection_id = ${connectionId}
             AND facility_id = ${facilityId}`)
         return Option.getOrThrow(yield* facility(connectionId, facilityId))
       }),
@@ -521,50 +550,67 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
     feed,
     list: (connectionId, facilityId, resource) =>
       Effect.map(
-        orDie(sql`SELECT body FROM sync_objects WHERE connection_id = ${connectionId} AND facility_id = ${facilityId}
-          AND resource = ${resource} AND body IS NOT NULL ORDER BY first_seq`),
-        (rows) => rows.map((row) => String(row.body))
+        all(
+          sql`SELECT body FROM sync_objects WHERE connection_id = ${connectionId} AND facility_id = ${facilityId}
+          AND resource = ${resource} AND body IS NOT NULL ORDER BY first_seq`,
+          toBody
+        ),
+        (rows) => rows.map((row) => row.body)
       ),
     listWindow: (connectionId, facilityId, resource, offset, limit) =>
       Effect.gen(function*() {
-        const counted = yield* orDie(sql`SELECT COUNT(*) AS n FROM sync_objects WHERE connection_id = ${connectionId}
+        const total = yield* count(sql`SELECT COUNT(*) AS n FROM sync_objects WHERE connection_id = ${connectionId}
           AND facility_id = ${facilityId} AND resource = ${resource} AND body IS NOT NULL`)
-        const rows = yield* orDie(sql`SELECT body FROM sync_objects WHERE connection_id = ${connectionId}
+        const rows = yield* all(
+          sql`SELECT body FROM sync_objects WHERE connection_id = ${connectionId}
           AND facility_id = ${facilityId} AND resource = ${resource} AND body IS NOT NULL
-          ORDER BY first_seq LIMIT ${limit} OFFSET ${offset}`)
-        return { items: rows.map((row) => String(row.body)), total: num(counted[0]!.n) }
+          ORDER BY first_seq LIMIT ${limit} OFFSET ${offset}`,
+          toBody
+        )
+        return { items: rows.map((row) => row.body), total }
       }),
     get: (connectionId, facilityId, resource, objectId) =>
       Effect.map(
-        orDie(sql`SELECT body FROM sync_objects WHERE connection_id = ${connectionId} AND facility_id = ${facilityId}
-          AND resource = ${resource} AND object_id = ${objectId} AND body IS NOT NULL`),
-        (rows) => Option.map(Option.fromNullable(rows[0]), (row) => String(row.body))
+        one(
+          sql`SELECT body FROM sync_objects WHERE connection_id = ${connectionId} AND facility_id = ${facilityId}
+          AND resource = ${resource} AND object_id = ${objectId} AND body IS NOT NULL`,
+          toBody
+        ),
+        Option.map((row) => row.body)
       ),
     claimDue: (now, interval, limit) =>
       sql.withTransaction(Effect.gen(function*() {
-        const due = yield* orDie(sql`SELECT connection_id, facility_id FROM sync_facilities
+        const due = yield* all(
+          sql`SELECT connection_id, facility_id FROM sync_facilities
           WHERE status <> 'backfilling' AND next_poll_at <= ${bigint(now)}
-          ORDER BY next_poll_at LIMIT ${limit} ${skipLocked}`)
+          ORDER BY next_poll_at LIMIT ${limit} ${skipLocked}`,
+          toFacilityKey
+        )
         for (const row of due) {
-          yield* orDie(sql`UPDATE sync_facilities SET next_poll_at = ${bigint(now + interval)}
-            WHERE connection_id = ${String(row.connection_id)} AND facility_id = ${String(row.facility_id)}`)
+          yield* exec(sql`UPDATE sync_facilities SET next_poll_at = ${bigint(now + interval)}
+            WHERE connection_id = ${row.connection_id} AND facility_id = ${row.facility_id}`)
         }
-        return due.map((row) => ({ connection_id: String(row.connection_id), facility_id: String(row.facility_id) }))
+        return due
       })).pipe(Effect.orDie),
     ids: (connectionId, facilityId, resource) =>
       Effect.map(
-        orDie(sql`SELECT object_id FROM sync_objects WHERE connection_id = ${connectionId}
-          AND facility_id = ${facilityId} AND resource = ${resource} AND body IS NOT NULL`),
-        (rows) => rows.map((row) => String(row.object_id))
+        all(
+          sql`SELECT object_id FROM sync_objects WHERE connection_id = ${connectionId}
+          AND facility_id = ${facilityId} AND resource = ${resource} AND body IS NOT NULL`,
+          toObjectId
+        ),
+        (rows) => rows.map((row) => row.object_id)
       ),
     claimStalled: (staleBefore, now, limit) =>
       sql.withTransaction(Effect.gen(function*() {
-        const rows = yield* orDie(sql`SELECT * FROM sync_facilities WHERE status = 'backfilling'
-          AND COALESCE(heartbeat_at, 0) < ${bigint(staleBefore)} ORDER BY connection_id LIMIT ${limit} ${skipLocked}`)
+        const rows = yield* all(
+          sql`SELECT * FROM sync_facilities WHERE status = 'backfilling'
+          AND COALESCE(heartbeat_at, 0) < ${bigint(staleBefore)} ORDER BY connection_id LIMIT ${limit} ${skipLocked}`,
+          toFacility
+        )
         const out: Array<FacilityState> = []
-        for (const row of rows) {
-          const f = toFacility(row)
-          yield* orDie(sql`UPDATE sync_facilities SET attempt = attempt + 1, heartbeat_at = ${bigint(now)}
+        for (const f of rows) {
+          yield* exec(sql`UPDATE sync_facilities SET attempt = attempt + 1, heartbeat_at = ${bigint(now)}
             WHERE connection_id = ${f.connection_id} AND facility_id = ${f.facility_id}`)
           out.push({ ...f, attempt: f.attempt + 1, heartbeat_at: now })
         }

@@ -32,6 +32,11 @@ export * as Reads from "./Reads.js"
 /**
  * @since 0.1.0
  */
+export * as SqlRow from "./SqlRow.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Sync from "./Sync.js"
 
 /**

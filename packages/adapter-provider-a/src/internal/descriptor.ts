@@ -39,6 +39,53 @@ export const states = [
 ] as const satisfies ReadonlyArray<ProviderName.UsState>
 
 /**
+ * The IANA time zone of each state's Metrc instance, exactly the served states (the type refuses
+ * a missing or an extra one): Metrc writes its local times (`SalesDateTime`, `Estimated…DateTime`)
+ * without an offset, in it. The adapter reads them in it and the emulator writes them in it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const timeZones: { readonly [S in (typeof states)[number]]: string } = {
+  AL: "America/Chicago",
+  CA: "America/Los_Angeles",
+  CO: "America/Denver",
+  DC: "America/New_York",
+  GU: "Pacific/Guam",
+  IL: "America/Chicago",
+  KY: "America/New_York",
+  LA: "America/Chicago",
+  MA: "America/New_York",
+  MD: "America/New_York",
+  ME: "America/New_York",
+  MI: "America/Detroit",
+  MN: "America/Chicago",
+  MO: "America/Chicago",
+  MS: "America/Chicago",
+  MT: "America/Denver",
+  NJ: "America/New_York",
+  NV: "America/Los_Angeles",
+  NY: "America/New_York",
+  OH: "America/New_York",
+  OK: "America/Chicago",
+  OR: "America/Los_Angeles",
+  RI: "America/New_York",
+  SD: "America/Chicago",
+  VA: "America/New_York",
+  VI: "America/St_Thomas",
+  WV: "America/New_York"
+}
+
+/**
+ * Metrc's facts: the time zone of each served state. Its lab tests are named, not coded, so their
+ * category and unit come from core's `LabResult.classifyTest`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const facts: ProviderDescriptor.Facts = { timeZones }
+
+/**
  * States where licensed sales deliveries to consumers exist, so `/sales/v2/deliveries` is served.
  *
  * @since 0.1.0
@@ -102,5 +149,6 @@ export const descriptor: ProviderDescriptor.ProviderDescriptor = {
   ),
   writes: ["split_package", "record_lab_result", "create_transfer"],
   // Metrc lets only testing-facility licences record results (POST /labtests/v2/record)
-  writeNeeds: { record_lab_result: "labs" }
+  writeNeeds: { record_lab_result: "labs" },
+  facts
 }

@@ -6,40 +6,12 @@
  *   (`2016-01-01T17:35:45.000`), which are read in the facility state's time zone.
  * Every date-time leaves as UTC ISO 8601 (`…Z`).
  */
-const timeZones: Record<string, string> = {
-  AK: "America/Anchorage",
-  AL: "America/Chicago",
-  CA: "America/Los_Angeles",
-  CO: "America/Denver",
-  DC: "America/New_York",
-  GU: "Pacific/Guam",
-  IL: "America/Chicago",
-  KY: "America/New_York",
-  LA: "America/Chicago",
-  MA: "America/New_York",
-  MD: "America/New_York",
-  ME: "America/New_York",
-  MI: "America/Detroit",
-  MN: "America/Chicago",
-  MO: "America/Chicago",
-  MS: "America/Chicago",
-  MT: "America/Denver",
-  NJ: "America/New_York",
-  NV: "America/Los_Angeles",
-  NY: "America/New_York",
-  OH: "America/New_York",
-  OK: "America/Chicago",
-  OR: "America/Los_Angeles",
-  RI: "America/New_York",
-  SD: "America/Chicago",
-  VA: "America/New_York",
-  VI: "America/St_Thomas",
-  WV: "America/New_York"
-}
+import type { UsState } from "@tracebridge/core/ProviderName"
+import { facts } from "./descriptor.js"
 
-/** The IANA time zone of a state's local Metrc times (UTC when unknown). */
+/** The IANA time zone of a state's local Metrc times, from the descriptor's facts (UTC when unknown). */
 export const timeZoneOf = (state: string | undefined): string =>
-  (state !== undefined ? timeZones[state.toUpperCase()] : undefined) ?? "UTC"
+  (state !== undefined ? facts.timeZones[state.toUpperCase() as UsState] : undefined) ?? "UTC"
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})/
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/

@@ -1,5 +1,5 @@
 import type { ProviderPort, Query, Session } from "@tracebridge/core"
-import { Commands, Ids, ProviderError, Units } from "@tracebridge/core"
+import { Commands, Ids, LabResult, ProviderError, Units } from "@tracebridge/core"
 import { Clock, Effect, Option, Schema as S } from "effect"
 import type { Enricher } from "./enrich.js"
 import { PROVIDER } from "./mappers/context.js"
@@ -158,6 +158,45 @@ export const makeWrites = (
     })
 
   /**
+   * What Metrc would store differently is refused, naming the field (issue #30): Metrc's test rows
+   * carry a test type's name, a number and a pass flag, so a category and unit come from the name
+   * (`LabResult.classifyTest`) and every test has a value.
+   */
+  const keepsAsSent = (command: Commands.RecordLabResult) =>
+    Effect.forEach(command.results, (r, i) => {
+      const filed = LabResult.classifyTest(r.name)
+      const refuse = (field: string, message: string) =>
+        Effect.fail(
+          new ProviderError.InvalidInput({ operation: "record_lab_result", path: `results.${i}.${field}`, message })
+        )
+      if (r.category !== filed.category) {
+        return refuse(
+          "category",
+          `results.${i}.category ${JSON.stringify(r.category)}: Metrc files a test by its name, and files ` +
+            `${JSON.stringify(r.name)} as ${filed.category}; send ${JSON.stringify(filed.category)}`
+        )
+      }
+      if (r.unit !== filed.unit) {
+        return refuse(
+          "unit",
+          `results.${i}.unit ${JSON.stringify(r.unit)}: Metrc reads a test's unit from its name, and ` +
+            `${JSON.stringify(r.name)} reads as ${filed.unit === null ? "no unit" : JSON.stringify(filed.unit)}; ` +
+            `send ${JSON.stringify(filed.unit)}, or name the unit in the test, e.g. ${
+              JSON.stringify(`${r.name} (${r.unit ?? "%"})`)
+            }`
+        )
+      }
+      if (r.value === null) {
+        return refuse(
+          "value",
+          `results.${i}.value is null: Metrc records a number for every test; send the measured value (0 for a ` +
+            "pass/fail test)"
+        )
+      }
+      return Effect.void
+    }, { discard: true })
+
+  /**
    * Records the result on `tested` (a package `recorder` holds, or a sample submitted to it) on
    * the recorder's licence, and reads it back from `source` at `facility`.
    */
@@ -170,6 +209,7 @@ export const makeWrites = (
     command: Commands.RecordLabResult
   ) =>
     Effect.gen(function*() {
+      yield* keepsAsSent(command)
       const date = command.test_date ?? (yield* todayIn)
       const result = yield* client.post(
         session,
@@ -327,6 +367,22 @@ export const makeWrites = (
         }],
         WriteResult,
         { operation: "create_transfer", license: license(facility) }
+      ).pipe(
+        // Metrc refuses a recipient licence it does not know in the row's message; the client is
+        // told which field, in our words (the state system's text stays in the log; issue #30)
+        Effect.catchIf(
+          (e) =>
+            e._tag === "ProviderRejected" &&
+            e.messages.some((m) => /recipient/i.test(m) && m.includes(command.recipient_facility)),
+          () =>
+            new ProviderError.InvalidInput({
+              operation: "create_transfer",
+              path: "recipient_facility",
+              message: `recipient_facility ${
+                JSON.stringify(command.recipient_facility)
+              } is no licence Metrc knows: send one of the connection's facilities (its id, licence number or exact name) or the licence number of another licensee`
+            })
+        )
       )
       const templateId = result.Ids[0]
       if (templateId === undefined) {

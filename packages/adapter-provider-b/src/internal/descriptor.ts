@@ -26,6 +26,36 @@ export const stateCapabilities = Capabilities.make(true, {
   patients: false
 })
 
+/**
+ * BioTrack's QA panels by `type` (research: ADP Lab_Metric): each one's core category and unit,
+ * and whether a failed sample fails on it (potency and moisture are reported, not judged).
+ */
+export const labPanels: Readonly<Record<number, ProviderDescriptor.LabPanel>> = {
+  1: { category: "moisture", unit: "%", judged: false },
+  2: { category: "potency", unit: "%", judged: false },
+  3: { category: "foreign_matter", unit: "%", judged: true },
+  4: { category: "microbials", unit: "CFU/g", judged: true },
+  5: { category: "residual_solvents", unit: "ppm", judged: true },
+  6: { category: "mycotoxins", unit: "ppb", judged: true },
+  7: { category: "pesticides", unit: "ppm", judged: true },
+  8: { category: "heavy_metals", unit: "ppm", judged: true }
+}
+
+/**
+ * BioTrack's facts: the time zone of each served state (BioTrack writes epoch seconds, so neither
+ * side reads it yet; it keeps the table whole) and its QA panels. The adapter and the emulator
+ * both read them.
+ */
+export const facts: ProviderDescriptor.Facts & { readonly labPanels: typeof labPanels } = {
+  timeZones: {
+    AR: "America/Chicago",
+    CT: "America/New_York",
+    HI: "Pacific/Honolulu",
+    IL: "America/Chicago"
+  },
+  labPanels
+}
+
 /** The descriptor. */
 export const descriptor: ProviderDescriptor.ProviderDescriptor = {
   name: PROVIDER,
@@ -44,5 +74,6 @@ export const descriptor: ProviderDescriptor.ProviderDescriptor = {
   capabilities: Object.fromEntries(Object.keys(hosts).map((s) => [s, stateCapabilities])),
   writes: ["split_package", "record_lab_result", "create_transfer"],
   // BioTrack lets only labs file QA results (inventory_qa_sample_results)
-  writeNeeds: { record_lab_result: "labs" }
+  writeNeeds: { record_lab_result: "labs" },
+  facts
 }

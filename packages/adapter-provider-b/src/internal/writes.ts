@@ -30,12 +30,12 @@
  */
 import type { Package, ProviderPort, Resource, Session } from "@tracebridge/core"
 import { Commands, Ids, ProviderError } from "@tracebridge/core"
-import { Effect, Option, Redacted } from "effect"
+import { Clock, Effect, Option, Redacted } from "effect"
 import type { Client } from "../ProviderBClient.js"
 import { PROVIDER } from "./descriptor.js"
 import * as Manifests from "./manifests.js"
 import { itemName } from "./mappers/toPackage.js"
-import { codeForCategory, gramsPer, inventoryType, panelTypeFor, round, uom } from "./mappers/vocabulary.js"
+import { codeForCategory, gramsPer, inventoryType, panelTypeFor, panelTypes, round, uom } from "./mappers/vocabulary.js"
 import type { Reads } from "./reads.js"
 import type { SyncTablesCache } from "./tables.js"
 import { WriteResult } from "./wire/Envelope.js"
@@ -245,15 +245,53 @@ export const make = (client: Client, tables: SyncTablesCache, reads: Reads): Pro
       const lots = yield* freshInventory(session, facility, operation)
       const lot = yield* lotOf(lots, command.package_id)
       const panels = new Map<number, Record<string, string | number | null>>()
+      // what BioTrack would store differently is refused, naming the field (issue #30): it keeps
+      // one pass/fail per sample, a number per panel key, the panel's unit, no notes, and dates a
+      // sample when it is filed
+      const refuse = (path: string, message: string) => new ProviderError.InvalidInput({ operation, path, message })
+      const today = new Date(yield* Clock.currentTimeMillis).toISOString().slice(0, 10)
+      if (command.test_date !== null && command.test_date !== today) {
+        return yield* refuse(
+          "test_date",
+          `test_date ${command.test_date}: BioTrack dates a lab result when it is filed; leave test_date out or send ${today}`
+        )
+      }
+      const seen = new Set<string>()
       for (const [i, result] of command.results.entries()) {
         const type = panelTypeFor(result.category)
         if (type === undefined) {
-          return yield* new ProviderError.InvalidInput({
-            operation,
-            path: `results.${i}.category`,
-            message: `BioTrack has no QA panel for the category ${result.category}`
-          })
+          return yield* refuse(
+            `results.${i}.category`,
+            `results.${i}.category ${JSON.stringify(result.category)}: BioTrack has no QA panel for it; send one of ${
+              Object.values(panelTypes).map((p) => p.category).join(", ")
+            }`
+          )
         }
+        const kind = panelTypes[type]!
+        if (result.unit !== kind.unit) {
+          return yield* refuse(
+            `results.${i}.unit`,
+            `results.${i}.unit ${JSON.stringify(result.unit)}: BioTrack's ${kind.category} panel is in ${kind.unit}; ` +
+              `send ${JSON.stringify(kind.unit)}`
+          )
+        }
+        if (result.notes !== null) {
+          return yield* refuse(`results.${i}.notes`, `results.${i}.notes: BioTrack keeps no notes per test; send null`)
+        }
+        const filed = command.overall_passed || !kind.judged || result.value === 0
+        if (result.passed !== filed) {
+          return yield* refuse(
+            `results.${i}.passed`,
+            `results.${i}.passed is ${result.passed}: BioTrack keeps one pass or fail per sample, so a ${kind.category} ` +
+              `test ${filed ? "passes" : "fails"} when the sample ${command.overall_passed ? "passes" : "fails"}${
+                kind.judged ? " (a contaminant that measured 0 passes)" : ""
+              }; send ${filed}`
+          )
+        }
+        if (seen.has(`${type}/${result.name}`)) {
+          return yield* refuse(`results.${i}.name`, `results.${i}.name ${JSON.stringify(result.name)} is sent twice`)
+        }
+        seen.add(`${type}/${result.name}`)
         const panel = panels.get(type) ?? { type }
         panel[result.name] = result.value === null ? null : String(result.value)
         panels.set(type, panel)
@@ -324,6 +362,17 @@ export const make = (client: Client, tables: SyncTablesCache, reads: Reads): Pro
     Effect.gen(function*() {
       const operation = "create_transfer"
       const license = facility.provider_facility_id
+      // BioTrack ships to a vendor it lists, never back to the shipper (issue #30)
+      const { vendor } = yield* sync(session, "sync_vendor", operation)
+      if (!vendor.some((v) => !v.deleted && v.location === command.recipient_facility)) {
+        return yield* new ProviderError.InvalidInput({
+          operation,
+          path: "recipient_facility",
+          message: `recipient_facility ${
+            JSON.stringify(command.recipient_facility)
+          } is no licence BioTrack lists: send one of the connection's facilities (its id, licence number or exact name) or the licence number of another licensee`
+        })
+      }
       const lots = yield* freshInventory(session, facility, operation)
       // a manifest stop lists barcodes only: BioTrack ships each lot whole
       const lines = yield* Effect.forEach(command.packages, (line, index) =>

@@ -1030,7 +1030,7 @@ export interface components {
                  * @description What went wrong; one of these values
                  * @enum {string}
                  */
-                code: "insufficient_quantity" | "provider_rejected" | "scenario_exhausted";
+                code: "insufficient_quantity" | "package_in_transfer" | "provider_rejected" | "scenario_exhausted";
                 message: string;
                 request_id: string;
                 /** @description The offending parameter, when one is to blame */

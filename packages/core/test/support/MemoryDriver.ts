@@ -25,6 +25,9 @@ import { Effect, Redacted, Schema } from "effect"
 export const PROVIDER = "provider_a" as const
 export const GOOD_KEY = "good-key"
 export const LICENSE = "MEM-LIC-0001"
+
+/** The licences outside the login the memory provider knows, to ship transfers to. */
+export const LICENSEES: ReadonlyArray<string> = ["CO-OTHER-0042", "CO-OTHER-0043"]
 export const OTHER_LICENSE = "MEM-LIC-0002"
 
 /** A sandbox session of the good login, and its facility's id. */
@@ -438,6 +441,17 @@ export const make = (options: Options = {}): ProviderPort.Driver & { readonly wo
       createTransfer: (session, facility, command) =>
         Effect.gen(function*() {
           yield* login(session)
+          // as a state system: a transfer goes to a licence it knows
+          if (
+            !LICENSEES.includes(command.recipient_facility) &&
+            !world.facilities.some((f) => f.license_number === command.recipient_facility)
+          ) {
+            return yield* new ProviderError.InvalidInput({
+              operation: "create_transfer",
+              path: "recipient_facility",
+              message: `no licence ${command.recipient_facility}`
+            })
+          }
           // the memory provider ships part of a package as asked, and never more than it holds
           for (const line of command.packages) {
             const pkg = world.packages.find((p) => p.id === line.package_id && p.facility_id === facility.id)

@@ -4,7 +4,7 @@
 import type { HttpServerResponse } from "@effect/platform"
 import { HttpApiBuilder } from "@effect/platform"
 import { Api } from "@tracebridge/api/Api"
-import type { LabResult, ProviderError, ProviderPort, Session, WebhookEvent } from "@tracebridge/core"
+import type { LabResult, ProviderError, ProviderPort, Session } from "@tracebridge/core"
 import {
   Envelope as CoreEnvelope,
   Ids,
@@ -105,21 +105,16 @@ const recordLabResult = (
  */
 const labResultReceived: Announced<LabResultWritten, LabResult.LabResult> = {
   event: ({ packageTag, result }, connection, envelope) =>
-    ({
-      ...envelope,
-      type: "lab_result.received",
-      api_version: WebhookEvents.API_VERSION,
-      data: {
-        id: result.id,
-        connection_id: connection.id,
-        facility_id: result.facility_id,
-        package_id: result.package_id,
-        package_tag: packageTag,
-        passed: result.overall_passed,
-        failed_panel: [...LabResults.failedPanel(result)],
-        lab_result: result
-      }
-    }) as unknown as WebhookEvent.WebhookEvent,
+    WebhookEvents.make("lab_result.received", envelope, {
+      id: result.id,
+      connection_id: Ids.ConnectionId.make(connection.id),
+      facility_id: result.facility_id,
+      package_id: result.package_id,
+      package_tag: packageTag,
+      passed: result.overall_passed,
+      failed_panel: [...LabResults.failedPanel(result)],
+      lab_result: result
+    }),
   answer: ({ result }) => result
 }
 

@@ -1,6 +1,6 @@
 import { CurrentPrincipal } from "@tracebridge/api/Security"
 import type { ProviderError, ProviderPort, Session, WebhookEvent } from "@tracebridge/core"
-import { Ids, ProviderName } from "@tracebridge/core"
+import { Ids, ProviderName, WebhookEvent as WebhookEvents } from "@tracebridge/core"
 import { SyncStore } from "@tracebridge/sync"
 import { Clock, Effect, Either, Option } from "effect"
 import * as Errors from "../Errors.js"
@@ -20,7 +20,7 @@ import { Webhooks } from "../services/Webhooks.js"
 export type Announce<A> = (
   written: A,
   connection: Connection,
-  envelope: { readonly id: string; readonly created: string }
+  envelope: WebhookEvent.Envelope
 ) => WebhookEvent.WebhookEvent
 
 /** A provider call for a connection. */
@@ -97,7 +97,7 @@ export const callOn = <A>(
           // the changes and the event are stored together: no event is lost, none is sent twice
           const at = yield* Clock.currentTimeMillis
           const event = announce(written.right, connection, {
-            id: Crypto.id("evt_"),
+            id: WebhookEvents.EventId.make(Crypto.id("evt_")),
             created: new Date(at).toISOString()
           })
           yield* Effect.uninterruptible(Effect.flatMap(

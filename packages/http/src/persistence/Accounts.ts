@@ -8,10 +8,10 @@
  * @since 0.1.0
  */
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Schema } from "effect"
-import type { Option } from "effect"
-import type { Row } from "./internal/sql.js"
-import { exec, num, numOrNull, one, rows, str } from "./internal/sql.js"
+import { SqlRow } from "@tracebridge/sync"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+
+const { all, exec, one, rows } = SqlRow
 
 /** @since 0.1.0 @category models */
 export const Plan = Schema.Literal("sandbox", "production")
@@ -79,42 +79,35 @@ export interface Service {
  */
 export class Accounts extends Context.Tag("Persistence/Accounts")<Accounts, Service>() {}
 
-/** The stored JSON array of redirect origins; anything else (absent, null, not an array) is none. */
-const originsOf = (value: unknown): ReadonlyArray<string> => {
-  if (typeof value !== "string" || value === "") return []
-  try {
-    const parsed: unknown = JSON.parse(value)
-    return Array.isArray(parsed) ? parsed.filter((o): o is string => typeof o === "string") : []
-  } catch {
-    return []
-  }
-}
-
-const toOrganisation = (r: Row): Organisation => {
-  const origins = originsOf(r.redirect_origins)
-  return {
-    id: str(r.id),
-    name: str(r.name),
-    plan: str(r.plan) as Plan,
-    created_at: num(r.created_at),
-    // present only when the organisation has some
-    ...(origins.length > 0 ? { redirect_origins: origins } : {})
-  }
-}
-
-const toClient = (r: Row): ApiClient => ({
-  id: str(r.id),
-  organisation_id: str(r.organisation_id),
-  secret_hash: str(r.secret_hash),
-  created_at: num(r.created_at),
-  revoked_at: numOrNull(r.revoked_at),
-  ...(r.previous_secret_hash === null || r.previous_secret_hash === undefined
-    ? {}
-    : {
-      previous_secret_hash: str(r.previous_secret_hash),
-      previous_secret_expires_at: num(r.previous_secret_expires_at)
-    })
+/** An `organisations` row. */
+const OrganisationRow = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  plan: Plan,
+  created_at: SqlRow.NumberFromColumn,
+  // a JSON array, or null for none; present only when the organisation has some
+  redirect_origins: Schema.optionalToOptional(
+    Schema.NullOr(SqlRow.JsonColumn(Schema.Array(Schema.String))),
+    Schema.Array(Schema.String),
+    {
+      decode: Option.filter((origins): origins is ReadonlyArray<string> => origins !== null && origins.length > 0),
+      encode: (origins) => origins
+    }
+  )
 })
+const toOrganisation: (row: unknown) => Organisation = SqlRow.decoder(OrganisationRow)
+
+/** An `api_clients` row; the previous secret is present only on a client rotated. */
+const ClientRow = Schema.Struct({
+  id: Schema.String,
+  organisation_id: Schema.String,
+  secret_hash: Schema.String,
+  created_at: SqlRow.NumberFromColumn,
+  revoked_at: SqlRow.NumberOrNullFromColumn,
+  previous_secret_hash: SqlRow.OptionalFromNull(Schema.String),
+  previous_secret_expires_at: SqlRow.OptionalFromNull(SqlRow.NumberFromColumn)
+})
+const toClient: (row: unknown) => ApiClient = SqlRow.decoder(ClientRow)
 
 /**
  * The store over the `SqlClient` in context. The schema must already be migrated.
@@ -135,8 +128,7 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
         }`
       ),
     getOrganisation: (id) => one(sql`SELECT * FROM organisations WHERE id = ${id}`, toOrganisation),
-    listOrganisations: () =>
-      Effect.map(rows(sql`SELECT * FROM organisations ORDER BY created_at, id`), (rs) => rs.map(toOrganisation)),
+    listOrganisations: () => all(sql`SELECT * FROM organisations ORDER BY created_at, id`, toOrganisation),
     setPlan: (id, plan) =>
       Effect.map(
         rows(sql`UPDATE organisations SET plan = ${plan} WHERE id = ${id} RETURNING id`),

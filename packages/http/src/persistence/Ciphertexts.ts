@@ -10,8 +10,10 @@
  * @since 0.1.0
  */
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
-import { rows, str, strOrNull } from "./internal/sql.js"
+import { SqlRow } from "@tracebridge/sync"
+import { Context, Effect, Layer, Schema } from "effect"
+
+const { all, rows } = SqlRow
 
 /**
  * Where a ciphertext is stored: a connection's provider login, a webhook endpoint's signing
@@ -79,6 +81,23 @@ export interface Service {
  */
 export class Ciphertexts extends Context.Tag("Persistence/Ciphertexts")<Ciphertexts, Service>() {}
 
+/** A ciphertext column's row: the row's id, the ciphertext, and its key id (null: none). */
+const CiphertextRow = Schema.Struct({
+  id: Schema.String,
+  ciphertext: Schema.String,
+  key_id: Schema.NullOr(Schema.String)
+})
+const toCiphertextRow = SqlRow.decoder(CiphertextRow)
+
+/** A completed idempotency key's response. */
+const ResponseRow = Schema.Struct({
+  scope: Schema.String,
+  idem_key: Schema.String,
+  ciphertext: Schema.String,
+  key_id: Schema.NullOr(Schema.String)
+})
+const toResponseRow = SqlRow.decoder(ResponseRow)
+
 /**
  * The store over the `SqlClient` in context. The schema must already be migrated.
  *
@@ -91,48 +110,48 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
     listCiphertexts: (exceptKeyId) =>
       Effect.map(
         Effect.all([
-          rows(
-            sql`SELECT id, credentials, key_id FROM connections
-                WHERE credentials IS NOT NULL AND (key_id IS NULL OR key_id <> ${exceptKeyId}) ORDER BY id`
+          all(
+            sql`SELECT id, credentials AS ciphertext, key_id FROM connections
+                WHERE credentials IS NOT NULL AND (key_id IS NULL OR key_id <> ${exceptKeyId}) ORDER BY id`,
+            toCiphertextRow
           ),
-          rows(sql`SELECT id, secret, key_id FROM webhook_endpoints WHERE key_id <> ${exceptKeyId} ORDER BY id`),
-          rows(
-            sql`SELECT id, previous_secret, previous_key_id FROM webhook_endpoints
+          all(
+            sql`SELECT id, secret AS ciphertext, key_id FROM webhook_endpoints
+                WHERE key_id <> ${exceptKeyId} ORDER BY id`,
+            toCiphertextRow
+          ),
+          all(
+            sql`SELECT id, previous_secret AS ciphertext, previous_key_id AS key_id FROM webhook_endpoints
                 WHERE previous_secret IS NOT NULL AND (previous_key_id IS NULL OR previous_key_id <> ${exceptKeyId})
-                ORDER BY id`
+                ORDER BY id`,
+            toCiphertextRow
           ),
-          rows(
-            sql`SELECT scope, idem_key, response, key_id FROM idempotency_keys
+          all(
+            sql`SELECT scope, idem_key, response AS ciphertext, key_id FROM idempotency_keys
                 WHERE response IS NOT NULL AND (key_id IS NULL OR key_id <> ${exceptKeyId})
-                ORDER BY scope, idem_key`
+                ORDER BY scope, idem_key`,
+            toResponseRow
           )
         ]),
-        ([cs, ss, ps, is]): ReadonlyArray<StoredCiphertext> => [
-          ...cs.map((r) => ({
-            column: "connection.credentials" as const,
-            id: str(r.id),
-            ciphertext: str(r.credentials),
-            key_id: strOrNull(r.key_id) ?? ""
-          })),
-          ...ss.map((r) => ({
-            column: "webhook.secret" as const,
-            id: str(r.id),
-            ciphertext: str(r.secret),
-            key_id: str(r.key_id)
-          })),
-          ...ps.map((r) => ({
-            column: "webhook.previous_secret" as const,
-            id: str(r.id),
-            ciphertext: str(r.previous_secret),
-            key_id: strOrNull(r.previous_key_id) ?? ""
-          })),
-          ...is.map((r) => ({
-            column: "idempotency.response" as const,
-            id: idempotencyRowId.make(str(r.scope), str(r.idem_key)),
-            ciphertext: str(r.response),
-            key_id: strOrNull(r.key_id) ?? ""
-          }))
-        ]
+        ([cs, ss, ps, is]): ReadonlyArray<StoredCiphertext> => {
+          const of = (column: CiphertextColumn) => (r: typeof CiphertextRow.Type): StoredCiphertext => ({
+            column,
+            id: r.id,
+            ciphertext: r.ciphertext,
+            key_id: r.key_id ?? ""
+          })
+          return [
+            ...cs.map(of("connection.credentials")),
+            ...ss.map(of("webhook.secret")),
+            ...ps.map(of("webhook.previous_secret")),
+            ...is.map((r) => ({
+              column: "idempotency.response" as const,
+              id: idempotencyRowId.make(r.scope, r.idem_key),
+              ciphertext: r.ciphertext,
+              key_id: r.key_id ?? ""
+            }))
+          ]
+        }
       ),
     replaceCiphertext: (old, ciphertext, keyId) =>
       Effect.map(

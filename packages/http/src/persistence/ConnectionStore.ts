@@ -10,10 +10,11 @@
  * @since 0.1.0
  */
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { SqlRow } from "@tracebridge/sync"
+import { Context, Effect, Layer, Schema } from "effect"
 import type { Option } from "effect"
-import type { Row } from "./internal/sql.js"
-import { bool, exec, flag, num, one, rows, str, strOrNull } from "./internal/sql.js"
+
+const { all, count, exec, flag, one, rows } = SqlRow
 
 /** @since 0.1.0 @category models */
 export interface Connection {
@@ -79,22 +80,24 @@ export interface Service {
  */
 export class ConnectionStore extends Context.Tag("Persistence/ConnectionStore")<ConnectionStore, Service>() {}
 
-const toConnection = (r: Row): Connection => ({
-  id: str(r.id),
-  organisation_id: str(r.organisation_id),
-  provider: str(r.provider),
-  state: str(r.state),
-  status: str(r.status) as Connection["status"],
-  is_sandbox: bool(r.is_sandbox),
-  external_id: strOrNull(r.external_id),
-  credentials: strOrNull(r.credentials),
-  key_id: strOrNull(r.key_id),
-  token_issued: bool(r.token_issued),
-  created_at: num(r.created_at),
-  updated_at: num(r.updated_at),
-  sandbox_version: num(r.sandbox_version ?? 0),
-  sandbox_fault: strOrNull(r.sandbox_fault)
+/** A `connections` row. */
+const ConnectionRow = Schema.Struct({
+  id: Schema.String,
+  organisation_id: Schema.String,
+  provider: Schema.String,
+  state: Schema.String,
+  status: Schema.Literal("active", "inactive", "error", "pending"),
+  is_sandbox: SqlRow.BooleanFromColumn,
+  external_id: Schema.NullOr(Schema.String),
+  credentials: Schema.NullOr(Schema.String),
+  key_id: Schema.NullOr(Schema.String),
+  token_issued: SqlRow.BooleanFromColumn,
+  created_at: SqlRow.NumberFromColumn,
+  updated_at: SqlRow.NumberFromColumn,
+  sandbox_version: SqlRow.NumberFromColumn,
+  sandbox_fault: Schema.NullOr(Schema.String)
 })
+const toConnection: (row: unknown) => Connection = SqlRow.decoder(ConnectionRow)
 
 /**
  * The store over the `SqlClient` in context. The schema must already be migrated.
@@ -114,17 +117,12 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
     getConnection: (id) => one(sql`SELECT * FROM connections WHERE id = ${id}`, toConnection),
     listConnections: (organisationId, offset, limit) =>
       Effect.all({
-        items: Effect.map(
-          rows(
-            sql`SELECT * FROM connections WHERE organisation_id = ${organisationId}
-                ORDER BY created_at, id LIMIT ${Math.max(0, limit)} OFFSET ${Math.max(0, offset)}`
-          ),
-          (rs) => rs.map(toConnection)
+        items: all(
+          sql`SELECT * FROM connections WHERE organisation_id = ${organisationId}
+              ORDER BY created_at, id LIMIT ${Math.max(0, limit)} OFFSET ${Math.max(0, offset)}`,
+          toConnection
         ),
-        total: Effect.map(
-          rows(sql`SELECT COUNT(*) AS n FROM connections WHERE organisation_id = ${organisationId}`),
-          (rs) => num(rs[0]?.n ?? 0)
-        )
+        total: count(sql`SELECT COUNT(*) AS n FROM connections WHERE organisation_id = ${organisationId}`)
       }),
     updateConnection: (id, patch) => {
       const set: Record<string, unknown> = {}

@@ -8,10 +8,11 @@
  * @since 0.1.0
  */
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { SqlRow } from "@tracebridge/sync"
+import { Context, Effect, Layer, Schema } from "effect"
 import type { Option } from "effect"
-import type { Row } from "./internal/sql.js"
-import { exec, num, one, rows, str, strOrNull } from "./internal/sql.js"
+
+const { exec, one, rows } = SqlRow
 
 /**
  * One claimed `Idempotency-Key` (scoped per organisation). `in_progress` while the first request
@@ -64,16 +65,18 @@ export interface Service {
  */
 export class IdempotencyStore extends Context.Tag("Persistence/IdempotencyStore")<IdempotencyStore, Service>() {}
 
-const toIdempotencyKey = (r: Row): IdempotencyKey => ({
-  scope: str(r.scope),
-  idem_key: str(r.idem_key),
-  fingerprint: str(r.fingerprint),
-  state: str(r.state) as IdempotencyKey["state"],
-  response: strOrNull(r.response),
-  key_id: strOrNull(r.key_id),
-  created_at: num(r.created_at),
-  expires_at: num(r.expires_at)
+/** An `idempotency_keys` row. */
+const IdempotencyKeyRow = Schema.Struct({
+  scope: Schema.String,
+  idem_key: Schema.String,
+  fingerprint: Schema.String,
+  state: Schema.Literal("in_progress", "completed"),
+  response: Schema.NullOr(Schema.String),
+  key_id: Schema.NullOr(Schema.String),
+  created_at: SqlRow.NumberFromColumn,
+  expires_at: SqlRow.NumberFromColumn
 })
+const toIdempotencyKey: (row: unknown) => IdempotencyKey = SqlRow.decoder(IdempotencyKeyRow)
 
 /**
  * The store over the `SqlClient` in context. The schema must already be migrated.

@@ -7,10 +7,10 @@
  * @since 0.1.0
  */
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
-import type { Option } from "effect"
-import type { Row } from "./internal/sql.js"
-import { exec, num, numOrNull, one, rows, str, strOrNull } from "./internal/sql.js"
+import { SqlRow } from "@tracebridge/sync"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+
+const { exec, one, rows } = SqlRow
 
 /** @since 0.1.0 @category models */
 export interface LinkToken {
@@ -79,30 +79,37 @@ export interface Service {
  */
 export class LinkTokens extends Context.Tag("Persistence/LinkTokens")<LinkTokens, Service>() {}
 
-const toLinkToken = (r: Row): LinkToken => ({
-  hash: str(r.hash),
-  organisation_id: str(r.organisation_id),
-  environment: str(r.environment) as LinkToken["environment"],
-  metadata: str(r.metadata),
-  redirect_uri: strOrNull(r.redirect_uri),
-  state: strOrNull(r.state),
-  external_id: strOrNull(r.external_id),
-  connection_id: strOrNull(r.connection_id),
-  client_name: strOrNull(r.client_name),
-  logo_url: strOrNull(r.logo_url),
-  expires_at: num(r.expires_at),
-  created_at: num(r.created_at)
+/** A `link_tokens` row (its `used_at` is read on its own: `linkTokenUsed`). */
+const LinkTokenRow = Schema.Struct({
+  hash: Schema.String,
+  organisation_id: Schema.String,
+  environment: Schema.Literal("sandbox", "production"),
+  metadata: Schema.String,
+  redirect_uri: Schema.NullOr(Schema.String),
+  state: Schema.NullOr(Schema.String),
+  external_id: Schema.NullOr(Schema.String),
+  connection_id: Schema.NullOr(Schema.String),
+  client_name: Schema.NullOr(Schema.String),
+  logo_url: Schema.NullOr(Schema.String),
+  expires_at: SqlRow.NumberFromColumn,
+  created_at: SqlRow.NumberFromColumn
 })
+const toLinkToken: (row: unknown) => LinkToken = SqlRow.decoder(LinkTokenRow)
 
-const toPublicToken = (r: Row): PublicToken => ({
-  hash: str(r.hash),
-  organisation_id: str(r.organisation_id),
-  connection_id: str(r.connection_id),
-  client_state: strOrNull(r.client_state),
-  expires_at: num(r.expires_at),
-  created_at: num(r.created_at),
-  used_at: numOrNull(r.used_at)
+/** A `public_tokens` row. */
+const PublicTokenRow = Schema.Struct({
+  hash: Schema.String,
+  organisation_id: Schema.String,
+  connection_id: Schema.String,
+  client_state: Schema.NullOr(Schema.String),
+  expires_at: SqlRow.NumberFromColumn,
+  created_at: SqlRow.NumberFromColumn,
+  used_at: SqlRow.NumberOrNullFromColumn
 })
+const toPublicToken: (row: unknown) => PublicToken = SqlRow.decoder(PublicTokenRow)
+
+const UsedAtRow = Schema.Struct({ used_at: SqlRow.NumberOrNullFromColumn })
+const toUsedAt = SqlRow.decoder(UsedAtRow)
 
 /**
  * The store over the `SqlClient` in context. The schema must already be migrated.
@@ -120,8 +127,8 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
     getPublicToken: (hash) => one(sql`SELECT * FROM public_tokens WHERE hash = ${hash}`, toPublicToken),
     linkTokenUsed: (hash) =>
       Effect.map(
-        rows(sql`SELECT used_at FROM link_tokens WHERE hash = ${hash}`),
-        (rs) => rs.length === 1 && rs[0]!.used_at !== null && rs[0]!.used_at !== undefined
+        one(sql`SELECT used_at FROM link_tokens WHERE hash = ${hash}`, toUsedAt),
+        Option.exists((r) => r.used_at !== null)
       ),
     useLinkToken: (hash, at) =>
       Effect.map(

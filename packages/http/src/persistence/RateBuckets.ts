@@ -8,8 +8,10 @@
  * @since 0.1.0
  */
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
-import { bool, exec, num, rows } from "./internal/sql.js"
+import { SqlRow } from "@tracebridge/sync"
+import { Context, Effect, Layer, Schema } from "effect"
+
+const { exec, first } = SqlRow
 
 /**
  * How a rate-limit bucket behaves and when the caller is (`now`, epoch ms from Effect's `Clock`,
@@ -66,6 +68,10 @@ export interface Service {
  */
 export class RateBuckets extends Context.Tag("Persistence/RateBuckets")<RateBuckets, Service>() {}
 
+/** What a take returns: the tokens left and whether it took one. */
+const TakeRow = Schema.Struct({ tokens: SqlRow.NumberFromColumn, allowed: SqlRow.BooleanFromColumn })
+const toTake: (row: unknown) => RateTake = SqlRow.decoder(TakeRow)
+
 /**
  * The store over the `SqlClient` in context. The schema must already be migrated.
  *
@@ -90,17 +96,15 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
         rate_limit_buckets.tokens
           + ${greatest}(0, ${at} - rate_limit_buckets.updated_at) * CAST(${rate} AS DOUBLE PRECISION) / 1000.0
       )`
-      return Effect.map(
-        rows(
-          sql`INSERT INTO rate_limit_buckets (key, tokens, allowed, updated_at)
-              VALUES (${key}, ${burst - 1}, 1, ${now})
-              ON CONFLICT (key) DO UPDATE SET
-                tokens = CASE WHEN ${refilled} >= 1 THEN ${refilled} - 1 ELSE ${refilled} END,
-                allowed = CASE WHEN ${refilled} >= 1 THEN 1 ELSE 0 END,
-                updated_at = ${greatest}(rate_limit_buckets.updated_at, ${at})
-              RETURNING tokens, allowed`
-        ),
-        (rs) => ({ allowed: bool(rs[0]?.allowed), tokens: num(rs[0]?.tokens) })
+      return first(
+        sql`INSERT INTO rate_limit_buckets (key, tokens, allowed, updated_at)
+            VALUES (${key}, ${burst - 1}, 1, ${now})
+            ON CONFLICT (key) DO UPDATE SET
+              tokens = CASE WHEN ${refilled} >= 1 THEN ${refilled} - 1 ELSE ${refilled} END,
+              allowed = CASE WHEN ${refilled} >= 1 THEN 1 ELSE 0 END,
+              updated_at = ${greatest}(rate_limit_buckets.updated_at, ${at})
+            RETURNING tokens, allowed`,
+        toTake
       )
     },
     dropRateBuckets: (before) => exec(sql`DELETE FROM rate_limit_buckets WHERE updated_at < ${before}`)

@@ -9,9 +9,10 @@
  * @since 0.1.0
  */
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
-import type { Row } from "./internal/sql.js"
-import { exec, num, rows, str, strOrNull, transaction } from "./internal/sql.js"
+import { SqlRow } from "@tracebridge/sync"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+
+const { all, exec, rows, transaction } = SqlRow
 
 /** @since 0.1.0 @category models */
 export interface SandboxChange {
@@ -72,12 +73,18 @@ export interface Service {
  */
 export class SandboxLog extends Context.Tag("Persistence/SandboxLog")<SandboxLog, Service>() {}
 
-const toSandboxChange = (r: Row): SandboxChange => ({
-  connection_id: str(r.connection_id),
-  seq: num(r.seq),
-  change: str(r.change),
-  created_at: num(r.created_at)
+/**
+ * A row of `sandboxLog`'s statement: the connection's version and fault, with one change of its
+ * log, or none (a log with no change after `after`: the LEFT JOIN's nulls).
+ */
+const LogRow = Schema.Struct({
+  sandbox_version: SqlRow.NumberFromColumn,
+  sandbox_fault: Schema.NullOr(Schema.String),
+  seq: SqlRow.NumberOrNullFromColumn,
+  change: Schema.NullOr(Schema.String),
+  created_at: SqlRow.NumberOrNullFromColumn
 })
+const toLogRow = SqlRow.decoder(LogRow)
 
 /**
  * The store over the `SqlClient` in context. The schema must already be migrated.
@@ -93,22 +100,24 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
       sandboxLog: (connectionId, after) =>
         // One statement, so one snapshot: the version, the fault and the changes agree.
         Effect.map(
-          rows(
+          all(
             sql`SELECT c.sandbox_version, c.sandbox_fault, s.seq, s.change, s.created_at
                 FROM connections c
                 LEFT JOIN sandbox_changes s
                   ON s.connection_id = c.id AND s.seq > ${after} AND s.seq <= c.sandbox_version
                 WHERE c.id = ${connectionId}
-                ORDER BY s.seq`
+                ORDER BY s.seq`,
+            toLogRow
           ),
-          (rs) =>
-            rs.length === 0 ? Option.none() : Option.some({
-              version: num(rs[0]!.sandbox_version),
-              fault: strOrNull(rs[0]!.sandbox_fault),
-              changes: rs.filter((r) => r.seq !== null && r.seq !== undefined).map((r) =>
-                toSandboxChange({ ...r, connection_id: connectionId })
-              )
-            })
+          (rs) => {
+            if (rs.length === 0) return Option.none()
+            const changes: Array<SandboxChange> = []
+            for (const r of rs) {
+              if (r.seq === null || r.change === null || r.created_at === null) continue
+              changes.push({ connection_id: connectionId, seq: r.seq, change: r.change, created_at: r.created_at })
+            }
+            return Option.some({ version: rs[0]!.sandbox_version, fault: rs[0]!.sandbox_fault, changes })
+          }
         ),
       appendSandboxChanges: (connectionId, expected, changes) =>
         changes.length === 0 ? Effect.succeed(true) : inTransaction(Effect.gen(function*() {

@@ -9,10 +9,11 @@
  * @since 0.1.0
  */
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { SqlRow } from "@tracebridge/sync"
+import { Context, Effect, Layer, Schema } from "effect"
 import type { Option } from "effect"
-import type { Row } from "./internal/sql.js"
-import { exec, num, numOrNull, one, rows, str, strOrNull } from "./internal/sql.js"
+
+const { exec, one, rows } = SqlRow
 
 /** @since 0.1.0 @category models */
 export type TokenKind = "access" | "refresh" | "connection"
@@ -57,19 +58,21 @@ export interface Service {
  */
 export class Tokens extends Context.Tag("Persistence/Tokens")<Tokens, Service>() {}
 
-const toToken = (r: Row): Token => ({
-  hash: str(r.hash),
-  kind: str(r.kind) as TokenKind,
-  organisation_id: str(r.organisation_id),
-  client_id: strOrNull(r.client_id),
-  connection_id: strOrNull(r.connection_id),
-  family: strOrNull(r.family),
-  scope: str(r.scope),
-  expires_at: numOrNull(r.expires_at),
-  created_at: num(r.created_at),
-  used_at: numOrNull(r.used_at),
-  revoked_at: numOrNull(r.revoked_at)
+/** A `tokens` row. */
+const TokenRow = Schema.Struct({
+  hash: Schema.String,
+  kind: Schema.Literal("access", "refresh", "connection"),
+  organisation_id: Schema.String,
+  client_id: Schema.NullOr(Schema.String),
+  connection_id: Schema.NullOr(Schema.String),
+  family: Schema.NullOr(Schema.String),
+  scope: Schema.String,
+  expires_at: SqlRow.NumberOrNullFromColumn,
+  created_at: SqlRow.NumberFromColumn,
+  used_at: SqlRow.NumberOrNullFromColumn,
+  revoked_at: SqlRow.NumberOrNullFromColumn
 })
+const toToken: (row: unknown) => Token = SqlRow.decoder(TokenRow)
 
 /**
  * The store over the `SqlClient` in context. The schema must already be migrated.

@@ -10,8 +10,8 @@
  * @since 0.1.0
  */
 import { SqlClient } from "@effect/sql"
+import { SqlRow } from "@tracebridge/sync"
 import { Context, Effect, Layer } from "effect"
-import { exec, transaction } from "./internal/sql.js"
 import * as RowCache from "./RowCache.js"
 
 /**
@@ -42,10 +42,10 @@ export class Transactions extends Context.Tag("Persistence/Transactions")<Transa
 export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.map(
   SqlClient.SqlClient,
   (sql): Service => {
-    const run = transaction(sql)
+    const run = SqlRow.transaction(sql)
     return {
       transaction: (effect) => run(RowCache.transactional(effect)),
-      probe: run(exec(sql`SELECT 1`))
+      probe: run(SqlRow.exec(sql`SELECT 1`))
     }
   }
 )

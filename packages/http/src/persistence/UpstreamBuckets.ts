@@ -12,8 +12,10 @@
  */
 import { SqlClient } from "@effect/sql"
 import { UpstreamGovernor } from "@tracebridge/core"
-import { Context, Effect, Layer } from "effect"
-import { exec, num, rows } from "./internal/sql.js"
+import { SqlRow } from "@tracebridge/sync"
+import { Context, Effect, Layer, Schema } from "effect"
+
+const { exec, first } = SqlRow
 
 /**
  * The governor's store (`reserve`, `pauseUntil`: each atomic on its own), and the sweep of idle
@@ -32,6 +34,15 @@ export interface Service extends UpstreamGovernor.Store {
  * @category tags
  */
 export class UpstreamBuckets extends Context.Tag("Persistence/UpstreamBuckets")<UpstreamBuckets, Service>() {}
+
+/** What a reservation returns: the bucket after it (`at` is its `updated_at`). */
+const BucketRow = Schema.Struct({
+  tokens: SqlRow.NumberFromColumn,
+  at: SqlRow.NumberFromColumn,
+  rate: SqlRow.NumberFromColumn,
+  burst: SqlRow.NumberFromColumn
+})
+const toBucket = SqlRow.decoder(BucketRow)
 
 /**
  * The store over the `SqlClient` in context. The schema must already be migrated.
@@ -53,7 +64,7 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
       // the stored row (named by its table: a bare column is ambiguous with EXCLUDED's on Postgres).
       reserve: (key, { burst, rate }, now) =>
         Effect.map(
-          rows(
+          first(
             sql`INSERT INTO upstream_rate_buckets (key, tokens, updated_at, rate, burst)
                 VALUES (${key}, ${double(burst - 1)}, ${bigint(now)}, ${double(rate)}, ${double(burst)})
                 ON CONFLICT (key) DO UPDATE SET
@@ -65,15 +76,10 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
                   updated_at = ${greatest}(upstream_rate_buckets.updated_at, ${bigint(now)}),
                   rate = ${double(rate)},
                   burst = ${double(burst)}
-                RETURNING tokens, updated_at, rate, burst`
+                RETURNING tokens, updated_at AS at, rate, burst`,
+            toBucket
           ),
-          (rs) =>
-            UpstreamGovernor.waitOf({
-              tokens: num(rs[0]?.tokens),
-              at: num(rs[0]?.updated_at),
-              rate: num(rs[0]?.rate),
-              burst: num(rs[0]?.burst)
-            }, now)
+          (bucket) => UpstreamGovernor.waitOf(bucket, now)
         ),
       pauseUntil: (key, until, now) => {
         const refilled = sql`${least}(

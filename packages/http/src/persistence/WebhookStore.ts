@@ -9,13 +9,12 @@
  */
 import { SqlClient } from "@effect/sql"
 import { WebhookEvent } from "@tracebridge/core"
+import { SqlRow } from "@tracebridge/sync"
 import { Context, Effect, Layer, Schema } from "effect"
 import type { Option } from "effect"
-import type { Row } from "./internal/sql.js"
-import { exec, num, numOrNull, one, rows, str, strOrNull, transaction } from "./internal/sql.js"
 
-/** A stored event type: only ever written from an event's own type, so anything else is a defect. */
-const eventType = (value: unknown): WebhookEvent.EventType => Schema.decodeUnknownSync(WebhookEvent.EventType)(value)
+const { all, count, exec, one, rows, transaction } = SqlRow
+const { NumberFromColumn, NumberOrNullFromColumn } = SqlRow
 
 /** @since 0.1.0 @category models */
 export interface WebhookEndpoint {
@@ -204,60 +203,70 @@ export interface Service {
  */
 export class WebhookStore extends Context.Tag("Persistence/WebhookStore")<WebhookStore, Service>() {}
 
-const toEndpoint = (r: Row): WebhookEndpoint => ({
-  id: str(r.id),
-  organisation_id: str(r.organisation_id),
-  url: str(r.url),
-  events: str(r.events),
-  description: strOrNull(r.description),
-  status: str(r.status) as WebhookEndpoint["status"],
-  secret: str(r.secret),
-  key_id: str(r.key_id),
-  previous_secret: strOrNull(r.previous_secret),
-  previous_key_id: strOrNull(r.previous_key_id),
-  previous_expires_at: numOrNull(r.previous_expires_at),
-  created_at: num(r.created_at),
-  updated_at: num(r.updated_at)
+/** A `webhook_endpoints` row. */
+const EndpointRow = Schema.Struct({
+  id: Schema.String,
+  organisation_id: Schema.String,
+  url: Schema.String,
+  events: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  status: Schema.Literal("enabled", "disabled"),
+  secret: Schema.String,
+  key_id: Schema.String,
+  previous_secret: Schema.NullOr(Schema.String),
+  previous_key_id: Schema.NullOr(Schema.String),
+  previous_expires_at: NumberOrNullFromColumn,
+  created_at: NumberFromColumn,
+  updated_at: NumberFromColumn
 })
+const toEndpoint: (row: unknown) => WebhookEndpoint = SqlRow.decoder(EndpointRow)
 
-const toEvent = (r: Row): WebhookEventRow => ({
-  id: str(r.id),
-  organisation_id: str(r.organisation_id),
-  connection_id: str(r.connection_id),
-  type: str(r.type),
-  body: str(r.body),
-  created_at: num(r.created_at)
+/** A `webhook_events` row. */
+const EventRow = Schema.Struct({
+  id: Schema.String,
+  organisation_id: Schema.String,
+  connection_id: Schema.String,
+  type: Schema.String,
+  body: Schema.String,
+  created_at: NumberFromColumn
 })
+const toEvent: (row: unknown) => WebhookEventRow = SqlRow.decoder(EventRow)
 
-const toDelivery = (r: Row): WebhookDelivery => ({
-  id: str(r.id),
-  organisation_id: str(r.organisation_id),
-  endpoint_id: str(r.endpoint_id),
-  event_id: str(r.event_id),
-  event_type: eventType(r.event_type),
-  status: str(r.status) as WebhookDelivery["status"],
-  attempts: num(r.attempts),
-  claims: num(r.claims),
-  next_attempt_at: numOrNull(r.next_attempt_at),
-  locked_until: numOrNull(r.locked_until),
-  created_at: num(r.created_at),
-  updated_at: num(r.updated_at)
+/** A `webhook_deliveries` row; its event type is only ever written from an event's own. */
+const DeliveryRow = Schema.Struct({
+  id: Schema.String,
+  organisation_id: Schema.String,
+  endpoint_id: Schema.String,
+  event_id: Schema.String,
+  event_type: WebhookEvent.EventType,
+  status: Schema.Literal("pending", "succeeded", "failed"),
+  attempts: NumberFromColumn,
+  claims: NumberFromColumn,
+  next_attempt_at: NumberOrNullFromColumn,
+  locked_until: NumberOrNullFromColumn,
+  created_at: NumberFromColumn,
+  updated_at: NumberFromColumn
 })
+const toDelivery: (row: unknown) => WebhookDelivery = SqlRow.decoder(DeliveryRow)
 
-const toAttempt = (r: Row): WebhookAttempt => ({
-  delivery_id: str(r.delivery_id),
-  n: num(r.n),
-  at: num(r.at),
-  status_code: numOrNull(r.status_code),
-  error: strOrNull(r.error),
-  duration_ms: num(r.duration_ms)
+/** A `webhook_attempts` row. */
+const AttemptRow = Schema.Struct({
+  delivery_id: Schema.String,
+  n: NumberFromColumn,
+  at: NumberFromColumn,
+  status_code: NumberOrNullFromColumn,
+  error: Schema.NullOr(Schema.String),
+  duration_ms: NumberFromColumn
 })
+const toAttempt: (row: unknown) => WebhookAttempt = SqlRow.decoder(AttemptRow)
 
-const toSnapshot = (r: Row): PollSnapshot => ({
-  connection_id: str(r.connection_id),
-  snapshot: str(r.snapshot),
-  polled_at: num(r.polled_at)
+/** A `poll_snapshots` row. */
+const SnapshotRow = Schema.Struct({
+  connection_id: Schema.String,
+  snapshot: Schema.String,
+  polled_at: NumberFromColumn
 })
+const toSnapshot: (row: unknown) => PollSnapshot = SqlRow.decoder(SnapshotRow)
 
 /**
  * The store over the `SqlClient` in context. The schema must already be migrated.
@@ -273,9 +282,9 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
       insertWebhookEndpoint: (e) => exec(sql`INSERT INTO webhook_endpoints ${sql.insert({ ...e })}`),
       getWebhookEndpoint: (id) => one(sql`SELECT * FROM webhook_endpoints WHERE id = ${id}`, toEndpoint),
       listWebhookEndpoints: (organisationId) =>
-        Effect.map(
-          rows(sql`SELECT * FROM webhook_endpoints WHERE organisation_id = ${organisationId} ORDER BY created_at, id`),
-          (rs) => rs.map(toEndpoint)
+        all(
+          sql`SELECT * FROM webhook_endpoints WHERE organisation_id = ${organisationId} ORDER BY created_at, id`,
+          toEndpoint
         ),
       updateWebhookEndpoint: (id, patch) => {
         const set: Record<string, unknown> = {}
@@ -304,24 +313,19 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
       getWebhookDelivery: (id) => one(sql`SELECT * FROM webhook_deliveries WHERE id = ${id}`, toDelivery),
       listWebhookDeliveries: (endpointId, offset, limit) =>
         Effect.all({
-          items: Effect.map(
-            rows(
-              sql`SELECT * FROM webhook_deliveries WHERE endpoint_id = ${endpointId}
-                  ORDER BY created_at DESC, id DESC LIMIT ${Math.max(0, limit)} OFFSET ${Math.max(0, offset)}`
-            ),
-            (rs) => rs.map(toDelivery)
+          items: all(
+            sql`SELECT * FROM webhook_deliveries WHERE endpoint_id = ${endpointId}
+                ORDER BY created_at DESC, id DESC LIMIT ${Math.max(0, limit)} OFFSET ${Math.max(0, offset)}`,
+            toDelivery
           ),
-          total: Effect.map(
-            rows(sql`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ${endpointId}`),
-            (rs) => num(rs[0]?.n ?? 0)
-          )
+          total: count(sql`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE endpoint_id = ${endpointId}`)
         }),
       listWebhookAttempts: (ids) =>
         ids.length === 0
           ? Effect.succeed([])
-          : Effect.map(
-            rows(sql`SELECT * FROM webhook_attempts WHERE ${sql.in("delivery_id", ids)} ORDER BY delivery_id, n`),
-            (rs) => rs.map(toAttempt)
+          : all(
+            sql`SELECT * FROM webhook_attempts WHERE ${sql.in("delivery_id", ids)} ORDER BY delivery_id, n`,
+            toAttempt
           ),
       // One statement: the CTE picks due rows once (Postgres materialises a locking CTE; a plain
       // IN (subquery … LIMIT) may be re-run and claim more than the limit); on Postgres it locks
@@ -365,14 +369,15 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
         }
                 ),`
         return Effect.map(
-          rows(
+          all(
             sql`WITH ${ranked} due AS (${due})
                 UPDATE webhook_deliveries SET locked_until = ${lockedUntil}, claims = claims + 1
                 WHERE id IN (SELECT id FROM due)
                   AND status = 'pending' AND (locked_until IS NULL OR locked_until <= ${now})
-                RETURNING *`
+                RETURNING *`,
+            toDelivery
           ),
-          (rs) => rs.map(toDelivery).sort((a, b) => a.next_attempt_at! - b.next_attempt_at! || a.id.localeCompare(b.id))
+          (rs) => [...rs].sort((a, b) => a.next_attempt_at! - b.next_attempt_at! || a.id.localeCompare(b.id))
         )
       },
       recordWebhookAttempt: (attempt, next) =>

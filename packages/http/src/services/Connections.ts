@@ -8,7 +8,7 @@
  */
 import * as RedirectUri from "@tracebridge/api/RedirectUri"
 import type { Connection as CoreConnection, ProviderError, ProviderName } from "@tracebridge/core"
-import { Capabilities, Deadline, Page, Transitions, WebhookEvent as WebhookEvents } from "@tracebridge/core"
+import { Capabilities, Deadline, Ids, Page, Transitions, WebhookEvent as WebhookEvents } from "@tracebridge/core"
 import { Jobs, SyncStore } from "@tracebridge/sync"
 import { Clock, Context, Effect, Either, Layer, Option } from "effect"
 import * as Errors from "../Errors.js"
@@ -145,12 +145,8 @@ export const layer = Layer.effect(
           yield* webhooks.enqueue(
             connection.organisation_id,
             connection.id,
-            WebhookEvents.decode({
-              id: Crypto.id("evt_"),
-              type: "connection.login_required",
-              created: new Date(Math.floor(now / 1000) * 1000).toISOString(),
-              api_version: WebhookEvents.API_VERSION,
-              data: { connection_id: connection.id }
+            WebhookEvents.make("connection.login_required", WebhookEvents.envelope(Crypto.id("evt_"), now), {
+              connection_id: Ids.ConnectionId.make(connection.id)
             })
           )
         }

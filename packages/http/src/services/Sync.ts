@@ -17,7 +17,7 @@
  */
 import { WorkflowEngine } from "@effect/workflow"
 import type { ProviderPort } from "@tracebridge/core"
-import { WebhookEvent as WebhookEvents } from "@tracebridge/core"
+import { Ids, WebhookEvent as WebhookEvents } from "@tracebridge/core"
 import { Jobs, Polls, Sync, SyncStore } from "@tracebridge/sync"
 import { Clock, Config, Duration, Effect, Layer, Option } from "effect"
 import type { Connection } from "../persistence/ConnectionStore.js"
@@ -54,7 +54,8 @@ export const settings: Config.Config<Sync.Settings> = Config.all({
   takeoverMs: takeoverSeconds * 1000
 })))
 
-const iso = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString()
+/** The events the managed sync queues. */
+type SyncEvent = "sync.updates_available" | "connection.degraded"
 
 /** A port whose reads run on the sandbox world current with the database (a no-op in production). */
 const current = (
@@ -78,21 +79,15 @@ const HostLive = Layer.effect(
     const webhooks = yield* Webhooks
     const load = (connectionId: string) =>
       Effect.map(connectionStore.getConnection(connectionId), Option.filter((c: Connection) => c.status !== "inactive"))
-    const event = (connection: Connection, type: "sync.updates_available" | "connection.degraded", data: object) =>
+    const event = <T extends SyncEvent>(connection: Connection, type: T, data: WebhookEvents.DataOf<T>) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         webhooks.enqueue(
           connection.organisation_id,
           connection.id,
-          WebhookEvents.decode({
-            id: Crypto.id("evt_"),
-            type,
-            created: iso(now),
-            api_version: WebhookEvents.API_VERSION,
-            data
-          })
+          WebhookEvents.make(type, WebhookEvents.envelope(Crypto.id("evt_"), now), data)
         ))
     /** Queues an event for the connection, unless it is gone or disconnected. */
-    const emit = (connectionId: string, type: "sync.updates_available" | "connection.degraded", data: object) =>
+    const emit = <T extends SyncEvent>(connectionId: string, type: T, data: WebhookEvents.DataOf<T>) =>
       Effect.flatMap(
         load(connectionId),
         (c) => Option.isNone(c) ? Effect.void : Effect.asVoid(event(c.value, type, data))
@@ -110,9 +105,17 @@ const HostLive = Layer.effect(
           return Option.some({ port: current(port.value, read), session })
         }),
       updatesAvailable: (connectionId, facilityId, changes) =>
-        emit(connectionId, "sync.updates_available", { connection_id: connectionId, facility_id: facilityId, changes }),
+        emit(connectionId, "sync.updates_available", {
+          connection_id: Ids.ConnectionId.make(connectionId),
+          facility_id: Ids.FacilityId.make(facilityId),
+          changes
+        }),
       degraded: (connectionId, facilityId, error) =>
-        emit(connectionId, "connection.degraded", { connection_id: connectionId, facility_id: facilityId, error }),
+        emit(connectionId, "connection.degraded", {
+          connection_id: Ids.ConnectionId.make(connectionId),
+          facility_id: Ids.FacilityId.make(facilityId),
+          error
+        }),
       loginRequired: (connectionId) =>
         Effect.flatMap(
           load(connectionId),

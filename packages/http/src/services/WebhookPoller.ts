@@ -17,7 +17,7 @@
  * @since 0.1.0
  */
 import type { LabResult, ProviderError, ProviderPort, Session, Transfer, WebhookEvent } from "@tracebridge/core"
-import { LabResult as LabResults, WebhookEvent as WebhookEvents } from "@tracebridge/core"
+import { Ids, LabResult as LabResults, WebhookEvent as WebhookEvents } from "@tracebridge/core"
 import { Clock, Context, Data, Duration, Effect, Layer, Option } from "effect"
 import { Accounts } from "../persistence/Accounts.js"
 import type { Connection } from "../persistence/ConnectionStore.js"
@@ -67,8 +67,6 @@ export interface Service {
  */
 export class WebhookPoller extends Context.Tag("Webhooks/Poller")<WebhookPoller, Service>() {}
 
-const iso = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString()
-
 /**
  * @since 0.1.0
  * @category layers
@@ -86,14 +84,14 @@ export const layer = Layer.effect(
     const reconcile: Service["reconcile"] = (connection, port, session) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
-        const facilities: Array<{ readonly id: string; readonly license_number: string }> = []
+        const facilities: Array<{ readonly id: Ids.FacilityId; readonly license_number: string }> = []
         for (let page = 1;; page++) {
           const p = yield* port.listFacilities(session, { page, per_page: 100 })
           facilities.push(...p.items)
           if (p.items.length < 100 || facilities.length >= p.pagination.total) break
         }
-        const transfers = new Map<string, { readonly transfer: Transfer.Transfer; readonly facility: string }>()
-        const results = new Map<string, { readonly result: LabResult.LabResult; readonly facility: string }>()
+        const transfers = new Map<string, { readonly transfer: Transfer.Transfer; readonly facility: Ids.FacilityId }>()
+        const results = new Map<string, { readonly result: LabResult.LabResult; readonly facility: Ids.FacilityId }>()
         for (const facility of facilities) {
           for (const t of yield* port.listAll("transfers", session, facility.id, {})) {
             // A transfer between two of the connection's facilities is reported once, for its recipient.
@@ -120,39 +118,32 @@ export const layer = Layer.effect(
         if (Option.isSome(stored)) {
           const previous = JSON.parse(stored.value.snapshot) as Snapshot
           const seen = new Set(previous.lab_results)
-          const envelope = (type: WebhookEvent.EventType) => ({
-            id: Crypto.id("evt_"),
-            type,
-            created: iso(now),
-            api_version: WebhookEvents.API_VERSION
-          })
+          const envelope = () => WebhookEvents.envelope(Crypto.id("evt_"), now)
+          const connectionId = Ids.ConnectionId.make(connection.id)
           for (const { facility, transfer } of transfers.values()) {
             const before = previous.transfers[transfer.id]
-            const data = { id: transfer.id, connection_id: connection.id, facility_id: facility, transfer }
+            const data = { id: transfer.id, connection_id: connectionId, facility_id: facility, transfer }
             if (transfer.actual_arrival !== null && before?.arrived !== true) {
-              events.push({ ...envelope("transfer.arrived"), data } as unknown as WebhookEvent.WebhookEvent)
+              events.push(WebhookEvents.make("transfer.arrived", envelope(), data))
             }
             const done = transfer.status === "received" || transfer.status === "rejected"
             if (done && before?.status !== transfer.status) {
-              events.push({ ...envelope("transfer.completed"), data } as unknown as WebhookEvent.WebhookEvent)
+              events.push(WebhookEvents.make("transfer.completed", envelope(), data))
             }
           }
           for (const { facility, result } of results.values()) {
             if (seen.has(result.id)) continue
             const pkg = yield* Effect.option(port.get("packages", session, facility, result.package_id))
-            events.push({
-              ...envelope("lab_result.received"),
-              data: {
-                id: result.id,
-                connection_id: connection.id,
-                facility_id: facility,
-                package_id: result.package_id,
-                package_tag: Option.match(pkg, { onNone: () => "", onSome: (p) => p.tag }),
-                passed: result.overall_passed,
-                failed_panel: [...LabResults.failedPanel(result)],
-                lab_result: result
-              }
-            } as unknown as WebhookEvent.WebhookEvent)
+            events.push(WebhookEvents.make("lab_result.received", envelope(), {
+              id: result.id,
+              connection_id: connectionId,
+              facility_id: facility,
+              package_id: result.package_id,
+              package_tag: Option.match(pkg, { onNone: () => "", onSome: (p) => p.tag }),
+              passed: result.overall_passed,
+              failed_panel: [...LabResults.failedPanel(result)],
+              lab_result: result
+            }))
           }
         }
         // The events and the snapshot that produced them are stored together, only if no other

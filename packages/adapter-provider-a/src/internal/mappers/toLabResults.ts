@@ -1,39 +1,9 @@
-import type { LabResult } from "@tracebridge/core"
-import { Ids } from "@tracebridge/core"
+import { Ids, LabResult } from "@tracebridge/core"
 import { toDate } from "../time.js"
 import type { LabTestResultRow } from "../wire/LabTest.js"
 import type { MapContext } from "./context.js"
 import { facilityIdOf, PROVIDER, required, text } from "./context.js"
 import { packageId } from "./toPackage.js"
-
-const categories: ReadonlyArray<readonly [RegExp, string, string | null]> = [
-  [/terpene|myrcene|limonene|pinene|linalool|caryophyllene/i, "terpenes", "%"],
-  [/\b(thc|thca|thcv|cbd|cbda|cbn|cbg|cbga|cbc|delta|potency|cannabinoid)/i, "potency", "%"],
-  [/moisture|water activity/i, "moisture", "%"],
-  [/foreign|filth|stems|seeds|insect/i, "foreign_matter", "%"],
-  [/aflatoxin|ochratoxin|mycotoxin/i, "mycotoxins", "ppb"],
-  [
-    /microb|coli|salmonella|yeast|mold|mould|aerobic|coliform|aspergillus|listeria|enterobacteria|bile/i,
-    "microbials",
-    "CFU/g"
-  ],
-  [/pesticide|abamectin|bifenazate|myclobutanil|imidacloprid|spinosad|pyrethrin/i, "pesticides", "ppm"],
-  [/heavy metal|arsenic|cadmium|lead|mercury|chromium/i, "heavy_metals", "ppm"],
-  [
-    /solvent|butane|propane|ethanol|hexane|acetone|benzene|toluene|xylene|heptane|chloroform/i,
-    "residual_solvents",
-    "ppm"
-  ]
-]
-
-/** The category and unit of a Metrc lab test type, from its name (Metrc rows carry no unit). */
-export const classify = (testName: string): { readonly category: string; readonly unit: string | null } => {
-  const explicit = /\(([^)]+)\)\s*$/.exec(testName)?.[1] ?? null
-  for (const [pattern, category, unit] of categories) {
-    if (pattern.test(testName)) return { category, unit: explicit ?? unit }
-  }
-  return { category: "other", unit: explicit }
-}
 
 /**
  * The provider id of a Metrc lab result: Metrc's own `LabTestResultId`, whichever package it was
@@ -69,7 +39,7 @@ export const toLabResults = (
       overall_passed: first.OverallPassed,
       test_type: "ComplianceTesting",
       results: group.map((row) => {
-        const { category, unit } = classify(row.TestTypeName)
+        const { category, unit } = LabResult.classifyTest(row.TestTypeName)
         return {
           name: row.TestTypeName,
           category,

@@ -9,17 +9,17 @@ import { isoDate, panelTypes } from "./vocabulary.js"
 
 /**
  * Classic BioTrack reports one pass/fail per sample, not per test. A test passed when the sample
- * passed; when it failed, potency and moisture still pass (they are reported, not judged) and a
+ * passed; when it failed, a panel the facts do not judge (potency, moisture) still passes and a
  * contaminant passed only when it measured exactly 0.
  */
-const testPassed = (samplePassed: boolean, category: string, value: number | null): boolean =>
-  samplePassed || category === "potency" || category === "moisture" || value === 0
+const testPassed = (samplePassed: boolean, judged: boolean, value: number | null): boolean =>
+  samplePassed || !judged || value === 0
 
 /** The result rows of a check's panels, in panel order and then key order. */
 export const toTestResults = (check: QaCheck): Array<LabResult.LabTestResult> => {
   const passed = check.result === 1
   return check.test.flatMap((panel) => {
-    const kind = panelTypes[panel.type] ?? { category: "other", unit: null }
+    const kind = panelTypes[panel.type] ?? { category: "other", unit: null, judged: true }
     return Object.entries(panel)
       .filter(([key]) => key !== "type")
       .map(([name, raw]) => {
@@ -29,7 +29,7 @@ export const toTestResults = (check: QaCheck): Array<LabResult.LabTestResult> =>
           category: kind.category,
           value,
           unit: kind.unit,
-          passed: testPassed(passed, kind.category, value),
+          passed: testPassed(passed, kind.judged, value),
           notes: null
         }
       })

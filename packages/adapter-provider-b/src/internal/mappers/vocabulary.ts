@@ -1,6 +1,9 @@
 /**
- * BioTrack's code tables and the derivation rules that turn them into core vocabulary.
+ * BioTrack's code tables and the derivation rules that turn them into core vocabulary (the QA
+ * panels are the descriptor's facts, shared with the emulator).
  */
+import type { ProviderDescriptor } from "@tracebridge/core"
+import { labPanels } from "../descriptor.js"
 
 /** What an `inventorytype` code means: its BioTrack label, our category and its unit. */
 export interface InventoryType {
@@ -83,23 +86,8 @@ export const locationTypes: Readonly<Record<number, string>> = {
   11: "CO-OP"
 }
 
-/** A QA panel: its category and the unit its values are in. */
-export interface PanelType {
-  readonly category: string
-  readonly unit: string
-}
-
-/** The QA panels by `type` (research: ADP Lab_Metric). */
-export const panelTypes: Readonly<Record<number, PanelType>> = {
-  1: { category: "moisture", unit: "%" },
-  2: { category: "potency", unit: "%" },
-  3: { category: "foreign_matter", unit: "%" },
-  4: { category: "microbials", unit: "CFU/g" },
-  5: { category: "residual_solvents", unit: "ppm" },
-  6: { category: "mycotoxins", unit: "ppb" },
-  7: { category: "pesticides", unit: "ppm" },
-  8: { category: "heavy_metals", unit: "ppm" }
-}
+/** The QA panels by `type`: the descriptor's facts. */
+export const panelTypes: Readonly<Record<number, ProviderDescriptor.LabPanel>> = labPanels
 
 /** The panel type of a core category, for writes. */
 export const panelTypeFor = (category: string): number | undefined => {

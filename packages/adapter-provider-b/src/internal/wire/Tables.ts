@@ -59,6 +59,9 @@ export type SyncTables<S extends SyncAction> = Tables<(typeof syncActions)[S]>
 export const syncAnswer = <S extends SyncAction>(action: S): Schema.Schema<SyncTables<S>, any> => {
   const fields: Record<string, any> = {}
   for (const [table, row] of Object.entries(syncActions[action])) fields[table] = Rows(row as Schema.Schema<any, any>)
+  // why `as any`: the struct is built from the action's table list at run time, and TypeScript
+  // cannot carry each table's row type through that loop (a mapped callback loses the per-key row
+  // type), so the answer's type is stated by `SyncTables<S>` in the signature instead.
   return Schema.Struct(fields) as any
 }
 

@@ -58,11 +58,18 @@ export interface Context {
   readonly world: World
 }
 
+/**
+ * The seed everything of one world is drawn from. A login may carry "~<key>" (a connection id
+ * behind /v1): same world, kept apart.
+ */
+export const worldSeed = (
+  input: { readonly seed: string; readonly provider: string; readonly state: string; readonly login: string }
+): string => `${input.seed}|${input.provider}|${input.state}|${input.login.split("~")[0]}`
+
 /** A context with an empty world. */
 export const make = (input: Input): Context => {
   const { login, provider, state } = input
-  // A login may carry "~<key>" (a connection id behind /v1): same world, kept apart.
-  const seed = `${input.seed}|${provider}|${state}|${login.split("~")[0]}`
+  const seed = worldSeed(input)
   const profile = input.profile
   const ref = Date.parse(input.referenceDate)
   const world: World = {

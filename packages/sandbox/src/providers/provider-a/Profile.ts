@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { ProviderA } from "@tracebridge/adapter-provider-a"
+import { LabResult } from "@tracebridge/core"
 import type { Profile } from "../../Profile.js"
 import { kindNumber, memo, pad } from "../../Profile.js"
 
@@ -67,5 +67,5 @@ export const profile: Profile = {
     manifest: template ? "" : String(numericId).padStart(10, "0")
   }),
   discounts: false,
-  classifyLabTest: ProviderA.classifyLabTest
+  classifyLabTest: LabResult.classifyTest
 }

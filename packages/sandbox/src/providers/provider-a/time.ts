@@ -11,38 +11,10 @@
  * A local time names no instant in the hour a state's clocks go back (the first Sunday of
  * November, 1:00–2:00 twice): a reader takes one of the two, as with Metrc itself.
  */
+import { ProviderA } from "@tracebridge/adapter-provider-a"
 
-/** The IANA time zone of each state's Metrc instance (its local times are written in it). */
-const timeZones: Readonly<Record<string, string>> = {
-  AK: "America/Anchorage",
-  AL: "America/Chicago",
-  CA: "America/Los_Angeles",
-  CO: "America/Denver",
-  DC: "America/New_York",
-  GU: "Pacific/Guam",
-  IL: "America/Chicago",
-  KY: "America/New_York",
-  LA: "America/Chicago",
-  MA: "America/New_York",
-  MD: "America/New_York",
-  ME: "America/New_York",
-  MI: "America/Detroit",
-  MN: "America/Chicago",
-  MO: "America/Chicago",
-  MS: "America/Chicago",
-  MT: "America/Denver",
-  NJ: "America/New_York",
-  NV: "America/Los_Angeles",
-  NY: "America/New_York",
-  OH: "America/New_York",
-  OK: "America/Chicago",
-  OR: "America/Los_Angeles",
-  RI: "America/New_York",
-  SD: "America/Chicago",
-  VA: "America/New_York",
-  VI: "America/St_Thomas",
-  WV: "America/New_York"
-}
+/** The IANA time zone of each state's Metrc instance (its local times are written in it): the descriptor's facts. */
+const timeZones: Readonly<Partial<Record<string, string>>> = ProviderA.facts.timeZones
 
 /** The placeholder Metrc writes for an unset local time. */
 export const NO_LOCAL_TIME = "0001-01-01T00:00:00.000"

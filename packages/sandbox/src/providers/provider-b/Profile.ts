@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { ProviderA } from "@tracebridge/adapter-provider-a"
+import { LabResult } from "@tracebridge/core"
 import type { Profile } from "../../Profile.js"
 import { kindNumber, pad } from "../../Profile.js"
 
@@ -39,5 +39,5 @@ export const profile: Profile = {
     return { providerId, manifest: template ? "" : providerId.split("/")[0]! }
   },
   discounts: true,
-  classifyLabTest: ProviderA.classifyLabTest
+  classifyLabTest: LabResult.classifyTest
 }

@@ -18,9 +18,12 @@
  * - employees and vehicles (`sync_employee`, `sync_vehicle`) from the world's seed (`staff.ts`),
  *   outside the world.
  */
+import { ProviderB } from "@tracebridge/adapter-provider-b"
 import type { LabResult, Package, Transfer } from "@tracebridge/core"
 import { Ids } from "@tracebridge/core"
 import { Option } from "effect"
+import * as Licensees from "../../Licensees.js"
+import * as Seed from "../../Seed.js"
 import type { FacilityData, Role, World } from "../../World.js"
 import type { Json, JsonObject } from "./format.js"
 import { barcodes, bit, code, decimal, epochText, flag, money, seconds } from "./format.js"
@@ -80,21 +83,20 @@ const locationTypes: Record<Role, number | null> = {
   medical: 10 // R+MMJ
 }
 
-/** QA panel types by core category (research: ADP Lab_Metric). */
-export const panelTypes: Readonly<Record<string, number>> = {
-  moisture: 1,
-  potency: 2,
-  foreign_matter: 3,
-  microbials: 4,
-  residual_solvents: 5,
-  mycotoxins: 6,
-  pesticides: 7,
-  heavy_metals: 8
-}
+/** QA panel types by core category: the descriptor's facts (`ProviderB.facts.labPanels`), turned round. */
+export const panelTypes: Readonly<Record<string, number>> = Object.fromEntries(
+  Object.entries(ProviderB.facts.labPanels).map(([type, panel]) => [panel.category, Number(type)])
+)
 
 /** The core category of a panel type. */
-export const categoryOfPanel = (type: number): string =>
-  Object.entries(panelTypes).find(([, t]) => t === type)?.[0] ?? "other"
+export const categoryOfPanel = (type: number): string => ProviderB.facts.labPanels[type]?.category ?? "other"
+
+/**
+ * Whether BioTrack judges a category: a failed sample fails on it (a contaminant), where potency
+ * and moisture are only reported; the descriptor's facts say which.
+ */
+export const judged = (category: string): boolean =>
+  !Object.values(ProviderB.facts.labPanels).some((panel) => panel.category === category && !panel.judged)
 
 // ---- time and ids ----------------------------------------------------------------------------------
 
@@ -193,8 +195,42 @@ const lotRoom = (data: FacilityData, pkg: Package.Package): string | null => {
 /** A row as it goes on the wire. */
 export type Row = JsonObject
 
-/** `vendor`: the login's facilities, all under its UBI (numbers and 0/1 flags, as recorded). */
-export const vendors = (world: World, ubi: string): Array<Row> =>
+/**
+ * The UBI of the world's `n`-th other licensee: a business of its own, never the login's.
+ */
+const licenseeUbi = (world: World, n: number, login: string): string => {
+  const ubi = String(600_000_000 + (Seed.integer(world.seed, "licensee-ubi", n) % 99_999_999))
+  return ubi === login ? String(Number(ubi) + 1) : ubi
+}
+
+/**
+ * `vendor`: the login's facilities, all under its UBI, then the state's other licensees the world
+ * knows (BioTrack lists every vendor; a transfer goes to one of them), each under a UBI of its own
+ * (numbers and 0/1 flags, as recorded).
+ */
+export const vendors = (world: World, ubi: string): Array<Row> => [
+  ...ownVendors(world, ubi),
+  ...Licensees.of(world).map((l, n): Row => ({
+    ubi: licenseeUbi(world, n, ubi),
+    location: l.license_number,
+    name: l.name,
+    locationtype: locationTypes[l.role],
+    address1: l.address,
+    address2: null,
+    city: l.city,
+    state: world.state,
+    zip: l.zip,
+    producer: bit(l.role === "cultivation"),
+    processor: bit(l.role === "manufacturing"),
+    retail: bit(l.role === "retail" || l.role === "medical"),
+    medical: bit(l.role === "medical"),
+    deleted: bit(false),
+    transactionid: 1,
+    transactionid_original: 1
+  }))
+]
+
+const ownVendors = (world: World, ubi: string): Array<Row> =>
   world.facilities.map((data) => {
     const f = data.facility
     const tx = txAt(changedAt(world, f.id))

@@ -25,6 +25,7 @@ import {
   categoryOfPanel,
   findLot,
   isoOf,
+  judged,
   manifestOf,
   samples,
   typeOfPackage,
@@ -235,7 +236,7 @@ const ResultsBody = Schema.Struct({
   test: Schema.Array(Panel)
 })
 
-const isContaminant = (category: string) => category !== "potency" && category !== "moisture"
+const isContaminant = judged
 
 /**
  * The verdict of a sample filed without `result` (the recorded lab call sends none: BioTrack

@@ -103,7 +103,7 @@ describe("ProviderA failures", () => {
         a.upstream.failNext(serverError, { path: /^\/labtests\/v2\/record$/ })
         const error = yield* Effect.flip(port.recordLabResult(a.session(), lab.facility.id, {
           package_id: untested.id,
-          lab_name: "Test Analytical Labs LLC",
+          lab_name: lab.facility.name,
           overall_passed: true,
           results: [{ name: "THC", category: "potency", value: 20, unit: "%", passed: true, notes: null }],
           lab_license: null,

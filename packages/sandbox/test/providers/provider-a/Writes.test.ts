@@ -10,6 +10,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { Commands, Package } from "@tracebridge/core"
+import { Licensees } from "@tracebridge/sandbox"
 import { Effect } from "effect"
 import { useUpstream } from "../../support/Upstream.js"
 import * as A from "./Support.js"
@@ -176,7 +177,7 @@ describe("ProviderA writes", () => {
     return A.withPort((port) =>
       Effect.gen(function*() {
         const at = cultivator.facility
-        const command = transferOf(at.license_number, "CO-OTHER-0042", [whole!, part!])
+        const command = transferOf(at.license_number, Licensees.of(a.world)[0]!.license_number, [whole!, part!])
         const partial = yield* Effect.flip(port.createTransfer(a.session(), at.id, {
           ...command,
           packages: [command.packages[0]!, { ...command.packages[1]!, quantity: 1 }]

@@ -9,6 +9,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ProviderBClient, Wire } from "@tracebridge/adapter-provider-b"
 import { Deadline } from "@tracebridge/core"
+import { Licensees, type World } from "@tracebridge/sandbox"
 import * as Emulator from "@tracebridge/sandbox/providers/provider-b/Emulator"
 import { Duration, Effect, Exit, Fiber, Option, Schema, TestClock } from "effect"
 import * as Upstream from "../../support/Upstream.js"
@@ -16,6 +17,9 @@ import type { B } from "./Support.js"
 import { good, hang, json, make, onAction } from "./Support.js"
 
 Upstream.useUpstream()
+
+/** BioTrack's vendor list: the login's facilities and the other licensees of its state. */
+const vendorCount = (world: World.World) => world.facilities.length + Licensees.of(world).length
 
 const Vendors = Wire.syncAnswer("sync_vendor")
 const op = { operation: "test.call" }
@@ -43,7 +47,7 @@ describe("ProviderBClient against the emulator", () => {
       assert.deepStrictEqual(b.actions(), [])
       const first = yield* client.call(session, "sync_vendor", { download: 1 }, Vendors, op)
       yield* client.call(session, "sync_vendor", { download: 1 }, Vendors, op)
-      assert.strictEqual(first.vendor.length, b.world.facilities.length)
+      assert.strictEqual(first.vendor.length, vendorCount(b.world))
       assert.deepStrictEqual(b.actions(), ["login", "sync_vendor", "sync_vendor"])
       const bodies = b.bodies()
       assert.isTrue(bodies.every((body) => body["API"] === "4.0"))
@@ -59,7 +63,7 @@ describe("ProviderBClient against the emulator", () => {
       // The session idles past the emulator's default 30 minutes; the next call answers errorcode 63.
       b.clock.now += 31 * 60_000
       const again = yield* client.call(session, "sync_vendor", {}, Vendors, op)
-      assert.strictEqual(again.vendor.length, b.world.facilities.length)
+      assert.strictEqual(again.vendor.length, vendorCount(b.world))
       assert.deepStrictEqual(b.actions(), ["login", "sync_vendor", "sync_vendor", "login", "sync_vendor"])
       const sessions = b.bodies().filter((body) => body["action"] === "sync_vendor").map((body) => body["sessionid"])
       assert.strictEqual(sessions[0], sessions[1], "the expired session was tried first")
@@ -83,7 +87,7 @@ describe("ProviderBClient against the emulator", () => {
       yield* client.call(session, "sync_vendor", {}, Vendors, op)
       nextVendor(b, { success: 0, error: "Invalid session ID.", errorcode: "63" })
       const again = yield* client.call(session, "sync_vendor", {}, Vendors, op)
-      assert.strictEqual(again.vendor.length, b.world.facilities.length)
+      assert.strictEqual(again.vendor.length, vendorCount(b.world))
       assert.deepStrictEqual(b.actions(), ["login", "sync_vendor", "sync_vendor", "login", "sync_vendor"])
     }))
 
@@ -134,7 +138,7 @@ describe("ProviderBClient against the emulator", () => {
         Array.from({ length: 6 }, () => client.call(session, "sync_vendor", {}, Vendors, op)),
         { concurrency: "unbounded" }
       )
-      assert.isTrue(answers.every((a) => a.vendor.length === b.world.facilities.length))
+      assert.isTrue(answers.every((a) => a.vendor.length === vendorCount(b.world)))
       assert.strictEqual(count(b, "login"), 2, "the first login and one shared re-login")
     }))
 
@@ -145,7 +149,7 @@ describe("ProviderBClient against the emulator", () => {
         Array.from({ length: 6 }, () => client.call(session, "sync_vendor", {}, Vendors, op)),
         { concurrency: "unbounded" }
       )
-      assert.isTrue(answers.every((a) => a.vendor.length === b.world.facilities.length))
+      assert.isTrue(answers.every((a) => a.vendor.length === vendorCount(b.world)))
       assert.strictEqual(count(b, "login"), 1)
     }))
 
