@@ -4,7 +4,7 @@
 // - typescript-eslint `recommended` (no type information, for speed) plus a few house rules;
 // - `@effect/dprint`: Effect's own formatter settings, reported (and `--fix`ed) as lint errors;
 // - determinism: core and sandbox get time and randomness from Effect's `Clock`/`Random` only;
-// - layering: core ← adapter-* ← sandbox ← http; imports may only point left.
+// - layering: core ← adapter-* ← providers ← api, sandbox ← http; imports may only point left.
 import effect from "@effect/eslint-plugin"
 import { defineConfig, globalIgnores } from "eslint/config"
 import { builtinModules } from "node:module"
@@ -131,6 +131,32 @@ export default defineConfig(
           ["@effect/platform-node", "@effect/platform-node*"],
           "adapters stay runtime-neutral: use @effect/platform, not @effect/platform-node*."
         ]
+      ])
+    }
+  },
+  {
+    files: ["packages/providers/src/**/*.ts"],
+    rules: {
+      "no-restricted-imports": restrictImports([
+        [
+          ["@tracebridge/sandbox", "@tracebridge/http", "@tracebridge/api"],
+          "the catalog may import @tracebridge/core and the adapters only (core ← adapters ← providers ← api, sandbox ← http)."
+        ],
+        [["@effect/sql", "@effect/sql*"], "the catalog does not persist: no @effect/sql*."],
+        [["@effect/platform-node", "@effect/platform-node*"], "the catalog stays runtime-neutral."]
+      ])
+    }
+  },
+  {
+    files: ["packages/api/src/**/*.ts"],
+    rules: {
+      "no-restricted-imports": restrictImports([
+        [
+          ["@tracebridge/sandbox", "@tracebridge/http", "@tracebridge/adapter-*", "@tracebridge/sync"],
+          "the contract depends on @tracebridge/core and the catalog (@tracebridge/providers) only (ADR 0022)."
+        ],
+        [["@effect/sql", "@effect/sql*"], "the contract does not persist: no @effect/sql*."],
+        [["@effect/platform-node", "@effect/platform-node*"], "the contract serves nothing: no @effect/platform-node*."]
       ])
     }
   },

@@ -4,7 +4,8 @@
 //   node scripts/circular.mjs            all of packages/*/src, plus the package dependency graph
 //   node scripts/circular.mjs DIR...     only the import-cycle check, over the given folders
 //
-// The layers, innermost first: core ← adapter-* and sync ← sandbox ← http. Client-side packages
+// The layers, innermost first: core ← adapter-* and sync ← providers (the catalog) ← api (the
+// contract) and sandbox ← http. Client-side packages
 // (connect, client, webhooks) sit with core: they depend on nothing of ours. The managed sync
 // (sync) knows no provider: it sits beside the adapters and depends on core only. A package may depend only on
 // packages of an inner layer (never on its own layer, never outwards). This is checked twice: on
@@ -27,12 +28,14 @@ const layerOf = (dir) =>
     ? 0
     : dir.startsWith("adapter-") || dir === "sync"
     ? 1
-    : dir === "sandbox"
+    : dir === "providers"
     ? 2
-    : dir === "http"
+    : dir === "api" || dir === "sandbox"
     ? 3
+    : dir === "http"
+    ? 4
     : undefined
-const layerNames = ["core|connect|client|webhooks", "adapter-*|sync", "sandbox", "http"]
+const layerNames = ["core|connect|client|webhooks", "adapter-*|sync", "providers", "api|sandbox", "http"]
 const mayDependOn = (from, to) => layerOf(to) < layerOf(from)
 
 const packageDirs = readdirSync(join(root, "packages"), { withFileTypes: true })
@@ -130,8 +133,8 @@ if (!custom) {
         } else if (!mayDependOn(dir, target.dir)) {
           failures.push(
             `packages/${dir}/package.json: ${field} → ${dep} points the wrong way ` +
-              `(allowed: core → nothing; adapter-*, sync → core; sandbox → core, adapter-*, sync; ` +
-              `http → core, adapter-*, sync, sandbox)`
+              `(allowed: core → nothing; adapter-*, sync → core; providers → core, adapter-*, sync; ` +
+              `api, sandbox → core, adapter-*, sync, providers; http → all of these)`
           )
         }
       }

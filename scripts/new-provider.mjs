@@ -5,9 +5,11 @@
 //   packages/adapter-provider-c/                       the adapter (descriptor, wire, mappers, port, module)
 //   packages/sandbox/src/providers/provider-c/         its sandbox part (emulator, logins, profile)
 //   packages/sandbox/test/providers/provider-c/        the conformance kit run against its emulator
-// registers it in the one list (packages/sandbox/src/Registry.ts), adds the sandbox's dependency
-// and project reference on the new adapter and the root project reference, regenerates the
-// barrels, and links the workspace (npm install). See docs/adding-a-provider.md and ADR 0010.
+// registers it in the provider catalog (packages/providers/src/Catalog.ts: the adapter's module)
+// and in the sandbox's registry (packages/sandbox/src/Registry.ts: its emulator), one line each,
+// adds the catalog's dependency and project reference on the new adapter and the root project
+// reference, regenerates the barrels, and links the workspace (npm install). See
+// docs/adding-a-provider.md, ADR 0010 and ADR 0022.
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { dirname, join, relative } from "node:path"
@@ -43,11 +45,13 @@ const upper = suffix.toUpperCase().replace(/_/g, "")
 const adapterDir = join(root, "packages", `adapter-${folder}`)
 const sandboxDir = join(root, "packages", "sandbox", "src", "providers", folder)
 const testDir = join(root, "packages", "sandbox", "test", "providers", folder)
+const catalog = join(root, "packages", "providers", "src", "Catalog.ts")
 const registry = join(root, "packages", "sandbox", "src", "Registry.ts")
 for (const dir of [adapterDir, sandboxDir, testDir]) {
   if (existsSync(dir)) fail(`${relative(root, dir)} already exists`)
 }
 if (readFileSync(registry, "utf8").includes(`/providers/${folder}/index.js`)) fail(`${name} is already registered`)
+if (readFileSync(catalog, "utf8").includes(`@tracebridge/adapter-${folder}"`)) fail(`${name} is already in the catalog`)
 
 const fill = (text) =>
   text
@@ -75,30 +79,42 @@ copy(join(templates, "adapter"), adapterDir)
 copy(join(templates, "sandbox"), sandboxDir)
 copy(join(templates, "sandbox-test"), testDir)
 
-// The one registration list: an import and an entry, at the markers.
-let list = readFileSync(registry, "utf8")
+// The two registration lines: in each list an import and an entry, at the markers.
 const importMarker = "// new-provider: imports"
-const entries = /(export const providers: ReadonlyArray<SandboxProvider> = \[[\s\S]*?)(\n\])/
-if (!list.includes(importMarker) || !entries.test(list)) fail("Registry.ts has lost its new-provider marker or list")
-const local = `provider${pascal.slice("Provider".length)}`
-list = list.replace(
-  importMarker,
-  `import { provider as ${local} } from "./providers/${folder}/index.js"\n${importMarker}`
+const register = (path, entries, importLine, entry) => {
+  let list = readFileSync(path, "utf8")
+  if (!list.includes(importMarker) || !entries.test(list)) {
+    fail(`${relative(root, path)} has lost its new-provider marker or list`)
+  }
+  list = list.replace(importMarker, `${importLine}\n${importMarker}`)
+  list = list.replace(entries, (_, body, end) => `${body},\n  ${entry}${end}`)
+  writeFileSync(path, list)
+}
+register(
+  catalog,
+  /(export const modules: ReadonlyArray<Entry> = \[[\s\S]*?)(\n\])/,
+  `import { ${pascal} } from "@tracebridge/adapter-${folder}"`,
+  `${pascal}.module`
 )
-list = list.replace(entries, (_, body, end) => `${body},\n  ${local}${end}`)
-writeFileSync(registry, list)
+const local = `provider${pascal.slice("Provider".length)}`
+register(
+  registry,
+  /(export const parts: ReadonlyArray<SandboxPart> = \[[\s\S]*?)(\n\])/,
+  `import { provider as ${local} } from "./providers/${folder}/index.js"`,
+  local
+)
 
-// The sandbox depends on the adapter; the root project references it.
+// The catalog depends on the adapter; the root project references it.
 const json = (path, edit) => {
   const value = JSON.parse(readFileSync(path, "utf8"))
   edit(value)
   writeFileSync(path, JSON.stringify(value, null, 2) + "\n")
 }
-json(join(root, "packages", "sandbox", "package.json"), (pkg) => {
+json(join(root, "packages", "providers", "package.json"), (pkg) => {
   pkg.dependencies[`@tracebridge/adapter-${folder}`] = "0.1.0"
   pkg.dependencies = Object.fromEntries(Object.entries(pkg.dependencies).sort(([a], [b]) => a.localeCompare(b)))
 })
-json(join(root, "packages", "sandbox", "tsconfig.json"), (tsconfig) => {
+json(join(root, "packages", "providers", "tsconfig.json"), (tsconfig) => {
   tsconfig.references.push({ path: `../adapter-${folder}` })
 })
 json(join(root, "tsconfig.json"), (tsconfig) => {
@@ -116,6 +132,7 @@ run("node", ["scripts/barrels.mjs"])
 run("npx", [
   "eslint",
   "--fix",
+  relative(root, catalog),
   relative(root, registry),
   relative(root, adapterDir),
   relative(root, sandboxDir),
@@ -128,7 +145,8 @@ ${name} is scaffolded and registered:
   packages/adapter-${folder}/                    the adapter (${pascal}.ts, ${pascal}Client.ts, Wire.ts, Normalize.ts)
   packages/sandbox/src/providers/${folder}/      its emulator, logins and world profile
   packages/sandbox/test/providers/${folder}/     the conformance kit against the emulator
-  packages/sandbox/src/Registry.ts              one new line
+  packages/providers/src/Catalog.ts             one new line (the adapter's module)
+  packages/sandbox/src/Registry.ts              one new line (its emulator)
 
 Next: npm test; then npm run build && npm start serves it in the sandbox over /v1
 (POST /v1/sandbox/public_token/create with {"provider":"${name}","state":"CO"}).

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Lints the OpenAPI document the API serves (`OpenApi.fromApi(Api)` of the built @tracebridge/http)
+// Lints the OpenAPI document the API serves (`OpenApi.fromApi(Api)` of the built @tracebridge/api)
 // with Redocly's recommended rules (redocly.yaml). Exits non-zero on any error; CI runs it.
 //
-//   npm run lint:openapi        build @tracebridge/http, then lint
+//   npm run lint:openapi        build @tracebridge/api, then lint
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"

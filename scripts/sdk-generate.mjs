@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // Writes packages/client/src/generated/openapi.ts: the TypeScript types of the OpenAPI document
-// (`OpenApi.fromApi(Api)` of the built @tracebridge/http, the document /v1/openapi.json serves),
+// (`OpenApi.fromApi(Api)` of the built @tracebridge/api, the document /v1/openapi.json serves),
 // made by openapi-typescript. packages/client/test/Generated.test.ts fails when the checked-in file
 // differs from what this script writes now.
 //
-//   npm run sdk:generate                    build @tracebridge/http, then write the file
-//   node scripts/sdk-generate.mjs           write it from the current packages/http/dist (no build)
+//   npm run sdk:generate                    build @tracebridge/api, then write the file
+//   node scripts/sdk-generate.mjs           write it from the current packages/api/dist (no build)
 //   node scripts/sdk-generate.mjs --print   print it instead (the test compares this with the file)
 import { OpenApi } from "@effect/platform"
 import { writeFileSync } from "node:fs"
@@ -25,9 +25,9 @@ const header = [
   ""
 ].join("\n")
 
-/** The OpenAPI document of the built @tracebridge/http. */
+/** The OpenAPI document of the built @tracebridge/api (the contract; no server code is loaded). */
 export const loadDocument = async () => {
-  const { Api } = await import("../packages/http/dist/Api.js")
+  const { Api } = await import("../packages/api/dist/Api.js")
   return OpenApi.fromApi(Api)
 }
 

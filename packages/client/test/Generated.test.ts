@@ -1,6 +1,6 @@
 /**
  * The checked-in types (`src/generated/openapi.ts`) are what openapi-typescript makes of the API's
- * OpenAPI document now: regenerated in memory from the built @tracebridge/http (`npm test` builds
+ * OpenAPI document now: regenerated in memory from the built @tracebridge/api (`npm test` builds
  * it first) by the same script, and compared.
  */
 import { execFile } from "node:child_process"

@@ -47,6 +47,11 @@ export * as Facility from "./Facility.js"
 /**
  * @since 0.1.0
  */
+export * as Fault from "./Fault.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Harvest from "./Harvest.js"
 
 /**
@@ -148,6 +153,11 @@ export * as Sale from "./Sale.js"
  * @since 0.1.0
  */
 export * as SalesDelivery from "./SalesDelivery.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as ScenarioName from "./ScenarioName.js"
 
 /**
  * @since 0.1.0

@@ -7,8 +7,8 @@
  * @since 0.1.0
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
+import { Api } from "@tracebridge/api/Api"
 import { Effect } from "effect"
-import { Api } from "./Api.js"
 import * as PublicOrigin from "./PublicOrigin.js"
 
 /** Stands for the origin in the serialised document. */

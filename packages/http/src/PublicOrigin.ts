@@ -10,15 +10,17 @@
  * @since 0.1.0
  */
 import type { HttpServerRequest } from "@effect/platform"
+import * as Api from "@tracebridge/api/Api"
 import { Config, ConfigError, Either, Option } from "effect"
 
 /**
- * The origin the document names when nothing better is known (a local `npm start`).
+ * The origin the document names when nothing better is known (a local `npm start`; the
+ * contract's `Api.DEFAULT_ORIGIN`).
  *
  * @since 0.1.0
  * @category constants
  */
-export const DEFAULT_ORIGIN = "http://127.0.0.1:4000"
+export const DEFAULT_ORIGIN = Api.DEFAULT_ORIGIN
 
 /**
  * `TRACEBRIDGE_PUBLIC_URL`, as an origin (no path, no trailing slash); unset is `None`.

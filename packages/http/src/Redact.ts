@@ -13,7 +13,7 @@
  *
  * @since 0.1.0
  */
-import { Registry } from "@tracebridge/sandbox"
+import { Catalog } from "@tracebridge/providers"
 import { Config, Console, Effect, Option, Redacted } from "effect"
 import * as util from "node:util"
 import * as AppConfig from "./AppConfig.js"
@@ -121,7 +121,7 @@ export const fromConfig: Effect.Effect<(s: string) => string> = Config.all([
   AppConfig.encryptionKey,
   AppConfig.encryptionKeysPrevious,
   Config.all(
-    Registry.providers.flatMap((p) => p.module.secretConfig).map((name) => Config.option(Config.redacted(name)))
+    Catalog.secretConfig.map((name) => Config.option(Config.redacted(name)))
   )
 ]).pipe(
   Effect.map(([client, key, previous, providerSecrets]) =>

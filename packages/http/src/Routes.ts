@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { HttpApi } from "@effect/platform"
-import { Api } from "./Api.js"
+import { Api } from "@tracebridge/api/Api"
 
 const order = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 

@@ -23,13 +23,13 @@
  *                                                   and the ids of rows it cannot decrypt (exit code 1)
  */
 import { NodeRuntime } from "@effect/platform-node"
+import * as RedirectUri from "@tracebridge/api/RedirectUri"
 import { Clock, Effect, Either, Layer, Option } from "effect"
 import * as Bootstrap from "./Bootstrap.js"
 import { Accounts } from "./persistence/Accounts.js"
 import { ConnectionStore } from "./persistence/ConnectionStore.js"
 import * as Database from "./persistence/Database.js"
 import { Tokens } from "./persistence/Tokens.js"
-import * as RedirectUri from "./RedirectUri.js"
 import * as Crypto from "./services/Crypto.js"
 import * as KeyRotation from "./services/KeyRotation.js"
 

@@ -7,11 +7,6 @@
 /**
  * @since 0.1.0
  */
-export * as Api from "./Api.js"
-
-/**
- * @since 0.1.0
- */
 export * as AppConfig from "./AppConfig.js"
 
 /**
@@ -57,26 +52,6 @@ export * as Lru from "./Lru.js"
 /**
  * @since 0.1.0
  */
-export * as OpenApiDocument from "./OpenApiDocument.js"
-
-/**
- * @since 0.1.0
- */
-export * as OpenApiErrors from "./OpenApiErrors.js"
-
-/**
- * @since 0.1.0
- */
-export * as OpenApiExamples from "./OpenApiExamples.js"
-
-/**
- * @since 0.1.0
- */
-export * as OpenApiHeaders from "./OpenApiHeaders.js"
-
-/**
- * @since 0.1.0
- */
 export * as OpenApiRoute from "./OpenApiRoute.js"
 
 /**
@@ -97,11 +72,6 @@ export * as Redact from "./Redact.js"
 /**
  * @since 0.1.0
  */
-export * as RedirectUri from "./RedirectUri.js"
-
-/**
- * @since 0.1.0
- */
 export * as RequestId from "./RequestId.js"
 
 /**
@@ -113,11 +83,6 @@ export * as RequestLog from "./RequestLog.js"
  * @since 0.1.0
  */
 export * as Routes from "./Routes.js"
-
-/**
- * @since 0.1.0
- */
-export * as Security from "./Security.js"
 
 /**
  * @since 0.1.0

@@ -7,9 +7,9 @@
  */
 import { OpenApi } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
+import { Api } from "@tracebridge/api/Api"
 import { Effect } from "effect"
 import * as TestClock from "effect/TestClock"
-import { Api } from "../src/Api.js"
 import { sampleBodies } from "./support/Samples.js"
 import { call, type Json, linkSandbox, otherOrganisation, signIn, TestApp } from "./support/TestApp.js"
 

@@ -6,7 +6,7 @@
  */
 import { HttpServer, OpenApi } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
-import { Api } from "@tracebridge/http"
+import { Api } from "@tracebridge/api"
 import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import { mkdirSync, readdirSync } from "node:fs"

@@ -20,11 +20,11 @@
  */
 import { type HttpApiGroup, HttpClient, HttpClientRequest } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
+import { Api } from "@tracebridge/api/Api"
 import { Http, RateLimit, Server } from "@tracebridge/http"
 import { Scenario } from "@tracebridge/sandbox"
 import { Effect, Layer, Logger, LogLevel, Runtime } from "effect"
 import fc from "fast-check"
-import { Api } from "../src/Api.js"
 import * as Crypto from "../src/services/Crypto.js"
 import * as OpenApiArbitrary from "./support/OpenApiArbitrary.js"
 import { sampleBodies } from "./support/Samples.js"

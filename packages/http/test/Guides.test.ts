@@ -5,8 +5,8 @@
  */
 import { OpenApi } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
+import { Api } from "@tracebridge/api"
 import { WebhookSignature } from "@tracebridge/core"
-import { Api } from "@tracebridge/http"
 import { Effect } from "effect"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"

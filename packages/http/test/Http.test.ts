@@ -1,6 +1,6 @@
 import { HttpApiClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
-import { Api } from "@tracebridge/http"
+import { Api } from "@tracebridge/api"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { TestApp as TestServer } from "./support/TestApp.js"
 

@@ -5,8 +5,8 @@
  * from its schema, fails here.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { requests, responses } from "@tracebridge/api/OpenApiExamples"
 import { Effect } from "effect"
-import { requests, responses } from "../src/OpenApiExamples.js"
 import { make, operations } from "./support/OpenApiValidator.js"
 import { call, linkSandbox, signIn, TestApp } from "./support/TestApp.js"
 

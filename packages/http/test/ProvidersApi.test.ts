@@ -3,7 +3,7 @@
  * (licence types, capabilities, environments) and login fields; any access token, no other.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Registry } from "@tracebridge/sandbox"
+import { Catalog } from "@tracebridge/providers"
 import { Effect, TestClock } from "effect"
 import { call, linkSandbox, signIn, TestApp } from "./support/TestApp.js"
 
@@ -15,9 +15,9 @@ describe("GET /v1/providers", () => {
       assert.strictEqual(answer.status, 200, JSON.stringify(answer.body))
       assert.isString(answer.body.meta.request_id)
       const providers = answer.body.data as Array<any>
-      assert.deepStrictEqual(providers.map((p) => p.name), [...Registry.installed.names])
+      assert.deepStrictEqual(providers.map((p) => p.name), [...Catalog.installed.names])
       for (const provider of providers) {
-        const descriptor = Registry.get(provider.name).module.descriptor
+        const descriptor = Catalog.get(provider.name).descriptor
         assert.strictEqual(provider.display_name, descriptor.displayName)
         assert.deepStrictEqual(
           provider.login_fields,
@@ -67,8 +67,8 @@ describe("GET /v1/providers", () => {
 
 const everyProvider = Effect.gen(function*() {
   const me = yield* signIn
-  for (const name of Registry.installed.names) {
-    const descriptor = Registry.get(name).module.descriptor
+  for (const name of Catalog.installed.names) {
+    const descriptor = Catalog.get(name).descriptor
     const state = Object.keys(descriptor.capabilities).includes("CO") ? "CO" : "HI"
     const linked = yield* linkSandbox(me.access, name as "provider_a", state)
     assert.isString(linked.connection_id, name)

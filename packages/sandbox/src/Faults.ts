@@ -22,62 +22,48 @@
  * @since 0.1.0
  */
 import type { ProviderName } from "@tracebridge/core"
-import { Schema } from "effect"
+import { Fault as CoreFault } from "@tracebridge/core"
 import { keyOf } from "./internal/key.js"
 import type { Sandbox } from "./Sandbox.js"
 
 /**
- * How long a `slow` fault delays an answer unless told: past both adapters' 30 s timeout.
+ * How long a `slow` fault delays an answer unless told (core's `Fault.DEFAULT_DELAY_MS`).
  *
  * @since 0.1.0
  * @category constants
  */
-export const DEFAULT_DELAY_MS = 60_000
+export const DEFAULT_DELAY_MS = CoreFault.DEFAULT_DELAY_MS
 
 /**
- * The longest a `slow` fault may hold an answer (10 minutes): past any upstream deadline, so a
- * state system that answers this late has, for its callers, stopped answering (the
- * `upstream_timeout` scenario's default).
+ * The longest a `slow` fault may hold an answer (core's `Fault.MAX_DELAY_MS`).
  *
  * @since 0.1.0
  * @category constants
  */
-export const MAX_DELAY_MS = 600_000
+export const MAX_DELAY_MS = CoreFault.MAX_DELAY_MS
 
 /**
- * The `Retry-After` (seconds) of a `rate_limited` fault unless told: past the 30 s the provider_a
- * adapter honours, so it reports the limit at once instead of waiting.
+ * The `Retry-After` (seconds) of a `rate_limited` fault unless told (core's `Fault.DEFAULT_RETRY_AFTER`).
  *
  * @since 0.1.0
  * @category constants
  */
-export const DEFAULT_RETRY_AFTER = 60
+export const DEFAULT_RETRY_AFTER = CoreFault.DEFAULT_RETRY_AFTER
 
 /**
- * A fault, as set through the service API and the control API (the same JSON).
+ * A fault, as set through the service API and the control API (the same JSON): core's schema,
+ * which the contract shares.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const Fault = Schema.Union(
-  Schema.Struct({ kind: Schema.Literal("outage") }),
-  Schema.Struct({
-    kind: Schema.Literal("slow"),
-    delay_ms: Schema.optional(Schema.Int.pipe(Schema.between(0, MAX_DELAY_MS)))
-  }),
-  Schema.Struct({
-    kind: Schema.Literal("rate_limited"),
-    retry_after: Schema.optional(Schema.Int.pipe(Schema.between(0, 86_400)))
-  }),
-  Schema.Struct({ kind: Schema.Literal("malformed") }),
-  Schema.Struct({ kind: Schema.Literal("expired_login") })
-)
+export const Fault = CoreFault.Fault
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type Fault = typeof Fault.Type
+export type Fault = CoreFault.Fault
 
 /**
  * The fault kinds.
@@ -85,7 +71,7 @@ export type Fault = typeof Fault.Type
  * @since 0.1.0
  * @category models
  */
-export type Kind = Fault["kind"]
+export type Kind = CoreFault.Kind
 
 const faults = new WeakMap<Sandbox, Map<string, Fault>>()
 const delays = new WeakMap<Response, number>()

@@ -1,26 +1,29 @@
 /**
- * The one registration list of installed providers (DECISIONS "Providers are modules", ADR 0010).
- * Adding a provider adds its folders and one line here (`npm run new-provider -- provider_x` does
- * both); nothing else in core, sandbox, connect or http names a provider. Every per-provider table
- * elsewhere is derived from this list.
+ * The sandbox's registration list: each provider's sandbox part (emulator, test logins, world
+ * profile), paired by name with its entry of the provider catalog (`Catalog` of
+ * `@tracebridge/providers`, the one list of provider modules; ADR 0010, ADR 0022). Adding a
+ * provider adds its folders, one line in the catalog and one line here
+ * (`npm run new-provider -- provider_x` does all three); nothing else in core, sandbox, connect or
+ * http names a provider. Every per-provider table of the sandbox is derived from this list.
  *
  * @since 0.1.0
  */
 import type { ProviderName } from "@tracebridge/core"
 import { ProviderModule } from "@tracebridge/core"
+import { Catalog } from "@tracebridge/providers"
 import { provider as providerA } from "./providers/provider-a/index.js"
 import { provider as providerB } from "./providers/provider-b/index.js"
 // new-provider: imports
-import type { SandboxProvider } from "./SandboxProvider.js"
+import type { SandboxPart, SandboxProvider } from "./SandboxProvider.js"
 import { nameOf } from "./SandboxProvider.js"
 
 /**
- * Every installed provider, in registration order.
+ * Every provider's sandbox part, in registration order.
  *
  * @since 0.1.0
  * @category registry
  */
-export const providers: ReadonlyArray<SandboxProvider> = [
+export const parts: ReadonlyArray<SandboxPart> = [
   providerA,
   providerB
 ]
@@ -31,12 +34,49 @@ export const providers: ReadonlyArray<SandboxProvider> = [
  * @since 0.1.0
  * @category errors
  */
-export class RegistrationError extends Error {
-  constructor(readonly problems: ReadonlyArray<string>) {
-    super(`the provider registration list is not sound:\n  ${problems.join("\n  ")}`)
-    this.name = "RegistrationError"
+export class RegistrationError extends Catalog.RegistrationError {}
+
+/**
+ * Each catalog entry paired with its sandbox part, in the catalog's order: a catalog entry with no
+ * sandbox part, or a part with no catalog entry (or two parts of one name), throws a
+ * {@link RegistrationError} at start-up.
+ *
+ * @since 0.1.0
+ * @category registry
+ */
+export const pair = (
+  modules: ReadonlyArray<Catalog.Entry>,
+  sandboxParts: ReadonlyArray<SandboxPart>
+): ReadonlyArray<SandboxProvider> => {
+  const found: Array<string> = []
+  const byName = new Map<string, SandboxPart>()
+  for (const part of sandboxParts) {
+    if (byName.has(part.name)) found.push(`${part.name} has two sandbox parts`)
+    byName.set(part.name, part)
   }
+  const names = new Set(modules.map((m) => m.descriptor.name))
+  for (const part of sandboxParts) {
+    if (!names.has(part.name)) found.push(`${part.name} has a sandbox part but no catalog entry`)
+  }
+  const paired = modules.flatMap((module): ReadonlyArray<SandboxProvider> => {
+    const part = byName.get(module.descriptor.name)
+    if (part === undefined) {
+      found.push(`${module.descriptor.name} is in the catalog but has no sandbox part (no emulator)`)
+      return []
+    }
+    return [{ ...part, module }]
+  })
+  if (found.length > 0) throw new RegistrationError(found)
+  return paired
 }
+
+/**
+ * Every installed provider (the catalog's, each with its sandbox part), in registration order.
+ *
+ * @since 0.1.0
+ * @category registry
+ */
+export const providers: ReadonlyArray<SandboxProvider> = pair(Catalog.modules, parts)
 
 /**
  * What is wrong with a list of providers (empty when sound): `ProviderModule.problems` of their

@@ -1,8 +1,9 @@
 /**
  * A provider's sandbox part: what the sandbox needs to emulate one state system over seeded
- * worlds. With the adapter's module value (`ProviderModule`, exported by the adapter package) it
- * makes one entry of the registration list (`Registry`). Each lives in its provider's own folder,
- * `packages/sandbox/src/providers/<folder>/` (ADR 0010).
+ * worlds. The sandbox's `Registry` pairs it, by name, with the adapter's module value of the
+ * provider catalog (`Catalog` of `@tracebridge/providers`) into a {@link SandboxProvider}. Each
+ * part lives in its provider's own folder, `packages/sandbox/src/providers/<folder>/` (ADR 0010,
+ * ADR 0022).
  *
  * @since 0.1.0
  */
@@ -28,12 +29,15 @@ export type Emulator = (
 ) => Promise<Response>
 
 /**
+ * What a provider's sandbox folder exports: its emulator, test logins and world profile, under
+ * the provider's name (the catalog entry it belongs to).
+ *
  * @since 0.1.0
  * @category models
  */
-export interface SandboxProvider {
-  /** The adapter's module value: descriptor, ports and mappers. */
-  readonly module: ProviderModule.ProviderModule<HttpClient.HttpClient | Scope.Scope>
+export interface SandboxPart {
+  /** The provider's name: the catalog entry (`Catalog` of `@tracebridge/providers`) it emulates. */
+  readonly name: ProviderName.ProviderName
   /** The provider's wire API over the sandbox's worlds. */
   readonly emulator: Emulator
   /** The documented test logins and how the emulator checks them. */
@@ -51,6 +55,17 @@ export interface SandboxProvider {
     readonly loginHint: string
     readonly auth?: string
   }
+}
+
+/**
+ * A catalog entry paired with its sandbox part: one entry of the sandbox's `Registry`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SandboxProvider extends SandboxPart {
+  /** The adapter's module value (the catalog's entry): descriptor, ports and mappers. */
+  readonly module: ProviderModule.ProviderModule<HttpClient.HttpClient | Scope.Scope>
 }
 
 /**

@@ -12,7 +12,7 @@
  * @since 0.1.0
  */
 import type { Package, Plant, Transfer } from "@tracebridge/core"
-import { Ids, LabResult, ProviderError, Transitions, WebhookEvent } from "@tracebridge/core"
+import { Ids, LabResult, ProviderError, ScenarioName, Transitions, WebhookEvent } from "@tracebridge/core"
 import { Either, Schema } from "effect"
 import * as Faults from "./Faults.js"
 import * as Profile from "./Profile.js"
@@ -22,26 +22,18 @@ import { facilityByLicense, packageView } from "./World.js"
 import * as Writes from "./Writes.js"
 
 /**
- * Every scenario name.
+ * Every scenario name (core's `ScenarioName.names`, which the contract shares).
  *
  * @since 0.1.0
  * @category constants
  */
-export const names = [
-  "transfer_arrived",
-  "transfer_completed",
-  "lab_result_received",
-  "connection_login_required",
-  "plant_phase_advanced",
-  "package_hold",
-  "upstream_timeout"
-] as const
+export const names = ScenarioName.names
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type Name = (typeof names)[number]
+export type Name = ScenarioName.ScenarioName
 
 const Params = {
   transfer_arrived: Schema.Struct({

@@ -128,7 +128,7 @@ describe("the tracebridge-sandbox launcher", () => {
     // of its own, so the build writes nothing here and downloads nothing.
     const dir = mkdtempSync(join(tmpdir(), "tracebridge-launcher-build-"))
     try {
-      const packages = ["core", "adapter-provider-a", "adapter-provider-b", "sandbox"]
+      const packages = ["core", "adapter-provider-a", "adapter-provider-b", "providers", "sandbox"]
       for (const name of packages) {
         for (const entry of ["src", "package.json", "tsconfig.json", ...(name === "sandbox" ? ["bin"] : [])]) {
           cpSync(join(root, "packages", name, entry), join(dir, "packages", name, entry), { recursive: true })

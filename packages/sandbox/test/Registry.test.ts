@@ -1,11 +1,13 @@
 /**
  * The one registration list: every installed provider is sound and reachable through the sandbox
- * server; a list that is not sound fails at start-up with the reason; and outside the providers'
- * own folders, no source file of core, sandbox, connect or http names a provider in code but the
- * list itself (DECISIONS "Providers are modules").
+ * server; a list that is not sound, or a catalog entry without its sandbox part, fails at start-up
+ * with the reason; and outside the providers' own folders, no source file of core, providers, api,
+ * sandbox, connect or http names a provider in code but the two registration lists (the catalog's
+ * and the sandbox's; DECISIONS "Providers are modules").
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ProviderModule } from "@tracebridge/core"
+import { Catalog } from "@tracebridge/providers"
 import { Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join, relative } from "node:path"
@@ -39,6 +41,17 @@ describe("Registry", () => {
     assert.deepStrictEqual(ProviderModule.problems(Registry.providers.map((p) => p.module)), [])
   })
 
+  it("pairs every catalog entry with its sandbox part, by name, and refuses a lone entry or part", () => {
+    assert.deepStrictEqual(Registry.installed.names, Catalog.installed.names)
+    for (const provider of Registry.providers) {
+      assert.strictEqual(provider.module, Catalog.get(provider.name))
+    }
+    const [first, second] = [Catalog.modules[0]!, Registry.parts[1]!]
+    assert.throws(() => Registry.pair([first], Registry.parts), /has a sandbox part but no catalog entry/)
+    assert.throws(() => Registry.pair(Catalog.modules, [second]), /is in the catalog but has no sandbox part/)
+    assert.throws(() => Registry.pair(Catalog.modules, [...Registry.parts, second]), /has two sandbox parts/)
+  })
+
   it("the sandbox server mounts every installed provider, and answers 404 for any other", async () => {
     const sandbox = new Sandbox.Sandbox({
       seed: "1",
@@ -54,11 +67,11 @@ describe("Registry", () => {
     assert.strictEqual(unknown.status, 404)
   })
 
-  it("outside the providers' own folders, only the registration list names a provider in code", () => {
+  it("outside the providers' own folders, only the registration lines name a provider in code", () => {
     const providerNames = /\bprovider_[a-z]\b|\bProvider[AB]\b|adapter-provider-|\bmetrc\b|\bbiotrack\b/i
-    const allowed = new Set(["packages/sandbox/src/Registry.ts"])
+    const allowed = new Set(["packages/providers/src/Catalog.ts", "packages/sandbox/src/Registry.ts"])
     const offenders: Array<string> = []
-    for (const pkg of ["core", "sandbox", "connect", "http"]) {
+    for (const pkg of ["core", "providers", "api", "sandbox", "connect", "http"]) {
       for (const file of sourceFiles(join(root, "packages", pkg, "src"))) {
         const path = relative(root, file)
         if (path.startsWith("packages/sandbox/src/providers/") || allowed.has(path) || path.endsWith("index.ts")) {

@@ -1,6 +1,7 @@
 /**
- * `npm run new-provider -- provider_c` on a fresh copy of the repository: it touches at most two
- * existing source files (the registration list, and nothing else), the new provider type-checks and
+ * `npm run new-provider -- provider_c` on a fresh copy of the repository: it touches exactly two
+ * existing source files (the registration lines of the provider catalog and of the sandbox's
+ * registry, and nothing else), the new provider type-checks and
  * builds, its own tests and the conformance kit against its emulator pass, and it works in the
  * sandbox over `/v1` (public token, exchange, facilities, packages) with no other edit.
  *
@@ -77,7 +78,7 @@ const run = (copy: string, command: string, args: ReadonlyArray<string>) =>
 
 describe("new-provider scaffold", () => {
   it(
-    "scaffolds a working provider_c on a fresh copy, touching only the registration list of the existing sources",
+    "scaffolds a working provider_c on a fresh copy, touching only the registration lines of the existing sources",
     async () => {
       const copy = copyRepository()
       try {
@@ -93,10 +94,25 @@ describe("new-provider scaffold", () => {
           existsSync(join(copy, f)) && digest(join(copy, f)) !== before.get(f)
         )
         const changedSources = changed.filter((f) => /\.(ts|mjs|js)$/.test(f))
-        assert.deepStrictEqual(changedSources, ["packages/sandbox/src/Registry.ts"], changed.join("\n"))
+        assert.deepStrictEqual(
+          changedSources.sort(),
+          ["packages/providers/src/Catalog.ts", "packages/sandbox/src/Registry.ts"],
+          changed.join("\n")
+        )
+        // In each of the two, only the registration lines: one import and one list entry each.
+        const linesOf = (text: string) => text.split("\n").map((line) => line.replace(/,$/, ""))
+        for (const file of changedSources) {
+          const was = linesOf(readFileSync(join(root, file), "utf8"))
+          const now = linesOf(readFileSync(join(copy, file), "utf8"))
+          assert.deepStrictEqual(was.filter((line) => !now.includes(line)), [], `${file}: lines removed`)
+          const added = now.filter((line) => !was.includes(line))
+          assert.strictEqual(added.length, 2, `${file}:\n${added.join("\n")}`)
+          assert.match(added[0]!, /^import .*(adapter-provider-c|providers\/provider-c\/index\.js)"$/)
+          assert.match(added[1]!, /^ {2}(ProviderC\.module|providerC)$/)
+        }
         assert.deepStrictEqual(
           changed.filter((f) => !changedSources.includes(f)).sort(),
-          ["packages/sandbox/package.json", "packages/sandbox/tsconfig.json", "tsconfig.json"]
+          ["packages/providers/package.json", "packages/providers/tsconfig.json", "tsconfig.json"]
         )
         const added = after.filter((f) => !before.has(f))
         assert.isTrue(added.length > 0)
@@ -131,6 +147,7 @@ describe("new-provider scaffold", () => {
           "packages/adapter-provider-c",
           "packages/sandbox/test/providers/provider-c",
           "packages/sandbox/test/Registry.test.ts",
+          "packages/providers/test",
           "packages/http/test/ProvidersApi.test.ts"
         ])
         assert.strictEqual(tested.status, 0, tested.output.slice(-4000))

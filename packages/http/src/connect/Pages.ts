@@ -6,11 +6,11 @@
  * @since 0.1.0
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as RedirectUri from "@tracebridge/api/RedirectUri"
 import { Effect, Option } from "effect"
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { Accounts } from "../persistence/Accounts.js"
-import * as RedirectUri from "../RedirectUri.js"
 import { Connections } from "../services/Connections.js"
 
 const require = createRequire(import.meta.url)

@@ -5,9 +5,9 @@
  * @since 0.1.0
  */
 import { OpenApi } from "@effect/platform"
+import { Api } from "@tracebridge/api/Api"
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { Api } from "../Api.js"
 import * as Page from "./Page.js"
 
 /**

@@ -2,9 +2,9 @@
  * @since 0.1.0
  */
 import { HttpApiBuilder } from "@effect/platform"
+import { Api } from "@tracebridge/api/Api"
+import { CurrentPrincipal } from "@tracebridge/api/Security"
 import { Effect } from "effect"
-import { Api } from "../Api.js"
-import { CurrentPrincipal } from "../Security.js"
 import { Connections } from "../services/Connections.js"
 import * as Envelope from "./envelope.js"
 import { withConnection } from "./provider.js"

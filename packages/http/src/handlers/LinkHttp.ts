@@ -2,12 +2,12 @@
  * @since 0.1.0
  */
 import { HttpApiBuilder } from "@effect/platform"
+import { Api } from "@tracebridge/api/Api"
+import { CurrentPrincipal } from "@tracebridge/api/Security"
 import { Registry } from "@tracebridge/sandbox"
 import { Effect } from "effect"
-import { Api } from "../Api.js"
 import * as Errors from "../Errors.js"
 import * as Idempotency from "../Idempotency.js"
-import { CurrentPrincipal } from "../Security.js"
 import * as Auth from "../services/Auth.js"
 import { Connections } from "../services/Connections.js"
 import * as Envelope from "./envelope.js"

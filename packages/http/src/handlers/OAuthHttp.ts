@@ -2,8 +2,8 @@
  * @since 0.1.0
  */
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { Api } from "@tracebridge/api/Api"
 import { Effect, Option } from "effect"
-import { Api } from "../Api.js"
 import * as Errors from "../Errors.js"
 import * as Limits from "../Limits.js"
 import { Auth } from "../services/Auth.js"

@@ -2,9 +2,9 @@
  * @since 0.1.0
  */
 import { HttpApiBuilder } from "@effect/platform"
+import { Api } from "@tracebridge/api/Api"
 import { ProviderModule } from "@tracebridge/core"
 import { Effect } from "effect"
-import { Api } from "../Api.js"
 import { Providers } from "../services/Providers.js"
 import * as Envelope from "./envelope.js"
 

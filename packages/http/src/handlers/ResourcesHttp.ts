@@ -3,6 +3,7 @@
  */
 import type { HttpServerResponse } from "@effect/platform"
 import { HttpApiBuilder } from "@effect/platform"
+import { Api } from "@tracebridge/api/Api"
 import type { LabResult, ProviderError, ProviderPort, Session } from "@tracebridge/core"
 import {
   Envelope as CoreEnvelope,
@@ -16,7 +17,6 @@ import {
 import { Reads } from "@tracebridge/sync"
 import type { Schema } from "effect"
 import { Effect, identity, Option } from "effect"
-import { Api } from "../Api.js"
 import * as Errors from "../Errors.js"
 import * as FastJson from "../FastJson.js"
 import type { Connection } from "../persistence/ConnectionStore.js"

@@ -2,14 +2,14 @@
  * @since 0.1.0
  */
 import { HttpApiBuilder } from "@effect/platform"
+import { Api } from "@tracebridge/api/Api"
+import { CurrentPrincipal } from "@tracebridge/api/Security"
 import type { Faults, Scenario } from "@tracebridge/sandbox"
 import { Clock, Effect, Either, Option } from "effect"
-import { Api } from "../Api.js"
 import * as Errors from "../Errors.js"
 import * as Idempotency from "../Idempotency.js"
 import type { Connection } from "../persistence/ConnectionStore.js"
 import { Transactions } from "../persistence/Transactions.js"
-import { CurrentPrincipal } from "../Security.js"
 import { Connections } from "../services/Connections.js"
 import { Providers } from "../services/Providers.js"
 import * as Sync from "../services/Sync.js"

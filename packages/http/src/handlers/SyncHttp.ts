@@ -4,10 +4,10 @@
  * @since 0.1.0
  */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Api } from "@tracebridge/api/Api"
 import { Change as CoreChange } from "@tracebridge/core"
 import { Cursor, Jobs, SyncStore } from "@tracebridge/sync"
 import { Clock, Effect, Either, Option, Schema } from "effect"
-import { Api } from "../Api.js"
 import * as Errors from "../Errors.js"
 import * as Crypto from "../services/Crypto.js"
 import { Providers } from "../services/Providers.js"

@@ -2,8 +2,8 @@
  * @since 0.1.0
  */
 import { HttpApiBuilder } from "@effect/platform"
+import { Api } from "@tracebridge/api/Api"
 import { Cause, Duration, Effect } from "effect"
-import { Api } from "../Api.js"
 import * as Errors from "../Errors.js"
 import { Transactions } from "../persistence/Transactions.js"
 

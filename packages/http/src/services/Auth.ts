@@ -10,6 +10,7 @@
  *
  * @since 0.1.0
  */
+import type { Security } from "@tracebridge/api"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import * as Errors from "../Errors.js"
 import type { ApiClient, Organisation } from "../persistence/Accounts.js"
@@ -23,20 +24,12 @@ export const ACCESS_TTL = 3600
 export const REFRESH_TTL = 30 * 86_400
 
 /**
- * Who is calling.
+ * Who is calling (the contract's `Security.Principal`, which the bearer middleware provides).
  *
  * @since 0.1.0
  * @category models
  */
-export interface Principal {
-  readonly organisation: Organisation
-  readonly kind: "access" | "connection"
-  /** The API client an access token was issued to (null for a connection token). */
-  readonly client_id: string | null
-  /** Set for a connection token: the one connection it may reach. */
-  readonly connection_id: string | null
-  readonly scopes: ReadonlyArray<string>
-}
+export type Principal = Security.Principal
 
 /**
  * The token endpoint's success body.

@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import * as RedirectUri from "@tracebridge/api/RedirectUri"
 import type { Connection as CoreConnection, ProviderError, ProviderName } from "@tracebridge/core"
 import { Capabilities, Deadline, Ids, Page, Transitions, WebhookEvent as WebhookEvents } from "@tracebridge/core"
 import { Jobs, SyncStore } from "@tracebridge/sync"
@@ -17,7 +18,6 @@ import { ConnectionStore } from "../persistence/ConnectionStore.js"
 import type { LinkToken } from "../persistence/LinkTokens.js"
 import { LinkTokens } from "../persistence/LinkTokens.js"
 import { Tokens } from "../persistence/Tokens.js"
-import * as RedirectUri from "../RedirectUri.js"
 import { Auth } from "./Auth.js"
 import * as AuthModule from "./Auth.js"
 import type { Principal } from "./Auth.js"

@@ -6,8 +6,9 @@
  * seed, kept current with the change log, version and fault stored in the database
  * (`SandboxState`), whichever process made them.
  *
- * The ports come from the one registration list (`Registry` of `@tracebridge/sandbox`): adding a
- * provider changes nothing here or in any handler.
+ * The ports come from the provider catalog (`Catalog` of `@tracebridge/providers`), a sandbox
+ * login's world from the sandbox's `Registry` (its test logins): adding a provider changes nothing
+ * here or in any handler.
  *
  * Every request a production port sends upstream first takes a token of the upstream rate governor
  * (`UpstreamGovernor`, ADR 0015), whose buckets (one per provider, vendor key and licence) live in
@@ -30,6 +31,7 @@ import type { HttpClient } from "@effect/platform"
 import { FetchHttpClient } from "@effect/platform"
 import type { ProviderName, ProviderPort, Session } from "@tracebridge/core"
 import { Deadline, ProviderError, ProviderRegistry, Session as Sessions, UpstreamGovernor } from "@tracebridge/core"
+import { Catalog } from "@tracebridge/providers"
 import { Logins, Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
 import type { Scope } from "effect"
 import { Context, Duration, Effect, Layer, Option } from "effect"
@@ -128,8 +130,8 @@ export const layer = Layer.scoped(
     const deadline = yield* AppConfig.upstreamDeadline
     // Where each provider's production connections go, per state (configuration over the descriptor).
     const upstreamBaseUrl = new Map<string, (state: string) => string | undefined>()
-    for (const provider of Registry.installed.providers) {
-      const descriptor = provider.module.descriptor
+    for (const module of Catalog.modules) {
+      const descriptor = module.descriptor
       upstreamBaseUrl.set(
         descriptor.name,
         yield* Effect.orDie(AppConfig.upstreamBaseUrls(descriptor.name, Object.keys(descriptor.capabilities)))
@@ -152,13 +154,13 @@ export const layer = Layer.scoped(
     const portsWith = <E>(
       http: Layer.Layer<HttpClient.HttpClient>,
       governed: UpstreamGovernor.Service,
-      build: (module: Registry.Lookup["providers"][number]["module"]) => Effect.Effect<
+      build: (module: Catalog.Entry) => Effect.Effect<
         ProviderPort.Service,
         E,
         HttpClient.HttpClient | Scope.Scope
       >
     ) =>
-      Effect.all(Registry.installed.providers.map((p) => build(p.module))).pipe(
+      Effect.all(Catalog.modules.map(build)).pipe(
         Effect.provide(http),
         Effect.provideService(UpstreamGovernor.UpstreamGovernor, governed)
       )

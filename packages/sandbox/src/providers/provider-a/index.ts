@@ -1,11 +1,10 @@
 /**
  * provider_a's sandbox part: the Metrc-style REST emulator, its test logins and how its worlds
- * are seeded, with the adapter's module value.
+ * are seeded. The sandbox's `Registry` pairs it with the adapter's module value of the catalog.
  *
  * @since 0.1.0
  */
-import { ProviderA } from "@tracebridge/adapter-provider-a"
-import type { SandboxProvider } from "../../SandboxProvider.js"
+import type { SandboxPart } from "../../SandboxProvider.js"
 import * as Emulator from "./Emulator.js"
 import { logins } from "./Logins.js"
 import { profile } from "./Profile.js"
@@ -14,8 +13,8 @@ import { profile } from "./Profile.js"
  * @since 0.1.0
  * @category providers
  */
-export const provider: SandboxProvider = {
-  module: ProviderA.module,
+export const provider: SandboxPart = {
+  name: "provider_a",
   emulator: Emulator.handle,
   logins,
   profile,

@@ -1,7 +1,8 @@
 /**
  * The Tracebridge HTTP contract: one `HttpApi` value from which the OpenAPI document, the docs page
- * and the typed client all come. It imports no server code, so an SDK can build a client from it
- * with `HttpApiClient.make(Api)`.
+ * and the typed client all come. Its package depends on core and the provider catalog only: it
+ * loads no server code, persistence, sandbox or emulator (a test proves it), so an SDK can build a
+ * client from it with `HttpApiClient.make(Api)` (ADR 0022).
  *
  * @since 0.1.0
  */
@@ -35,7 +36,6 @@ import { SystemApi } from "./groups/SystemApi.js"
 import { WebhooksApi } from "./groups/WebhooksApi.js"
 import * as OpenApiDocument from "./OpenApiDocument.js"
 import * as OpenApiHeaders from "./OpenApiHeaders.js"
-import * as PublicOrigin from "./PublicOrigin.js"
 
 /**
  * The version printed in the OpenAPI document (`info.version`).
@@ -44,6 +44,15 @@ import * as PublicOrigin from "./PublicOrigin.js"
  * @category constants
  */
 export const VERSION = "0.1.0"
+
+/**
+ * The origin the document names when nothing better is known (a local `npm start`); the server
+ * names its public origin instead (http's `PublicOrigin`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const DEFAULT_ORIGIN = "http://127.0.0.1:4000"
 
 /**
  * @since 0.1.0
@@ -79,7 +88,7 @@ export class Api extends HttpApi.make("tracebridge")
   .annotate(OpenApi.Version, VERSION)
   .annotate(OpenApi.Transform, (spec) => OpenApiHeaders.addHeaders(OpenApiDocument.polish(spec)))
   .annotate(OpenApi.Servers, [{
-    url: PublicOrigin.DEFAULT_ORIGIN,
+    url: DEFAULT_ORIGIN,
     description: "Where this document was served from (or `TRACEBRIDGE_PUBLIC_URL`)"
   }])
   .annotate(

@@ -1,12 +1,13 @@
 /**
  * An example for every operation of the OpenAPI document, by `operationId`: the success body in the
  * envelope the API sends (`responses`) and the JSON request body of every operation that takes one
- * (`requests`). The examples tell one story on one sandbox connection (of the first installed
+ * (`requests`). The examples tell one story on one sandbox connection (of the catalog's first
  * provider, in Colorado where it serves it):
  * a cultivation facility splits a package off a tested harvest package, records a lab result on it,
  * ships it to its dispensary, and sells from it. Ids are made as the API makes them; licence numbers,
  * tags and names are fictitious; secrets are placeholders (`tb_secret_…`). Values are fixed, so the
- * document is the same on every build.
+ * document is the same on every build. They are written against core's schemas and the provider
+ * catalog's descriptors alone: nothing here runs the sandbox (ADR 0022).
  *
  * @since 0.1.0
  */
@@ -17,6 +18,7 @@ import type {
   Connection,
   Envelope,
   Facility,
+  Fault,
   Harvest,
   Item,
   LabResult,
@@ -31,8 +33,7 @@ import type {
   Transfer
 } from "@tracebridge/core"
 import { Ids, Page, ProviderDescriptor, ProviderModule, WebhookEvent } from "@tracebridge/core"
-import type { Faults } from "@tracebridge/sandbox"
-import { Registry } from "@tracebridge/sandbox"
+import { Catalog } from "@tracebridge/providers"
 import type * as Sandbox from "./groups/SandboxApi.js"
 import type * as Schemas from "./groups/Schemas.js"
 import type * as System from "./groups/SystemApi.js"
@@ -42,8 +43,8 @@ import type * as Webhooks from "./groups/WebhooksApi.js"
 // The envelope
 // ---------------------------------------------------------------------------------------------
 
-/** The examples' provider: the first installed one (the document names none of its own). */
-const DESCRIPTOR = Registry.installed.providers[0]!.module.descriptor
+/** The examples' provider: the catalog's first (the document names none of its own). */
+const DESCRIPTOR = Catalog.modules[0]!.descriptor
 const PROVIDER = DESCRIPTOR.name
 /** Colorado where the provider serves it, else its first state. */
 const STATE: ProviderName.UsState = ProviderDescriptor.states(DESCRIPTOR).includes("CO")
@@ -508,8 +509,8 @@ const chainOfCustody: typeof ChainOfCustody.ChainOfCustody.Encoded = {
 // ---------------------------------------------------------------------------------------------
 
 /** Every installed provider as `GET /v1/providers` lists it, shortened to one state each. */
-const providers: ReadonlyArray<typeof ProviderModule.Summary.Encoded> = Registry.installed.providers.map((p) => {
-  const summary = ProviderModule.summary(p.module.descriptor)
+const providers: ReadonlyArray<typeof ProviderModule.Summary.Encoded> = Catalog.modules.map((module) => {
+  const summary = ProviderModule.summary(module.descriptor)
   return { ...summary, states: summary.states.filter((s, i) => s.state === STATE || i === 0).slice(0, 1) }
 })
 
@@ -534,7 +535,7 @@ const simulated: typeof Sandbox.Simulated.Encoded = {
   deliveries: 1
 }
 
-const fault: typeof Faults.Fault.Encoded = { kind: "rate_limited", retry_after: 30 }
+const fault: typeof Fault.Fault.Encoded = { kind: "rate_limited", retry_after: 30 }
 
 const WEBHOOK_ID = "wh_9d2f4c1a6b8e4f03a7c5d1e2b3f4a5c6"
 

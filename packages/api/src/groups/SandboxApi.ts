@@ -8,8 +8,7 @@
  * @since 0.1.0
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Envelope, WebhookEvent } from "@tracebridge/core"
-import { Faults, Scenario } from "@tracebridge/sandbox"
+import { Envelope, Fault, ScenarioName, WebhookEvent } from "@tracebridge/core"
 import { Schema } from "effect"
 import { errors } from "../OpenApiErrors.js"
 import { Authentication } from "../Security.js"
@@ -20,12 +19,12 @@ import { strict } from "./Schemas.js"
  * one is a 400 `unknown_scenario` naming the scenarios, not a generic schema failure.
  */
 const scenarioName = (description: string) =>
-  Schema.String.annotations({ jsonSchema: { type: "string", enum: Scenario.names, description } })
+  Schema.String.annotations({ jsonSchema: { type: "string", enum: ScenarioName.names, description } })
 
 /** @since 0.1.0 @category schemas */
 export const Simulate = Schema.Struct({
   scenario: scenarioName(
-    `One of ${Scenario.names.join(", ")}. upstream_timeout (params delay_ms?) stops the ` +
+    `One of ${ScenarioName.names.join(", ")}. upstream_timeout (params delay_ms?) stops the ` +
       "connection's state system answering until its fault is cleared: every call on it answers 504 " +
       "provider_timeout with Retry-After within the upstream deadline (30 s, retries included)."
   ),
@@ -44,7 +43,7 @@ export const Simulated = Schema.Struct({
 /** @since 0.1.0 @category schemas */
 export const SandboxFault = Schema.Struct({
   connection_id: Schema.String,
-  fault: Schema.NullOr(Faults.Fault).annotations({ description: "The fault in force, or null" })
+  fault: Schema.NullOr(Fault.Fault).annotations({ description: "The fault in force, or null" })
 }).annotations({ identifier: "SandboxFault" })
 
 /** @since 0.1.0 @category schemas */
@@ -97,7 +96,7 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
         "Makes the connection's sandbox state system answer as a real one does when it is down, slow, throttling, broken or refusing an expired login, until cleared or reset."
       )
       .setPath(ConnectionPath)
-      .setPayload(Faults.Fault.annotations({
+      .setPayload(Fault.Fault.annotations({
         identifier: "Fault",
         parseOptions: strict,
         description:
