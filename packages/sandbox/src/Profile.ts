@@ -10,7 +10,7 @@
  * @since 0.1.0
  */
 import type { Facility, LabResult, Package, Transfer } from "@tracebridge/core"
-import type { Role } from "./World.js"
+import type { Role } from "./Role.js"
 
 /**
  * What a facility of the world looks like beyond what every provider has.

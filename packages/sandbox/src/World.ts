@@ -25,14 +25,15 @@ import type {
 } from "@tracebridge/core"
 import type { Profile } from "./Profile.js"
 import type { key as profileKey } from "./Profile.js"
+import type * as Roles from "./Role.js"
 
 /**
- * What a facility is for.
+ * What a facility is for (kept in `Role.ts`, which the profiles import too).
  *
  * @since 0.1.0
  * @category models
  */
-export type Role = "cultivation" | "manufacturing" | "testing" | "retail" | "medical"
+export type Role = Roles.Role
 
 /**
  * The kinds of hold a state system puts on a package (Metrc: an administrative hold, an

@@ -42,6 +42,11 @@ export * as Registry from "./Registry.js"
 /**
  * @since 0.1.0
  */
+export * as Role from "./Role.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Sandbox from "./Sandbox.js"
 
 /**
