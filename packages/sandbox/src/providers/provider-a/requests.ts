@@ -35,10 +35,12 @@ const array = <A>(decoder: Decoder<A>): Decoder<ReadonlyArray<A>> => (u) => {
 /** An array field that may be absent (empty then). */
 const list = <A>(decoder: Decoder<A>): Decoder<ReadonlyArray<A>> => (u) => (u === undefined ? [] : array(decoder)(u))
 
-const object = <F extends Record<string, Decoder<any>>>(
-  fields: F
-): Decoder<{ readonly [K in keyof F]: Exclude<ReturnType<F[K]>, typeof FAIL> }> =>
-(u) => {
+/** What an object of these field decoders decodes to. */
+type Decoded<F extends Record<string, Decoder<unknown>>> = {
+  readonly [K in keyof F]: Exclude<ReturnType<F[K]>, typeof FAIL>
+}
+
+const object = <F extends Record<string, Decoder<unknown>>>(fields: F): Decoder<Decoded<F>> => (u) => {
   if (typeof u !== "object" || u === null || Array.isArray(u)) return FAIL
   const record = u as Record<string, unknown>
   const out: Record<string, unknown> = {}
@@ -47,7 +49,8 @@ const object = <F extends Record<string, Decoder<any>>>(
     if (a === FAIL) return FAIL
     out[name] = a
   }
-  return out as any
+  // every field was decoded by its own decoder above: the record is the mapped type
+  return out as Decoded<F>
 }
 
 /** Decodes `u`, or answers undefined. */
