@@ -36,11 +36,11 @@ import { Logins, Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
 import type { Scope } from "effect"
 import { Context, Duration, Effect, Layer, Option } from "effect"
 import * as AppConfig from "../AppConfig.js"
+import * as DatabaseGovernor from "../DatabaseGovernor.js"
 import { Lru } from "../Lru.js"
 import type { Connection } from "../persistence/ConnectionStore.js"
 import { SandboxLog } from "../persistence/SandboxLog.js"
 import { UpstreamBuckets } from "../persistence/UpstreamBuckets.js"
-import * as Governor from "../UpstreamGovernor.js"
 import { Crypto } from "./Crypto.js"
 import * as SandboxReadCache from "./SandboxReadCache.js"
 import * as SandboxState from "./SandboxState.js"
@@ -124,7 +124,7 @@ export const layer = Layer.scoped(
   Effect.gen(function*() {
     const sandboxLog = yield* SandboxLog
     const crypto = yield* Crypto
-    const governor = Governor.makeDatabase(yield* UpstreamBuckets)
+    const governor = DatabaseGovernor.make(yield* UpstreamBuckets)
     const seed = yield* AppConfig.sandboxSeed
     const size = yield* AppConfig.sandboxSize
     const deadline = yield* AppConfig.upstreamDeadline
