@@ -30,7 +30,7 @@
 import type { HttpClient } from "@effect/platform"
 import { FetchHttpClient } from "@effect/platform"
 import type { ProviderName, ProviderPort, Session } from "@tracebridge/core"
-import { Deadline, ProviderError, ProviderRegistry, Session as Sessions, UpstreamGovernor } from "@tracebridge/core"
+import { Deadline, ProviderError, ProviderPorts, Session as Sessions, UpstreamGovernor } from "@tracebridge/core"
 import { Catalog } from "@tracebridge/providers"
 import { Logins, Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
 import type { Scope } from "effect"
@@ -170,12 +170,12 @@ export const layer = Layer.scoped(
     const readCache = new Lru<unknown>(yield* SandboxReadCache.config)
     const cached = (ports: ReadonlyArray<ProviderPort.Service>) =>
       ports.map((port) => SandboxReadCache.wrap(port, sandbox, readCache, (s) => worldOfSession.get(s)))
-    const sandboxPorts = ProviderRegistry.make(
+    const sandboxPorts = ProviderPorts.make(
       cached(
         yield* portsWith(inProcess, UpstreamGovernor.unlimited, (module) => module.sandbox)
       )
     )
-    const productionPorts = ProviderRegistry.make(
+    const productionPorts = ProviderPorts.make(
       yield* Effect.orDie(portsWith(FetchHttpClient.layer, governor, (module) => module.production))
     )
 
