@@ -18,7 +18,10 @@ describe("scripts/circular.mjs", () => {
   it("fails on a circle closed by a type-only import", () => {
     const dir = mkdtempSync(join(tmpdir(), "circular-"))
     try {
-      writeFileSync(join(dir, "Store.ts"), "import { handler } from \"./Emulator.js\"\nexport class Store { h = handler }\n")
+      writeFileSync(
+        join(dir, "Store.ts"),
+        "import { handler } from \"./Emulator.js\"\nexport class Store { h = handler }\n"
+      )
       writeFileSync(
         join(dir, "Emulator.ts"),
         "import type { Store } from \"./Store.js\"\nexport const handler = (store?: Store) => store\n"

@@ -86,7 +86,10 @@ describe("Sandbox owns its state", () => {
     sandbox.setFaultFor({ provider: "provider_a", state: "CO", login: "user_other" }, { kind: "malformed" })
     assert.deepStrictEqual(sandbox.fault(key), { kind: "outage" })
     Either.getOrThrow(
-      sandbox.apply(world, { _tag: "Scenario", input: { name: "transfer_arrived", params: {}, connection_id: "c", at: NOW } })
+      sandbox.apply(world, {
+        _tag: "Scenario",
+        input: { name: "transfer_arrived", params: {}, connection_id: "c", at: NOW }
+      })
     )
     assert.strictEqual(sandbox.log(key).length, 1)
     sandbox.reset(key)
@@ -137,7 +140,9 @@ describe("Sandbox owns its state", () => {
     for (const file of readdirSync(root, { recursive: true, encoding: "utf8" })) {
       if (!file.endsWith(".ts") || file === "bin.ts") continue
       const text = readFileSync(join(root, file), "utf8")
-      for (const match of text.matchAll(/^(?:export )?(?:const|let) (\w+)\s*(?::[^=]+)?=\s*new (?:Weak)?(?:Map|Set)\b/gm)) {
+      for (
+        const match of text.matchAll(/^(?:export )?(?:const|let) (\w+)\s*(?::[^=]+)?=\s*new (?:Weak)?(?:Map|Set)\b/gm)
+      ) {
         const name = `${file.split(sep).join("/")}:${match[1]}`
         if (!memos.has(name)) found.push(name)
       }
