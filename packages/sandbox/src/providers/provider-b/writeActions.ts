@@ -17,7 +17,7 @@ import type { World } from "../../World.js"
 import type { Refusal } from "../../Writes.js"
 import type { JsonObject } from "./format.js"
 import { seconds } from "./format.js"
-import { profile } from "./Profile.js"
+import { profile } from "./seeding.js"
 import { Barcode, Code, Epoch, Id, LabId, Panel, Quantity } from "./request.js"
 import type { PendingSample } from "./rows.js"
 import {
