@@ -23,10 +23,10 @@ import * as Faults from "../../Faults.js"
 import { keyOf } from "../../internal/key.js"
 import type { Sandbox } from "../../Sandbox.js"
 import * as Sandboxes from "../../Sandbox.js"
-import * as Logins from "./testLogins.js"
 import * as Read from "./read.js"
 import { camelCased, empty, forbidden, message, notFound, rateLimited, unauthorized } from "./responses.js"
 import * as Route from "./route.js"
+import * as Logins from "./testLogins.js"
 import * as Write from "./writeEndpoints.js"
 
 /**

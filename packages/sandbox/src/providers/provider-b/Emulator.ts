@@ -41,9 +41,9 @@ import * as Seed from "../../Seed.js"
 import * as World from "../../World.js"
 import type { JsonObject } from "./format.js"
 import { API_VERSION, keyed } from "./format.js"
-import * as Logins from "./testLogins.js"
 import type { PendingSample } from "./rows.js"
 import * as Rows from "./rows.js"
+import * as Logins from "./testLogins.js"
 import * as Writes from "./writeActions.js"
 
 /**
