@@ -12,8 +12,10 @@
 // the `@tracebridge/*` dependencies of each packages/*/package.json, and on the file-level import
 // graph (an import of `@tracebridge/x` is resolved to packages/x/src, as vitest does).
 //
-// Value imports only: `import type` / `export type` are erased at run time, so they cannot form a
-// run-time cycle and are skipped.
+// Every import counts, type-only ones included: `import type` is erased at run time, but a circle
+// it closes is a circle all the same (two modules that cannot be read or changed apart: the store
+// typed against every emulator, every emulator typed against the store). Any circle fails, inside
+// a package or across.
 import madge from "madge"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { isAbsolute, join, relative, resolve } from "node:path"
@@ -75,9 +77,9 @@ if (failures.length === 0) {
     tsConfig,
     tsConfigPath: join(root, "tsconfig.base.json"),
     detectiveOptions: {
-      ts: { skipTypeImports: true },
-      tsx: { skipTypeImports: true },
-      es6: { skipTypeImports: true }
+      ts: { skipTypeImports: false },
+      tsx: { skipTypeImports: false },
+      es6: { skipTypeImports: false }
     }
   })
   const graph = result.obj()
@@ -151,11 +153,11 @@ if (failures.length > 0) {
 }
 const where = custom ? targets.map((t) => relative(root, t) || ".").join(", ") : "packages/*/src"
 console.log(
-  `circular: OK — ${where}: ${files} files, ${edges} value-import edges, no cycles` +
+  `circular: OK — ${where}: ${files} files, ${edges} import edges (type imports included), no cycles` +
     (custom ? "" : `; ${packageDirs.length} packages, ${internalDeps} workspace deps, all pointing inward`)
 )
 
-/** Counts `import … from "./…"` / `export … from "./…"` that are not type-only (a cross-check on madge). */
+/** Counts `import … from "./…"` / `export … from "./…"` (a cross-check on madge). */
 function countRelativeValueImports(dirs) {
   let n = 0
   const walk = (dir) => {
@@ -164,7 +166,7 @@ function countRelativeValueImports(dirs) {
       if (e.isDirectory() && e.name !== "node_modules") walk(p)
       else if (e.isFile() && e.name.endsWith(".ts") && !e.name.endsWith(".d.ts")) {
         const text = readFileSync(p, "utf8")
-        const re = /^\s*(?:import|export)\s+(?!type\s)[^;]*?from\s+["'](\.{1,2}\/[^"']+)["']/gm
+        const re = /^\s*(?:import|export)\s+[^;]*?from\s+["'](\.{1,2}\/[^"']+)["']/gm
         while (re.exec(text)) n++
       }
     }

@@ -2,7 +2,7 @@
 // sandbox tests and the /v1 service wire it, over a sandbox of a chosen size.
 import { ProviderA, ProviderAConfig } from "@tracebridge/adapter-provider-a"
 import { ProviderPort, Session } from "@tracebridge/core"
-import { Sandbox, SandboxServer } from "@tracebridge/sandbox"
+import { Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 
 const DAY = 86_400_000
@@ -11,6 +11,7 @@ const DAY = 86_400_000
 export const makeInProcess = ({ packages }) => {
   const now = () => Date.now()
   const sandbox = new Sandbox.Sandbox({
+    providers: Registry.installed,
     seed: "42",
     referenceDate: new Date(Math.floor(now() / DAY) * DAY).toISOString(),
     now,

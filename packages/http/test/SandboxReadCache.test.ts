@@ -6,14 +6,19 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { ProviderPort, Session } from "@tracebridge/core"
 import { ProviderError, Session as Sessions } from "@tracebridge/core"
-import { Faults, Sandbox } from "@tracebridge/sandbox"
+import { Registry, Sandbox } from "@tracebridge/sandbox"
 import { Effect, TestClock } from "effect"
 import * as Lru from "../src/Lru.js"
 import * as SandboxReadCache from "../src/services/SandboxReadCache.js"
 import { call, linkSandbox, signIn, TestApp } from "./support/TestApp.js"
 
 const setup = (capacity = 10) => {
-  const sandbox = new Sandbox.Sandbox({ seed: "42", referenceDate: "2026-03-15T12:00:00.000Z", now: () => 0 })
+  const sandbox = new Sandbox.Sandbox({
+    providers: Registry.installed,
+    seed: "42",
+    referenceDate: "2026-03-15T12:00:00.000Z",
+    now: () => 0
+  })
   const key = Sandbox.keyOf("provider_a", "CO", "user_good~conn_1")
   sandbox.world("provider_a", "CO", "user_good~conn_1")
   const calls: Array<string> = []
@@ -66,11 +71,11 @@ describe("SandboxReadCache", () => {
   it.effect("bypasses a world with a fault, a session without a world, and keeps no failure", () =>
     Effect.gen(function*() {
       const { calls, fail, key, list, sandbox, session } = setup()
-      Faults.set(sandbox, key, { kind: "outage" })
+      sandbox.setFault(key, { kind: "outage" })
       yield* list()
       yield* list()
       assert.strictEqual(calls.length, 2)
-      Faults.set(sandbox, key, null)
+      sandbox.setFault(key, null)
       const stranger = session("conn_2")
       yield* list(stranger)
       yield* list(stranger)

@@ -5,7 +5,7 @@
  * elsewhere regenerates it from the seed.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Sandbox } from "@tracebridge/sandbox"
+import { Registry, Sandbox } from "@tracebridge/sandbox"
 import { Effect, Either, Option } from "effect"
 import type { Connection } from "../src/persistence/ConnectionStore.js"
 import type * as SandboxLog from "../src/persistence/SandboxLog.js"
@@ -73,7 +73,12 @@ const storedLog = () => {
 }
 
 const setup = () => {
-  const sandbox = new Sandbox.Sandbox({ seed: "42", referenceDate: "1970-01-01T00:00:00.000Z", now: () => 0 })
+  const sandbox = new Sandbox.Sandbox({
+    providers: Registry.installed,
+    seed: "42",
+    referenceDate: "1970-01-01T00:00:00.000Z",
+    now: () => 0
+  })
   const log = storedLog()
   const state = SandboxState.make({ sandboxLog: log.service, sandbox, loginOf: () => "user_good" })
   const key = Sandbox.keyOf("provider_a", "CO", "user_good")

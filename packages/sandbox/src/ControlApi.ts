@@ -125,10 +125,8 @@ export const handle = async (sandbox: Sandbox, request: Request): Promise<Respon
     const ref = Schema.decodeUnknownEither(WorldRef)(input)
     if (Either.isRight(ref)) {
       sandbox.reset(keyOf(ref.right.provider, ref.right.state, ref.right.login))
-      Faults.clear(sandbox, keyOf(ref.right.provider, ref.right.state, ref.right.login))
     } else {
       sandbox.reset()
-      Faults.clear(sandbox)
     }
     return json({ reset: Either.isRight(ref) ? keyOf(ref.right.provider, ref.right.state, ref.right.login) : "all" })
   }
@@ -200,7 +198,7 @@ const splitKey = (key: string) => {
 const faults = (sandbox: Sandbox, method: string, query: URLSearchParams, input: unknown): Response => {
   switch (method) {
     case "GET":
-      return json({ faults: Faults.list(sandbox).map(([key, fault]) => ({ ...splitKey(key), fault })) })
+      return json({ faults: sandbox.faultList().map(([key, fault]) => ({ ...splitKey(key), fault })) })
     case "PUT": {
       const decoded = Schema.decodeUnknownEither(FaultInput)(input)
       if (Either.isLeft(decoded)) {
@@ -212,12 +210,12 @@ const faults = (sandbox: Sandbox, method: string, query: URLSearchParams, input:
       }
       const { fault, login, provider, state } = decoded.right
       const key = keyOf(provider, state, login)
-      Faults.set(sandbox, key, fault)
+      sandbox.setFault(key, fault)
       return json({ ...splitKey(key), fault })
     }
     case "DELETE": {
       if (!query.has("provider") && !query.has("state") && !query.has("login")) {
-        Faults.clear(sandbox)
+        sandbox.clearFaults()
         return json({ cleared: "all" })
       }
       const ref = Schema.decodeUnknownEither(WorldRef)({
@@ -227,7 +225,7 @@ const faults = (sandbox: Sandbox, method: string, query: URLSearchParams, input:
       })
       if (Either.isLeft(ref)) return error(400, "invalid_parameter", "provider, state and login are required")
       const key = keyOf(ref.right.provider, ref.right.state, ref.right.login)
-      Faults.clear(sandbox, key)
+      sandbox.setFault(key, null)
       return json({ cleared: key })
     }
     default:

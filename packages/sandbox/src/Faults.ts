@@ -15,16 +15,14 @@
  * The `upstream_timeout` scenario (`Scenario`) switches a world to `slow` at `MAX_DELAY_MS` (or its
  * `delay_ms`): the state system stops answering until the fault is cleared.
  *
- * The emulators read the fault of the world a request reaches (`get`); a slow answer is marked
- * with its delay (`delayed`), which the in-process client sleeps on Effect's `Clock` (so
+ * The sandbox holds each world's fault (`Sandbox.fault`, `Sandbox.setFault`; a reset clears it).
+ * The emulators read the fault of the world a request reaches; a slow answer is marked with its
+ * delay (`delayed`), which the in-process client sleeps on Effect's `Clock` (so
  * `TestClock` drives it) and the standalone server on a timer.
  *
  * @since 0.1.0
  */
-import type { ProviderName } from "@tracebridge/core"
 import { Fault as CoreFault } from "@tracebridge/core"
-import { keyOf } from "./internal/key.js"
-import type { Sandbox } from "./Sandbox.js"
 
 /**
  * How long a `slow` fault delays an answer unless told (core's `Fault.DEFAULT_DELAY_MS`).
@@ -73,68 +71,16 @@ export type Fault = CoreFault.Fault
  */
 export type Kind = CoreFault.Kind
 
-const faults = new WeakMap<Sandbox, Map<string, Fault>>()
-const delays = new WeakMap<Response, number>()
-
-const tableOf = (sandbox: Sandbox): Map<string, Fault> => {
-  let table = faults.get(sandbox)
-  if (table === undefined) {
-    table = new Map()
-    faults.set(sandbox, table)
+/**
+ * A response to be sent later: what a `slow` fault answers (see {@link delayed}).
+ *
+ * @since 0.1.0
+ * @category delays
+ */
+export class Delayed extends Response {
+  constructor(response: Response, readonly delayMs: number) {
+    super(response.body, { status: response.status, statusText: response.statusText, headers: response.headers })
   }
-  return table
-}
-
-/**
- * Sets the fault of a world (`Sandbox.keyOf(provider, state, login)`), or clears it with `null`.
- *
- * @since 0.1.0
- * @category faults
- */
-export const set = (sandbox: Sandbox, key: string, fault: Fault | null): void => {
-  if (fault === null) tableOf(sandbox).delete(key)
-  else tableOf(sandbox).set(key, fault)
-}
-
-/**
- * Sets (or clears) the fault of the world of a provider, state and login.
- *
- * @since 0.1.0
- * @category faults
- */
-export const setFor = (
-  sandbox: Sandbox,
-  world: { readonly provider: ProviderName.ProviderName; readonly state: string; readonly login: string },
-  fault: Fault | null
-): void => set(sandbox, keyOf(world.provider, world.state, world.login), fault)
-
-/**
- * The fault of a world, if any.
- *
- * @since 0.1.0
- * @category faults
- */
-export const get = (sandbox: Sandbox, key: string): Fault | undefined => faults.get(sandbox)?.get(key)
-
-/**
- * Every fault set, by world key.
- *
- * @since 0.1.0
- * @category faults
- */
-export const list = (sandbox: Sandbox): ReadonlyArray<readonly [string, Fault]> => [
-  ...(faults.get(sandbox)?.entries() ?? [])
-]
-
-/**
- * Clears every fault (or the one of a world).
- *
- * @since 0.1.0
- * @category faults
- */
-export const clear = (sandbox: Sandbox, key?: string): void => {
-  if (key === undefined) faults.get(sandbox)?.clear()
-  else faults.get(sandbox)?.delete(key)
 }
 
 /**
@@ -143,10 +89,7 @@ export const clear = (sandbox: Sandbox, key?: string): void => {
  * @since 0.1.0
  * @category delays
  */
-export const delayed = (response: Response, ms: number): Response => {
-  if (ms > 0) delays.set(response, ms)
-  return response
-}
+export const delayed = (response: Response, ms: number): Response => ms > 0 ? new Delayed(response, ms) : response
 
 /**
  * How long a response is to be held back, in ms (0 for most).
@@ -154,7 +97,7 @@ export const delayed = (response: Response, ms: number): Response => {
  * @since 0.1.0
  * @category delays
  */
-export const delayOf = (response: Response): number => delays.get(response) ?? 0
+export const delayOf = (response: Response): number => response instanceof Delayed ? response.delayMs : 0
 
 /**
  * The delay of a world's `slow` fault, in ms (0 without one).

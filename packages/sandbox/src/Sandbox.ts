@@ -4,15 +4,31 @@
  * log per world, so that replaying the log on the seeded world gives the same state every time.
  * Every accepted change is announced to subscribers.
  *
+ * The sandbox is a leaf store: it holds everything the emulators keep, and nothing is kept beside
+ * it in a module-level table.
+ *
+ * - the worlds and their change logs (each world holds its emulators' per-world slots,
+ *   `World.slot`);
+ * - the upstream fault of each world (`fault`, `setFault`);
+ * - each emulator's state (`slot`: sessions, rate windows), and its configuration (`setting`,
+ *   kept through resets: it is how the emulator was started, not what it served).
+ *
+ * One `reset` clears it: a world's reset forgets that world, its log and its fault; the whole
+ * reset forgets every world, log, fault and emulator state.
+ *
+ * Which providers it can generate worlds for is injected (`Options.providers`, the sandbox's
+ * `Registry.installed` in the product), so the store names no emulator.
+ *
  * @since 0.1.0
  */
-import type { ProviderName } from "@tracebridge/core"
+import type { Fault, ProviderDescriptor, ProviderName } from "@tracebridge/core"
+import { Catalog } from "@tracebridge/providers"
 import { Either } from "effect"
-import * as Faults from "./Faults.js"
 import type { Size } from "./Generate.js"
 import { generate } from "./Generate.js"
 import * as Key from "./internal/key.js"
-import * as Registry from "./Registry.js"
+import * as Slots from "./internal/slot.js"
+import type { Profile } from "./Profile.js"
 import * as Scenario from "./Scenario.js"
 import type { World } from "./World.js"
 import type { Refusal } from "./Writes.js"
@@ -50,6 +66,39 @@ export interface ChangeEvent {
 }
 
 /**
+ * What the sandbox needs of a provider to generate its worlds: its descriptor and world profile
+ * (a `Registry.Lookup` is one).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Providers {
+  readonly get: (name: string) =>
+    | {
+      readonly module: { readonly descriptor: ProviderDescriptor.ProviderDescriptor }
+      readonly profile: Profile
+    }
+    | undefined
+}
+
+/**
+ * A kind of value an emulator keeps per sandbox (its sessions, its rate windows, or its
+ * configuration), made on first use.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Slot<A> = Slots.Slot<Sandbox, A>
+
+/**
+ * A kind of per-sandbox value and how to make its first one (compared by identity).
+ *
+ * @since 0.1.0
+ * @category slots
+ */
+export const slot = <A>(name: string, make: (sandbox: Sandbox) => A): Slot<A> => Slots.make(name, make)
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -60,8 +109,8 @@ export interface Options {
   readonly size?: Size
   /** The clock writes are stamped with (Effect's `Clock` in services, so tests control it). */
   readonly now: () => number
-  /** The providers it emulates (default: every installed one, `Registry.installed`). */
-  readonly providers?: Registry.Lookup
+  /** The providers it generates worlds for (`Registry.installed`: every installed one). */
+  readonly providers: Providers
   /**
    * Upstream requests per second per login before an emulator answers 429 with `Retry-After`, as
    * the state systems do under bursts (emulators of systems with a documented limit apply it).
@@ -89,6 +138,9 @@ export class Sandbox {
   private readonly logs = new Map<string, Array<Change>>()
   private readonly listeners = new Set<(event: ChangeEvent) => void>()
   private readonly versions = new Map<string, number>()
+  private readonly faults = new Map<string, Fault.Fault>()
+  private readonly state = new Slots.Slots<Sandbox>()
+  private readonly settings = new Slots.Slots<Sandbox>()
   private epoch = 0
   options: Options
 
@@ -110,8 +162,7 @@ export class Sandbox {
     const key = keyOf(provider, state, login)
     let world = this.worlds.get(key)
     if (world === undefined) {
-      const installed = (this.options.providers ?? Registry.installed).get(provider)
-      if (installed === undefined) throw new Registry.RegistrationError([`${provider} is not an installed provider`])
+      const installed = seedingOf(this.options.providers, provider)
       world = generate({
         provider,
         descriptor: installed.module.descriptor,
@@ -165,7 +216,7 @@ export class Sandbox {
       const key = keyOf(world.provider, world.state, world.login)
       const fault = change._tag === "Scenario" ? (result.right as Scenario.Outcome).fault : undefined
       if (fault !== undefined) {
-        Faults.set(this, key, fault)
+        this.setFault(key, fault)
         return result
       }
       const log = this.logs.get(key) ?? []
@@ -209,17 +260,68 @@ export class Sandbox {
     return () => this.listeners.delete(listener)
   }
 
-  /** Forgets every world (or one), with its log: the next use regenerates it from the seed. */
+  /**
+   * Forgets every world (or one), with its log, its fault and what the emulators kept about it:
+   * the next use regenerates it from the seed. The whole reset also forgets every emulator's
+   * state (sessions, rate windows); their configuration stays.
+   */
   reset(key?: string): void {
     if (key === undefined) {
       this.worlds.clear()
       this.logs.clear()
+      this.faults.clear()
+      this.state.clear()
       this.epoch++
     } else {
       this.worlds.delete(key)
       this.logs.delete(key)
+      this.faults.delete(key)
       this.bump(key)
     }
+  }
+
+  /** The upstream fault switched on for a world (`keyOf(provider, state, login)`), if any. */
+  fault(key: string): Fault.Fault | undefined {
+    return this.faults.get(key)
+  }
+
+  /** Switches a world's upstream fault on, or off with null (a fault stays until cleared or reset). */
+  setFault(key: string, fault: Fault.Fault | null): void {
+    if (fault === null) this.faults.delete(key)
+    else this.faults.set(key, fault)
+  }
+
+  /** Switches the upstream fault of a provider, state and login's world on, or off with null. */
+  setFaultFor(
+    world: { readonly provider: ProviderName.ProviderName; readonly state: string; readonly login: string },
+    fault: Fault.Fault | null
+  ): void {
+    this.setFault(keyOf(world.provider, world.state, world.login), fault)
+  }
+
+  /** Every fault switched on, by world key. */
+  faultList(): ReadonlyArray<readonly [string, Fault.Fault]> {
+    return [...this.faults.entries()]
+  }
+
+  /** Switches every fault off. */
+  clearFaults(): void {
+    this.faults.clear()
+  }
+
+  /** An emulator's state in this sandbox (made on first use; the whole reset forgets it). */
+  slot<A>(slot: Slot<A>): A {
+    return this.state.get(this, slot)
+  }
+
+  /** An emulator's configuration in this sandbox (its default until `configure`; resets keep it). */
+  setting<A>(slot: Slot<A>): A {
+    return this.settings.get(this, slot)
+  }
+
+  /** Sets an emulator's configuration in this sandbox. */
+  configure<A>(slot: Slot<A>, value: A): void {
+    this.settings.set(slot, value)
   }
 
   /** Changes the seed (and optionally the reference date), forgetting every world. */
@@ -227,6 +329,13 @@ export class Sandbox {
     this.options = { ...this.options, seed, ...(referenceDate ? { referenceDate } : {}) }
     this.reset()
   }
+}
+
+/** The provider of a name, or a registration error naming it. */
+const seedingOf = (providers: Providers, name: string) => {
+  const installed = providers.get(name)
+  if (installed === undefined) throw new Catalog.RegistrationError([`${name} is not an installed provider`])
+  return installed
 }
 
 const run = (world: World, change: Change): Either.Either<unknown, Refusal | Scenario.Failure> => {
@@ -260,10 +369,7 @@ export const replay = (
   },
   log: ReadonlyArray<Change>
 ): World => {
-  const installed = (options.providers ?? Registry.installed).get(options.provider)
-  if (installed === undefined) {
-    throw new Registry.RegistrationError([`${options.provider} is not an installed provider`])
-  }
+  const installed = seedingOf(options.providers, options.provider)
   const world = generate({
     provider: options.provider,
     state: options.state,

@@ -30,15 +30,20 @@ export type Handler = (request: Request) => Promise<Response>
 const isState = Schema.is(Names.UsState)
 
 /**
- * The handler of a sandbox.
+ * The handler of a sandbox: each provider's emulator (of `providers`, default every installed one)
+ * under `/{provider}/{STATE}`, and the control API.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const makeHandler = (sandbox: Sandbox): Handler => async (request) => {
+export const makeHandler = (
+  sandbox: Sandbox,
+  providers: Registry.Lookup = Registry.installed
+): Handler =>
+async (request) => {
   const url = new URL(request.url)
   const mount = /^\/([a-z0-9_]+)\/([A-Za-z]{2})(\/.*)?$/.exec(url.pathname)
-  const provider = mount === null ? undefined : (sandbox.options.providers ?? Registry.installed).get(mount[1]!)
+  const provider = mount === null ? undefined : providers.get(mount[1]!)
   if (mount !== null && provider !== undefined) {
     const state = mount[2]!.toUpperCase()
     if (!isState(state)) {
@@ -56,7 +61,7 @@ export const makeHandler = (sandbox: Sandbox): Handler => async (request) => {
       error: {
         code: "not_found",
         message: `No sandbox route ${url.pathname}: the providers are at /{provider}/{STATE}/… (${
-          (sandbox.options.providers ?? Registry.installed).names.join(", ")
+          providers.names.join(", ")
         }), the control API at /_sandbox/…`
       }
     }),

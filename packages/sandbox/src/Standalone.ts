@@ -135,6 +135,7 @@ export const start = async (options: Options): Promise<Running> => {
   const day = 86_400_000
   const referenceDate = options.referenceDate ?? new Date(Math.floor(now() / day) * day).toISOString()
   const sandbox = new Sandbox({
+    providers: Registry.installed,
     seed: options.seed,
     referenceDate,
     now,
@@ -160,7 +161,7 @@ export const start = async (options: Options): Promise<Running> => {
  */
 export const banner = (running: Running): string => {
   const { origin, sandbox } = running
-  const installed = sandbox.options.providers ?? Registry.installed
+  const installed = Registry.installed
   return [
     `Tracebridge sandbox on ${origin}  (seed ${sandbox.options.seed}, reference date ${sandbox.options.referenceDate})`,
     "",

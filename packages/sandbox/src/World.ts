@@ -23,6 +23,7 @@ import type {
   Strain,
   Transfer
 } from "@tracebridge/core"
+import * as Slots from "./internal/slot.js"
 import type { Profile } from "./Profile.js"
 import type { key as profileKey } from "./Profile.js"
 import type * as Roles from "./Role.js"
@@ -123,7 +124,37 @@ export interface World {
   readonly draws: Array<{ readonly source: string; readonly target: string; readonly quantity: number }>
   /** How its provider's ids and details look (a symbol key: not in JSON, not in its hash). */
   readonly [profileKey]: Profile
+  /**
+   * What an emulator keeps about this world beyond the records (see {@link slot}): a hidden key,
+   * not enumerable, so not in JSON, equality or hashes; it goes with the world.
+   */
+  readonly [Slots.worldSlots]: Slots.Slots<World>
 }
+
+/**
+ * A kind of value an emulator keeps per world (a session's pending lines, a derived roster),
+ * made on first use and gone with the world when it is reset or regenerated.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Slot<A> = Slots.Slot<World, A>
+
+/**
+ * A kind of per-world value and how to make its first one (compared by identity).
+ *
+ * @since 0.1.0
+ * @category slots
+ */
+export const slot = <A>(name: string, make: (world: World) => A): Slot<A> => Slots.make(name, make)
+
+/**
+ * A world's value of a slot, made on first use.
+ *
+ * @since 0.1.0
+ * @category slots
+ */
+export const slotOf = <A>(world: World, slot: Slot<A>): A => world[Slots.worldSlots].get(world, slot)
 
 /**
  * When each object (by id) last changed, in epoch ms, with a `revision` that every change raises:

@@ -52,7 +52,12 @@ const bioTrackLogins = (text: string) =>
     }
   })
 
-const sandbox = new Sandbox.Sandbox({ seed: "42", referenceDate: "2026-03-15T12:00:00.000Z", now: () => 0 })
+const sandbox = new Sandbox.Sandbox({
+  providers: Registry.installed,
+  seed: "42",
+  referenceDate: "2026-03-15T12:00:00.000Z",
+  now: () => 0
+})
 const handler = SandboxServer.makeHandler(sandbox)
 const origin = SandboxServer.IN_PROCESS_ORIGIN
 

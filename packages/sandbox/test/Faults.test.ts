@@ -8,13 +8,15 @@ import { ProviderA, ProviderAConfig } from "@tracebridge/adapter-provider-a"
 import { ProviderB } from "@tracebridge/adapter-provider-b"
 import type { ProviderError, ProviderName } from "@tracebridge/core"
 import { ProviderPort, Session, UpstreamGovernor } from "@tracebridge/core"
-import { Faults, Sandbox, SandboxServer } from "@tracebridge/sandbox"
+import type { Faults } from "@tracebridge/sandbox"
+import { Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
 import { Duration, Effect, Either, Exit, Fiber, Layer, Option, TestClock } from "effect"
 
 const REFERENCE = "2026-03-15T12:00:00.000Z"
 const NOW = Date.parse(REFERENCE) + 60_000
 
-const makeSandbox = () => new Sandbox.Sandbox({ seed: "42", referenceDate: REFERENCE, now: () => NOW })
+const makeSandbox = () =>
+  new Sandbox.Sandbox({ providers: Registry.installed, seed: "42", referenceDate: REFERENCE, now: () => NOW })
 
 interface Target {
   readonly provider: ProviderName.ProviderName
@@ -83,7 +85,7 @@ const facilities = (session: Session.Session) =>
   )
 
 const setFault = (sandbox: Sandbox.Sandbox, target: Target, connection: string, fault: Faults.Fault | null) =>
-  Faults.setFor(sandbox, { provider: target.provider, state: target.state, login: target.login(connection) }, fault)
+  sandbox.setFaultFor({ provider: target.provider, state: target.state, login: target.login(connection) }, fault)
 
 /** The error a call fails with (failing the test if it succeeds). */
 const failure = <A>(effect: Effect.Effect<A, ProviderError.ProviderError, ProviderPort.ProviderPort>) =>
@@ -255,17 +257,17 @@ describe("faults through the control API", () => {
       const bad = yield* control("PUT", "faults", { ...ref, fault: { kind: "flaky" } })
       assert.strictEqual(bad.status, 400)
       assert.strictEqual((bad.body["error"] as { readonly code: string }).code, "invalid_parameter")
-      assert.strictEqual(Faults.get(sandbox, Sandbox.keyOf("provider_a", "CO", ref.login)), undefined)
+      assert.strictEqual(sandbox.fault(Sandbox.keyOf("provider_a", "CO", ref.login)), undefined)
 
       yield* control("PUT", "faults", { ...ref, fault: { kind: "slow", delay_ms: 1000 } })
       yield* control("PUT", "faults", { ...ref, login: a.login("other"), fault: { kind: "malformed" } })
-      assert.strictEqual(Faults.list(sandbox).length, 2)
+      assert.strictEqual(sandbox.faultList().length, 2)
       yield* control("POST", "reset", ref)
-      assert.deepStrictEqual(Faults.list(sandbox).map(([key]) => key), [
+      assert.deepStrictEqual(sandbox.faultList().map(([key]) => key), [
         Sandbox.keyOf("provider_a", "CO", a.login("other"))
       ])
       yield* control("POST", "reset")
-      assert.deepStrictEqual(Faults.list(sandbox), [])
+      assert.deepStrictEqual(sandbox.faultList(), [])
     })))
 
   it.effect("the upstream_timeout scenario holds every answer of the world until its fault is cleared", () =>
@@ -277,7 +279,7 @@ describe("faults through the control API", () => {
         body: { scenario: "upstream_timeout", event: null, login_required: false }
       })
       const key = Sandbox.keyOf("provider_a", "CO", hung.login)
-      assert.deepStrictEqual(Faults.get(sandbox, key), { kind: "slow", delay_ms: 300_000 })
+      assert.deepStrictEqual(sandbox.fault(key), { kind: "slow", delay_ms: 300_000 })
       // The adapter gives up on its own timeouts (two tries of 30 s here) long before an answer comes.
       const stuck = yield* Effect.fork(failure(facilities(a.session("hung"))))
       yield* TestClock.adjust("60 seconds")
@@ -289,6 +291,6 @@ describe("faults through the control API", () => {
       )
       const bad = yield* control("POST", "scenarios/upstream_timeout", { ...hung, params: { delay_ms: "never" } })
       assert.strictEqual(bad.status, 400)
-      assert.isUndefined(Faults.get(sandbox, key))
+      assert.isUndefined(sandbox.fault(key))
     })))
 })

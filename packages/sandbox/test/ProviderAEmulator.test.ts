@@ -6,14 +6,15 @@ import { assert, describe, it } from "@effect/vitest"
 import { ProviderA, ProviderAConfig } from "@tracebridge/adapter-provider-a"
 import type { Resource } from "@tracebridge/core"
 import { Ids, Page, ProviderContract, ProviderPort, Session } from "@tracebridge/core"
-import { Faults, Licensees, Sandbox, SandboxServer, World } from "@tracebridge/sandbox"
+import { Faults, Licensees, Registry, Sandbox, SandboxServer, World } from "@tracebridge/sandbox"
 import { Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
 import * as ProviderAEmulator from "../src/providers/provider-a/Emulator.js"
 
 const REFERENCE = "2026-03-15T12:00:00.000Z"
 const NOW = Date.parse(REFERENCE) + 60_000
 
-const makeSandbox = () => new Sandbox.Sandbox({ seed: "42", referenceDate: REFERENCE, now: () => NOW })
+const makeSandbox = () =>
+  new Sandbox.Sandbox({ providers: Registry.installed, seed: "42", referenceDate: REFERENCE, now: () => NOW })
 
 const portFor = (sandbox: Sandbox.Sandbox) =>
   ProviderA.layer.pipe(
@@ -71,9 +72,9 @@ describe.sequential("provider_a adapter against the emulator: conformance (CO)",
       : world.modified.get(resource === "lab_results" ? item.package_id : item.id) ?? null
   /** Sets a fault on the world for one call, and clears it after. */
   const faulted = <A, E>(fault: Faults.Fault, call: Effect.Effect<A, E>) =>
-    Effect.sync(() => Faults.setFor(sandbox, world, fault)).pipe(
+    Effect.sync(() => sandbox.setFaultFor(world, fault)).pipe(
       Effect.zipRight(call),
-      Effect.ensuring(Effect.sync(() => Faults.setFor(sandbox, world, null)))
+      Effect.ensuring(Effect.sync(() => sandbox.setFaultFor(world, null)))
     )
   /** Runs a call on a world that stops answering, moving the clock past every try's timeout. */
   const unanswered = <A, E>(call: Effect.Effect<A, E>) =>
@@ -354,9 +355,9 @@ describe("ProviderAEmulator rules", () => {
       const ok = await call()
       assert.strictEqual(ok.status, 200)
       assert.isNull(ok.headers.get("www-authenticate"))
-      Faults.set(own, Sandbox.keyOf("provider_a", "CO", "user_good"), { kind: "expired_login" })
+      own.setFault(Sandbox.keyOf("provider_a", "CO", "user_good"), { kind: "expired_login" })
       challenged(await call(), "an expired login (fault)")
-      Faults.set(own, Sandbox.keyOf("provider_a", "CO", "user_good"), null)
+      own.setFault(Sandbox.keyOf("provider_a", "CO", "user_good"), null)
       own.apply(own.world("provider_a", "CO", "user_good"), {
         _tag: "Scenario",
         input: { name: "connection_login_required", params: {}, connection_id: "c", at: NOW }

@@ -22,7 +22,12 @@ const { bad, good, locked } = Registry.get("provider_b").logins
 /** A sandbox whose clock the test moves, and a handler that records every action it receives. */
 const makeSandbox = () => {
   const clock = { now: NOW }
-  const sandbox = new Sandbox.Sandbox({ seed: "42", referenceDate: REFERENCE, now: () => clock.now })
+  const sandbox = new Sandbox.Sandbox({
+    providers: Registry.installed,
+    seed: "42",
+    referenceDate: REFERENCE,
+    now: () => clock.now
+  })
   const inner = SandboxServer.makeHandler(sandbox)
   const actions: Array<string> = []
   const handler: SandboxServer.Handler = async (request) => {
@@ -152,9 +157,9 @@ describe.sequential("provider_b adapter against the emulator: conformance (HI)",
   }
   /** Sets a fault on the world for one call, and clears it after. */
   const faulted = <A, E>(fault: Faults.Fault, call: Effect.Effect<A, E>) =>
-    Effect.sync(() => Faults.setFor(sandbox, world, fault)).pipe(
+    Effect.sync(() => sandbox.setFaultFor(world, fault)).pipe(
       Effect.zipRight(call),
-      Effect.ensuring(Effect.sync(() => Faults.setFor(sandbox, world, null)))
+      Effect.ensuring(Effect.sync(() => sandbox.setFaultFor(world, null)))
     )
   const layer = Layer.mergeAll(
     portFor(handler),

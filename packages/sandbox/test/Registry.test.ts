@@ -54,6 +54,7 @@ describe("Registry", () => {
 
   it("the sandbox server mounts every installed provider, and answers 404 for any other", async () => {
     const sandbox = new Sandbox.Sandbox({
+      providers: Registry.installed,
       seed: "1",
       referenceDate: "2026-03-15T00:00:00.000Z",
       now: () => Date.parse("2026-03-15T00:00:00.000Z")

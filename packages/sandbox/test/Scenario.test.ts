@@ -1,14 +1,19 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Transfer, WebhookEvent } from "@tracebridge/core"
 import type { Writes } from "@tracebridge/sandbox"
-import { Faults, Licensees, Sandbox, Scenario } from "@tracebridge/sandbox"
+import { Faults, Licensees, Registry, Sandbox, Scenario } from "@tracebridge/sandbox"
 import { Either, Schema } from "effect"
 
 const REFERENCE = "2026-03-15T12:00:00.000Z"
 const NOW = Date.parse(REFERENCE) + 3_600_000
 
 const setup = () => {
-  const sandbox = new Sandbox.Sandbox({ seed: "42", referenceDate: REFERENCE, now: () => NOW })
+  const sandbox = new Sandbox.Sandbox({
+    providers: Registry.installed,
+    seed: "42",
+    referenceDate: REFERENCE,
+    now: () => NOW
+  })
   const world = sandbox.world("provider_a", "CO", "user_good")
   const events: Array<Sandbox.ChangeEvent> = []
   sandbox.subscribe((e) => events.push(e))
@@ -198,30 +203,30 @@ describe("Scenario", () => {
     assert.strictEqual(outcome.scenario, "upstream_timeout")
     assert.isNull(outcome.event)
     assert.isFalse(outcome.loginRequired)
-    assert.deepStrictEqual(Faults.get(sandbox, key), { kind: "slow", delay_ms: Faults.MAX_DELAY_MS })
-    assert.deepStrictEqual(outcome.fault, Faults.get(sandbox, key))
-    assert.isAtLeast(Faults.delayFor(Faults.get(sandbox, key)), 600_000, "past any upstream deadline")
+    assert.deepStrictEqual(sandbox.fault(key), { kind: "slow", delay_ms: Faults.MAX_DELAY_MS })
+    assert.deepStrictEqual(outcome.fault, sandbox.fault(key))
+    assert.isAtLeast(Faults.delayFor(sandbox.fault(key)), 600_000, "past any upstream deadline")
     // A fault, not a change to the world: nothing logged (so nothing replayed after a restart), nothing announced.
     assert.deepStrictEqual(sandbox.log(key), [])
     assert.strictEqual(events.length, 0)
     assert.strictEqual(JSON.stringify(world.facilities), before)
     // delay_ms: how long each answer is held back.
     Either.getOrThrow(run("upstream_timeout", { delay_ms: 45_000 }))
-    assert.deepStrictEqual(Faults.get(sandbox, key), { kind: "slow", delay_ms: 45_000 })
+    assert.deepStrictEqual(sandbox.fault(key), { kind: "slow", delay_ms: 45_000 })
     for (const bad of [{ delay_ms: -1 }, { delay_ms: "soon" }, { delay_ms: 600_001 }, { colour: "red" }]) {
       const refused = run("upstream_timeout", bad)
       if (Either.isLeft(refused)) assert.strictEqual(refused.left._tag, "InvalidInput", JSON.stringify(bad))
       else assert.fail(`accepted ${JSON.stringify(bad)}`)
     }
     assert.deepStrictEqual(
-      Faults.get(sandbox, key),
+      sandbox.fault(key),
       { kind: "slow", delay_ms: 45_000 },
       "a refused run changes nothing"
     )
     // Cleared like any fault; another world never sees it.
-    assert.isUndefined(Faults.get(sandbox, Sandbox.keyOf("provider_a", "CO", "user_other")))
-    Faults.set(sandbox, key, null)
-    assert.isUndefined(Faults.get(sandbox, key))
+    assert.isUndefined(sandbox.fault(Sandbox.keyOf("provider_a", "CO", "user_other")))
+    sandbox.setFault(key, null)
+    assert.isUndefined(sandbox.fault(key))
   })
 
   it("replays a change log onto the seeded world to the same state", () => {
@@ -229,7 +234,14 @@ describe("Scenario", () => {
     Either.getOrThrow(run("lab_result_received", { result: "fail" }))
     Either.getOrThrow(run("transfer_arrived"))
     const replayed = Sandbox.replay(
-      { seed: "42", referenceDate: REFERENCE, provider: "provider_a", state: "CO", login: "user_good" },
+      {
+        providers: Registry.installed,
+        seed: "42",
+        referenceDate: REFERENCE,
+        provider: "provider_a",
+        state: "CO",
+        login: "user_good"
+      },
       sandbox.log(Sandbox.keyOf("provider_a", "CO", "user_good"))
     )
     const json = (w: typeof world) => JSON.stringify(w, (_, v) => (v instanceof Map ? [...v.entries()] : v))

@@ -142,6 +142,7 @@ export const layer = Layer.scoped(
     const day = 86_400_000
     // The sandbox's reference date: the start of the day the process started.
     const sandbox = new Sandbox.Sandbox({
+      providers: Registry.installed,
       seed,
       referenceDate: new Date(Math.floor(now() / day) * day).toISOString(),
       now,

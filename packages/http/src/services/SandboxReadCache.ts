@@ -21,7 +21,6 @@
  */
 import type { ProviderPort, Session } from "@tracebridge/core"
 import type { Sandbox } from "@tracebridge/sandbox"
-import { Faults } from "@tracebridge/sandbox"
 import { Clock, Config, Effect } from "effect"
 import type { Lru } from "../Lru.js"
 
@@ -56,7 +55,7 @@ export const wrap = (
   ): Effect.Effect<A, E> =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const world = worldKeyOf(session)
-      if (world === undefined || Faults.get(sandbox, world) !== undefined) return read()
+      if (world === undefined || sandbox.fault(world) !== undefined) return read()
       const version = sandbox.version(world)
       const key = JSON.stringify([
         session.key,

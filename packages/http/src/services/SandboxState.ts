@@ -136,7 +136,7 @@ export const make = (options: {
     return sandbox.world(provider, state, login, referenceDateOf(connection))
   }
   const faultOf = (text: string | null) => text === null ? Option.none() : decodeFault(text)
-  const switchFault = (key: string, text: string | null) => Faults.set(sandbox, key, Option.getOrNull(faultOf(text)))
+  const switchFault = (key: string, text: string | null) => sandbox.setFault(key, Option.getOrNull(faultOf(text)))
   const drop = (connection: Connection) => {
     held.delete(connection.id)
     sandbox.reset(keyOf(connection))
@@ -269,7 +269,7 @@ export const make = (options: {
     setFault: (connection, fault) =>
       Effect.zipRight(
         sandboxLog.setSandboxFault(connection.id, fault === null ? null : JSON.stringify(fault)),
-        Effect.sync(() => Faults.set(sandbox, keyOf(connection), fault))
+        Effect.sync(() => sandbox.setFault(keyOf(connection), fault))
       ),
     faultOf: (connection) => Option.getOrUndefined(faultOf(connection.sandbox_fault)),
     reset: (connection) =>
@@ -280,7 +280,7 @@ export const make = (options: {
           Effect.sync(() => {
             if (!sandboxed(connection)) return
             drop(connection)
-            Faults.set(sandbox, keyOf(connection), null)
+            sandbox.setFault(keyOf(connection), null)
           })
         )
       )

@@ -12,6 +12,7 @@ import type { Profile } from "../../Profile.js"
 import * as Profiles from "../../Profile.js"
 import * as Seed from "../../Seed.js"
 import { Stamps, type World } from "../../World.js"
+import * as Slots from "../slot.js"
 
 /** One day, in ms. */
 export const DAY = 86_400_000
@@ -72,7 +73,7 @@ export const make = (input: Input): Context => {
   const seed = worldSeed(input)
   const profile = input.profile
   const ref = Date.parse(input.referenceDate)
-  const world: World = {
+  const fields: Omit<World, typeof Slots.worldSlots> = {
     provider,
     state,
     seed: input.seed,
@@ -87,6 +88,7 @@ export const make = (input: Input): Context => {
     draws: [],
     [Profiles.key]: profile
   }
+  const world = Slots.withSlots<World>(fields)
   return {
     provider,
     state,

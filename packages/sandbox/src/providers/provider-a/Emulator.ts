@@ -13,7 +13,7 @@
  * camelCase keys, as some states do.
  *
  * This module is the handler: authentication, faults, the request rate, licence scoping and the
- * route tables; the endpoints are in `read.ts` (GET) and `write.ts` (POST).
+ * route tables; the endpoints are in `read.ts` (GET) and `writeEndpoints.ts` (POST).
  *
  * @since 0.1.0
  */
@@ -22,11 +22,12 @@ import { Either } from "effect"
 import * as Faults from "../../Faults.js"
 import { keyOf } from "../../internal/key.js"
 import type { Sandbox } from "../../Sandbox.js"
-import * as Logins from "./Logins.js"
+import * as Sandboxes from "../../Sandbox.js"
 import * as Read from "./read.js"
 import { camelCased, empty, forbidden, message, notFound, rateLimited, unauthorized } from "./responses.js"
 import * as Route from "./route.js"
-import * as Write from "./write.js"
+import * as Logins from "./testLogins.js"
+import * as Write from "./writeEndpoints.js"
 
 /**
  * Emulator settings.
@@ -54,8 +55,9 @@ export interface Options {
   readonly withoutTagsEndpoint?: ReadonlyArray<string>
 }
 
-const options = new WeakMap<Sandbox, Options>()
-const windows = new WeakMap<Sandbox, Map<string, { start: number; count: number }>>()
+const optionsSlot = Sandboxes.slot<Options>("provider_a/options", () => ({}))
+/** The current second's request count per facility, login and vendor key (the request rate). */
+const windowsSlot = Sandboxes.slot("provider_a/windows", () => new Map<string, { start: number; count: number }>())
 
 /**
  * Sets the emulator's options for a sandbox.
@@ -64,7 +66,7 @@ const windows = new WeakMap<Sandbox, Map<string, { start: number; count: number 
  * @category configuration
  */
 export const configure = (sandbox: Sandbox, settings: Options): void => {
-  options.set(sandbox, settings)
+  sandbox.configure(optionsSlot, settings)
 }
 
 // ------------------------------------------------------------------ routes
@@ -167,7 +169,7 @@ export const handle = async (
     return written(sandbox, unauthorized("The user account is locked. Contact the state system's support."))
   }
 
-  const fault = Faults.get(sandbox, keyOf("provider_a", state, outcome.login))
+  const fault = sandbox.fault(keyOf("provider_a", state, outcome.login))
   switch (fault?.kind) {
     case "outage":
       return Faults.outage()
@@ -188,7 +190,7 @@ export const handle = async (
 
 /** An answer in the key casing the sandbox's options ask for (the documented PascalCase by default). */
 const written = (sandbox: Sandbox, response: Response): Response | Promise<Response> =>
-  options.get(sandbox)?.camelCase === true ? camelCased(response) : response
+  sandbox.setting(optionsSlot).camelCase === true ? camelCased(response) : response
 
 /** Metrc's integrator (vendor key) limit is three times its per-facility one (150 and 50 GET/s). */
 const VENDOR_FACTOR = 3
@@ -198,7 +200,7 @@ const VENDOR_FACTOR = 3
  * past the configured rate in the current second, else undefined.
  */
 const paced = (sandbox: Sandbox, request: Request, userKey: string): Response | undefined => {
-  const limit = options.get(sandbox)?.requestsPerSecond ?? sandbox.options.requestsPerSecond
+  const limit = sandbox.setting(optionsSlot).requestsPerSecond ?? sandbox.options.requestsPerSecond
   if (limit === undefined) return undefined
   const licence = new URL(request.url).searchParams.get("licenseNumber")
   return over(sandbox, licence === null ? `login:${userKey}` : `licence:${licence}`, limit) ??
@@ -207,8 +209,7 @@ const paced = (sandbox: Sandbox, request: Request, userKey: string): Response | 
 
 const over = (sandbox: Sandbox, key: string, limit: number): Response | undefined => {
   const now = sandbox.now()
-  const perKey = windows.get(sandbox) ?? new Map()
-  windows.set(sandbox, perKey)
+  const perKey = sandbox.slot(windowsSlot)
   const current = perKey.get(key)
   if (current === undefined || now - current.start >= 1000) perKey.set(key, { start: now, count: 1 })
   else if (++current.count > limit) return rateLimited(Math.max(1, Math.ceil((current.start + 1000 - now) / 1000)))
@@ -260,7 +261,10 @@ const answer = async (
     })
   }
   if (request.method !== "GET") return empty(405)
-  if (path === "/tags/v2/package/available" && options.get(sandbox)?.withoutTagsEndpoint?.includes(license) === true) {
+  if (
+    path === "/tags/v2/package/available" &&
+    sandbox.setting(optionsSlot).withoutTagsEndpoint?.includes(license) === true
+  ) {
     return forbidden()
   }
   const found = Route.find(reads, "GET", path)

@@ -8,6 +8,7 @@
  * raises it), so it is rebuilt on the first read after a change and never answers stale.
  */
 import type { World } from "../../World.js"
+import * as Worlds from "../../World.js"
 
 interface Times {
   readonly revision: number
@@ -15,11 +16,13 @@ interface Times {
   readonly times: Float64Array
 }
 
-const timesByList = new WeakMap<ReadonlyArray<{ readonly id: string }>, Times>()
+/** The world's times indexes, by list (the world keeps them: they go with it). */
+const timesSlot = Worlds.slot("provider_a/times", () => new WeakMap<ReadonlyArray<{ readonly id: string }>, Times>())
 
 /** When each record of `items` last changed (epoch ms, 0 when never), in the list's order. */
 export const modifiedTimes = (world: World, items: ReadonlyArray<{ readonly id: string }>): Float64Array => {
   const revision = world.modified.revision
+  const timesByList = Worlds.slotOf(world, timesSlot)
   const cached = timesByList.get(items)
   if (cached !== undefined && cached.revision === revision && cached.length === items.length) return cached.times
   const times = new Float64Array(items.length)

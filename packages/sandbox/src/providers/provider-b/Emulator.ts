@@ -36,14 +36,15 @@ import { Either } from "effect"
 import * as Faults from "../../Faults.js"
 import { keyOf } from "../../internal/key.js"
 import type { Sandbox } from "../../Sandbox.js"
+import * as Sandboxes from "../../Sandbox.js"
 import * as Seed from "../../Seed.js"
-import type { World } from "../../World.js"
+import * as World from "../../World.js"
 import type { JsonObject } from "./format.js"
 import { API_VERSION, keyed } from "./format.js"
-import * as Logins from "./Logins.js"
 import type { PendingSample } from "./rows.js"
 import * as Rows from "./rows.js"
-import * as Writes from "./writes.js"
+import * as Logins from "./testLogins.js"
+import * as Writes from "./writeActions.js"
 
 /**
  * @since 0.1.0
@@ -100,33 +101,24 @@ interface SessionEntry {
   lastSeen: number
 }
 
+/** What the emulator keeps per sandbox: its sessions, the faults queued by `failNext`, its logins. */
 interface EmulatorState {
-  options: Options
   readonly sessions: Map<string, SessionEntry>
   readonly faults: Array<Fault>
   logins: number
 }
 
-const emulators = new WeakMap<Sandbox, EmulatorState>()
-const memories = new WeakMap<World, Writes.Memory>()
+const stateSlot = Sandboxes.slot<EmulatorState>("provider_b/emulator", () => ({
+  sessions: new Map(),
+  faults: [],
+  logins: 0
+}))
+const optionsSlot = Sandboxes.slot<Options>("provider_b/options", () => defaults)
+const memorySlot = World.slot<Writes.Memory>("provider_b/memory", () => ({ pending: new Map(), aliases: new Map() }))
 
-const stateOf = (sandbox: Sandbox): EmulatorState => {
-  let state = emulators.get(sandbox)
-  if (state === undefined) {
-    state = { options: defaults, sessions: new Map(), faults: [], logins: 0 }
-    emulators.set(sandbox, state)
-  }
-  return state
-}
+const stateOf = (sandbox: Sandbox): EmulatorState => sandbox.slot(stateSlot)
 
-const memoryOf = (world: World): Writes.Memory => {
-  let memory = memories.get(world)
-  if (memory === undefined) {
-    memory = { pending: new Map(), aliases: new Map() }
-    memories.set(world, memory)
-  }
-  return memory
-}
+const memoryOf = (world: World.World): Writes.Memory => World.slotOf(world, memorySlot)
 
 /**
  * Sets the emulator's options for a sandbox.
@@ -135,8 +127,7 @@ const memoryOf = (world: World): Writes.Memory => {
  * @category configuration
  */
 export const configure = (sandbox: Sandbox, options: Partial<Options>): void => {
-  const state = stateOf(sandbox)
-  state.options = { ...state.options, ...options }
+  sandbox.configure(optionsSlot, { ...sandbox.setting(optionsSlot), ...options })
 }
 
 /**
@@ -160,7 +151,7 @@ export const expireSessions = (sandbox: Sandbox): void => {
 }
 
 /** The scenario flag on a world (`connection_login_required`). */
-const flags = (world: World) => world as { loginRequired?: boolean }
+const flags = (world: World.World) => world as { loginRequired?: boolean }
 
 const json = (body: unknown, status = 200): Response =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } })
@@ -230,7 +221,7 @@ const login = (
     case "Locked":
       return failure("This account has been locked after too many failed login attempts. Contact your administrator.")
     case "Ok": {
-      const fault = Faults.get(sandbox, keyOf("provider_b", state, outcome.login))
+      const fault = sandbox.fault(keyOf("provider_b", state, outcome.login))
       // An expired or revoked login is refused as a wrong one (BioTrack words both the same).
       if (fault?.kind === "expired_login") return failure("Invalid username or password.")
       const refused = refusal(fault)
@@ -256,7 +247,7 @@ const login = (
 }
 
 const sync = (
-  world: World,
+  world: World.World,
   session: SessionEntry,
   action: Rows.SyncAction,
   body: Record<string, unknown>,
@@ -275,7 +266,7 @@ const sync = (
   return json({ success: 1, ...kept })
 }
 
-const qaCheck = (world: World, memory: Writes.Memory, body: Record<string, unknown>): Response => {
+const qaCheck = (world: World.World, memory: Writes.Memory, body: Record<string, unknown>): Response => {
   const id = text(body["sample_id"])
   if (id.length === 0) return failure("Please specify at least one identifier.", ErrorCodes.validation)
   const found = Rows.samples(world, [...memory.pending.values()], memory.aliases).find((s) => s.barcode === id)
@@ -307,7 +298,6 @@ export const actions: ReadonlyArray<string> = [
 
 const act = (
   sandbox: Sandbox,
-  emulator: EmulatorState,
   session: SessionEntry,
   action: string,
   body: Record<string, unknown>
@@ -316,7 +306,7 @@ const act = (
   const memory = memoryOf(world)
   if (Rows.isSync(action)) {
     const pending = [...memory.pending.values()]
-    return sync(world, session, action, body, pending, memory.aliases, emulator.options.keyedTables)
+    return sync(world, session, action, body, pending, memory.aliases, sandbox.setting(optionsSlot).keyedTables)
   }
   if (action === "inventory_qa_check") return qaCheck(world, memory, body)
   const write = writes[action]
@@ -356,12 +346,15 @@ export const handle = async (
   const sessionid = text(body["sessionid"])
   const session = emulator.sessions.get(sessionid)
   const now = sandbox.now()
-  if (session === undefined || session.state !== state || now - session.lastSeen > emulator.options.sessionIdleMs) {
+  if (
+    session === undefined || session.state !== state ||
+    now - session.lastSeen > sandbox.setting(optionsSlot).sessionIdleMs
+  ) {
     emulator.sessions.delete(sessionid)
     return failure("Your session has expired.", ErrorCodes.sessionExpired)
   }
   session.lastSeen = now
-  const fault = Faults.get(sandbox, keyOf("provider_b", session.state, session.login))
+  const fault = sandbox.fault(keyOf("provider_b", session.state, session.login))
   if (fault?.kind === "expired_login") {
     dropSessions(emulator, session)
     return failure("Your session has expired.", ErrorCodes.sessionExpired)
@@ -387,5 +380,5 @@ const proceed = (
     const fault = emulator.faults.splice(faultAt, 1)[0]!
     return fault._tag === "Failure" ? failure(fault.error, fault.errorcode) : json(fault.body, fault.status)
   }
-  return act(sandbox, emulator, session, action, body)
+  return act(sandbox, session, action, body)
 }

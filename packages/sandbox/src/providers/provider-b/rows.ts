@@ -25,6 +25,7 @@ import { Option } from "effect"
 import * as Licensees from "../../Licensees.js"
 import * as Seed from "../../Seed.js"
 import type { FacilityData, Role, World } from "../../World.js"
+import * as Worlds from "../../World.js"
 import type { Json, JsonObject } from "./format.js"
 import { barcodes, bit, code, decimal, epochText, flag, money, seconds } from "./format.js"
 import * as Staff from "./staff.js"
@@ -389,21 +390,14 @@ export const manifestOf = (transfer: Pick<Transfer.Transfer, "provider_transfer_
 })
 
 /** The manifests made by `inventory_manifest` whose lines `inventory_transfer_outbound` has not sent yet. */
-const unlined = new WeakMap<World, Set<string>>()
+const unlined = Worlds.slot("provider_b/unlined", () => new Set<string>())
 
 /**
  * The manifests of a world that have no transfer lines yet: `inventory_manifest` makes the
  * manifest (header, stop, items) and `inventory_transfer_outbound` its `inventory_transfer`
- * lines, so until then the manifest has none (`writes.ts` adds and removes ids here).
+ * lines, so until then the manifest has none (`writeActions.ts` adds and removes ids here).
  */
-export const awaitingLines = (world: World): Set<string> => {
-  let ids = unlined.get(world)
-  if (ids === undefined) {
-    ids = new Set()
-    unlined.set(world, ids)
-  }
-  return ids
-}
+export const awaitingLines = (world: World): Set<string> => Worlds.slotOf(world, unlined)
 
 /** `employee`: the login's employees, as recorded (strings, no `location`, no `sessiontime`). */
 export const employees = (world: World): Array<Row> =>

@@ -22,6 +22,7 @@
 import { faker } from "@faker-js/faker/locale/en"
 import * as Seed from "../../Seed.js"
 import type { World } from "../../World.js"
+import * as Worlds from "../../World.js"
 
 /**
  * How many employees each facility gets.
@@ -137,8 +138,6 @@ const seedOf = (world: World): string => `${world.seed}|${world.provider}|${worl
 
 const capitalized = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1)
 
-const staffs = new WeakMap<World, Staff>()
-
 const make = (world: World): Staff => {
   const seed = seedOf(world)
   const refYear = new Date(world.referenceDate).getUTCFullYear()
@@ -190,13 +189,15 @@ const make = (world: World): Staff => {
  * @category getters
  */
 export const of = (world: World): Staff => {
-  let staff = staffs.get(world)
-  if (staff === undefined || staff.employees.length !== world.facilities.length * EMPLOYEES_PER_FACILITY) {
-    staff = make(world)
-    staffs.set(world, staff)
+  const kept = Worlds.slotOf(world, staffSlot)
+  if (kept.staff === undefined || kept.staff.employees.length !== world.facilities.length * EMPLOYEES_PER_FACILITY) {
+    kept.staff = make(world)
   }
-  return staff
+  return kept.staff
 }
+
+/** A world's staff, made when first asked for (and again if its facilities change). */
+const staffSlot = Worlds.slot<{ staff?: Staff }>("provider_b/staff", () => ({}))
 
 /**
  * The employee with this id, if the login has one.

@@ -18,7 +18,7 @@
  * - nested objects and array elements the same way, and the v2 page wrapper of every list.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Sandbox } from "@tracebridge/sandbox"
+import { Registry, Sandbox } from "@tracebridge/sandbox"
 import { Effect, Either } from "effect"
 import { readFileSync } from "node:fs"
 import * as Emulator from "../../../src/providers/provider-a/Emulator.js"
@@ -122,7 +122,12 @@ const NOW = Date.parse(REFERENCE) + 60_000
 const STATE = "CO"
 const DAY = 86_400_000
 
-const sandbox = new Sandbox.Sandbox({ seed: "42", referenceDate: REFERENCE, now: () => NOW })
+const sandbox = new Sandbox.Sandbox({
+  providers: Registry.installed,
+  seed: "42",
+  referenceDate: REFERENCE,
+  now: () => NOW
+})
 const world = sandbox.world("provider_a", STATE, "user_good")
 const byRole = (role: string) => world.facilities.find((d) => d.role === role)!
 const cultivator = byRole("cultivation")

@@ -10,7 +10,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ProviderA, ProviderAConfig } from "@tracebridge/adapter-provider-a"
 import type { ProviderPort } from "@tracebridge/core"
 import { Session, UpstreamGovernor } from "@tracebridge/core"
-import { Sandbox } from "@tracebridge/sandbox"
+import { Registry, Sandbox } from "@tracebridge/sandbox"
 import type { Duration } from "effect"
 import { Chunk, Clock, Effect, Fiber, Layer, Option, TestClock } from "effect"
 import * as Emulator from "../../../src/providers/provider-a/Emulator.js"
@@ -33,6 +33,7 @@ const setup = Effect.gen(function*() {
   yield* TestClock.setTime(A.NOW)
   const clock = yield* Effect.clock
   const sandbox = new Sandbox.Sandbox({
+    providers: Registry.installed,
     seed: "42",
     referenceDate: A.REFERENCE,
     now: () => clock.unsafeCurrentTimeMillis()

@@ -97,6 +97,7 @@ export const make = (
   options: { readonly size?: Generate.Size; readonly emulator?: Emulator.Options } = {}
 ): A => {
   const sandbox = new Sandbox.Sandbox({
+    providers: Registry.installed,
     seed: "42",
     referenceDate: REFERENCE,
     now: () => NOW,

@@ -261,7 +261,12 @@ const fill = (u: unknown, vars: Readonly<Record<string, string>>): unknown => {
 
 /** A fresh sandbox, a session, and the values the fixtures' placeholders stand for. */
 const setup = Effect.gen(function*() {
-  const sandbox = new Sandbox.Sandbox({ seed: "42", referenceDate: REFERENCE, now: () => NOW })
+  const sandbox = new Sandbox.Sandbox({
+    providers: Registry.installed,
+    seed: "42",
+    referenceDate: REFERENCE,
+    now: () => NOW
+  })
   const handler = SandboxServer.makeHandler(sandbox)
   const world = sandbox.world("provider_b", STATE, LOGIN)
   const facility = (role: string) => world.facilities.find((d) => d.role === role)!

@@ -39,7 +39,7 @@ let sessions = 0
 
 /** A sandbox of its own behind its own upstream host, a session to it, and the seeded cast. */
 const setup = (seed = "42") => {
-  const sandbox = new Sandbox.Sandbox({ seed, referenceDate: REFERENCE, now: () => NOW })
+  const sandbox = new Sandbox.Sandbox({ providers: Registry.installed, seed, referenceDate: REFERENCE, now: () => NOW })
   const upstream = Upstream.make(sandbox)
   const world = sandbox.world("provider_b", STATE, LOGIN)
   const facility = (role: string) => world.facilities.find((d) => d.role === role)!

@@ -21,7 +21,12 @@ type Body = Record<string, any>
 /** A sandbox, a logged-in session and a `call` that sends one action with it. */
 const setup = (seed = "42") =>
   Effect.gen(function*() {
-    const sandbox = new Sandbox.Sandbox({ seed, referenceDate: REFERENCE, now: () => NOW })
+    const sandbox = new Sandbox.Sandbox({
+      providers: Registry.installed,
+      seed,
+      referenceDate: REFERENCE,
+      now: () => NOW
+    })
     const handler = SandboxServer.makeHandler(sandbox)
     const post = (body: Body) =>
       Effect.promise(async () => {

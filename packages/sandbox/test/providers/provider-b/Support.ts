@@ -78,7 +78,12 @@ export const make = (
 ): B => {
   const state = options.state ?? "AR"
   const clock = { now: NOW }
-  const sandbox = new Sandbox.Sandbox({ seed: "42", referenceDate: REFERENCE, now: () => clock.now })
+  const sandbox = new Sandbox.Sandbox({
+    providers: Registry.installed,
+    seed: "42",
+    referenceDate: REFERENCE,
+    now: () => clock.now
+  })
   Emulator.configure(sandbox, { keyedTables: ["inventory"], ...options.emulator })
   const upstream = Upstream.make(sandbox)
   const world = sandbox.world("provider_b", state, LOGIN)
