@@ -6,10 +6,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { ProviderPort, Session } from "@tracebridge/core"
 import { ProviderError, Session as Sessions } from "@tracebridge/core"
-import * as SandboxReadCache from "@tracebridge/http/services/SandboxReadCache"
 import { Registry, Sandbox } from "@tracebridge/sandbox"
 import { Effect, TestClock } from "effect"
 import * as Lru from "../src/Lru.js"
+import * as SandboxReadCache from "../src/services/SandboxReadCache.js"
 import { call, linkSandbox, signIn, TestApp } from "./support/TestApp.js"
 
 const setup = (capacity = 10) => {
