@@ -7,7 +7,10 @@
 //     optionalDependencies;
 //   - a root or workspace dependency named `effect`, `@effect/*`, `vitest`, `msw`, `typescript` or
 //     `turbo` is not an exact version (no ^, ~, ranges, tags, aliases);
-//   - vitest is not 3.2.x, msw not 2.x, typescript not 5.9.x (declared pins and installed copies).
+//   - vitest is not 3.2.x, msw not 2.x, typescript not 5.9.x (declared pins and installed copies);
+//   - an `@opentelemetry/*` dependency is not an exact version, or not of the line that runs on
+//     Node 20 and that `@effect/opentelemetry` 0.64 names as peers: the SDK 2.x, the experimental
+//     packages 0.2xx, the API 1.9.x (the 3.x SDK and 0.3xx packages need Node 22).
 //
 //   node scripts/check-pins.mjs              check this repository
 //   node scripts/check-pins.mjs --self-test  run the checks on built-in fake inputs (good and bad)
@@ -20,8 +23,20 @@ const DEP_FIELDS = ["dependencies", "devDependencies", "peerDependencies", "opti
 const EXACT = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/
 const FAMILY = { effect: /^3\.22\./, vitest: /^3\.2\./, msw: /^2\./, typescript: /^5\.9\./ }
 const FAMILY_TEXT = { effect: "3.22.x", vitest: "3.2.x", msw: "2.x", typescript: "5.9.x" }
+const OTEL = {
+  "@opentelemetry/api": [/^1\.9\./, "1.9.x"],
+  "@opentelemetry/semantic-conventions": [/^1\./, "1.x"]
+}
+/** The version family a pinned dependency must be of, if any: `[pattern, words]`. */
+const familyOf = (name) =>
+  FAMILY[name]
+    ? [FAMILY[name], FAMILY_TEXT[name]]
+    : name.startsWith("@opentelemetry/")
+    ? OTEL[name] ?? [/^(?:2\.|0\.2\d\d\.)/, "2.x or 0.2xx (the Node 20 line)"]
+    : undefined
 const isPinned = (name) =>
-  name === "effect" || name.startsWith("@effect/") || ["vitest", "msw", "typescript", "turbo"].includes(name)
+  name === "effect" || name.startsWith("@effect/") || name.startsWith("@opentelemetry/") ||
+  ["vitest", "msw", "typescript", "turbo"].includes(name)
 
 /**
  * The checks, on plain data so that `--self-test` can feed them fakes.
@@ -71,8 +86,8 @@ export function check({ installed, manifests, npmLs, schemaDirExists }) {
         if (name.startsWith("@tracebridge/") || !isPinned(name)) continue
         if (typeof spec !== "string" || !EXACT.test(spec)) {
           problems.push(`${file}: ${field}.${name} is ${JSON.stringify(spec)}, not an exact version`)
-        } else if (FAMILY[name] && !FAMILY[name].test(spec)) {
-          problems.push(`${file}: ${field}.${name} is ${spec}, not ${FAMILY_TEXT[name]}`)
+        } else if (familyOf(name) && !familyOf(name)[0].test(spec)) {
+          problems.push(`${file}: ${field}.${name} is ${spec}, not ${familyOf(name)[1]}`)
         }
       }
     }
@@ -80,9 +95,9 @@ export function check({ installed, manifests, npmLs, schemaDirExists }) {
 
   // 4. installed copies of the family-pinned tools (and every installed effect)
   for (const { dir, json } of installed) {
-    const family = FAMILY[json.name]
-    if (family && !family.test(String(json.version))) {
-      problems.push(`installed ${json.name}@${json.version} at ${dir} is not ${FAMILY_TEXT[json.name]}`)
+    const family = familyOf(String(json.name))
+    if (family && !family[0].test(String(json.version))) {
+      problems.push(`installed ${json.name}@${json.version} at ${dir} is not ${family[1]}`)
     }
   }
   for (const name of ["vitest", "msw", "typescript"]) {
@@ -163,7 +178,15 @@ function selfTest() {
       },
       {
         file: "packages/core/package.json",
-        json: { dependencies: { effect: "3.22.4", "@effect/platform": "0.97.2", "@tracebridge/x": "*" } }
+        json: {
+          dependencies: {
+            effect: "3.22.4",
+            "@effect/platform": "0.97.2",
+            "@opentelemetry/api": "1.9.0",
+            "@opentelemetry/sdk-metrics": "2.12.0",
+            "@tracebridge/x": "*"
+          }
+        }
       }
     ],
     installed: [
@@ -217,6 +240,18 @@ function selfTest() {
     ["typescript 5.8 pinned", (i) => {
       i.manifests[0].json.devDependencies.typescript = "5.8.3"
     }, "typescript is 5.8.3, not 5.9.x"],
+    ["OpenTelemetry SDK 3 (Node 22) pinned", (i) => {
+      i.manifests[1].json.dependencies["@opentelemetry/sdk-metrics"] = "3.1.1"
+    }, "@opentelemetry/sdk-metrics is 3.1.1, not 2.x or 0.2xx"],
+    ["caret on an OpenTelemetry exporter", (i) => {
+      i.manifests[1].json.dependencies["@opentelemetry/exporter-prometheus"] = "^0.223.0"
+    }, "@opentelemetry/exporter-prometheus is \"^0.223.0\", not an exact version"],
+    ["OpenTelemetry 0.3xx installed", (i) => {
+      i.installed.push({
+        dir: "node_modules/@opentelemetry/core",
+        json: { name: "@opentelemetry/otlp-transformer", version: "0.301.0" }
+      })
+    }, "installed @opentelemetry/otlp-transformer@0.301.0"],
     ["typescript not installed", (i) => {
       i.installed = i.installed.filter((p) => p.json.name !== "typescript")
     }, "typescript is not installed"]
