@@ -9,14 +9,14 @@
  */
 import { assert, layer } from "@effect/vitest"
 import type { Fault } from "@tracebridge/core"
-import { Accounts } from "@tracebridge/http/persistence/Accounts"
-import type { Connection } from "@tracebridge/http/persistence/ConnectionStore"
-import { ConnectionStore } from "@tracebridge/http/persistence/ConnectionStore"
-import * as SandboxChangeLog from "@tracebridge/http/persistence/SandboxChangeLog"
-import { SandboxLog } from "@tracebridge/http/persistence/SandboxLog"
-import * as SandboxState from "@tracebridge/http/services/SandboxState"
 import { Registry, Sandbox } from "@tracebridge/sandbox"
 import { Effect, Either, Option, TestClock } from "effect"
+import { Accounts } from "../src/persistence/Accounts.js"
+import type { Connection } from "../src/persistence/ConnectionStore.js"
+import { ConnectionStore } from "../src/persistence/ConnectionStore.js"
+import * as SandboxChangeLog from "../src/persistence/SandboxChangeLog.js"
+import { SandboxLog } from "../src/persistence/SandboxLog.js"
+import * as SandboxState from "../src/services/SandboxState.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
 const T0 = Date.parse("2026-03-15T09:30:00.000Z")
