@@ -1,8 +1,31 @@
+import { readdirSync, readFileSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import type { ViteUserConfig } from "vitest/config"
 
 const root = path.dirname(fileURLToPath(import.meta.url))
+
+/**
+ * The module subpaths each package's `exports` opens (`@tracebridge/core/WebhookSignature`, ...),
+ * each to its `src/` module: a test reaches exactly what an importer of the built package can
+ * (ADR 0023), and any other deep import fails as it would from `dist/`.
+ */
+const subpaths = readdirSync(path.join(root, "packages")).flatMap((dir) => {
+  let manifest: { readonly name: string; readonly exports?: Record<string, unknown> }
+  try {
+    manifest = JSON.parse(readFileSync(path.join(root, "packages", dir, "package.json"), "utf8"))
+  } catch {
+    return []
+  }
+  return Object.entries(manifest.exports ?? {})
+    .filter(([subpath, target]) =>
+      /^\.\/[A-Z][A-Za-z0-9]*$/.test(subpath) && typeof target === "object" && target !== null
+    )
+    .map(([subpath]) => ({
+      find: new RegExp(`^${manifest.name}/${subpath.slice(2)}$`),
+      replacement: path.join(root, "packages", dir, "src", `${subpath.slice(2)}.ts`)
+    }))
+})
 
 /**
  * Settings every package's vitest project shares. Workspace packages resolve to their
@@ -15,10 +38,7 @@ export const shared: ViteUserConfig = {
         find: /^@tracebridge\/([a-z-]+)$/,
         replacement: path.join(root, "packages/$1/src/index.ts")
       },
-      {
-        find: /^@tracebridge\/([a-z-]+)\/(?!internal\/)(.+)$/,
-        replacement: path.join(root, "packages/$1/src/$2.ts")
-      }
+      ...subpaths
     ]
   },
   test: {

@@ -248,7 +248,7 @@ export interface ChangeRange {
 
 /**
  * The port as a service tag, for code that works with one provider at a time (the conformance kit).
- * Code that serves every provider uses `ProviderRegistry`.
+ * Code that serves every provider finds its port by name in `ProviderPorts`.
  *
  * @since 0.1.0
  * @category tags

@@ -127,7 +127,7 @@ export * as ProviderPort from "./ProviderPort.js"
 /**
  * @since 0.1.0
  */
-export * as ProviderRegistry from "./ProviderRegistry.js"
+export * as ProviderPorts from "./ProviderPorts.js"
 
 /**
  * @since 0.1.0

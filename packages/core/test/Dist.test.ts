@@ -1,6 +1,7 @@
 /**
  * The built package, as an embedding service sees it: a plain Node ESM script imports
- * `@tracebridge/core` from `dist/` and uses it, without loading HTTP, SQL or `node:` I/O modules.
+ * `@tracebridge/core` from `dist/` and uses it, without loading HTTP, SQL or `node:` I/O modules;
+ * of its modules only the barrel and `WebhookSignature` are open to it (`exports`).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
@@ -12,11 +13,12 @@ const root = fileURLToPath(new URL("..", import.meta.url))
 const dist = join(root, "dist")
 
 const script = `
-import { Ids, Package, ProviderPort, Page } from "@tracebridge/core"
-import * as Transitions from "@tracebridge/core/Transitions"
+import { Ids, Package, ProviderPort, Page, Transitions } from "@tracebridge/core"
+import { verifyWebhook } from "@tracebridge/core/WebhookSignature"
 const id = Ids.make("package", "provider_a", "1")
 const page = Page.paginate([1, 2, 3], { page: 2, per_page: 2 })
-console.log(JSON.stringify({ id, page, port: typeof ProviderPort.make, fields: Object.keys(Package.Package.fields).length, can: Transitions.canTransition(Transitions.transferStatus, "pending", "in_transit") }))
+const closed = await import("@tracebridge/core/Transitions").then(() => "open", (e) => e.code)
+console.log(JSON.stringify({ id, page, port: typeof ProviderPort.make, fields: Object.keys(Package.Package.fields).length, can: Transitions.canTransition(Transitions.transferStatus, "pending", "in_transit"), verify: typeof verifyWebhook, closed }))
 `
 
 describe("Dist", () => {
@@ -37,6 +39,9 @@ describe("Dist", () => {
     assert.strictEqual(out.port, "function")
     assert.strictEqual(out.fields, 19)
     assert.isTrue(out.can)
+    // The public subpath opens; any other module is reached through the barrel only.
+    assert.strictEqual(out.verify, "function")
+    assert.strictEqual(out.closed, "ERR_PACKAGE_PATH_NOT_EXPORTED")
 
     const loaded = result.stderr.split("\n").filter((l) => l.startsWith("LOADED ")).map((l) => l.slice(7))
     assert.isAbove(loaded.length, 10)

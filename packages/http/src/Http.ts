@@ -46,8 +46,8 @@ import * as Routes from "./Routes.js"
 import * as Auth from "./services/Auth.js"
 import * as Connections from "./services/Connections.js"
 import { Crypto } from "./services/Crypto.js"
+import * as ManagedSync from "./services/ManagedSync.js"
 import * as Providers from "./services/Providers.js"
-import * as Sync from "./services/Sync.js"
 import * as UrlGuard from "./services/UrlGuard.js"
 import * as WebhookDispatcher from "./services/WebhookDispatcher.js"
 import * as WebhookPoller from "./services/WebhookPoller.js"
@@ -319,11 +319,11 @@ const servicesLive = (options: Options) =>
   Layer.mergeAll(
     WebhookPoller.layer,
     Connections.layer,
-    Sync.WorkflowsLive.pipe(Layer.provide(Connections.layer)),
-    Sync.PollsLive.pipe(Layer.provide(Connections.layer))
+    ManagedSync.WorkflowsLive.pipe(Layer.provide(Connections.layer)),
+    ManagedSync.PollsLive.pipe(Layer.provide(Connections.layer))
   )
     .pipe(
-      Layer.provideMerge(Sync.JobsLive),
+      Layer.provideMerge(ManagedSync.JobsLive),
       Layer.provideMerge(Webhooks.layer),
       Layer.provideMerge(WebhookDispatcher.layer),
       Layer.provideMerge(options.urlGuard ?? UrlGuard.layer),
@@ -350,7 +350,7 @@ const workerLive = (options: Options) =>
     const dispatcher = yield* WebhookDispatcher.WebhookDispatcher
     const poller = yield* WebhookPoller.WebhookPoller
     yield* Effect.forkScoped(dispatcher.loop(config.tick, config.shutdownGrace))
-    yield* Effect.forkScoped(Sync.scheduler(Sync.SCHEDULER_EVERY))
+    yield* Effect.forkScoped(ManagedSync.scheduler(ManagedSync.SCHEDULER_EVERY))
     yield* Effect.forkScoped(Effect.forever(
       Effect.zipRight(
         Effect.sleep(Duration.minutes(1)),

@@ -17,6 +17,11 @@ export * as Bootstrap from "./Bootstrap.js"
 /**
  * @since 0.1.0
  */
+export * as DatabaseGovernor from "./DatabaseGovernor.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as DecodeMessages from "./DecodeMessages.js"
 
 /**
@@ -88,11 +93,6 @@ export * as Routes from "./Routes.js"
  * @since 0.1.0
  */
 export * as Server from "./Server.js"
-
-/**
- * @since 0.1.0
- */
-export * as UpstreamGovernor from "./UpstreamGovernor.js"
 
 /**
  * @since 0.1.0

@@ -2,8 +2,8 @@
  * Configuration read from the environment: the sandbox world size and the upstream deadline.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as AppConfig from "@tracebridge/http/AppConfig"
 import { ConfigProvider, Duration, Effect, Either } from "effect"
+import * as AppConfig from "../src/AppConfig.js"
 
 const sizeOf = (env: Record<string, string>) =>
   Effect.runSync(

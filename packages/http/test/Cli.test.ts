@@ -2,12 +2,6 @@
  * The operator CLI, as an operator runs it (the built `dist/cli.js`), against a fresh data folder.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Accounts } from "@tracebridge/http/persistence/Accounts"
-import { ConnectionStore } from "@tracebridge/http/persistence/ConnectionStore"
-import * as Database from "@tracebridge/http/persistence/Database"
-import { IdempotencyStore } from "@tracebridge/http/persistence/IdempotencyStore"
-import { WebhookStore } from "@tracebridge/http/persistence/WebhookStore"
-import * as Crypto from "@tracebridge/http/services/Crypto"
 import { Effect, Option } from "effect"
 import { spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -15,6 +9,12 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { Accounts } from "../src/persistence/Accounts.js"
+import { ConnectionStore } from "../src/persistence/ConnectionStore.js"
+import * as Database from "../src/persistence/Database.js"
+import { IdempotencyStore } from "../src/persistence/IdempotencyStore.js"
+import { WebhookStore } from "../src/persistence/WebhookStore.js"
+import * as Crypto from "../src/services/Crypto.js"
 
 const cli = fileURLToPath(new URL("../dist/cli.js", import.meta.url))
 

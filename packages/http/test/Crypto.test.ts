@@ -4,12 +4,12 @@
  * keys derived from it (HKDF-SHA256, one label per use: the feed cursor's signing key, issue #28).
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as Crypto from "@tracebridge/http/services/Crypto"
 import { ConfigProvider, Effect, Exit } from "effect"
 import { createHash, hkdfSync, randomBytes } from "node:crypto"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import * as Crypto from "../src/services/Crypto.js"
 
 const keyring = (env: Record<string, string>) =>
   Effect.provide(Crypto.Crypto, Crypto.layer).pipe(Effect.withConfigProvider(ConfigProvider.fromJson(env)))

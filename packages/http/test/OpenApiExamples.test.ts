@@ -5,12 +5,14 @@
  * from its schema, fails here.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { requests, responses } from "@tracebridge/api/OpenApiExamples"
+import { OpenApiExamples } from "@tracebridge/api"
 import { Effect } from "effect"
 import { make, operations } from "./support/OpenApiValidator.js"
 import { call, linkSandbox, signIn, TestApp } from "./support/TestApp.js"
 
 type Json = Record<string, any>
+
+const { requests, responses } = OpenApiExamples
 
 const served = Effect.map(call("GET", "/v1/openapi.json"), (answer) => answer.body as Json)
 

@@ -6,10 +6,10 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
-import { Accounts } from "@tracebridge/http/persistence/Accounts"
-import * as Database from "@tracebridge/http/persistence/Database"
 import { ConfigProvider, Effect, Either, Layer, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
+import { Accounts } from "../src/persistence/Accounts.js"
+import * as Database from "../src/persistence/Database.js"
 import { persistenceSuite } from "./PersistenceSuite.js"
 import { freshSchema } from "./support/PgSchema.js"
 

@@ -3,14 +3,14 @@
  * run is `Persistence.pg.test.ts` (`npm run test:pg`).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Accounts } from "@tracebridge/http/persistence/Accounts"
-import * as Database from "@tracebridge/http/persistence/Database"
-import { Transactions } from "@tracebridge/http/persistence/Transactions"
 import { ConfigProvider, Effect, Either, Option, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll } from "vitest"
+import { Accounts } from "../src/persistence/Accounts.js"
+import * as Database from "../src/persistence/Database.js"
+import { Transactions } from "../src/persistence/Transactions.js"
 import { persistenceSuite } from "./PersistenceSuite.js"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tracebridge-persistence-test-"))

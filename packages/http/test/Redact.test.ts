@@ -6,10 +6,10 @@
  * every logger Effect writes through the console (the pretty one `npm start` uses, and the rest).
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as Redact from "@tracebridge/http/Redact"
 import { Cause, ConfigProvider, Effect, Logger, LogLevel } from "effect"
 import { Console as NodeConsole } from "node:console"
 import { PassThrough } from "node:stream"
+import * as Redact from "../src/Redact.js"
 import * as Crypto from "../src/services/Crypto.js"
 
 /** The prefixes of every token `Crypto.token` issues (grep `Crypto.token(` in packages/http/src). */

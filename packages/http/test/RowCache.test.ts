@@ -5,21 +5,21 @@
  * ever served). The whole stores' suite runs through it too (`Persistence.test.ts`).
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { ApiClient, Organisation } from "@tracebridge/http/persistence/Accounts"
-import { Accounts } from "@tracebridge/http/persistence/Accounts"
-import type { Connection } from "@tracebridge/http/persistence/ConnectionStore"
-import { ConnectionStore } from "@tracebridge/http/persistence/ConnectionStore"
-import * as Database from "@tracebridge/http/persistence/Database"
-import * as RowCache from "@tracebridge/http/persistence/RowCache"
-import { SandboxLog } from "@tracebridge/http/persistence/SandboxLog"
-import type { Token } from "@tracebridge/http/persistence/Tokens"
-import { Tokens } from "@tracebridge/http/persistence/Tokens"
-import { Transactions } from "@tracebridge/http/persistence/Transactions"
 import { Context, Effect, Either, Layer, Option } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll } from "vitest"
+import type { ApiClient, Organisation } from "../src/persistence/Accounts.js"
+import { Accounts } from "../src/persistence/Accounts.js"
+import type { Connection } from "../src/persistence/ConnectionStore.js"
+import { ConnectionStore } from "../src/persistence/ConnectionStore.js"
+import * as Database from "../src/persistence/Database.js"
+import * as RowCache from "../src/persistence/RowCache.js"
+import { SandboxLog } from "../src/persistence/SandboxLog.js"
+import type { Token } from "../src/persistence/Tokens.js"
+import { Tokens } from "../src/persistence/Tokens.js"
+import { Transactions } from "../src/persistence/Transactions.js"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tracebridge-rowcache-test-"))
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))

@@ -11,15 +11,15 @@
  *   and every later `COMMIT` on that connection would fail: tursodatabase/libsql-client-ts#352).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Accounts } from "@tracebridge/http/persistence/Accounts"
-import * as Database from "@tracebridge/http/persistence/Database"
-import { Transactions } from "@tracebridge/http/persistence/Transactions"
 import { ConfigProvider, Duration, Effect, Exit, Layer } from "effect"
 import NativeDatabase from "libsql"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll } from "vitest"
+import { Accounts } from "../src/persistence/Accounts.js"
+import * as Database from "../src/persistence/Database.js"
+import { Transactions } from "../src/persistence/Transactions.js"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tracebridge-transactions-test-"))
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))

@@ -5,10 +5,10 @@
  */
 import { FetchHttpClient } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
-import * as Database from "@tracebridge/http/persistence/Database"
 import { Effect, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { Accounts } from "../src/persistence/Accounts.js"
+import * as Database from "../src/persistence/Database.js"
 import { WebhookStore } from "../src/persistence/WebhookStore.js"
 import * as Crypto from "../src/services/Crypto.js"
 import * as UrlGuard from "../src/services/UrlGuard.js"

@@ -7,8 +7,8 @@ import { ProviderA, ProviderAConfig } from "@tracebridge/adapter-provider-a"
 import type { Resource } from "@tracebridge/core"
 import { Ids, Page, ProviderContract, ProviderPort, Session } from "@tracebridge/core"
 import { Faults, Licensees, Registry, Sandbox, SandboxServer, World } from "@tracebridge/sandbox"
-import * as ProviderAEmulator from "@tracebridge/sandbox/providers/provider-a/Emulator"
 import { Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
+import * as ProviderAEmulator from "../src/providers/provider-a/Emulator.js"
 
 const REFERENCE = "2026-03-15T12:00:00.000Z"
 const NOW = Date.parse(REFERENCE) + 60_000

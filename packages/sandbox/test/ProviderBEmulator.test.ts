@@ -8,9 +8,9 @@ import { ProviderB } from "@tracebridge/adapter-provider-b"
 import type { ProviderError, Resource } from "@tracebridge/core"
 import { Ids, Page, ProviderContract, ProviderPort, Session } from "@tracebridge/core"
 import { Faults, Licensees, Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
-import * as ProviderBEmulator from "@tracebridge/sandbox/providers/provider-b/Emulator"
-import * as Rows from "@tracebridge/sandbox/providers/provider-b/rows"
 import { Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
+import * as ProviderBEmulator from "../src/providers/provider-b/Emulator.js"
+import * as Rows from "../src/providers/provider-b/rows.js"
 
 const REFERENCE = "2026-03-15T12:00:00.000Z"
 const NOW = Date.parse(REFERENCE) + 60_000

@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { Scenario } from "@tracebridge/sandbox"
 import { Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
-import * as ProviderBEmulator from "@tracebridge/sandbox/providers/provider-b/Emulator"
 import { Either } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { join, sep } from "node:path"
 import { fileURLToPath } from "node:url"
+import * as ProviderBEmulator from "../src/providers/provider-b/Emulator.js"
 
 const REFERENCE = "2026-03-15T12:00:00.000Z"
 const NOW = Date.parse(REFERENCE) + 3_600_000

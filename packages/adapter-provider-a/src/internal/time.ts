@@ -6,12 +6,12 @@
  *   (`2016-01-01T17:35:45.000`), which are read in the facility state's time zone.
  * Every date-time leaves as UTC ISO 8601 (`…Z`).
  */
-import type { UsState } from "@tracebridge/core/ProviderName"
+import type { ProviderName } from "@tracebridge/core"
 import { facts } from "./descriptor.js"
 
 /** The IANA time zone of a state's local Metrc times, from the descriptor's facts (UTC when unknown). */
 export const timeZoneOf = (state: string | undefined): string =>
-  (state !== undefined ? facts.timeZones[state.toUpperCase() as UsState] : undefined) ?? "UTC"
+  (state !== undefined ? facts.timeZones[state.toUpperCase() as ProviderName.UsState] : undefined) ?? "UTC"
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})/
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/

@@ -11,8 +11,8 @@ import * as Idempotency from "../Idempotency.js"
 import type { Connection } from "../persistence/ConnectionStore.js"
 import { Transactions } from "../persistence/Transactions.js"
 import { Connections } from "../services/Connections.js"
+import * as ManagedSync from "../services/ManagedSync.js"
 import { Providers } from "../services/Providers.js"
-import * as Sync from "../services/Sync.js"
 import { Webhooks } from "../services/Webhooks.js"
 import * as Envelope from "./envelope.js"
 
@@ -132,7 +132,7 @@ export const HttpSandboxLive = HttpApiBuilder.group(
             return { deliveries, outcome }
           }))
         if (outcome.loginRequired) yield* connections.moveTo(connection, "error")
-        yield* Sync.afterSandboxChange(connection.id)
+        yield* ManagedSync.afterSandboxChange(connection.id)
         return yield* Envelope.one(
           { scenario: outcome.scenario, event: outcome.event, deliveries },
           { provider: connection.provider, state: connection.state }
@@ -144,7 +144,7 @@ export const HttpSandboxLive = HttpApiBuilder.group(
           const connection = yield* sandboxConnection(path.connection_id, "Reset")
           yield* providers.state.reset(connection)
           // the world is back at its seed: the sync reads it again, and what is gone is removed
-          yield* Sync.afterSandboxReset(connection.id)
+          yield* ManagedSync.afterSandboxReset(connection.id)
           yield* recover(connection)
           const at = yield* Clock.currentTimeMillis
           return yield* Envelope.one(

@@ -9,8 +9,8 @@ import type { Connection } from "../persistence/ConnectionStore.js"
 import { Transactions } from "../persistence/Transactions.js"
 import { Connections } from "../services/Connections.js"
 import * as Crypto from "../services/Crypto.js"
+import * as ManagedSync from "../services/ManagedSync.js"
 import { Providers } from "../services/Providers.js"
-import * as Sync from "../services/Sync.js"
 import { Webhooks } from "../services/Webhooks.js"
 
 /**
@@ -110,7 +110,7 @@ export const callOn = <A>(
         }))
       : providers.state.read(connection, Effect.either(upstream)))
     if (result._tag === "Right") {
-      if (mode === "write" && connection.is_sandbox) yield* Sync.afterSandboxChange(connection.id)
+      if (mode === "write" && connection.is_sandbox) yield* ManagedSync.afterSandboxChange(connection.id)
       return { value: result.right, connection }
     }
     return yield* refused(connection, result.left)

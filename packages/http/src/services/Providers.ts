@@ -30,17 +30,17 @@
 import type { HttpClient } from "@effect/platform"
 import { FetchHttpClient } from "@effect/platform"
 import type { ProviderName, ProviderPort, Session } from "@tracebridge/core"
-import { Deadline, ProviderError, ProviderRegistry, Session as Sessions, UpstreamGovernor } from "@tracebridge/core"
+import { Deadline, ProviderError, ProviderPorts, Session as Sessions, UpstreamGovernor } from "@tracebridge/core"
 import { Catalog } from "@tracebridge/providers"
 import { Logins, ReadCache, Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
 import type { Scope } from "effect"
 import { Context, Duration, Effect, Layer, Option } from "effect"
 import * as AppConfig from "../AppConfig.js"
+import * as DatabaseGovernor from "../DatabaseGovernor.js"
 import { Lru } from "../Lru.js"
 import type { Connection } from "../persistence/ConnectionStore.js"
 import { SandboxLog } from "../persistence/SandboxLog.js"
 import { UpstreamBuckets } from "../persistence/UpstreamBuckets.js"
-import * as Governor from "../UpstreamGovernor.js"
 import { Crypto } from "./Crypto.js"
 import * as SandboxState from "./SandboxState.js"
 
@@ -123,7 +123,7 @@ export const layer = Layer.scoped(
   Effect.gen(function*() {
     const sandboxLog = yield* SandboxLog
     const crypto = yield* Crypto
-    const governor = Governor.makeDatabase(yield* UpstreamBuckets)
+    const governor = DatabaseGovernor.make(yield* UpstreamBuckets)
     const seed = yield* AppConfig.sandboxSeed
     const size = yield* AppConfig.sandboxSize
     const deadline = yield* AppConfig.upstreamDeadline
@@ -170,12 +170,12 @@ export const layer = Layer.scoped(
     const readCache = new Lru<unknown>(yield* AppConfig.sandboxCacheEntries)
     const cached = (ports: ReadonlyArray<ProviderPort.Service>) =>
       ports.map((port) => ReadCache.wrap(port, sandbox, readCache, (s) => worldOfSession.get(s)))
-    const sandboxPorts = ProviderRegistry.make(
+    const sandboxPorts = ProviderPorts.make(
       cached(
         yield* portsWith(inProcess, UpstreamGovernor.unlimited, (module) => module.sandbox)
       )
     )
-    const productionPorts = ProviderRegistry.make(
+    const productionPorts = ProviderPorts.make(
       yield* Effect.orDie(portsWith(FetchHttpClient.layer, governor, (module) => module.production))
     )
 

@@ -1,4 +1,4 @@
-import type { FacilityId } from "@tracebridge/core/Ids"
+import type { Ids } from "@tracebridge/core"
 import { timeZoneOf } from "../time.js"
 
 /** What every mapper needs besides the provider's JSON. */
@@ -13,7 +13,7 @@ export interface MapContext {
 
 export const PROVIDER = "provider_a" as const
 
-export const facilityIdOf = (ctx: MapContext): FacilityId => ctx.facility_id as FacilityId
+export const facilityIdOf = (ctx: MapContext): Ids.FacilityId => ctx.facility_id as Ids.FacilityId
 
 export const zoneOf = (ctx: MapContext): string => timeZoneOf(ctx.state)
 

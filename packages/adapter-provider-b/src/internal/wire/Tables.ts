@@ -55,14 +55,21 @@ type Tables<T extends Record<string, Schema.Schema<any, any>>> = {
 /** The decoded tables of a sync action. */
 export type SyncTables<S extends SyncAction> = Tables<(typeof syncActions)[S]>
 
+/** A table's field in a sync answer: `Rows` over the table's row schema. */
+type RowsField<R> = R extends Schema.Schema<infer A, infer I> ? ReturnType<typeof Rows<A, I>> : never
+
+/** The fields of a sync action's answer: one `Rows` field per table. */
+export type SyncAnswerFields<S extends SyncAction> = {
+  readonly [K in keyof (typeof syncActions)[S]]: RowsField<(typeof syncActions)[S][K]>
+}
+
 /** The answer schema of a sync action. */
-export const syncAnswer = <S extends SyncAction>(action: S): Schema.Schema<SyncTables<S>, any> => {
-  const fields: Record<string, any> = {}
-  for (const [table, row] of Object.entries(syncActions[action])) fields[table] = Rows(row as Schema.Schema<any, any>)
-  // why `as any`: the struct is built from the action's table list at run time, and TypeScript
-  // cannot carry each table's row type through that loop (a mapped callback loses the per-key row
-  // type), so the answer's type is stated by `SyncTables<S>` in the signature instead.
-  return Schema.Struct(fields) as any
+export const syncAnswer = <S extends SyncAction>(action: S): Schema.Struct<SyncAnswerFields<S>> => {
+  const fields: Record<string, RowsField<Schema.Schema<any, any>>> = {}
+  for (const [table, row] of Object.entries<Schema.Schema<any, any>>(syncActions[action])) fields[table] = Rows(row)
+  // The record is built from the action's table list at run time, so TypeScript sees one field
+  // type for every key; `SyncAnswerFields<S>` states each table's own.
+  return Schema.Struct(fields as SyncAnswerFields<S>)
 }
 
 /** Rows of any shape, as an array or an object keyed by row number; missing is empty. */

@@ -13,7 +13,7 @@
  * camelCase keys, as some states do.
  *
  * This module is the handler: authentication, faults, the request rate, licence scoping and the
- * route tables; the endpoints are in `read.ts` (GET) and `write.ts` (POST).
+ * route tables; the endpoints are in `read.ts` (GET) and `writeEndpoints.ts` (POST).
  *
  * @since 0.1.0
  */
@@ -23,11 +23,11 @@ import * as Faults from "../../Faults.js"
 import { keyOf } from "../../internal/key.js"
 import type { Sandbox } from "../../Sandbox.js"
 import * as Sandboxes from "../../Sandbox.js"
-import * as Logins from "./Logins.js"
 import * as Read from "./read.js"
 import { camelCased, empty, forbidden, message, notFound, rateLimited, unauthorized } from "./responses.js"
 import * as Route from "./route.js"
-import * as Write from "./write.js"
+import * as Logins from "./testLogins.js"
+import * as Write from "./writeEndpoints.js"
 
 /**
  * Emulator settings.

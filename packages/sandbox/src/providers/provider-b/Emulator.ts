@@ -41,10 +41,10 @@ import * as Seed from "../../Seed.js"
 import * as World from "../../World.js"
 import type { JsonObject } from "./format.js"
 import { API_VERSION, keyed } from "./format.js"
-import * as Logins from "./Logins.js"
 import type { PendingSample } from "./rows.js"
 import * as Rows from "./rows.js"
-import * as Writes from "./writes.js"
+import * as Logins from "./testLogins.js"
+import * as Writes from "./writeActions.js"
 
 /**
  * @since 0.1.0

@@ -6,8 +6,8 @@
  */
 import type { SandboxPart } from "../../SandboxProvider.js"
 import * as Emulator from "./Emulator.js"
-import { logins } from "./Logins.js"
-import { profile } from "./Profile.js"
+import { profile } from "./seeding.js"
+import { logins } from "./testLogins.js"
 
 /**
  * @since 0.1.0

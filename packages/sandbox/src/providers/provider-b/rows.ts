@@ -395,7 +395,7 @@ const unlined = Worlds.slot("provider_b/unlined", () => new Set<string>())
 /**
  * The manifests of a world that have no transfer lines yet: `inventory_manifest` makes the
  * manifest (header, stop, items) and `inventory_transfer_outbound` its `inventory_transfer`
- * lines, so until then the manifest has none (`writes.ts` adds and removes ids here).
+ * lines, so until then the manifest has none (`writeActions.ts` adds and removes ids here).
  */
 export const awaitingLines = (world: World): Set<string> => Worlds.slotOf(world, unlined)
 

@@ -19,9 +19,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Registry, Sandbox } from "@tracebridge/sandbox"
-import * as Emulator from "@tracebridge/sandbox/providers/provider-a/Emulator"
 import { Effect, Either } from "effect"
 import { readFileSync } from "node:fs"
+import * as Emulator from "../../../src/providers/provider-a/Emulator.js"
 
 // ------------------------------------------------------------------ fixtures and the shape check
 

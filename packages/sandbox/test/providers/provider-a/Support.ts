@@ -14,10 +14,10 @@ import type { Sale, Session as SessionType } from "@tracebridge/core"
 import { ProviderPort, Session } from "@tracebridge/core"
 import type { Generate, World } from "@tracebridge/sandbox"
 import { Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
-import * as Emulator from "@tracebridge/sandbox/providers/provider-a/Emulator"
 import { Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
 import { http } from "msw"
 import type { SetupServer } from "msw/node"
+import * as Emulator from "../../../src/providers/provider-a/Emulator.js"
 import * as Upstream from "../../support/Upstream.js"
 
 /** The instant the worlds are generated at. */

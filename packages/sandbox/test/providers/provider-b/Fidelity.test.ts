@@ -21,11 +21,11 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
-import * as Emulator from "@tracebridge/sandbox/providers/provider-b/Emulator"
-import * as Rows from "@tracebridge/sandbox/providers/provider-b/rows"
 import { Effect, Schema } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import * as Emulator from "../../../src/providers/provider-b/Emulator.js"
+import * as Rows from "../../../src/providers/provider-b/rows.js"
 
 // ---- fixtures ---------------------------------------------------------------------------------------
 

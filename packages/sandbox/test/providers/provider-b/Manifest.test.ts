@@ -19,8 +19,8 @@ import { ProviderB } from "@tracebridge/adapter-provider-b"
 import type { Commands, ProviderError } from "@tracebridge/core"
 import { ProviderPort, Session } from "@tracebridge/core"
 import { Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
-import * as Staff from "@tracebridge/sandbox/providers/provider-b/staff"
 import { Effect, Either, Layer } from "effect"
+import * as Staff from "../../../src/providers/provider-b/staff.js"
 import * as Upstream from "../../support/Upstream.js"
 
 Upstream.useUpstream()

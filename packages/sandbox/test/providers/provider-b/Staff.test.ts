@@ -6,8 +6,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
-import * as Staff from "@tracebridge/sandbox/providers/provider-b/staff"
 import { Effect } from "effect"
+import * as Staff from "../../../src/providers/provider-b/staff.js"
 
 const REFERENCE = "2026-03-15T12:00:00.000Z"
 const NOW = Date.parse(REFERENCE) + 60_000

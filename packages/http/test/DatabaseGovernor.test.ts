@@ -1,5 +1,5 @@
 /**
- * The upstream rate governor's database store (`UpstreamGovernor.makeDatabase` over
+ * The upstream rate governor's database store (`DatabaseGovernor.make` over
  * `UpstreamBuckets`), on SQLite: two governors on one database (two API nodes) share one bucket
  * per key, a pause set by one holds the other, and the governor fails open when the store fails.
  * End to end, a production connection's reads over `/v1` take their tokens from the database
@@ -7,7 +7,7 @@
  * store's statements run on Postgres too in the persistence suite (`npm run test:pg`).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Http, Server, UpstreamGovernor } from "@tracebridge/http"
+import { DatabaseGovernor, Http, Server } from "@tracebridge/http"
 import { Standalone } from "@tracebridge/sandbox"
 import { Clock, ConfigProvider, Effect, Fiber, Layer, Logger, Option, TestClock } from "effect"
 import { UpstreamBuckets } from "../src/persistence/UpstreamBuckets.js"
@@ -21,8 +21,8 @@ const settle = Effect.promise(() => new Promise((resolve) => setTimeout(resolve,
 /** Two nodes' governors over one database. */
 const twoNodes = Effect.map(UpstreamBuckets, (buckets) =>
   [
-    UpstreamGovernor.makeDatabase(buckets),
-    UpstreamGovernor.makeDatabase(buckets)
+    DatabaseGovernor.make(buckets),
+    DatabaseGovernor.make(buckets)
   ] as const)
 
 /** When each take of `key` (alternating between the governors) got its token, on the TestClock. */
@@ -50,7 +50,7 @@ const drive = <X, E>(fiber: Fiber.Fiber<X, E>, millis: number) =>
     return yield* Fiber.join(fiber)
   })
 
-describe("UpstreamGovernor on the database", () => {
+describe("DatabaseGovernor", () => {
   it.effect("two nodes share one bucket per key: takes from both are spaced at the rate", () =>
     Effect.gen(function*() {
       const [a, b] = yield* twoNodes
@@ -81,7 +81,7 @@ describe("UpstreamGovernor on the database", () => {
     Effect.gen(function*() {
       const buckets = yield* UpstreamBuckets
       const broken = { ...buckets, reserve: () => Effect.die(new Error("database down")) }
-      const governor = UpstreamGovernor.makeDatabase(broken)
+      const governor = DatabaseGovernor.make(broken)
       const fiber = yield* takeTimes([governor], "provider_x|f|LIC-4", 3, 10)
       const times = (yield* drive(fiber, 50)).slice().sort((x, y) => x - y)
       assert.deepStrictEqual(times.map((x) => x - times[0]!), [0, 100, 200])

@@ -1,6 +1,8 @@
 /**
- * The registry from provider name to port. The HTTP layer resolves a connection's provider here,
- * so adding a provider means registering its port, with no change to `http`'s handlers.
+ * The ports by provider name: each installed provider's port, found by its descriptor's name. The
+ * HTTP layer resolves a connection's provider here, so adding a provider means adding its port,
+ * with no change to `http`'s handlers. (The sandbox's `Registry` is another thing: it pairs each
+ * catalog entry with its emulator.)
  *
  * @since 0.1.0
  */
@@ -8,7 +10,7 @@ import { Context, Effect, Layer, Schema } from "effect"
 import type * as Scope from "effect/Scope"
 import type { ProviderDescriptor } from "./ProviderDescriptor.js"
 import type { ProviderName } from "./ProviderName.js"
-import type { Service } from "./ProviderPort.js"
+import type * as ProviderPort from "./ProviderPort.js"
 
 /**
  * A provider that no port was registered for (a wiring mistake, not a user error).
@@ -17,15 +19,17 @@ import type { Service } from "./ProviderPort.js"
  * @category errors
  */
 export class ProviderNotRegistered extends Schema.TaggedError<ProviderNotRegistered>(
-  "@tracebridge/core/ProviderRegistry/ProviderNotRegistered"
+  "@tracebridge/core/ProviderPorts/ProviderNotRegistered"
 )("ProviderNotRegistered", { provider: Schema.String, message: Schema.String }) {}
 
 /**
+ * The ports, by provider name.
+ *
  * @since 0.1.0
  * @category models
  */
-export interface Registry {
-  readonly get: (provider: string) => Effect.Effect<Service, ProviderNotRegistered>
+export interface Service {
+  readonly get: (provider: string) => Effect.Effect<ProviderPort.Service, ProviderNotRegistered>
   readonly providers: ReadonlyArray<ProviderName>
   readonly descriptors: ReadonlyArray<ProviderDescriptor>
 }
@@ -34,16 +38,17 @@ export interface Registry {
  * @since 0.1.0
  * @category tags
  */
-export class ProviderRegistry extends Context.Tag("@tracebridge/core/ProviderRegistry")<ProviderRegistry, Registry>() {}
+export class ProviderPorts extends Context.Tag("@tracebridge/core/ProviderPorts")<ProviderPorts, Service>() {}
 
 /**
- * A registry of the given ports, keyed by each port's descriptor name.
+ * The given ports, keyed by each port's descriptor name. The same name twice throws (a wiring
+ * mistake).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (ports: ReadonlyArray<Service>): Registry => {
-  const byName = new Map<string, Service>()
+export const make = (ports: ReadonlyArray<ProviderPort.Service>): Service => {
+  const byName = new Map<string, ProviderPort.Service>()
   for (const port of ports) {
     if (byName.has(port.descriptor.name)) throw new Error(`provider ${port.descriptor.name} registered twice`)
     byName.set(port.descriptor.name, port)
@@ -68,13 +73,13 @@ export const make = (ports: ReadonlyArray<Service>): Registry => {
 }
 
 /**
- * A layer providing the registry of the given ports.
+ * A layer providing the given ports.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (ports: ReadonlyArray<Service>): Layer.Layer<ProviderRegistry> =>
-  Layer.succeed(ProviderRegistry, make(ports))
+export const layer = (ports: ReadonlyArray<ProviderPort.Service>): Layer.Layer<ProviderPorts> =>
+  Layer.succeed(ProviderPorts, make(ports))
 
 /**
  * A layer built from effects that make ports (each adapter's `make` needs an `HttpClient`).
@@ -83,6 +88,6 @@ export const layer = (ports: ReadonlyArray<Service>): Layer.Layer<ProviderRegist
  * @category layers
  */
 export const layerEffect = <E, R>(
-  ports: ReadonlyArray<Effect.Effect<Service, E, R>>
-): Layer.Layer<ProviderRegistry, E, Exclude<R, Scope.Scope>> =>
-  Layer.scoped(ProviderRegistry, Effect.map(Effect.all(ports), make))
+  ports: ReadonlyArray<Effect.Effect<ProviderPort.Service, E, R>>
+): Layer.Layer<ProviderPorts, E, Exclude<R, Scope.Scope>> =>
+  Layer.scoped(ProviderPorts, Effect.map(Effect.all(ports), make))

@@ -17,7 +17,6 @@ import type { World } from "../../World.js"
 import type { Refusal } from "../../Writes.js"
 import type { JsonObject } from "./format.js"
 import { seconds } from "./format.js"
-import { profile } from "./Profile.js"
 import { Barcode, Code, Epoch, Id, LabId, Panel, Quantity } from "./request.js"
 import type { PendingSample } from "./rows.js"
 import {
@@ -32,6 +31,7 @@ import {
   unitOfType,
   uomOf
 } from "./rows.js"
+import { profile } from "./seeding.js"
 import * as Staff from "./staff.js"
 
 /** What the emulator keeps per world between calls: samples awaiting results, renamed samples. */

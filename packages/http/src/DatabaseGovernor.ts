@@ -29,7 +29,7 @@ const DROP_EVERY = 60_000
  * @since 0.1.0
  * @category constructors
  */
-export const makeDatabase = (buckets: UpstreamBucketsStore.Service): UpstreamGovernor.Service => {
+export const make = (buckets: UpstreamBucketsStore.Service): UpstreamGovernor.Service => {
   const fallback = UpstreamGovernor.memoryStore()
   let nextDrop = Number.NEGATIVE_INFINITY
   let failing = false
