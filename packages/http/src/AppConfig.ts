@@ -21,7 +21,7 @@
  * | `TRACEBRIDGE_<PROVIDER>_BASE_URL_<STATE>`, `TRACEBRIDGE_<PROVIDER>_BASE_URL` | the descriptor's | where production connections of a provider reach its state system (`{state}` is replaced by the state code); e.g. `TRACEBRIDGE_PROVIDER_A_BASE_URL_CA` |
  * | each provider's own settings | | read by its adapter's module (`ProviderModule.production`), e.g. a vendor key; see the adapter's README |
  * | `TRACEBRIDGE_ACCESS_LOG_EVERY` | 100 | log one successful response in this many (1: all; 0: none); errors always (`RequestLog.ts`) |
- * | `TRACEBRIDGE_SANDBOX_CACHE_ENTRIES` | 500 | sandbox read answers kept by world version; 0: off (`services/SandboxReadCache.ts`) |
+ * | `TRACEBRIDGE_SANDBOX_CACHE_ENTRIES` | 500 | sandbox read answers kept by world version; 0: off (the sandbox's `ReadCache`, wired in `services/Providers.ts`) |
  *
  * The rate limit (`TRACEBRIDGE_RATE_LIMIT_*`) is in `RateLimit.ts` and `docs/limits.md`; the webhook
  * worker (`TRACEBRIDGE_WEBHOOK_*`, `TRACEBRIDGE_POLL_INTERVAL_SECONDS`) in `WebhookConfig.ts`.
@@ -114,6 +114,18 @@ export const bootstrapClient = Config.all({
  * @category config
  */
 export const sandboxSeed = Config.string("TRACEBRIDGE_SANDBOX_SEED").pipe(Config.withDefault("42"))
+
+/**
+ * How many sandbox read answers each process keeps by world version (the sandbox's `ReadCache`
+ * over an `Lru`); 0 turns the cache off.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const sandboxCacheEntries = Config.integer("TRACEBRIDGE_SANDBOX_CACHE_ENTRIES").pipe(
+  Config.withDefault(500),
+  Config.validate({ message: "must be >= 0", validation: (n) => n >= 0 })
+)
 
 /**
  * The size of the sandbox worlds: `small`, `large`, or a whole number of packages per facility.

@@ -1,18 +1,19 @@
 /**
- * Sandbox reads kept by world version: the same read is answered once per version and minute,
- * a change to the world, a fault, another session or another query reads again, and failures are
- * never kept. End to end, a write is visible in the next list (see also Resources.test.ts).
+ * The sandbox read cache as the API runs it: the sandbox's `ReadCache` over http's `Lru`, bounded
+ * by `TRACEBRIDGE_SANDBOX_CACHE_ENTRIES`. Past its capacity it drops the least recently used answer,
+ * and 0 turns it off. End to end, a write is visible in the next list (see also Resources.test.ts).
+ * The cache's rules (versions, minutes, faults, failures) are tested in the sandbox
+ * (`ReadCache.test.ts`).
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { ProviderPort, Session } from "@tracebridge/core"
-import { ProviderError, Session as Sessions } from "@tracebridge/core"
-import { Registry, Sandbox } from "@tracebridge/sandbox"
-import { Effect, TestClock } from "effect"
+import { Session as Sessions } from "@tracebridge/core"
+import { ReadCache, Registry, Sandbox } from "@tracebridge/sandbox"
+import { Effect } from "effect"
 import * as Lru from "../src/Lru.js"
-import * as SandboxReadCache from "../src/services/SandboxReadCache.js"
 import { call, linkSandbox, signIn, TestApp } from "./support/TestApp.js"
 
-const setup = (capacity = 10) => {
+const setup = (capacity: number) => {
   const sandbox = new Sandbox.Sandbox({
     providers: Registry.installed,
     seed: "42",
@@ -22,81 +23,37 @@ const setup = (capacity = 10) => {
   const key = Sandbox.keyOf("provider_a", "CO", "user_good~conn_1")
   sandbox.world("provider_a", "CO", "user_good~conn_1")
   const calls: Array<string> = []
-  let failNext = false
   const port = {
     list: (resource: string, _session: Session.Session, facility: string, query: unknown) =>
-      Effect.suspend(() => {
+      Effect.sync(() => {
         calls.push(`${resource} ${facility} ${JSON.stringify(query)}`)
-        if (failNext) {
-          failNext = false
-          return Effect.fail(
-            new ProviderError.ProviderUnavailable({ provider: "provider_a", operation: "x", message: "down" })
-          )
-        }
-        return Effect.succeed({ items: [{ id: calls.length }], pagination: {} })
+        return { items: [{ id: calls.length }], pagination: {} }
       })
   } as unknown as ProviderPort.Service
-  const session = (key: string) =>
-    Sessions.make({ key, provider: "provider_a", state: "CO", environment: "sandbox", credentials: {} })
-  const mine = session("conn_1")
-  const worlds = new Map<Session.Session, string>([[mine, key]])
-  const cached = SandboxReadCache.wrap(
-    port,
-    sandbox,
-    new Lru.Lru(capacity),
-    (s) => worlds.get(s)
-  )
-  const list = (s: Session.Session = mine, query: unknown = {}) =>
-    cached.list("packages", s, "fac_1", query as never, { page: 1, per_page: 10 } as never)
-  return { sandbox, key, calls, list, session, fail: () => (failNext = true) }
+  const mine = Sessions.make({
+    key: "conn_1",
+    provider: "provider_a",
+    state: "CO",
+    environment: "sandbox",
+    credentials: {}
+  })
+  const cached = ReadCache.wrap(port, sandbox, new Lru.Lru(capacity), (s) => s === mine ? key : undefined)
+  const list = (query: unknown = {}) =>
+    cached.list("packages", mine, "fac_1", query as never, { page: 1, per_page: 10 } as never)
+  return { calls, list }
 }
 
 describe("SandboxReadCache", () => {
-  it.effect("answers the same read once per world version and minute", () =>
-    Effect.gen(function*() {
-      const { calls, key, list, sandbox } = setup()
-      const first = yield* list()
-      assert.strictEqual(yield* list(), first)
-      assert.strictEqual(calls.length, 1)
-      yield* list(undefined, { is_on_hold: true })
-      assert.strictEqual(calls.length, 2, "another query is another read")
-      sandbox.reset(key)
-      yield* list()
-      assert.strictEqual(calls.length, 3, "a changed world is read again")
-      yield* TestClock.adjust("60 seconds")
-      yield* list()
-      assert.strictEqual(calls.length, 4, "an answer lives at most a minute")
-    }))
-
-  it.effect("bypasses a world with a fault, a session without a world, and keeps no failure", () =>
-    Effect.gen(function*() {
-      const { calls, fail, key, list, sandbox, session } = setup()
-      sandbox.setFault(key, { kind: "outage" })
-      yield* list()
-      yield* list()
-      assert.strictEqual(calls.length, 2)
-      sandbox.setFault(key, null)
-      const stranger = session("conn_2")
-      yield* list(stranger)
-      yield* list(stranger)
-      assert.strictEqual(calls.length, 4)
-      fail()
-      const failed = yield* Effect.either(list())
-      assert.strictEqual(failed._tag, "Left")
-      yield* list()
-      assert.strictEqual(calls.length, 6, "a failure was kept")
-    }))
-
   it.effect("drops the least recently used answer past its capacity, and 0 turns it off", () =>
     Effect.gen(function*() {
       const { calls, list } = setup(2)
-      yield* list(undefined, { a: 1 })
-      yield* list(undefined, { a: 2 })
-      yield* list(undefined, { a: 1 })
-      yield* list(undefined, { a: 3 })
-      yield* list(undefined, { a: 1 })
+      yield* list({ a: 1 })
+      yield* list({ a: 2 })
+      yield* list({ a: 1 })
+      yield* list({ a: 3 })
+      yield* list({ a: 1 })
       assert.strictEqual(calls.length, 3)
-      yield* list(undefined, { a: 2 })
+      yield* list({ a: 2 })
       assert.strictEqual(calls.length, 4)
       const off = setup(0)
       yield* off.list()

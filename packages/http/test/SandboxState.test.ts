@@ -1,17 +1,18 @@
 /**
- * `SandboxState` against a stored log that other processes keep writing to: a write that loses the
- * race runs again on the rebuilt world, gives up with 409 `write_conflict` after `MAX_ATTEMPTS`,
- * and leaves nothing uncommitted in memory; a world follows the stored version, and a reset
- * elsewhere regenerates it from the seed.
+ * `SandboxState`, the adapter from a connection row to the sandbox's `Replicas`: a sandbox
+ * connection's world is its login's, generated at the start of the day it was linked; a write that
+ * keeps losing the race is 409 `write_conflict`; a production connection passes straight through.
+ * The consistency model itself is tested in the sandbox (`Replicas.test.ts`), the database's
+ * change log in `SandboxChangeLog.test.ts`.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Registry, Sandbox } from "@tracebridge/sandbox"
+import { Registry, Replicas, Sandbox } from "@tracebridge/sandbox"
 import { Effect, Either, Option } from "effect"
 import type { Connection } from "../src/persistence/ConnectionStore.js"
 import type * as SandboxLog from "../src/persistence/SandboxLog.js"
 import * as SandboxState from "../src/services/SandboxState.js"
 
-const connection = (version: number): Connection => ({
+const connection = (version: number, overrides: Partial<Connection> = {}): Connection => ({
   id: "conn_state",
   organisation_id: "org_1",
   provider: "provider_a",
@@ -22,10 +23,11 @@ const connection = (version: number): Connection => ({
   credentials: "sealed",
   key_id: "k1",
   token_issued: true,
-  created_at: 0,
+  created_at: Date.parse("2026-03-15T17:45:00.000Z"),
   updated_at: 0,
   sandbox_version: version,
-  sandbox_fault: null
+  sandbox_fault: null,
+  ...overrides
 })
 
 const hold = (at: number): Sandbox.Change => ({
@@ -33,37 +35,16 @@ const hold = (at: number): Sandbox.Change => ({
   input: { name: "package_hold", params: {}, connection_id: "conn_state", at }
 })
 
-/** A stored log in memory that another process writes to (`elsewhere`), counting appends. */
-const storedLog = () => {
-  let version = 0
-  const changes: Array<SandboxLog.SandboxChange> = []
-  let refuse = false
+/** A stored log in memory whose appends always lose the race, counting them. */
+const refusingLog = () => {
   const store = {
     appends: 0,
-    elsewhere: (change: Sandbox.Change) => {
-      version++
-      changes.push({ connection_id: "conn_state", seq: version, change: JSON.stringify(change), created_at: 0 })
-    },
-    resetElsewhere: () => {
-      version++
-      changes.length = 0
-    },
-    refuseAll: () => (refuse = true),
-    get version() {
-      return version
-    },
     service: {
-      sandboxLog: (_id: string, after: number) =>
-        Effect.succeed(Option.some({ version, fault: null, changes: changes.filter((c) => c.seq > after) })),
-      appendSandboxChanges: (_id: string, expected: number, fresh: ReadonlyArray<{ readonly change: string }>) =>
+      sandboxLog: () => Effect.succeed(Option.some({ version: 0, fault: null, changes: [] })),
+      appendSandboxChanges: () =>
         Effect.sync(() => {
           store.appends++
-          if (refuse || expected !== version) return false
-          for (const c of fresh) {
-            version++
-            changes.push({ connection_id: "conn_state", seq: version, change: c.change, created_at: 0 })
-          }
-          return true
+          return false
         }),
       setSandboxFault: () => Effect.void,
       resetSandbox: () => Effect.void
@@ -79,71 +60,53 @@ const setup = () => {
     referenceDate: "1970-01-01T00:00:00.000Z",
     now: () => 0
   })
-  const log = storedLog()
+  const log = refusingLog()
   const state = SandboxState.make({ sandboxLog: log.service, sandbox, loginOf: () => "user_good" })
-  const key = Sandbox.keyOf("provider_a", "CO", "user_good")
   const onHold = () =>
     sandbox.world("provider_a", "CO", "user_good").facilities.flatMap((f) => f.packages).filter((p) => p.is_on_hold)
       .length
-  const write = (at: number) =>
-    state.write(connection(log.version), (commit) =>
-      Effect.zipRight(
-        Effect.sync(() => assert.isTrue(Either.isRight(sandbox.apply(state.world(connection(log.version)), hold(at))))),
-        commit
-      ))
-  return { sandbox, log, state, key, onHold, write }
+  return { sandbox, log, state, onHold }
 }
 
 describe("SandboxState", () => {
-  it.effect("a write that loses the race runs again on the other process's state, and is stored after it", () =>
+  it.effect("a connection's world is its login's, generated at the start of the day it was linked", () =>
     Effect.gen(function*() {
-      const { log, onHold, state, write } = setup()
+      const { sandbox, state } = setup()
+      assert.strictEqual(SandboxState.referenceDateOf(connection(0)), "2026-03-15T00:00:00.000Z")
       yield* state.read(connection(0), Effect.void)
-      const seeded = onHold()
-      // another process holds a package after this one built its world
-      let first = true
-      const racing = log.service.appendSandboxChanges
-      log.service.appendSandboxChanges = (id, expected, fresh) => {
-        if (first) {
-          first = false
-          log.elsewhere(hold(1))
-        }
-        return racing(id, expected, fresh)
-      }
-      yield* write(2)
-      assert.strictEqual(log.version, 2)
-      assert.strictEqual(log.appends, 2)
-      // this process serves both holds: the other's and its own, committed after it
-      yield* state.read(connection(2), Effect.void)
-      assert.strictEqual(onHold(), seeded + 2)
+      assert.isTrue(sandbox.has("provider_a", "CO", "user_good"))
+      assert.strictEqual(state.world(connection(0)), sandbox.world("provider_a", "CO", "user_good"))
+      assert.strictEqual(state.world(connection(0)).referenceDate, "2026-03-15T00:00:00.000Z")
     }))
 
   it.effect("after MAX_ATTEMPTS conflicts: 409 write_conflict, and nothing uncommitted is served", () =>
     Effect.gen(function*() {
-      const { log, onHold, state, write } = setup()
+      const { log, onHold, sandbox, state } = setup()
       yield* state.read(connection(0), Effect.void)
       const seeded = onHold()
-      log.refuseAll()
-      const failed = yield* Effect.flip(write(1))
+      const failed = yield* Effect.flip(
+        state.write(connection(0), (commit) =>
+          Effect.zipRight(
+            Effect.sync(() => assert.isTrue(Either.isRight(sandbox.apply(state.world(connection(0)), hold(1))))),
+            commit
+          ))
+      )
       assert.strictEqual(failed._tag, "ConflictError")
       assert.strictEqual(failed.error.code, "write_conflict")
-      assert.strictEqual(log.appends, SandboxState.MAX_ATTEMPTS)
+      assert.strictEqual(log.appends, Replicas.MAX_ATTEMPTS)
       yield* state.read(connection(0), Effect.void)
       assert.strictEqual(onHold(), seeded)
     }))
 
-  it.effect("a read follows the stored version; a reset elsewhere regenerates the world", () =>
+  it.effect("a production connection passes straight through: no world, and a stale commit is 409", () =>
     Effect.gen(function*() {
-      const { log, onHold, state } = setup()
-      yield* state.read(connection(0), Effect.void)
-      const seeded = onHold()
-      log.elsewhere(hold(1))
-      log.elsewhere(hold(2))
-      yield* state.read(connection(log.version), Effect.void)
-      assert.strictEqual(onHold(), seeded + 2)
-      log.resetElsewhere()
-      log.elsewhere(hold(3))
-      yield* state.read(connection(log.version), Effect.void)
-      assert.strictEqual(onHold(), seeded + 1)
+      const { sandbox, state } = setup()
+      const production = connection(3, { is_sandbox: false })
+      assert.strictEqual(yield* state.read(production, Effect.succeed("upstream")), "upstream")
+      const version = yield* state.write(production, (commit, version) => Effect.as(commit, version))
+      assert.strictEqual(version, 3)
+      const failed = yield* Effect.flip(state.write(production, () => Effect.fail(new Replicas.StaleReplica())))
+      assert.strictEqual(failed.error.code, "write_conflict")
+      assert.deepStrictEqual(sandbox.keys(), [])
     }))
 })

@@ -7,6 +7,11 @@
 /**
  * @since 0.1.0
  */
+export * as ChangeLog from "./ChangeLog.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as ControlApi from "./ControlApi.js"
 
 /**
@@ -37,7 +42,17 @@ export * as Profile from "./Profile.js"
 /**
  * @since 0.1.0
  */
+export * as ReadCache from "./ReadCache.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Registry from "./Registry.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Replicas from "./Replicas.js"
 
 /**
  * @since 0.1.0

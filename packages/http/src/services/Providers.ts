@@ -32,7 +32,7 @@ import { FetchHttpClient } from "@effect/platform"
 import type { ProviderName, ProviderPort, Session } from "@tracebridge/core"
 import { Deadline, ProviderError, ProviderPorts, Session as Sessions, UpstreamGovernor } from "@tracebridge/core"
 import { Catalog } from "@tracebridge/providers"
-import { Logins, Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
+import { Logins, ReadCache, Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
 import type { Scope } from "effect"
 import { Context, Duration, Effect, Layer, Option } from "effect"
 import * as AppConfig from "../AppConfig.js"
@@ -42,7 +42,6 @@ import type { Connection } from "../persistence/ConnectionStore.js"
 import { SandboxLog } from "../persistence/SandboxLog.js"
 import { UpstreamBuckets } from "../persistence/UpstreamBuckets.js"
 import { Crypto } from "./Crypto.js"
-import * as SandboxReadCache from "./SandboxReadCache.js"
 import * as SandboxState from "./SandboxState.js"
 
 /**
@@ -168,9 +167,9 @@ export const layer = Layer.scoped(
     // The in-process emulator needs no pacing or backoff: it answers at once and never rate limits.
     // Which world a sandbox session reaches, for the read cache (sessions come from `session`).
     const worldOfSession = new WeakMap<Session.Session, string>()
-    const readCache = new Lru<unknown>(yield* SandboxReadCache.config)
+    const readCache = new Lru<unknown>(yield* AppConfig.sandboxCacheEntries)
     const cached = (ports: ReadonlyArray<ProviderPort.Service>) =>
-      ports.map((port) => SandboxReadCache.wrap(port, sandbox, readCache, (s) => worldOfSession.get(s)))
+      ports.map((port) => ReadCache.wrap(port, sandbox, readCache, (s) => worldOfSession.get(s)))
     const sandboxPorts = ProviderPorts.make(
       cached(
         yield* portsWith(inProcess, UpstreamGovernor.unlimited, (module) => module.sandbox)

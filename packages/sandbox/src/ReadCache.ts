@@ -1,37 +1,39 @@
 /**
- * Answers to sandbox reads, kept by world version. A sandbox connection's state system is the
+ * Answers to sandbox reads, kept by world version. A sandbox world's state system is the
  * deterministic emulator, so the same read on the same world version gives the same answer: the
  * answer can be kept instead of running the adapter and the emulator again (for a list of 100
  * provider_a packages that is five paged calls and a lab-results call per package).
  *
  * What keeps it exact:
  *
- * - the key holds the connection, the world's `Sandbox.version` (it changes on every accepted
- *   write, scenario, restore and reset), the operation and its arguments, and the current minute
- *   (so an answer that depends on the clock, such as a default date range, lives at most a minute);
+ * - the key holds the session, the world's `Sandbox.version` (it changes on every accepted write,
+ *   scenario, restore and reset), the operation and its arguments, and the current minute (so an
+ *   answer that depends on the clock, such as a default date range, lives at most a minute);
  * - a world with a fault switched on is never read from or written to the cache, so outages, slow
  *   answers, 429s, broken bodies and expired logins always reach the adapter;
  * - only successes are kept; writes pass straight through (and change the version).
  *
- * Production connections are never cached: their state system changes outside our view. The
- * cache holds at most `TRACEBRIDGE_SANDBOX_CACHE_ENTRIES` answers (default 500; 0 turns it off),
- * dropping the least recently used.
+ * The host chooses which sessions are cached (`worldKeyOf`: production sessions never are, their
+ * state system changes outside our view) and how many answers are kept (the `Cache` it passes: the
+ * API's is a bounded LRU, `TRACEBRIDGE_SANDBOX_CACHE_ENTRIES`).
  *
  * @since 0.1.0
  */
 import type { ProviderPort, Session } from "@tracebridge/core"
-import type { Sandbox } from "@tracebridge/sandbox"
-import { Clock, Config, Effect } from "effect"
-import type { Lru } from "../Lru.js"
+import { Clock, Effect } from "effect"
+import type { Sandbox } from "./Sandbox.js"
 
 /**
+ * Where the answers are kept. A capacity of 0 turns the cache off.
+ *
  * @since 0.1.0
- * @category config
+ * @category models
  */
-export const config = Config.integer("TRACEBRIDGE_SANDBOX_CACHE_ENTRIES").pipe(
-  Config.withDefault(500),
-  Config.validate({ message: "must be >= 0", validation: (n) => n >= 0 })
-)
+export interface Cache {
+  readonly capacity: number
+  readonly get: (key: string) => unknown
+  readonly set: (key: string, value: unknown) => void
+}
 
 /**
  * Wraps a sandbox port so its reads are kept by world version. `worldKeyOf` names the world a
@@ -42,8 +44,8 @@ export const config = Config.integer("TRACEBRIDGE_SANDBOX_CACHE_ENTRIES").pipe(
  */
 export const wrap = (
   port: ProviderPort.Service,
-  sandbox: Sandbox.Sandbox,
-  cache: Lru<unknown>,
+  sandbox: Sandbox,
+  cache: Cache,
   worldKeyOf: (session: Session.Session) => string | undefined
 ): ProviderPort.Service => {
   if (cache.capacity === 0) return port
