@@ -72,6 +72,11 @@ export * as RateLimit from "./RateLimit.js"
 /**
  * @since 0.1.0
  */
+export * as Readiness from "./Readiness.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Redact from "./Redact.js"
 
 /**
