@@ -17,8 +17,8 @@
  * @since 0.1.0
  */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import type { Fiber } from "effect"
-import { Cause, Context, Duration, Effect, Layer, Option, Ref } from "effect"
+import type { ConfigError, Fiber } from "effect"
+import { Cause, Config, Context, Duration, Effect, Layer, Option, Ref } from "effect"
 import { MigrationState } from "./persistence/MigrationState.js"
 import { Transactions } from "./persistence/Transactions.js"
 
@@ -157,6 +157,48 @@ export const routes = HttpApiBuilder.Router.use((router) =>
           onSome: (reason) =>
             HttpServerResponse.unsafeJson({ status: "unavailable", reason }, { status: 503, headers: noStore })
         }))
+    )
+  })
+)
+
+/**
+ * `TRACEBRIDGE_DRAIN_SECONDS` (default 0, at least 0): after SIGTERM or SIGINT, how long the node
+ * keeps serving, new connections included, with `/readyz` answering 503 `draining`, before the
+ * workers stop and the server stops accepting connections. Behind a load balancer, set it to the
+ * time the balancer takes to see a failed readiness check (its interval times its failure
+ * threshold), so that no new request reaches a closed port.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const drainDelay: Config.Config<Duration.Duration> = Config.number("TRACEBRIDGE_DRAIN_SECONDS").pipe(
+  Config.withDefault(0),
+  Config.validate({ message: "must be >= 0", validation: (n) => n >= 0 }),
+  Config.map(Duration.seconds)
+)
+
+/**
+ * The first thing to close on shutdown (build it after everything else, so that it is released
+ * first): `/readyz` turns 503 `draining` at once, then the node keeps serving for
+ * {@link drainDelay} before the rest closes.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const drainOnShutdown: Layer.Layer<never, ConfigError.ConfigError, Readiness> = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const delay = yield* drainDelay
+    const readiness = yield* Readiness
+    yield* Effect.addFinalizer(() =>
+      Effect.zipRight(
+        Effect.zipRight(
+          readiness.drain,
+          Effect.logInfo("draining: /readyz answers 503").pipe(
+            Effect.annotateLogs({ drain_seconds: Duration.toSeconds(delay) })
+          )
+        ),
+        Effect.sleep(delay)
+      )
     )
   })
 )
