@@ -52,6 +52,11 @@ export * as Limits from "./Limits.js"
 /**
  * @since 0.1.0
  */
+export * as LogFormat from "./LogFormat.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Lru from "./Lru.js"
 
 /**

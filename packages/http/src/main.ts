@@ -9,6 +9,7 @@ import { Cause, Effect, Layer, Option } from "effect"
 import * as AppConfig from "./AppConfig.js"
 import * as Bootstrap from "./Bootstrap.js"
 import { makeHttpLive } from "./Http.js"
+import * as LogFormat from "./LogFormat.js"
 import * as Database from "./persistence/Database.js"
 import * as Readiness from "./Readiness.js"
 import * as Redact from "./Redact.js"
@@ -93,6 +94,8 @@ Layer.launch(AppLive).pipe(
       ? busyPort
       : Effect.logError(cause)
   ),
+  // `TRACEBRIDGE_LOG_FORMAT`: text (the pretty logger) or json, one object per line; both redacted
+  LogFormat.logging,
   Redact.redacting,
   NodeRuntime.runMain({ disableErrorReporting: true })
 )
