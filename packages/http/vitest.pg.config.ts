@@ -5,6 +5,13 @@ import { SummaryReporter } from "../../scripts/SummaryReporter.js"
 import { shared } from "../../vitest.shared.js"
 
 /**
+ * Suites that stop the Postgres cluster (`pg_ctlcluster … stop`): they run alone, after every
+ * other `*.pg.test.ts` file has finished (a later `groupOrder`), never beside a suite that needs
+ * the database.
+ */
+const alone = ["test/DatabaseRestart.pg.test.ts"]
+
+/**
  * The Postgres run alone: `npm run test:pg` with `TEST_DATABASE_URL` set. The shared settings,
  * but only `*.pg.test.ts`, ending with the same `tests: N passed, N failed, N skipped` line.
  */
@@ -13,8 +20,18 @@ export default defineConfig({
   root: path.dirname(fileURLToPath(import.meta.url)),
   test: {
     ...shared.test,
-    name: "http-pg",
-    include: ["test/**/*.pg.test.ts"],
-    reporters: ["default", new SummaryReporter()]
+    // each project names its files (a project's `include` is added to this one)
+    include: [],
+    reporters: ["default", new SummaryReporter()],
+    projects: [
+      {
+        extends: true,
+        test: { name: "http-pg", include: ["test/**/*.pg.test.ts"], exclude: alone, sequence: { groupOrder: 0 } }
+      },
+      {
+        extends: true,
+        test: { name: "http-pg-alone", include: alone, sequence: { groupOrder: 1 } }
+      }
+    ]
   }
 })

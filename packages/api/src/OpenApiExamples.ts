@@ -36,7 +36,6 @@ import { Ids, Page, ProviderDescriptor, ProviderModule, WebhookEvent } from "@tr
 import { Catalog } from "@tracebridge/providers"
 import type * as Sandbox from "./groups/SandboxApi.js"
 import type * as Schemas from "./groups/Schemas.js"
-import type * as System from "./groups/SystemApi.js"
 import type * as Webhooks from "./groups/WebhooksApi.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -634,8 +633,6 @@ const exchanged: typeof Schemas.Exchanged.Encoded = {
   client_state: CLIENT_STATE
 }
 
-const health: typeof System.Health.Encoded = { status: "ok" }
-
 // ---------------------------------------------------------------------------------------------
 // The managed sync
 // ---------------------------------------------------------------------------------------------
@@ -703,7 +700,6 @@ const connectionSync: typeof Change.ConnectionSync.Encoded = {
  * @category examples
  */
 export const responses: Readonly<Record<string, unknown>> = {
-  getHealth: health,
   createToken: token,
   createLinkToken: one({ link_token: "link-sandbox-…", expires_at: "2026-03-14T20:20:05.000Z" }),
   exchangePublicToken: one(exchanged, ON_CONNECTION),

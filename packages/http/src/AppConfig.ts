@@ -21,6 +21,8 @@
  * | `TRACEBRIDGE_<PROVIDER>_BASE_URL_<STATE>`, `TRACEBRIDGE_<PROVIDER>_BASE_URL` | the descriptor's | where production connections of a provider reach its state system (`{state}` is replaced by the state code); e.g. `TRACEBRIDGE_PROVIDER_A_BASE_URL_CA` |
  * | each provider's own settings | | read by its adapter's module (`ProviderModule.production`), e.g. a vendor key; see the adapter's README |
  * | `TRACEBRIDGE_ACCESS_LOG_EVERY` | 100 | log one successful response in this many (1: all; 0: none); errors always (`RequestLog.ts`) |
+ * | `TRACEBRIDGE_LOG_FORMAT` | text | `text` (one readable line) or `json` (one JSON object per line, with `trace_id`/`span_id`; `LogFormat.ts`); both redacted; another value stops the start-up |
+ * | `TRACEBRIDGE_DRAIN_SECONDS` | 0 | after SIGTERM, how long the node keeps serving with `/readyz` at 503 `draining` before it stops accepting connections (`Readiness.ts`) |
  * | `TRACEBRIDGE_SANDBOX_CACHE_ENTRIES` | 500 | sandbox read answers kept by world version; 0: off (the sandbox's `ReadCache`, wired in `services/Providers.ts`) |
  *
  * The rate limit (`TRACEBRIDGE_RATE_LIMIT_*`) is in `RateLimit.ts` and `docs/limits.md`; the webhook

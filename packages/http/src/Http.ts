@@ -40,6 +40,7 @@ import * as OpenApiRoute from "./OpenApiRoute.js"
 import { isUnavailable, type Persistence } from "./persistence/Database.js"
 import { IdempotencyStore } from "./persistence/IdempotencyStore.js"
 import * as RateLimit from "./RateLimit.js"
+import * as Readiness from "./Readiness.js"
 import * as RequestId from "./RequestId.js"
 import * as RequestLog from "./RequestLog.js"
 import * as Routes from "./Routes.js"
@@ -349,14 +350,25 @@ const workerLive = (options: Options) =>
     if (!(options.worker ?? config.enabled)) return
     const dispatcher = yield* WebhookDispatcher.WebhookDispatcher
     const poller = yield* WebhookPoller.WebhookPoller
-    yield* Effect.forkScoped(dispatcher.loop(config.tick, config.shutdownGrace))
-    yield* Effect.forkScoped(ManagedSync.scheduler(ManagedSync.SCHEDULER_EVERY))
-    yield* Effect.forkScoped(Effect.forever(
-      Effect.zipRight(
-        Effect.sleep(Duration.minutes(1)),
-        Effect.catchAllCause(poller.runDue(config.pollInterval), (cause) => Effect.logError("webhook poller", cause))
-      )
-    ))
+    const readiness = yield* Readiness.Readiness
+    // `/readyz` is not ready once one of them has ended (`Readiness.ts`).
+    yield* readiness.watch(
+      "webhook dispatcher",
+      yield* Effect.forkScoped(dispatcher.loop(config.tick, config.shutdownGrace))
+    )
+    yield* readiness.watch(
+      "sync scheduler",
+      yield* Effect.forkScoped(ManagedSync.scheduler(ManagedSync.SCHEDULER_EVERY))
+    )
+    yield* readiness.watch(
+      "webhook poller",
+      yield* Effect.forkScoped(Effect.forever(
+        Effect.zipRight(
+          Effect.sleep(Duration.minutes(1)),
+          Effect.catchAllCause(poller.runDue(config.pollInterval), (cause) => Effect.logError("webhook poller", cause))
+        )
+      ))
+    )
   }))
 
 /**
@@ -383,7 +395,8 @@ export const makeApiLive = (options: Options = {}) =>
     Layer.provide(options.rateLimiter ?? RateLimit.layer),
     Layer.provide(AuthenticationLive),
     Layer.provide(workerLive(options)),
-    Layer.provideMerge(servicesLive(options))
+    Layer.provideMerge(servicesLive(options)),
+    Layer.provideMerge(Readiness.layer)
   )
 
 /**
@@ -433,6 +446,7 @@ export const makeHttpLive = (options: Options = {}) =>
       Layer.provide(DocsRoute.layer),
       Layer.provide(ConnectPages.layer),
       Layer.provide(OpenApiRoute.layer),
+      Layer.provide(Readiness.routes),
       Layer.provideMerge(makeApiLive(options))
     )
   ) as Layer.Layer<
@@ -442,7 +456,8 @@ export const makeHttpLive = (options: Options = {}) =>
     | Providers.Providers
     | Connections.Connections
     | Jobs.Jobs
-    | Polls.Polls,
+    | Polls.Polls
+    | Readiness.Readiness,
     never,
     Persistence | Crypto | HttpServer.HttpServer
   >

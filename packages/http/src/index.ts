@@ -52,6 +52,11 @@ export * as Limits from "./Limits.js"
 /**
  * @since 0.1.0
  */
+export * as LogFormat from "./LogFormat.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Lru from "./Lru.js"
 
 /**
@@ -68,6 +73,11 @@ export * as PublicOrigin from "./PublicOrigin.js"
  * @since 0.1.0
  */
 export * as RateLimit from "./RateLimit.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Readiness from "./Readiness.js"
 
 /**
  * @since 0.1.0

@@ -8,15 +8,18 @@ import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Layer, Option } from "effect"
 import * as AppConfig from "./AppConfig.js"
 import * as Bootstrap from "./Bootstrap.js"
-import { HttpLive } from "./Http.js"
+import { makeHttpLive } from "./Http.js"
+import * as LogFormat from "./LogFormat.js"
 import * as Database from "./persistence/Database.js"
+import * as Readiness from "./Readiness.js"
 import * as Redact from "./Redact.js"
 import * as Server from "./Server.js"
 import * as Crypto from "./services/Crypto.js"
 
 /**
  * The HTTP server. On SIGTERM or SIGINT (`NodeRuntime.runMain` interrupts the program) the layers
- * close in reverse: the webhook worker hands back the deliveries it has not started and gives the
+ * close in reverse: `/readyz` turns 503 `draining` and the node keeps serving for
+ * `TRACEBRIDGE_DRAIN_SECONDS` (default 0; `Readiness.drainOnShutdown`), then the webhook worker hands back the deliveries it has not started and gives the
  * attempts in flight up to `TRACEBRIDGE_SHUTDOWN_GRACE_SECONDS` to end (then abandons them, due again),
  * the server stops accepting connections and waits for the requests in flight, and only then does
  * the database close. Requests still running after `TRACEBRIDGE_SHUTDOWN_GRACE_SECONDS` have their
@@ -50,7 +53,9 @@ const BootstrapLive = Layer.effectDiscard(
   })
 )
 
-const AppLive = HttpLive.pipe(
+// Built last, so released first: on SIGTERM `/readyz` turns 503 before anything else closes.
+const AppLive = Readiness.drainOnShutdown.pipe(
+  Layer.provide(makeHttpLive()),
   Layer.provide(ServerLive),
   Layer.provide(BootstrapLive),
   Layer.provideMerge(Crypto.layer),
@@ -89,6 +94,8 @@ Layer.launch(AppLive).pipe(
       ? busyPort
       : Effect.logError(cause)
   ),
+  // `TRACEBRIDGE_LOG_FORMAT`: text (the pretty logger) or json, one object per line; both redacted
+  LogFormat.logging,
   Redact.redacting,
   NodeRuntime.runMain({ disableErrorReporting: true })
 )

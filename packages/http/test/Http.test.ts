@@ -20,7 +20,9 @@ describe("Http", () => {
       assert.strictEqual(doc.openapi, "3.1.0")
       assert.strictEqual(doc.info.version, "0.1.0")
       assert.strictEqual(doc.info.title, "Tracebridge API")
-      assert.property(doc.paths, "/healthz")
+      assert.property(doc.paths, "/v1/providers")
+      // health is for operators, outside the /v1 document (DECISIONS "Turn 3 additions")
+      for (const path of ["/healthz", "/livez", "/readyz"]) assert.notProperty(doc.paths, path)
     }).pipe(Effect.provide(TestServer)))
 
   it.effect("serves the docs page without loading anything from outside", () =>

@@ -41,8 +41,6 @@ describe("OpenAPI document against real answers", () => {
           return answer.body
         })
 
-      yield* send("getHealth", 200, "GET", "/healthz")
-
       // OAuth: both grants, and the RFC 6749 refusals
       const me = yield* signIn
       const client = { client_id: me.client_id, client_secret: me.client_secret }

@@ -1,5 +1,6 @@
 /**
- * The system group: liveness for operators and load balancers (outside `/v1`, unversioned).
+ * The system group: liveness for operators and load balancers (outside `/v1`, unversioned, and not in
+ * the `/v1` document).
  *
  * @since 0.1.0
  */
@@ -26,5 +27,8 @@ export class SystemApi extends HttpApiGroup.make("system")
       .annotate(OpenApi.Summary, "Check the service is up")
       .addSuccess(Health)
       .annotate(OpenApi.Description, "Answers 200 while the process serves requests")
+      // For operators, outside the `/v1` document (DECISIONS "Turn 3 additions"), with `/livez` and
+      // `/readyz`; still in the contract, so the typed client can call it.
+      .annotate(OpenApi.Exclude, true)
   )
 {}

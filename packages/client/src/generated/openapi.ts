@@ -5,26 +5,6 @@
  * @since 0.1.0
  */
 export interface paths {
-    "/healthz": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Check the service is up
-         * @description Answers 200 while the process serves requests
-         */
-        get: operations["getHealth"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/oauth/token": {
         parameters: {
             query?: never;
@@ -905,10 +885,19 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        Health: {
+        TokenResponse: {
+            access_token: string;
             /** @enum {string} */
-            status: "ok";
+            token_type: "Bearer";
+            expires_in: components["schemas"]["Int"];
+            refresh_token?: string;
+            scope?: string;
         };
+        /**
+         * int
+         * @description an integer
+         */
+        Int: number;
         /** @description validation_error */
         ValidationError: {
             error: {
@@ -924,6 +913,11 @@ export interface components {
                 /** @description The offending parameter, when one is to blame */
                 param?: string;
             };
+        };
+        OAuthBadRequest: {
+            /** @enum {string} */
+            error: "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "invalid_scope";
+            error_description?: string;
         };
         /** @description authentication_error */
         AuthenticationError: {
@@ -941,6 +935,11 @@ export interface components {
                 param?: string;
             };
         };
+        OAuthUnauthorized: {
+            /** @enum {string} */
+            error: "invalid_client";
+            error_description?: string;
+        };
         /** @description permission_error */
         PermissionError: {
             error: {
@@ -956,6 +955,11 @@ export interface components {
                 /** @description The offending parameter, when one is to blame */
                 param?: string;
             };
+        };
+        OAuthForbidden: {
+            /** @enum {string} */
+            error: "unauthorized_client";
+            error_description?: string;
         };
         /** @description not_found_error */
         NotFoundError: {
@@ -1132,34 +1136,6 @@ export interface components {
                 /** @description The offending parameter, when one is to blame */
                 param?: string;
             };
-        };
-        TokenResponse: {
-            access_token: string;
-            /** @enum {string} */
-            token_type: "Bearer";
-            expires_in: components["schemas"]["Int"];
-            refresh_token?: string;
-            scope?: string;
-        };
-        /**
-         * int
-         * @description an integer
-         */
-        Int: number;
-        OAuthBadRequest: {
-            /** @enum {string} */
-            error: "invalid_request" | "invalid_grant" | "unsupported_grant_type" | "invalid_scope";
-            error_description?: string;
-        };
-        OAuthUnauthorized: {
-            /** @enum {string} */
-            error: "invalid_client";
-            error_description?: string;
-        };
-        OAuthForbidden: {
-            /** @enum {string} */
-            error: "unauthorized_client";
-            error_description?: string;
         };
         LinkTokenCreate: {
             metadata?: {
@@ -2153,76 +2129,6 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getHealth: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Health */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": "ok"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Health"];
-                };
-            };
-            /** @description `rate_limit_error` / `rate_limited`: wait `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitError"];
-                };
-            };
-            /** @description `api_error` / `internal_error`: our side failed; quote `request_id` to support. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InternalError"];
-                };
-            };
-            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServiceUnavailableError"];
-                };
-            };
-        };
-    };
     createToken: {
         parameters: {
             query?: never;
