@@ -29,6 +29,7 @@ import * as ConnectionStore from "./ConnectionStore.js"
 import * as IdempotencyStore from "./IdempotencyStore.js"
 import * as Sqlite from "./internal/sqlite.js"
 import * as LinkTokens from "./LinkTokens.js"
+import * as MetricsStore from "./MetricsStore.js"
 import { loader } from "./migrations.js"
 import * as RateBuckets from "./RateBuckets.js"
 import * as RowCache from "./RowCache.js"
@@ -57,6 +58,7 @@ export type Persistence =
   | UpstreamBuckets.UpstreamBuckets
   | SyncStore.SyncStore
   | Transactions.Transactions
+  | MetricsStore.MetricsStore
 
 /** The stores with a read that `RowCache` keeps on SQLite. */
 const cacheableStores = Layer.mergeAll(Accounts.layer, Tokens.layer, ConnectionStore.layer)
@@ -71,7 +73,8 @@ const otherStores = Layer.mergeAll(
   RateBuckets.layer,
   UpstreamBuckets.layer,
   SyncStore.layer,
-  Transactions.layer
+  Transactions.layer,
+  MetricsStore.layer
 )
 
 /**

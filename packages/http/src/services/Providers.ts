@@ -38,6 +38,7 @@ import { Context, Duration, Effect, Layer, Option } from "effect"
 import * as AppConfig from "../AppConfig.js"
 import * as DatabaseGovernor from "../DatabaseGovernor.js"
 import { Lru } from "../Lru.js"
+import * as Metrics from "../Metrics.js"
 import type { Connection } from "../persistence/ConnectionStore.js"
 import { SandboxLog } from "../persistence/SandboxLog.js"
 import { UpstreamBuckets } from "../persistence/UpstreamBuckets.js"
@@ -171,13 +172,28 @@ export const layer = Layer.scoped(
     const readCache = new Lru<unknown>(yield* SandboxReadCache.config)
     const cached = (ports: ReadonlyArray<ProviderPort.Service>) =>
       ports.map((port) => SandboxReadCache.wrap(port, sandbox, readCache, (s) => worldOfSession.get(s)))
+    // Counted when the metrics are on (`Metrics.ts`): port calls, 429s, governor waits, skipped rows.
+    const counted = Metrics.isOn()
+    const measured = (ports: ReadonlyArray<ProviderPort.Service>) => counted ? ports.map(Metrics.port) : ports
     const sandboxPorts = ProviderPorts.make(
-      cached(
-        yield* portsWith(inProcess, UpstreamGovernor.unlimited, (module) => module.sandbox)
-      )
+      measured(cached(
+        yield* portsWith(
+          inProcess,
+          counted ? Metrics.governor(UpstreamGovernor.unlimited, false) : UpstreamGovernor.unlimited,
+          (module) => module.sandbox
+        )
+      ))
     )
     const productionPorts = ProviderPorts.make(
-      yield* Effect.orDie(portsWith(FetchHttpClient.layer, governor, (module) => module.production))
+      measured(
+        yield* Effect.orDie(
+          portsWith(
+            FetchHttpClient.layer,
+            counted ? Metrics.governor(governor) : governor,
+            (module) => module.production
+          )
+        )
+      )
     )
 
     // The world a stored sandbox login opens (as its emulator keys it).
@@ -274,8 +290,9 @@ export const layer = Layer.scoped(
       upstream: (provider, call) =>
         Deadline.within(call, {
           budget: deadline,
-          onTimeout: () =>
-            new ProviderError.ProviderTimeout({
+          onTimeout: () => {
+            Metrics.recordDeadlineExceeded(provider)
+            return new ProviderError.ProviderTimeout({
               provider: provider as ProviderName.ProviderName,
               operation: "request",
               timeout: deadline,
@@ -283,6 +300,7 @@ export const layer = Layer.scoped(
                 Duration.format(deadline)
               }, retries included; try again later`
             })
+          }
         })
     }
     return service

@@ -1,0 +1,185 @@
+/**
+ * The metrics of issue #32 on an in-process server: their names and bounded labels after a
+ * scripted session (no id in any label), the bearer token on the main port, and nothing at all
+ * by default.
+ */
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { assert, describe, it } from "@effect/vitest"
+import { Http, Server } from "@tracebridge/http"
+import { Effect, Layer, Option, Redacted } from "effect"
+import * as Metrics from "../src/Metrics.js"
+import * as MetricsServer from "../src/MetricsServer.js"
+import * as Routes from "../src/Routes.js"
+import * as Crypto from "../src/services/Crypto.js"
+import { call, linkSandbox, signIn, TestApp } from "./support/TestApp.js"
+import * as TestDatabase from "./support/TestDatabase.js"
+
+const TOKEN = "metrics-token-0123456789abcdef"
+
+const withToken = Http.makeHttpLive({
+  metrics: { ...MetricsServer.off, token: Option.some(Redacted.make(TOKEN)) }
+}).pipe(
+  Layer.provideMerge(Server.layerTest),
+  Layer.provideMerge(Crypto.layerTest),
+  Layer.provideMerge(TestDatabase.layer)
+)
+
+const scrape = (token: string | undefined) =>
+  Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    let request = HttpClientRequest.get("/metrics")
+    if (token !== undefined) request = HttpClientRequest.bearerToken(request, token)
+    const response = yield* client.execute(request)
+    return { status: response.status, text: yield* response.text }
+  }).pipe(Effect.scoped)
+
+/** Every sample line's name and labels. */
+const samples = (text: string) =>
+  text.split("\n").filter((line) => line !== "" && !line.startsWith("#")).map((line) => {
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (.+)$/.exec(line)
+    assert.isNotNull(match, `not a sample line: ${line}`)
+    const labels: Record<string, string> = {}
+    for (const pair of (match![2] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) {
+      labels[pair[1]!] = pair[2]!
+    }
+    return { name: match![1]!, labels, value: Number(match![3]) }
+  })
+
+// One after another: recording is on while any metrics layer is up, for the whole process.
+describe.sequential("Metrics", () => {
+  it("route labels are the contract's templates, status classes are bounded", () => {
+    assert.strictEqual(Metrics.routeOf("/v1/connections/conn_123?x=1"), Routes.template("/v1/connections/conn_123"))
+    assert.include(Metrics.routeOf("/v1/connections/conn_123"), ":")
+    assert.notInclude(Metrics.routeOf("/v1/connections/conn_123"), "conn_123")
+    assert.strictEqual(Metrics.routeOf("/no/such/path/abc"), "unmatched")
+    assert.strictEqual(Metrics.routeOf("/docs/x"), "/docs")
+    assert.strictEqual(Metrics.statusClass(204), "2xx")
+    assert.strictEqual(Metrics.statusClass(503), "5xx")
+  })
+
+  it("compares the token as a whole bearer token", () => {
+    const token = Redacted.make(TOKEN)
+    assert.isTrue(MetricsServer.authorized(`Bearer ${TOKEN}`, token))
+    assert.isTrue(MetricsServer.authorized(`bearer ${TOKEN}`, token))
+    assert.isFalse(MetricsServer.authorized(`Bearer ${TOKEN}x`, token))
+    assert.isFalse(MetricsServer.authorized(`Bearer ${TOKEN.slice(0, -1)}`, token))
+    assert.isFalse(MetricsServer.authorized(TOKEN, token))
+    assert.isFalse(MetricsServer.authorized(undefined, token))
+  })
+
+  it.effect("off by default: /metrics is a 404 like any unknown path, and nothing is recorded", () =>
+    Effect.gen(function*() {
+      const answer = yield* call("GET", "/metrics")
+      assert.strictEqual(answer.status, 404)
+      assert.strictEqual(answer.body.error.code, "resource_not_found")
+      assert.isFalse(Metrics.isOn())
+      const withTokenToo = yield* call("GET", "/metrics", { token: TOKEN })
+      assert.strictEqual(withTokenToo.status, 404)
+    }).pipe(Effect.provide(TestApp)))
+
+  it.effect("on the main port: 401 without or with a wrong token, the metrics with it", () =>
+    Effect.gen(function*() {
+      assert.isTrue(Metrics.isOn())
+      const none = yield* call("GET", "/metrics")
+      assert.strictEqual(none.status, 401)
+      assert.strictEqual(none.body.error.type, "authentication_error")
+      assert.strictEqual(none.body.error.code, "unauthorized")
+      assert.isString(none.body.error.request_id)
+      const wrong = yield* call("GET", "/metrics", { token: `${TOKEN}-wrong` })
+      assert.strictEqual(wrong.status, 401)
+      assert.strictEqual(wrong.body.error.type, "authentication_error")
+      const right = yield* scrape(TOKEN)
+      assert.strictEqual(right.status, 200)
+      assert.include(right.text, "# TYPE tracebridge_http_requests_total counter")
+      const document = yield* call("GET", "/v1/openapi.json")
+      assert.property(document.body.paths, "/healthz")
+      assert.notProperty(document.body.paths, "/metrics")
+    }).pipe(Effect.provide(withToken), Effect.tap(() => assert.isFalse(Metrics.isOn()))))
+
+  it.effect("after a scripted session: the names and labels, and no id in any label", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const conn = yield* linkSandbox(me.access)
+      const facilities = yield* call("GET", `/v1/connections/${conn.connection_id}/facilities`, { token: me.access })
+      assert.strictEqual(facilities.status, 200)
+      const facility = facilities.body.data[0].id as string
+      const packages = yield* call(
+        "GET",
+        `/v1/connections/${conn.connection_id}/facilities/${facility}/packages?per_page=5`,
+        { token: me.access }
+      )
+      assert.strictEqual(packages.status, 200)
+      assert.strictEqual(
+        (yield* call("GET", `/v1/connections/${conn.connection_id}x`, { token: me.access })).status,
+        404
+      )
+      assert.strictEqual((yield* call("GET", "/nowhere/abc123")).status, 404)
+
+      const { status, text } = yield* scrape(TOKEN)
+      assert.strictEqual(status, 200)
+      const all = samples(text)
+      const requests = all.filter((s) => s.name === "tracebridge_http_requests_total")
+      const packagesRoute = Routes.template(`/v1/connections/c/facilities/f/packages`)!
+      const ok = requests.find((s) => s.labels.route === packagesRoute && s.labels.method === "GET")
+      assert.isDefined(ok, text)
+      assert.strictEqual(ok!.labels.status_class, "2xx")
+      assert.isAtLeast(ok!.value, 1)
+      assert.isDefined(requests.find((s) => s.labels.route === "unmatched" && s.labels.status_class === "4xx"))
+      assert.isDefined(
+        all.find((s) =>
+          s.name === "tracebridge_http_request_duration_seconds_count" && s.labels.route === packagesRoute
+        )
+      )
+      const upstream = all.filter((s) => s.name === "tracebridge_upstream_requests_total")
+      assert.isDefined(
+        upstream.find((s) =>
+          s.labels.provider === "provider_a" && s.labels.state === "CO" && s.labels.outcome === "ok"
+        ),
+        text
+      )
+      for (
+        const name of [
+          "tracebridge_sync_facilities",
+          "tracebridge_sync_lag_seconds",
+          "tracebridge_webhook_oldest_pending_seconds",
+          "tracebridge_webhook_dead_lettered",
+          "tracebridge_process_heap_used_bytes",
+          "tracebridge_process_resident_memory_bytes"
+        ]
+      ) assert.isDefined(all.find((s) => s.name === name), `${name} missing`)
+      assert.deepStrictEqual(
+        all.filter((s) => s.name === "tracebridge_sync_facilities").map((s) => s.labels.status).sort(),
+        ["backfilling", "error", "live"]
+      )
+
+      // bounded labels: no id of the session anywhere
+      const ids = [conn.connection_id, facility, me.client_id, me.access]
+      for (const sample of all) {
+        for (const value of Object.values(sample.labels)) {
+          for (const id of ids) assert.notInclude(value, id, `${sample.name} has an id in a label`)
+          assert.notMatch(value, /abc123/)
+        }
+      }
+      const labelNames = new Set(
+        all.filter((s) => s.name.startsWith("tracebridge_")).flatMap((s) => Object.keys(s.labels))
+      )
+      for (const name of labelNames) {
+        assert.include(
+          [
+            "route",
+            "method",
+            "status_class",
+            "provider",
+            "state",
+            "outcome",
+            "resource",
+            "status",
+            "phase",
+            "quantile",
+            "le"
+          ],
+          name
+        )
+      }
+    }).pipe(Effect.provide(withToken)))
+})
