@@ -241,4 +241,24 @@ describe("MetricsServer", () => {
     const out = execFileSync(PROMTOOL, ["check", "rules", alerts], { encoding: "utf8" })
     assert.match(out, /SUCCESS: \d+ rules found/)
   })
+
+  it("the scrape example, the rules and the dashboard name only metrics that exist", () => {
+    const defined = new Set(
+      [...fs.readFileSync(path.join(root, "packages/http/src/Metrics.ts"), "utf8").matchAll(/"(tracebridge_[a-z_]+)"/g)]
+        .map((m) => m[1]!)
+    )
+    assert.isAtLeast(defined.size, 20)
+    for (const file of ["deploy/prometheus/alerts.yml", "deploy/grafana/tracebridge.json", "docs/operations.md"]) {
+      const text = fs.readFileSync(path.join(root, file), "utf8")
+      const used = new Set(
+        [...text.matchAll(/\b(tracebridge_[a-z_]+)/g)].map((m) => m[1]!.replace(/_(bucket|sum|count)$/, ""))
+      )
+      assert.isAbove(used.size, 3, file)
+      for (const name of used) {
+        assert.isTrue(defined.has(name), `${file} names ${name}, which Metrics.ts does not define`)
+      }
+    }
+    const dashboard = JSON.parse(fs.readFileSync(path.join(root, "deploy/grafana/tracebridge.json"), "utf8"))
+    assert.isAbove(dashboard.panels.length, 10)
+  })
 })
