@@ -22,6 +22,10 @@
  * | each provider's own settings | | read by its adapter's module (`ProviderModule.production`), e.g. a vendor key; see the adapter's README |
  * | `TRACEBRIDGE_ACCESS_LOG_EVERY` | 100 | log one successful response in this many (1: all; 0: none); errors always (`RequestLog.ts`) |
  * | `TRACEBRIDGE_SANDBOX_CACHE_ENTRIES` | 500 | sandbox read answers kept by world version; 0: off (`services/SandboxReadCache.ts`) |
+ * | `TRACEBRIDGE_METRICS_PORT` | none | Prometheus metrics at `GET /metrics` on a listener of its own (`MetricsServer.ts`, `docs/operations.md`); none of the `TRACEBRIDGE_METRICS_*` set: no metrics at all |
+ * | `TRACEBRIDGE_METRICS_HOST` | `HOST` | the interface of that listener |
+ * | `TRACEBRIDGE_METRICS_TOKEN` | none | `GET /metrics` on the main port, to `Authorization: Bearer <token>` only (401 otherwise) |
+ * | `TRACEBRIDGE_METRICS_OTLP` | false | also push the metrics over OTLP/HTTP (`OTEL_EXPORTER_OTLP_METRICS_ENDPOINT` or `OTEL_EXPORTER_OTLP_ENDPOINT`) |
  *
  * The rate limit (`TRACEBRIDGE_RATE_LIMIT_*`) is in `RateLimit.ts` and `docs/limits.md`; the webhook
  * worker (`TRACEBRIDGE_WEBHOOK_*`, `TRACEBRIDGE_POLL_INTERVAL_SECONDS`) in `WebhookConfig.ts`.
