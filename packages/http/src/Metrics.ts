@@ -265,14 +265,16 @@ export const governor = (self: UpstreamGovernor.Service, timed = true): Upstream
 })
 
 /**
- * Counts a request whose upstream deadline passed.
+ * Counts a provider call that failed with `ProviderTimeout`: the request's upstream deadline
+ * passed (the adapter saw it and gave up, or the call was cut).
  *
  * @since 0.1.0
  * @category recording
  */
-export const recordDeadlineExceeded = (provider: string): void => {
-  if (on) metrics.upstreamDeadlineExceeded.unsafeUpdate(1, labels({ provider }))
-}
+export const recordDeadlineExceeded = (provider: string) => (error: unknown): Effect.Effect<void> =>
+  Effect.sync(() => {
+    if (on && outcomeOf(error) === "timeout") metrics.upstreamDeadlineExceeded.unsafeUpdate(1, labels({ provider }))
+  })
 
 /**
  * A sync store that counts pages stored (by phase), failed reads (`failing_since` or an `error`

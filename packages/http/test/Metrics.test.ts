@@ -6,11 +6,12 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { Http, Server } from "@tracebridge/http"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
 import * as Metrics from "../src/Metrics.js"
 import * as MetricsServer from "../src/MetricsServer.js"
 import * as Routes from "../src/Routes.js"
 import * as Crypto from "../src/services/Crypto.js"
+import { Providers } from "../src/services/Providers.js"
 import { call, linkSandbox, signIn, TestApp } from "./support/TestApp.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
@@ -182,4 +183,70 @@ describe.sequential("Metrics", () => {
         )
       }
     }).pipe(Effect.provide(withToken)))
+
+  it.effect("a row the adapter cannot read counts as a skipped row of its provider and resource", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const conn = yield* linkSandbox(me.access)
+      const facilities = yield* call("GET", `/v1/connections/${conn.connection_id}/facilities`, { token: me.access })
+      const facility = facilities.body.data[0].id as string
+      // one package of the connection's world made unreadable (as TolerantReads.test.ts does)
+      const { sandbox } = yield* Providers
+      const key = sandbox.keys().find((k) => k.includes(conn.connection_id))!
+      const [provider, state, ...login] = key.split("|")
+      const world = sandbox.world(provider as never, state as never, login.join("|"))
+      const packages = world.facilities.find((d) => d.facility.id === facility)!.packages
+      assert.isAbove(packages.length, 0)
+      ;(packages[0] as unknown as { quantity: unknown }).quantity = "lots"
+      const before = samples((yield* scrape(TOKEN)).text)
+        .find((s) => s.name === "tracebridge_skipped_rows_total" && s.labels.resource === "packages")?.value ?? 0
+      const read = yield* call(
+        "GET",
+        `/v1/connections/${conn.connection_id}/facilities/${facility}/packages?per_page=100`,
+        { token: me.access }
+      )
+      assert.strictEqual(read.status, 200)
+      assert.strictEqual(read.body.meta.skipped.length, 1)
+      const after = samples((yield* scrape(TOKEN)).text).find((s) =>
+        s.name === "tracebridge_skipped_rows_total" && s.labels.resource === "packages"
+      )
+      assert.isDefined(after)
+      assert.strictEqual(after!.labels.provider, "provider_a")
+      assert.strictEqual(after!.value, before + 1)
+    }).pipe(Effect.provide(withToken)))
+
+  it.live(
+    "a request past its upstream deadline counts as deadline exceeded for its provider",
+    () =>
+      Effect.gen(function*() {
+        const me = yield* signIn
+        const conn = yield* linkSandbox(me.access)
+        const facilities = yield* call("GET", `/v1/connections/${conn.connection_id}/facilities`, { token: me.access })
+        const path = `/v1/connections/${conn.connection_id}/facilities/${facilities.body.data[0].id}/packages`
+        const slow = yield* call("PUT", `/v1/sandbox/${conn.connection_id}/faults`, {
+          token: me.access,
+          json: { kind: "slow", delay_ms: 10_000 }
+        })
+        assert.strictEqual(slow.status, 200)
+        const late = yield* call("GET", path, { token: me.access })
+        assert.strictEqual(late.status, 504)
+        assert.strictEqual(late.body.error.code, "provider_timeout")
+        const all = samples((yield* scrape(TOKEN)).text)
+        const exceeded = all.find((s) => s.name === "tracebridge_upstream_deadline_exceeded_total")
+        assert.isDefined(exceeded)
+        assert.deepStrictEqual(exceeded!.labels, { provider: "provider_a" })
+        assert.isAtLeast(exceeded!.value, 1)
+        assert.isDefined(
+          all.find((s) => s.name === "tracebridge_http_requests_total" && s.labels.status_class === "5xx")
+        )
+      }).pipe(
+        Effect.provide(withToken),
+        Effect.provide(Layer.setConfigProvider(
+          ConfigProvider.fromMap(new Map([["TRACEBRIDGE_UPSTREAM_DEADLINE_SECONDS", "1"]])).pipe(
+            ConfigProvider.orElse(() => ConfigProvider.fromEnv())
+          )
+        ))
+      ),
+    20_000
+  )
 })

@@ -32,7 +32,7 @@ const alerts = path.join(root, "deploy/prometheus/alerts.yml")
 const pause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
 
 /** Polls `check` every 250 ms until it gives a value, or fails after `ms`. */
-const eventually = <A>(what: string, check: Effect.Effect<A | undefined>, ms = 15_000) =>
+const eventually = <A, E, R>(what: string, check: Effect.Effect<A | undefined, E, R>, ms = 15_000) =>
   Effect.gen(function*() {
     const started = Date.now()
     for (;;) {
@@ -70,9 +70,20 @@ const prometheus = (target: string) =>
       ], { stdio: ["ignore", "ignore", "pipe"] })
       let stderr = ""
       child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
-      return { child, dir, url: `http://127.0.0.1:${port}`, stderr: () => stderr }
+      const started: {
+        readonly child: ChildProcess
+        readonly dir: string
+        readonly url: string
+        readonly stderr: () => string
+      } = {
+        child,
+        dir,
+        url: `http://127.0.0.1:${port}`,
+        stderr: () => stderr
+      }
+      return started
     }),
-    ({ child, dir }: { child: ChildProcess; dir: string }) =>
+    ({ child, dir }) =>
       Effect.promise(() =>
         new Promise<void>((resolve) => {
           if (child.exitCode !== null) return resolve()

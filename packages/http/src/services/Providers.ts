@@ -34,7 +34,7 @@ import { Deadline, ProviderError, ProviderPorts, Session as Sessions, UpstreamGo
 import { Catalog } from "@tracebridge/providers"
 import { Logins, Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
 import type { Scope } from "effect"
-import { Context, Duration, Effect, Layer, Option } from "effect"
+import { Context, Duration, Effect, identity, Layer, Option } from "effect"
 import * as AppConfig from "../AppConfig.js"
 import * as DatabaseGovernor from "../DatabaseGovernor.js"
 import { Lru } from "../Lru.js"
@@ -290,9 +290,8 @@ export const layer = Layer.scoped(
       upstream: (provider, call) =>
         Deadline.within(call, {
           budget: deadline,
-          onTimeout: () => {
-            Metrics.recordDeadlineExceeded(provider)
-            return new ProviderError.ProviderTimeout({
+          onTimeout: () =>
+            new ProviderError.ProviderTimeout({
               provider: provider as ProviderName.ProviderName,
               operation: "request",
               timeout: deadline,
@@ -300,8 +299,10 @@ export const layer = Layer.scoped(
                 Duration.format(deadline)
               }, retries included; try again later`
             })
-          }
-        })
+        }).pipe(
+          // the adapter, seeing the deadline, may time out first: either way a ProviderTimeout
+          counted ? Effect.tapError(Metrics.recordDeadlineExceeded(provider)) : identity
+        )
     }
     return service
   })
