@@ -7,6 +7,8 @@ import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { Http, Server } from "@tracebridge/http"
 import { ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
 import * as Metrics from "../src/Metrics.js"
 import * as MetricsServer from "../src/MetricsServer.js"
 import * as Routes from "../src/Routes.js"
@@ -247,6 +249,57 @@ describe.sequential("Metrics", () => {
           )
         ))
       ),
+    20_000
+  )
+
+  it.live(
+    "with TRACEBRIDGE_METRICS_OTLP, the metrics are pushed to the OTLP endpoint, and /metrics stays closed",
+    () =>
+      Effect.gen(function*() {
+        const bodies: Array<{ readonly path: string; readonly body: string }> = []
+        const collector = yield* Effect.acquireRelease(
+          Effect.async<http.Server>((resume) => {
+            const server = http.createServer((req, res) => {
+              const chunks: Array<Buffer> = []
+              req.on("data", (c: Buffer) => chunks.push(c))
+              req.on("end", () => {
+                bodies.push({ path: req.url ?? "", body: Buffer.concat(chunks).toString("utf8") })
+                res.writeHead(200, { "content-type": "application/json" }).end("{}")
+              })
+            })
+            server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+          }),
+          (server) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
+        )
+        const port = (collector.address() as AddressInfo).port
+        const settings = yield* MetricsServer.config.pipe(
+          Effect.withConfigProvider(ConfigProvider.fromMap(
+            new Map([
+              ["TRACEBRIDGE_METRICS_OTLP", "true"],
+              ["OTEL_EXPORTER_OTLP_ENDPOINT", `http://127.0.0.1:${port}/`],
+              ["OTEL_METRIC_EXPORT_INTERVAL", "300"]
+            ])
+          ))
+        )
+        assert.deepStrictEqual(settings.otlp, Option.some(`http://127.0.0.1:${port}/v1/metrics`))
+        assert.isTrue(MetricsServer.isEnabled(settings))
+        const app = Http.makeHttpLive({ metrics: settings }).pipe(
+          Layer.provideMerge(Server.layerTest),
+          Layer.provideMerge(Crypto.layerTest),
+          Layer.provideMerge(TestDatabase.layer)
+        )
+        yield* Effect.gen(function*() {
+          assert.strictEqual((yield* call("GET", "/v1/openapi.json")).status, 200)
+          assert.strictEqual((yield* call("GET", "/metrics", { token: TOKEN })).status, 404)
+          for (let i = 0; i < 40 && !bodies.some((b) => b.body.includes("tracebridge_http_requests_total")); i++) {
+            yield* Effect.sleep("100 millis")
+          }
+        }).pipe(Effect.provide(app))
+        const pushed = bodies.find((b) => b.body.includes("tracebridge_http_requests_total"))
+        assert.isDefined(pushed, "no OTLP metrics export reached the collector")
+        assert.strictEqual(pushed!.path, "/v1/metrics")
+        assert.include(pushed!.body, "/v1/openapi.json")
+      }).pipe(Effect.scoped),
     20_000
   )
 })
