@@ -147,7 +147,8 @@ describe("MetricsServer", () => {
               { id?: string; facility_id?: string; status: string }
             >
             return list.some((f) => f.status === "live") ? list : undefined
-          })
+          }),
+          30_000
         )
         assert.isAbove(facilities.length, 0)
 
@@ -244,7 +245,7 @@ describe("MetricsServer", () => {
         assert.isAbove(Number(heap[0]!.value[1]), 1_000_000)
       }).pipe(Effect.provide(app), Effect.scoped, Effect.runPromise)
     },
-    60_000
+    90_000
   )
 
   it.skipIf(!fs.existsSync(PROMTOOL) && !inCi)("the alert rules pass promtool check rules", () => {
