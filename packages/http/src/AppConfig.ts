@@ -24,6 +24,10 @@
  * | `TRACEBRIDGE_LOG_FORMAT` | text | `text` (one readable line) or `json` (one JSON object per line, with `trace_id`/`span_id`; `LogFormat.ts`); both redacted; another value stops the start-up |
  * | `TRACEBRIDGE_DRAIN_SECONDS` | 0 | after SIGTERM, how long the node keeps serving with `/readyz` at 503 `draining` before it stops accepting connections (`Readiness.ts`) |
  * | `TRACEBRIDGE_SANDBOX_CACHE_ENTRIES` | 500 | sandbox read answers kept by world version; 0: off (the sandbox's `ReadCache`, wired in `services/Providers.ts`) |
+ * | `TRACEBRIDGE_METRICS_PORT` | none | Prometheus metrics at `GET /metrics` on a listener of its own (`MetricsServer.ts`, `docs/operations.md`); none of the `TRACEBRIDGE_METRICS_*` set: no metrics at all |
+ * | `TRACEBRIDGE_METRICS_HOST` | `HOST` | the interface of that listener |
+ * | `TRACEBRIDGE_METRICS_TOKEN` | none | `GET /metrics` on the main port, to `Authorization: Bearer <token>` only (401 otherwise) |
+ * | `TRACEBRIDGE_METRICS_OTLP` | false | also push the metrics over OTLP/HTTP (`OTEL_EXPORTER_OTLP_METRICS_ENDPOINT` or `OTEL_EXPORTER_OTLP_ENDPOINT`) |
  *
  * The rate limit (`TRACEBRIDGE_RATE_LIMIT_*`) is in `RateLimit.ts` and `docs/limits.md`; the webhook
  * worker (`TRACEBRIDGE_WEBHOOK_*`, `TRACEBRIDGE_POLL_INTERVAL_SECONDS`) in `WebhookConfig.ts`.

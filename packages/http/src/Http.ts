@@ -36,6 +36,7 @@ import { HttpSystemLive } from "./handlers/SystemHttp.js"
 import { HttpWebhooksLive } from "./handlers/WebhooksHttp.js"
 import * as Idempotency from "./Idempotency.js"
 import * as Limits from "./Limits.js"
+import * as MetricsServer from "./MetricsServer.js"
 import * as OpenApiRoute from "./OpenApiRoute.js"
 import { isUnavailable, type Persistence } from "./persistence/Database.js"
 import { IdempotencyStore } from "./persistence/IdempotencyStore.js"
@@ -290,6 +291,8 @@ export interface Options {
   readonly accessLogEvery?: number
   /** A tracing span per request (default false: nothing exports traces). */
   readonly tracing?: boolean
+  /** Where the metrics are served (default: `MetricsServer.config`, `TRACEBRIDGE_METRICS_*`; none: off). */
+  readonly metrics?: MetricsServer.Settings
 }
 
 /**
@@ -438,17 +441,27 @@ const provided = <L extends Layer.Layer<never, unknown, Needs>>(layer: L): L => 
 export const makeHttpLive = (options: Options = {}) =>
   provided(
     Layer.unwrapEffect(Effect.map(
-      options.accessLogEvery === undefined ? Effect.orDie(RequestLog.every) : Effect.succeed(options.accessLogEvery),
-      (every) => HttpApiBuilder.serve(RequestLog.make(every))
-    )).pipe(
-      // No span per request: nothing exports traces, and building one costs up to half a fast request.
-      HttpMiddleware.withTracerDisabledWhen(() => options.tracing !== true),
-      Layer.provide(DocsRoute.layer),
-      Layer.provide(ConnectPages.layer),
-      Layer.provide(OpenApiRoute.layer),
-      Layer.provide(Readiness.routes),
-      Layer.provideMerge(makeApiLive(options))
-    )
+      options.metrics === undefined ? Effect.orDie(MetricsServer.config) : Effect.succeed(options.metrics),
+      (metrics) =>
+        Layer.unwrapEffect(Effect.map(
+          options.accessLogEvery === undefined
+            ? Effect.orDie(RequestLog.every)
+            : Effect.succeed(options.accessLogEvery),
+          (every) => HttpApiBuilder.serve(MetricsServer.middleware(metrics, RequestLog.make(every)))
+        )).pipe(
+          // No span per request: nothing exports traces, and building one costs up to half a fast request.
+          HttpMiddleware.withTracerDisabledWhen(() => options.tracing !== true),
+          Layer.provide(MetricsServer.route(metrics)),
+          Layer.provide(DocsRoute.layer),
+          Layer.provide(ConnectPages.layer),
+          Layer.provide(OpenApiRoute.layer),
+          Layer.provide(Readiness.routes),
+          Layer.provideMerge(makeApiLive(options)),
+          // the metrics (none when off), up before the services so that they are counted
+          Layer.provide(MetricsServer.syncStore(metrics)),
+          Layer.provide(MetricsServer.layer(metrics))
+        )
+    ))
   ) as Layer.Layer<
     | WebhookDispatcher.WebhookDispatcher
     | WebhookPoller.WebhookPoller

@@ -11,6 +11,7 @@ import { Api } from "@tracebridge/api/Api"
 const order = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
 interface Route {
+  readonly path: string
   readonly pattern: RegExp
   readonly methods: Set<string>
 }
@@ -28,6 +29,7 @@ const routes: ReadonlyArray<Route> = (() => {
     }
   })
   return [...byPath].map(([path, methods]) => ({
+    path,
     pattern: new RegExp(
       `^${path.split("/").map((segment) => segment.startsWith(":") ? "[^/]+" : escapeRegExp(segment)).join("/")}$`
     ),
@@ -48,4 +50,28 @@ export const allowedMethods = (path: string): ReadonlyArray<string> => {
     if (route.pattern.test(path)) { for (const method of route.methods) found.add(method) }
   }
   return order.filter((m) => found.has(m))
+}
+
+/**
+ * The contract's path template that `path` (no query string) matches, such as
+ * `/v1/connections/:connection_id`, for a metric's `route` label (never the raw path, which holds
+ * ids); undefined when no endpoint has that path.
+ *
+ * @since 0.1.0
+ * @category routing
+ */
+export const template = (path: string): string | undefined => {
+  // a literal segment wins over a parameter (`/v1/sync/status` over `/v1/sync/:id`)
+  let found: string | undefined
+  let params = Infinity
+  for (const route of routes) {
+    if (route.pattern.test(path)) {
+      const n = route.path.split(":").length
+      if (n < params) {
+        found = route.path
+        params = n
+      }
+    }
+  }
+  return found
 }

@@ -62,6 +62,16 @@ export * as Lru from "./Lru.js"
 /**
  * @since 0.1.0
  */
+export * as Metrics from "./Metrics.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as MetricsServer from "./MetricsServer.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as OpenApiRoute from "./OpenApiRoute.js"
 
 /**

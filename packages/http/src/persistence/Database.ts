@@ -29,6 +29,7 @@ import * as ConnectionStore from "./ConnectionStore.js"
 import * as IdempotencyStore from "./IdempotencyStore.js"
 import * as Sqlite from "./internal/sqlite.js"
 import * as LinkTokens from "./LinkTokens.js"
+import * as MetricsStore from "./MetricsStore.js"
 import { loader } from "./migrations.js"
 import * as MigrationState from "./MigrationState.js"
 import * as RateBuckets from "./RateBuckets.js"
@@ -59,6 +60,7 @@ export type Persistence =
   | SyncStore.SyncStore
   | Transactions.Transactions
   | MigrationState.MigrationState
+  | MetricsStore.MetricsStore
 
 /** The stores with a read that `RowCache` keeps on SQLite. */
 const cacheableStores = Layer.mergeAll(Accounts.layer, Tokens.layer, ConnectionStore.layer)
@@ -74,7 +76,8 @@ const otherStores = Layer.mergeAll(
   UpstreamBuckets.layer,
   SyncStore.layer,
   Transactions.layer,
-  MigrationState.layer
+  MigrationState.layer,
+  MetricsStore.layer
 )
 
 /**

@@ -34,10 +34,11 @@ import { Deadline, ProviderError, ProviderPorts, Session as Sessions, UpstreamGo
 import { Catalog } from "@tracebridge/providers"
 import { Logins, ReadCache, Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
 import type { Scope } from "effect"
-import { Context, Duration, Effect, Layer, Option } from "effect"
+import { Context, Duration, Effect, identity, Layer, Option } from "effect"
 import * as AppConfig from "../AppConfig.js"
 import * as DatabaseGovernor from "../DatabaseGovernor.js"
 import { Lru } from "../Lru.js"
+import * as Metrics from "../Metrics.js"
 import type { Connection } from "../persistence/ConnectionStore.js"
 import { SandboxLog } from "../persistence/SandboxLog.js"
 import { UpstreamBuckets } from "../persistence/UpstreamBuckets.js"
@@ -170,13 +171,28 @@ export const layer = Layer.scoped(
     const readCache = new Lru<unknown>(yield* AppConfig.sandboxCacheEntries)
     const cached = (ports: ReadonlyArray<ProviderPort.Service>) =>
       ports.map((port) => ReadCache.wrap(port, sandbox, readCache, (s) => worldOfSession.get(s)))
+    // Counted when the metrics are on (`Metrics.ts`): port calls, 429s, governor waits, skipped rows.
+    const counted = Metrics.isOn()
+    const measured = (ports: ReadonlyArray<ProviderPort.Service>) => counted ? ports.map(Metrics.port) : ports
     const sandboxPorts = ProviderPorts.make(
-      cached(
-        yield* portsWith(inProcess, UpstreamGovernor.unlimited, (module) => module.sandbox)
-      )
+      measured(cached(
+        yield* portsWith(
+          inProcess,
+          counted ? Metrics.governor(UpstreamGovernor.unlimited, false) : UpstreamGovernor.unlimited,
+          (module) => module.sandbox
+        )
+      ))
     )
     const productionPorts = ProviderPorts.make(
-      yield* Effect.orDie(portsWith(FetchHttpClient.layer, governor, (module) => module.production))
+      measured(
+        yield* Effect.orDie(
+          portsWith(
+            FetchHttpClient.layer,
+            counted ? Metrics.governor(governor) : governor,
+            (module) => module.production
+          )
+        )
+      )
     )
 
     // The world a stored sandbox login opens (as its emulator keys it).
@@ -282,7 +298,10 @@ export const layer = Layer.scoped(
                 Duration.format(deadline)
               }, retries included; try again later`
             })
-        })
+        }).pipe(
+          // the adapter, seeing the deadline, may time out first: either way a ProviderTimeout
+          counted ? Effect.tapError(Metrics.recordDeadlineExceeded(provider)) : identity
+        )
     }
     return service
   })

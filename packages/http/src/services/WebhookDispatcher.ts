@@ -45,6 +45,7 @@ import { WebhookSignature } from "@tracebridge/core"
 import type { Scope } from "effect"
 import { Clock, Context, Duration, Effect, Exit, FiberSet, Layer, Option, Queue, Stream } from "effect"
 import { createHmac } from "node:crypto"
+import * as Metrics from "../Metrics.js"
 import type { Plan } from "../persistence/Accounts.js"
 import { Accounts } from "../persistence/Accounts.js"
 import type {
@@ -394,6 +395,10 @@ export const layer = Layer.effect(
           : result.final || retry === undefined
           ? { status: "failed", next_attempt_at: null }
           : { status: "pending", next_attempt_at: result.abandoned === true ? ended : retry }
+        Metrics.recordWebhookAttempt(
+          ok ? "succeeded" : next.status === "failed" ? "failed" : result.abandoned === true ? "abandoned" : "retrying",
+          Math.max(0, ended - result.started) / 1000
+        )
         yield* webhookStore.recordWebhookAttempt(
           {
             delivery_id: delivery.id,
