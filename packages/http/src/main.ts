@@ -8,11 +8,12 @@ import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Layer, Option } from "effect"
 import * as AppConfig from "./AppConfig.js"
 import * as Bootstrap from "./Bootstrap.js"
-import { HttpLive } from "./Http.js"
+import { makeHttpLive } from "./Http.js"
 import * as Database from "./persistence/Database.js"
 import * as Redact from "./Redact.js"
 import * as Server from "./Server.js"
 import * as Crypto from "./services/Crypto.js"
+import * as Tracing from "./Tracing.js"
 
 /**
  * The HTTP server. On SIGTERM or SIGINT (`NodeRuntime.runMain` interrupts the program) the layers
@@ -50,13 +51,16 @@ const BootstrapLive = Layer.effectDiscard(
   })
 )
 
-const AppLive = HttpLive.pipe(
+// Traces over OTLP only when `OTEL_EXPORTER_OTLP_*ENDPOINT` is set (`Tracing.ts`): then the server
+// span per request is on too.
+const AppLive = Layer.unwrapEffect(Effect.map(Tracing.enabled, (tracing) => makeHttpLive({ tracing }))).pipe(
   Layer.provide(ServerLive),
   Layer.provide(BootstrapLive),
   Layer.provideMerge(Crypto.layer),
   // The configured database's stores (`Database.Persistence`), with the read cache for tokens, organisations
   // and connections on SQLite.
-  Layer.provideMerge(Database.layer)
+  Layer.provideMerge(Database.layer),
+  Layer.provide(Tracing.layer)
 )
 
 /** The error of a listen on a port another process holds (`EADDRINUSE`), anywhere in `cause`. */
