@@ -149,7 +149,8 @@ const traceFraction = (traceId: string): number => {
 
 /**
  * Whether a new span is recorded, per the sampler (a parent-based sampler follows the parent's
- * decision, including a caller's `traceparent` flags).
+ * decision, including a caller's `traceparent` flags; a ratio sampler keeps a trace whose id's low
+ * 32 bits fall under the ratio, so every node decides alike for a trace it joins).
  *
  * @since 0.1.0
  * @category sampling
@@ -252,11 +253,20 @@ const redactedExit = (exit: Exit.Exit<unknown, unknown>): Exit.Exit<unknown, unk
  * @since 0.1.0
  * @category constructors
  */
-export const wrap = (inner: Tracer.Tracer, sampler: SamplerName, ratio: number): Tracer.Tracer =>
-  Tracer.make({
+export const wrap = (inner: Tracer.Tracer, sampler: SamplerName, ratio: number): Tracer.Tracer => {
+  const always = sampler === "always_on" || ((sampler === "traceidratio") && ratio >= 1)
+  return Tracer.make({
     span(name, parent, context, links, startTime, kind, options) {
-      const traceId = Option.isSome(parent) ? parent.value.traceId : hex(32)
-      if (!sample(sampler, ratio, parent, traceId)) {
+      // A root span's id is drawn by the inner tracer: a ratio decision for it is a fresh draw.
+      const sampled = always
+        ? true
+        : Option.isSome(parent)
+        ? sample(sampler, ratio, parent, parent.value.traceId)
+        : sampler.endsWith("traceidratio")
+        ? Math.random() < ratio
+        : sample(sampler, ratio, parent, "")
+      if (!sampled) {
+        const traceId = Option.isSome(parent) ? parent.value.traceId : hex(32)
         return unsampledSpan(name, parent, context, links, startTime, kind, traceId)
       }
       const span = inner.span(name, parent, context, links, startTime, kind, options)
@@ -281,6 +291,7 @@ export const wrap = (inner: Tracer.Tracer, sampler: SamplerName, ratio: number):
     },
     context: (f, fiber) => inner.context(f, fiber)
   })
+}
 
 /**
  * Sets a tracer exporting over OTLP/HTTP to `settings.url`, with the sampler and attribute policy
