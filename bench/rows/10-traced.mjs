@@ -64,7 +64,8 @@ export default {
           { what: "throughput cost", value: round(cost, 3), target: "<= 0.10", pass: cost <= 0.1 },
           { what: "batches exported", value: collector.state.batches, target: "> 0", pass: collector.state.batches > 0 }
         ],
-        note: `Two servers one after the other (same settings as row 1: autocannon ${settings.connections} connections, ` +
+        note:
+          `Two servers one after the other (same settings as row 1: autocannon ${settings.connections} connections, ` +
           `${settings.warmup} s warm-up + ${settings.duration} s); traces exported as http/protobuf to a loopback ` +
           `receiver that drops them (${collector.state.batches} batches, ${collector.state.bytes} bytes). ` +
           `Ratio = on / off req/s. Metrics are not on this branch: traces only.`,
