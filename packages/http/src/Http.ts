@@ -52,6 +52,7 @@ import * as UrlGuard from "./services/UrlGuard.js"
 import * as WebhookDispatcher from "./services/WebhookDispatcher.js"
 import * as WebhookPoller from "./services/WebhookPoller.js"
 import * as Webhooks from "./services/Webhooks.js"
+import * as Tracing from "./Tracing.js"
 import * as WebhookConfig from "./WebhookConfig.js"
 
 /**
@@ -426,10 +427,14 @@ export const makeHttpLive = (options: Options = {}) =>
   provided(
     Layer.unwrapEffect(Effect.map(
       options.accessLogEvery === undefined ? Effect.orDie(RequestLog.every) : Effect.succeed(options.accessLogEvery),
-      (every) => HttpApiBuilder.serve(RequestLog.make(every))
+      (every) =>
+        HttpApiBuilder.serve(
+          options.tracing === true ? (app) => Tracing.serverSpan(RequestLog.make(every)(app)) : RequestLog.make(every)
+        )
     )).pipe(
       // No span per request: nothing exports traces, and building one costs up to half a fast request.
-      HttpMiddleware.withTracerDisabledWhen(() => options.tracing !== true),
+      // With traces on, `Tracing.serverSpan` makes a cheaper one (issue #32).
+      HttpMiddleware.withTracerDisabledWhen(() => true),
       Layer.provide(DocsRoute.layer),
       Layer.provide(ConnectPages.layer),
       Layer.provide(OpenApiRoute.layer),
