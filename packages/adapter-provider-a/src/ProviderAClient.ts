@@ -301,6 +301,11 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient | Provider
         // behind a cap.
         const governed = governor.take(bucket, settings.perFacility).pipe(
           Effect.zipRight(governor.take(vendorBucket, settings.perVendorKey)),
+          Effect.timed,
+          // the governor's wait of the last attempt, on this request's span (issue #32)
+          Effect.flatMap(([waited]) =>
+            Effect.annotateCurrentSpan("tracebridge.governor_wait_ms", Duration.toMillis(waited))
+          ),
           Effect.zipRight(once)
         )
         const paced = options.license === undefined
@@ -309,12 +314,30 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient | Provider
 
         const maxRetryAfter = Duration.toMillis(settings.maxRetryAfter)
         const attempt = (n: number): Effect.Effect<string, Failure> =>
-          Effect.catchAll(paced, (failure) => {
-            const retriable = (failure._tag === "Status" && failure.status === 429) ||
-              (method === "GET" && (failure._tag !== "Status" || failure.status >= 500))
-            if (!retriable || n >= settings.maxRetries) {
-              return Effect.fail(failure)
+          Effect.catchAll(
+            Effect.zipRight(Effect.annotateCurrentSpan("tracebridge.attempts", n + 1), paced),
+            (failure) => {
+              const throttled = failure._tag === "Status" && failure.status === 429
+              const retriable = throttled ||
+                (method === "GET" && (failure._tag !== "Status" || failure.status >= 500))
+              if (!retriable || n >= settings.maxRetries) {
+                return throttled
+                  ? Effect.zipRight(
+                    Effect.annotateCurrentSpan("tracebridge.upstream_429", "gave_up"),
+                    Effect.fail(failure)
+                  )
+                  : Effect.fail(failure)
+              }
+              return retry(failure, n)
             }
+          )
+        const retry = (failure: Failure, n: number): Effect.Effect<string, Failure> =>
+          Effect.suspend(() => {
+            // a 429's outcome on the request's span: retried, or given up (too long a wait, or past the deadline)
+            const mark = (outcome: "retried" | "gave_up") =>
+              failure._tag === "Status" && failure.status === 429
+                ? Effect.annotateCurrentSpan("tracebridge.upstream_429", outcome)
+                : Effect.void
             const backoff = Duration.toMillis(settings.retryBaseDelay) * 2 ** n
             const retryAfter = failure._tag === "Status" ? failure.retryAfter : Option.none()
             const wait = Option.getOrElse(retryAfter, () =>
@@ -324,17 +347,23 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient | Provider
               ? governor.pause(bucket, retryAfter.value)
               : Effect.void
             if (wait > maxRetryAfter) {
-              return Effect.zipRight(pause, Effect.fail(failure))
+              return Effect.zipRight(Effect.zipRight(pause, mark("gave_up")), Effect.fail(failure))
             }
             return Effect.flatMap(Effect.zipRight(pause, Deadline.allows(Duration.millis(wait))), (allowed) =>
               !allowed
-                ? Effect.fail(failure)
-                : wait > 0
-                ? Effect.zipRight(Effect.sleep(Duration.millis(wait)), attempt(n + 1))
-                : attempt(n + 1))
+                ? Effect.zipRight(mark("gave_up"), Effect.fail(failure))
+                : Effect.zipRight(
+                  mark("retried"),
+                  wait > 0 ? Effect.zipRight(Effect.sleep(Duration.millis(wait)), attempt(n + 1)) : attempt(n + 1)
+                ))
           })
 
-        const text = yield* attempt(0).pipe(Effect.mapError((f) => toProviderError(f, options)))
+        const text = yield* attempt(0).pipe(
+          Effect.tapError((f) =>
+            f._tag === "Status" ? Effect.annotateCurrentSpan("http.response.status_code", f.status) : Effect.void
+          ),
+          Effect.mapError((f) => toProviderError(f, options))
+        )
         let json: unknown = null
         if (text.trim() !== "") {
           try {
@@ -349,7 +378,10 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient | Provider
           }
         }
         return yield* decodeWire(schema, options.operation)(json)
-      }).pipe(Effect.withSpan(`ProviderAClient.${method}`, { attributes: { path, operation: options.operation } }))
+      }).pipe(Effect.withSpan(`ProviderAClient.${method}`, {
+        kind: "client",
+        attributes: { provider: PROVIDER, state: session.state, path, operation: options.operation }
+      }))
 
     return {
       get: (session, path, schema, options) => execute("GET", session, path, undefined, schema, options),

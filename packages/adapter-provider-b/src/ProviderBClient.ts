@@ -228,14 +228,26 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient> = Effect.
   ): Effect.Effect<unknown, ProviderError.ProviderError> =>
     HttpClientRequest.post(url).pipe(
       HttpClientRequest.bodyText(JSON.stringify(body), "text/JSON"),
-      (request) => Effect.zipRight(governor.take(bucket, RATE_LIMIT), http.execute(request)),
+      (request) =>
+        Effect.zipRight(
+          Effect.flatMap(
+            Effect.timed(governor.take(bucket, RATE_LIMIT)),
+            ([waited]) => Effect.annotateCurrentSpan("tracebridge.governor_wait_ms", Duration.toMillis(waited))
+          ),
+          http.execute(request)
+        ),
       Effect.mapError(unreachable(operation)),
+      Effect.tap((response) => Effect.annotateCurrentSpan("http.response.status_code", response.status)),
       Effect.flatMap((response): Effect.Effect<string, ProviderError.ProviderError> => {
         if (response.status === 429) {
           const seconds = Number(response.headers["retry-after"] ?? Number.NaN)
           const retryAfter = Number.isFinite(seconds) && seconds >= 0 ? Duration.seconds(seconds) : undefined
           return Effect.zipRight(
-            retryAfter === undefined ? Effect.void : governor.pause(bucket, retryAfter),
+            // not retried here: the caller is answered 429, and the bucket pauses for its Retry-After
+            Effect.zipRight(
+              Effect.annotateCurrentSpan("tracebridge.upstream_429", "refused"),
+              retryAfter === undefined ? Effect.void : governor.pause(bucket, retryAfter)
+            ),
             Effect.fail(
               new ProviderError.ProviderRateLimited({
                 provider: PROVIDER,
@@ -286,7 +298,9 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient> = Effect.
             onRight: (json) => Effect.succeed(json)
           }
         )
-      )
+      ),
+      // one upstream request (no URL: BioTrack's carries none of the body's login, but keep it out)
+      Effect.withSpan("ProviderBClient.post", { kind: "client", attributes: { provider: PROVIDER, operation } })
     )
 
   const invalid = (operation: string) => (error: ParseResult.ParseError) =>

@@ -29,6 +29,7 @@
  * | `TRACEBRIDGE_METRICS_TOKEN` | none | `GET /metrics` on the main port, to `Authorization: Bearer <token>` only (401 otherwise) |
  * | `TRACEBRIDGE_METRICS_OTLP` | false | also push the metrics over OTLP/HTTP (`OTEL_EXPORTER_OTLP_METRICS_ENDPOINT` or `OTEL_EXPORTER_OTLP_ENDPOINT`) |
  *
+ * Traces (`OTEL_EXPORTER_OTLP_*`, `OTEL_SERVICE_NAME`, `OTEL_TRACES_SAMPLER*`, …) are read in `Tracing.ts`.
  * The rate limit (`TRACEBRIDGE_RATE_LIMIT_*`) is in `RateLimit.ts` and `docs/limits.md`; the webhook
  * worker (`TRACEBRIDGE_WEBHOOK_*`, `TRACEBRIDGE_POLL_INTERVAL_SECONDS`) in `WebhookConfig.ts`.
  *

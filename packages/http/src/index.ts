@@ -117,4 +117,9 @@ export * as Server from "./Server.js"
 /**
  * @since 0.1.0
  */
+export * as Tracing from "./Tracing.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as WebhookConfig from "./WebhookConfig.js"

@@ -15,6 +15,7 @@ import * as Readiness from "./Readiness.js"
 import * as Redact from "./Redact.js"
 import * as Server from "./Server.js"
 import * as Crypto from "./services/Crypto.js"
+import * as Tracing from "./Tracing.js"
 
 /**
  * The HTTP server. On SIGTERM or SIGINT (`NodeRuntime.runMain` interrupts the program) the layers
@@ -54,14 +55,17 @@ const BootstrapLive = Layer.effectDiscard(
 )
 
 // Built last, so released first: on SIGTERM `/readyz` turns 503 before anything else closes.
+// Traces over OTLP only when `OTEL_EXPORTER_OTLP_*ENDPOINT` is set (`Tracing.ts`): then the server
+// span per request is on too.
 const AppLive = Readiness.drainOnShutdown.pipe(
-  Layer.provide(makeHttpLive()),
+  Layer.provide(Layer.unwrapEffect(Effect.map(Tracing.enabled, (tracing) => makeHttpLive({ tracing })))),
   Layer.provide(ServerLive),
   Layer.provide(BootstrapLive),
   Layer.provideMerge(Crypto.layer),
   // The configured database's stores (`Database.Persistence`), with the read cache for tokens, organisations
   // and connections on SQLite.
-  Layer.provideMerge(Database.layer)
+  Layer.provideMerge(Database.layer),
+  Layer.provide(Tracing.layer)
 )
 
 /** The error of a listen on a port another process holds (`EADDRINUSE`), anywhere in `cause`. */

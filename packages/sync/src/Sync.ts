@@ -350,7 +350,22 @@ export const backfillResource = (
     const after = (yield* store.resources(connectionId, fid)).find((r) => r.resource === resource)
     if (after?.status === "unavailable") return { changes, outcome: "unavailable" } as const
     return { changes, outcome: "done" } as const
-  })
+  }).pipe(
+    Effect.tap((r) =>
+      Effect.annotateCurrentSpan({ "tracebridge.changes": r.changes, "tracebridge.outcome": r.outcome })
+    ),
+    // one span per backfill step: a resource of a facility (issue #32)
+    Effect.withSpan("sync.backfill", {
+      attributes: {
+        provider: opened.session.provider,
+        state: opened.session.state,
+        connection_id: connectionId,
+        facility_id: facility.id,
+        resource,
+        generation
+      }
+    })
+  )
 
 /**
  * Ends a facility's backfill: `live`, with the earliest point every resource reached.
@@ -488,4 +503,15 @@ export const pollFacility = (
       last_error: null
     })
     return changes
-  })
+  }).pipe(
+    Effect.tap((changes) => Effect.annotateCurrentSpan("tracebridge.changes", changes)),
+    // one span per poll (issue #32)
+    Effect.withSpan("sync.poll", {
+      attributes: {
+        provider: opened.session.provider,
+        state: opened.session.state,
+        connection_id: connectionId,
+        facility_id: facilityId
+      }
+    })
+  )

@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ProviderError } from "@tracebridge/core"
-import { Effect, Layer, Option, TestClock } from "effect"
+import { Effect, Layer, Option, TestClock, Tracer } from "effect"
 import * as Sync from "../src/Sync.js"
 import * as SyncStore from "../src/SyncStore.js"
 import * as TempStore from "./support/TempStore.js"
@@ -68,5 +68,52 @@ describe("Sync.recordFailure", () => {
       assert.deepStrictEqual(calls, ["login conn_1"])
       assert.strictEqual(Option.getOrThrow(yield* store.facility("conn_1", "fac_1")).status, "error")
     }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("Sync spans (issue #32)", () => {
+  it.effect("a poll makes a sync.poll span naming the provider, state, connection and facility", () => {
+    const { layer } = setup()
+    const recorded: Array<{ name: string; attributes: Map<string, unknown> }> = []
+    const tracer = Tracer.make({
+      span(name, parent, context, links, startTime, kind) {
+        const attributes = new Map<string, unknown>()
+        recorded.push({ name, attributes })
+        return {
+          _tag: "Span",
+          name,
+          spanId: "0000000000000001",
+          traceId: "00000000000000000000000000000001",
+          parent,
+          context,
+          status: { _tag: "Started", startTime },
+          attributes,
+          links,
+          sampled: true,
+          kind,
+          end() {},
+          attribute(key, value) {
+            attributes.set(key, value)
+          },
+          event() {},
+          addLinks() {}
+        }
+      },
+      context: (f) => f()
+    })
+    const opened = { session: { provider: "provider_a", state: "CO" } } as unknown as Sync.Opened
+    return Effect.gen(function*() {
+      // no such facility: the poll stores nothing, and its span says so
+      assert.strictEqual(yield* Sync.pollFacility(opened, "con_1", "fac_1"), 0)
+      const poll = recorded.find((s) => s.name === "sync.poll")
+      assert.isDefined(poll, recorded.map((s) => s.name).join(", "))
+      assert.deepStrictEqual(Object.fromEntries(poll!.attributes), {
+        provider: "provider_a",
+        state: "CO",
+        connection_id: "con_1",
+        facility_id: "fac_1",
+        "tracebridge.changes": 0
+      })
+    }).pipe(Effect.withTracer(tracer), Effect.provide(layer))
   })
 })

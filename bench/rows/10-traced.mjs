@@ -1,0 +1,78 @@
+// Row 10 (issue #32): row 1's read (GET …/packages?per_page=100, whole stack) with traces on,
+// exporting over OTLP/HTTP (http/protobuf) to a local no-op receiver, against the same server
+// with traces off, in one run. The metrics module is not on this branch: traces only.
+import { createServer } from "node:http"
+import { packagesPath, startApi } from "../lib/api.mjs"
+import { load } from "../lib/load.mjs"
+import { freePort } from "../lib/proc.mjs"
+import { ms, round, rps } from "../lib/stats.mjs"
+
+/** An OTLP/HTTP receiver that reads and drops every batch; counts the bytes it got. */
+const noopCollector = async () => {
+  const port = await freePort()
+  const state = { batches: 0, bytes: 0 }
+  const server = createServer((req, res) => {
+    req.on("data", (c) => (state.bytes += c.length))
+    req.on("end", () => {
+      state.batches++
+      res.writeHead(200, { "content-type": "application/x-protobuf" }).end()
+    })
+  })
+  await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve))
+  return { url: `http://127.0.0.1:${port}`, state, stop: () => new Promise((resolve) => server.close(resolve)) }
+}
+
+const measure = async (settings, env) => {
+  const server = await startApi(env)
+  try {
+    const { path } = await packagesPath(server)
+    const result = await load({
+      ...settings,
+      url: `${server.api}${path}`,
+      headers: { authorization: `Bearer ${server.token}` }
+    })
+    if (result.failure) throw new Error(`non-2xx or failure under load: ${result.failure}; ${server.describe()}`)
+    return result
+  } finally {
+    await server.stop()
+  }
+}
+
+export default {
+  id: 10,
+  name: "GET packages?per_page=100 with OTLP traces on vs off",
+  async run({ load: settings, log }) {
+    const collector = await noopCollector()
+    try {
+      log("traces off")
+      const off = await measure(settings, {})
+      log(`off: ${rps(off.rps)}, p99 ${ms(off.p99)}; now traces on`)
+      const on = await measure(settings, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+        OTEL_SERVICE_NAME: "tracebridge-bench"
+      })
+      log(`on: ${rps(on.rps)}, p99 ${ms(on.p99)}; ${collector.state.batches} batches received`)
+      if (collector.state.batches === 0) throw new Error("traces on, but the collector received no batch")
+      const ratio = on.rps / off.rps
+      const cost = 1 - ratio
+      return {
+        measured: `traces on ${rps(on.rps)}, p50 ${ms(on.p50)}, p99 ${ms(on.p99)}`,
+        baseline: `traces off ${rps(off.rps)}, p99 ${ms(off.p99)}`,
+        ratio,
+        checks: [
+          { what: "throughput cost", value: round(cost, 3), target: "<= 0.10", pass: cost <= 0.1 },
+          { what: "batches exported", value: collector.state.batches, target: "> 0", pass: collector.state.batches > 0 }
+        ],
+        note:
+          `Two servers one after the other (same settings as row 1: autocannon ${settings.connections} connections, ` +
+          `${settings.warmup} s warm-up + ${settings.duration} s); traces exported as http/protobuf to a loopback ` +
+          `receiver that drops them (${collector.state.batches} batches, ${collector.state.bytes} bytes). ` +
+          `Ratio = on / off req/s. Metrics are not on this branch: traces only.`,
+        data: { on, off, batches: collector.state.batches, bytes: collector.state.bytes }
+      }
+    } finally {
+      await collector.stop()
+    }
+  }
+}

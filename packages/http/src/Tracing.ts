@@ -1,0 +1,358 @@
+/**
+ * Traces over OTLP/HTTP (issue #32), on only when an endpoint is configured by the standard
+ * OpenTelemetry variables; otherwise nothing changes and nothing is paid (the server span stays
+ * disabled, `Http.Options.tracing`).
+ *
+ * | variable | default | what |
+ * |---|---|---|
+ * | `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` | none | the full URL spans are posted to (e.g. `http://collector:4318/v1/traces`) |
+ * | `OTEL_EXPORTER_OTLP_ENDPOINT` | none | the collector's base URL; spans go to `<base>/v1/traces` |
+ * | `OTEL_EXPORTER_OTLP_PROTOCOL` (or `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`) | `http/protobuf` | `http/protobuf` or `http/json`; anything else fails start-up |
+ * | `OTEL_SERVICE_NAME` | `tracebridge` | the resource's `service.name` |
+ * | `OTEL_RESOURCE_ATTRIBUTES` | none | `key=value,key=value` resource attributes |
+ * | `OTEL_TRACES_SAMPLER` | `parentbased_always_on` | `always_on`, `always_off`, `traceidratio`, `parentbased_always_on`, `parentbased_always_off`, `parentbased_traceidratio` |
+ * | `OTEL_TRACES_SAMPLER_ARG` | 1 | the ratio of the `*traceidratio` samplers, 0 to 1 |
+ * | `OTEL_SDK_DISABLED` | false | `true`: no traces even with an endpoint |
+ *
+ * The spans are Effect's (`Effect.withSpan`, `HttpMiddleware`'s server span, `HttpClient`'s client
+ * spans, `@effect/sql`'s `sql.execute`), exported by `@effect/opentelemetry`'s `OtlpTracer` over
+ * Effect's `HttpClient`. The tracer here wraps it with the sampler and an attribute policy: no
+ * query string, no header and no userinfo leaves the process, an error's message is redacted
+ * (`Redact.text`), the server span is renamed `<METHOD> <route template>` once the router has
+ * matched, and it carries `tracebridge.request_id` (the `X-Request-Id` it answered).
+ *
+ * @since 0.1.0
+ */
+import { OtlpSerialization, OtlpTracer } from "@effect/opentelemetry"
+import type { HttpApp } from "@effect/platform"
+import { FetchHttpClient, HttpServerError, HttpServerRequest, HttpTraceContext } from "@effect/platform"
+import type { Duration } from "effect"
+import { Cause, Config, ConfigError, Effect, Exit, Layer, Option, Tracer } from "effect"
+import * as Redact from "./Redact.js"
+
+/**
+ * The samplers of `OTEL_TRACES_SAMPLER` this process understands.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type SamplerName =
+  | "always_on"
+  | "always_off"
+  | "traceidratio"
+  | "parentbased_always_on"
+  | "parentbased_always_off"
+  | "parentbased_traceidratio"
+
+const samplerNames: ReadonlyArray<SamplerName> = [
+  "always_on",
+  "always_off",
+  "traceidratio",
+  "parentbased_always_on",
+  "parentbased_always_off",
+  "parentbased_traceidratio"
+]
+
+/**
+ * Tracing as configured: `None` when no endpoint is set or `OTEL_SDK_DISABLED=true`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Settings {
+  /** Where spans are posted (the traces URL, `.../v1/traces`). */
+  readonly url: string
+  readonly protocol: "http/json" | "http/protobuf"
+  readonly serviceName: string
+  readonly resourceAttributes: Readonly<Record<string, string>>
+  readonly sampler: SamplerName
+  readonly ratio: number
+}
+
+const optionalString = (name: string) => Config.option(Config.nonEmptyString(name))
+
+/** `key=value,key=value` (values percent-decoded, as the specification says). */
+const parseResourceAttributes = (raw: string): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const pair of raw.split(",")) {
+    const at = pair.indexOf("=")
+    if (at <= 0) continue
+    const key = pair.slice(0, at).trim()
+    const value = pair.slice(at + 1).trim()
+    try {
+      out[key] = decodeURIComponent(value)
+    } catch {
+      out[key] = value
+    }
+  }
+  return out
+}
+
+/**
+ * Reads the `OTEL_*` variables. Fails (start-up fails) on an unsupported protocol or sampler, or a
+ * ratio outside 0 to 1.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const settings: Effect.Effect<Option.Option<Settings>, ConfigError.ConfigError> = Effect.gen(function*() {
+  const disabled = yield* Config.boolean("OTEL_SDK_DISABLED").pipe(Config.withDefault(false))
+  const traces = yield* optionalString("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+  const base = yield* optionalString("OTEL_EXPORTER_OTLP_ENDPOINT")
+  if (disabled || (Option.isNone(traces) && Option.isNone(base))) return Option.none()
+  const url = Option.isSome(traces) ? traces.value : `${base.pipe(Option.getOrThrow).replace(/\/+$/, "")}/v1/traces`
+  const protocolRaw = yield* Config.string("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL").pipe(
+    Config.orElse(() => Config.string("OTEL_EXPORTER_OTLP_PROTOCOL")),
+    Config.withDefault("http/protobuf")
+  )
+  if (protocolRaw !== "http/json" && protocolRaw !== "http/protobuf") {
+    return yield* Effect.fail(ConfigError.InvalidData(
+      ["OTEL_EXPORTER_OTLP_PROTOCOL"],
+      `unsupported OTLP protocol "${protocolRaw}": use http/protobuf or http/json (grpc is not supported)`
+    ))
+  }
+  const serviceName = yield* Config.nonEmptyString("OTEL_SERVICE_NAME").pipe(Config.withDefault("tracebridge"))
+  const resourceRaw = yield* Config.string("OTEL_RESOURCE_ATTRIBUTES").pipe(Config.withDefault(""))
+  const samplerRaw = yield* Config.string("OTEL_TRACES_SAMPLER").pipe(Config.withDefault("parentbased_always_on"))
+  if (!(samplerNames as ReadonlyArray<string>).includes(samplerRaw)) {
+    return yield* Effect.fail(ConfigError.InvalidData(
+      ["OTEL_TRACES_SAMPLER"],
+      `unsupported sampler "${samplerRaw}": use one of ${samplerNames.join(", ")}`
+    ))
+  }
+  const ratio = yield* Config.number("OTEL_TRACES_SAMPLER_ARG").pipe(
+    Config.withDefault(1),
+    Config.validate({ message: "OTEL_TRACES_SAMPLER_ARG must be between 0 and 1", validation: (n) => n >= 0 && n <= 1 })
+  )
+  return Option.some<Settings>({
+    url,
+    protocol: protocolRaw,
+    serviceName,
+    resourceAttributes: parseResourceAttributes(resourceRaw),
+    sampler: samplerRaw as SamplerName,
+    ratio
+  })
+})
+
+/**
+ * Whether traces are on (an endpoint is configured and the SDK not disabled).
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const enabled: Effect.Effect<boolean, ConfigError.ConfigError> = Effect.map(settings, Option.isSome)
+
+/** The trace id's low 32 bits as a fraction of 2^32, for the ratio samplers. */
+const traceFraction = (traceId: string): number => {
+  const low = Number.parseInt(traceId.slice(-8), 16)
+  return Number.isNaN(low) ? 0 : low / 0x1_0000_0000
+}
+
+/**
+ * Whether a new span is recorded, per the sampler (a parent-based sampler follows the parent's
+ * decision, including a caller's `traceparent` flags; a ratio sampler keeps a trace whose id's low
+ * 32 bits fall under the ratio, so every node decides alike for a trace it joins).
+ *
+ * @since 0.1.0
+ * @category sampling
+ */
+export const sample = (
+  sampler: SamplerName,
+  ratio: number,
+  parent: Option.Option<Tracer.AnySpan>,
+  traceId: string
+): boolean => {
+  if (sampler.startsWith("parentbased_") && Option.isSome(parent)) return parent.value.sampled
+  switch (sampler) {
+    case "always_on":
+    case "parentbased_always_on":
+      return true
+    case "always_off":
+    case "parentbased_always_off":
+      return false
+    default:
+      return ratio >= 1 || traceFraction(traceId) < ratio
+  }
+}
+
+const hex = (length: number): string => {
+  let out = ""
+  for (let i = 0; i < length; i++) out += "0123456789abcdef"[Math.floor(Math.random() * 16)]
+  return out
+}
+
+/** A span that is not recorded: it carries ids (for `traceparent`) and drops everything else. */
+const unsampledSpan = (
+  name: string,
+  parent: Option.Option<Tracer.AnySpan>,
+  context: Tracer.Span["context"],
+  links: ReadonlyArray<Tracer.SpanLink>,
+  startTime: bigint,
+  kind: Tracer.SpanKind,
+  traceId: string
+): Tracer.Span => {
+  const span = {
+    _tag: "Span" as const,
+    name,
+    spanId: hex(16),
+    traceId,
+    parent,
+    context,
+    status: { _tag: "Started" as const, startTime } as Tracer.SpanStatus,
+    attributes: new Map<string, unknown>(),
+    links,
+    sampled: false,
+    kind,
+    end(endTime: bigint, exit: Exit.Exit<unknown, unknown>) {
+      span.status = { _tag: "Ended", startTime, endTime, exit }
+    },
+    attribute() {},
+    event() {},
+    addLinks() {}
+  }
+  return span
+}
+
+/**
+ * What an attribute becomes when it leaves the process: `undefined` drops it. No query string (it
+ * can carry a key), no header, no userinfo.
+ *
+ * @since 0.1.0
+ * @category policy
+ */
+export const exportedAttribute = (key: string, value: unknown): unknown => {
+  if (key === "http.response.header.x-request-id") return value
+  if (key === "url.query" || key.startsWith("http.request.header.") || key.startsWith("http.response.header.")) {
+    return undefined
+  }
+  if (key === "url.full" && typeof value === "string") {
+    try {
+      const url = new URL(value)
+      return `${url.protocol}//${url.host}${url.pathname}`
+    } catch {
+      return value.split("?")[0]
+    }
+  }
+  return value
+}
+
+/** An error's name and redacted message, instead of the whole failure (which may hold a body). */
+class SpanError extends Error {}
+
+const redactedExit = (exit: Exit.Exit<unknown, unknown>): Exit.Exit<unknown, unknown> => {
+  if (Exit.isSuccess(exit) || Cause.isInterruptedOnly(exit.cause)) return exit
+  const first = Cause.prettyErrors(exit.cause)[0]
+  const error = new SpanError(Redact.text(first?.message ?? "failure"))
+  error.name = first?.name ?? "Error"
+  return Exit.fail(error)
+}
+
+/**
+ * Wraps a tracer with the sampler and the attribute policy ({@link exportedAttribute}), and names a
+ * server span `<METHOD> <route template>` when the router sets `http.route`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const wrap = (inner: Tracer.Tracer, sampler: SamplerName, ratio: number): Tracer.Tracer => {
+  const always = sampler === "always_on" || ((sampler === "traceidratio") && ratio >= 1)
+  return Tracer.make({
+    span(name, parent, context, links, startTime, kind, options) {
+      // A root span's id is drawn by the inner tracer: a ratio decision for it is a fresh draw.
+      const sampled = always
+        ? true
+        : Option.isSome(parent)
+        ? sample(sampler, ratio, parent, parent.value.traceId)
+        : sampler.endsWith("traceidratio")
+        ? Math.random() < ratio
+        : sample(sampler, ratio, parent, "")
+      if (!sampled) {
+        const traceId = Option.isSome(parent) ? parent.value.traceId : hex(32)
+        return unsampledSpan(name, parent, context, links, startTime, kind, traceId)
+      }
+      const span = inner.span(name, parent, context, links, startTime, kind, options)
+      const attribute = span.attribute.bind(span)
+      const end = span.end.bind(span)
+      span.attribute = (key, value) => {
+        const exported = exportedAttribute(key, value)
+        if (exported === undefined) return
+        // the id answered in `X-Request-Id` (the server span records the response's headers)
+        if (key === "http.response.header.x-request-id") {
+          if (span.kind === "server") attribute("tracebridge.request_id", exported)
+          return
+        }
+        if (key === "http.route" && span.kind === "server") {
+          const method = span.attributes.get("http.request.method")
+          ;(span as { name: string }).name = `${typeof method === "string" ? method : "HTTP"} ${String(value)}`
+        }
+        attribute(key, exported)
+      }
+      span.end = (endTime, exit) => end(endTime, redactedExit(exit))
+      return span
+    },
+    context: (f, fiber) => inner.context(f, fiber)
+  })
+}
+
+/**
+ * Sets a tracer exporting over OTLP/HTTP to `settings.url`, with the sampler and attribute policy
+ * of {@link wrap}: a batch every `exportInterval` (or of 1,000 spans), and what is left when the
+ * layer closes (a batch still in flight then is dropped: `OtlpTracer` interrupts it).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerWith = (s: Settings, exportInterval: Duration.DurationInput = "1 second"): Layer.Layer<never> =>
+  Layer.unwrapScoped(
+    Effect.map(
+      OtlpTracer.make({
+        url: s.url,
+        resource: { serviceName: s.serviceName, attributes: s.resourceAttributes },
+        exportInterval
+      }),
+      (tracer) => Layer.setTracer(wrap(tracer, s.sampler, s.ratio))
+    )
+  ).pipe(
+    Layer.provide(s.protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf),
+    Layer.provide(FetchHttpClient.layer)
+  )
+
+/**
+ * Sets the OTLP tracer when configured ({@link settings}); otherwise an empty layer. Fails on an
+ * unsupported `OTEL_EXPORTER_OTLP_PROTOCOL` or `OTEL_TRACES_SAMPLER`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<never, ConfigError.ConfigError> = Layer.unwrapEffect(
+  Effect.map(settings, Option.match({ onNone: () => Layer.empty, onSome: layerWith }))
+)
+
+/**
+ * The server span of a request, for when traces are on (the platform's own, `HttpMiddleware.tracer`,
+ * stays disabled: it parses the URL and sets every request and response header as an attribute,
+ * which costs more than this). A child of the caller's `traceparent`; the router sets `http.route`
+ * on it (then {@link wrap} renames it `<METHOD> <route template>`); it records the status and
+ * `tracebridge.request_id`.
+ *
+ * @since 0.1.0
+ * @category middleware
+ */
+export const serverSpan = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    Effect.useSpan(`http.server ${request.method}`, {
+      kind: "server",
+      captureStackTrace: false,
+      parent: Option.getOrUndefined(HttpTraceContext.fromHeaders(request.headers))
+    }, (span) => {
+      span.attribute("http.request.method", request.method)
+      const query = request.url.indexOf("?")
+      span.attribute("url.path", query === -1 ? request.url : request.url.slice(0, query))
+      return Effect.flatMap(Effect.exit(Effect.withParentSpan(app, span)), (exit) => {
+        const response = HttpServerError.exitResponse(exit)
+        span.attribute("http.response.status_code", response.status)
+        const id = response.headers["x-request-id"]
+        if (id !== undefined) span.attribute("tracebridge.request_id", id)
+        return exit
+      })
+    }))

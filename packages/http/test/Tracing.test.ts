@@ -1,0 +1,216 @@
+/**
+ * Traces over OTLP/HTTP (issue #32): an in-test OTLP receiver (`node:http` on a loopback port,
+ * `POST /v1/traces`, `http/json`) gets the spans of one `/v1` read of a sandbox connection's
+ * packages, from the server span through the port call to the upstream HTTP request, in one trace
+ * that continues the caller's `traceparent`; no attribute of the session's spans holds a secret.
+ */
+import { HttpClient } from "@effect/platform"
+import { assert, describe, it } from "@effect/vitest"
+import { Bootstrap, Http, Server, Tracing } from "@tracebridge/http"
+import { ConfigProvider, Effect, Either, Layer, Option } from "effect"
+import * as Crypto from "../src/services/Crypto.js"
+import { receiver } from "./support/Receiver.js"
+import { call } from "./support/TestApp.js"
+import * as TestDatabase from "./support/TestDatabase.js"
+
+interface OtlpSpan {
+  readonly traceId: string
+  readonly spanId: string
+  readonly parentSpanId?: string
+  readonly name: string
+  readonly kind: number
+  readonly attributes: ReadonlyArray<{ readonly key: string; readonly value: Record<string, unknown> }>
+  readonly events: ReadonlyArray<
+    { readonly attributes: ReadonlyArray<{ readonly key: string; readonly value: unknown }> }
+  >
+}
+
+const spansOf = (bodies: ReadonlyArray<string>): Array<OtlpSpan> =>
+  bodies.flatMap((body) =>
+    (JSON.parse(body).resourceSpans as Array<any>).flatMap((rs) =>
+      (rs.scopeSpans as Array<any>).flatMap((ss) => ss.spans as Array<OtlpSpan>)
+    )
+  )
+
+const attr = (span: OtlpSpan, key: string): unknown => {
+  const found = span.attributes.find((a) => a.key === key)
+  return found === undefined ? undefined : Object.values(found.value)[0]
+}
+
+const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
+const CALLER_SPAN = "00f067aa0ba902b7"
+
+describe("Tracing", () => {
+  it.scopedLive(
+    "exports a /v1 read's spans over OTLP/JSON, one trace from the caller's traceparent to the upstream call",
+    () =>
+      Effect.gen(function*() {
+        const collector = yield* receiver([200])
+        const url = collector.url.replace(/\/hooks$/, "/v1/traces")
+        const providerLogin = "user_good_tracecheck_7f3a91d2"
+        const app = Http.makeHttpLive({ tracing: true }).pipe(
+          Layer.provideMerge(Server.layerTest),
+          Layer.provideMerge(Crypto.layerTest),
+          Layer.provideMerge(TestDatabase.layer),
+          Layer.provide(Tracing.layerWith({
+            url,
+            protocol: "http/json",
+            serviceName: "tracebridge-test",
+            resourceAttributes: { "deployment.environment": "test" },
+            sampler: "parentbased_always_on",
+            ratio: 1
+          }, "1 hour")) // one batch, sent as the layer closes (a periodic one in flight then would be cut)
+        )
+        const session = yield* Effect.gen(function*() {
+          const client = Option.getOrThrow(yield* Bootstrap.ensureSandboxClient)
+          const token = yield* call("POST", "/v1/oauth/token", {
+            json: { grant_type: "client_credentials", ...client }
+          })
+          const access = token.body.access_token as string
+          const refresh = token.body.refresh_token as string
+          const created = yield* call("POST", "/v1/sandbox/public_token/create", {
+            token: access,
+            json: { provider: "provider_a", state: "CO", credentials: { user_key: providerLogin } }
+          })
+          const exchanged = yield* call("POST", "/v1/link/token/exchange", {
+            token: access,
+            json: { public_token: created.body.data.public_token }
+          })
+          const connection = exchanged.body.data.connection_id as string
+          const connectionToken = exchanged.body.data.connection_token as string
+          const facilities = yield* call("GET", `/v1/connections/${connection}/facilities`, { token: access })
+          const read = yield* call(
+            "GET",
+            `/v1/connections/${connection}/facilities/${facilities.body.data[0].id}/packages?per_page=2`,
+            { token: connectionToken, headers: { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` } }
+          )
+          assert.strictEqual(read.status, 200, JSON.stringify(read.body))
+          return {
+            secrets: [client.client_secret, access, refresh, connectionToken, providerLogin],
+            requestId: read.headers["x-request-id"]!
+          }
+        }).pipe(
+          // the test's own client makes no span, so the traceparent sent is the one set above
+          Effect.locally(HttpClient.currentTracerPropagation, false),
+          Effect.provide(app)
+        )
+        // the layer is closed: the exporter has flushed every span
+        const spans = spansOf(collector.received.map((r) => r.body))
+        const byId = new Map(spans.map((s) => [s.spanId, s]))
+
+        const server = spans.find((s) => s.kind === 2 && attr(s, "tracebridge.request_id") === session.requestId)
+        assert.isDefined(server, `a server span for ${session.requestId}: ${spans.map((s) => s.name).join(", ")}`)
+        assert.strictEqual(server!.traceId, TRACE_ID, "the caller's trace continues")
+        assert.strictEqual(server!.parentSpanId, CALLER_SPAN)
+        assert.strictEqual(server!.kind, 2, "a server span")
+        assert.strictEqual(
+          attr(server!, "http.route"),
+          "/v1/connections/:connection_id/facilities/:facility_id/packages"
+        )
+        assert.strictEqual(server!.name, `GET ${attr(server!, "http.route")}`)
+        assert.strictEqual(attr(server!, "http.response.status_code"), 200)
+
+        const ancestors = (span: OtlpSpan): Array<OtlpSpan> => {
+          const out: Array<OtlpSpan> = []
+          for (
+            let p = span.parentSpanId && byId.get(span.parentSpanId);
+            p;
+            p = p.parentSpanId && byId.get(p.parentSpanId)
+          ) {
+            out.push(p)
+          }
+          return out
+        }
+        const inTrace = spans.filter((s) => s.traceId === TRACE_ID)
+        const port = inTrace.find((s) => s.name === "provider_a.packages.list")
+        assert.isDefined(port, `a port span: ${inTrace.map((s) => s.name).join(", ")}`)
+        assert.strictEqual(attr(port!, "provider"), "provider_a")
+        assert.strictEqual(attr(port!, "state"), "CO")
+        assert.include(ancestors(port!).map((s) => s.spanId), server!.spanId, "the port span is under the server span")
+        // the upstream request of the packages read: under the port span (the facility list's is not)
+        const upstream = inTrace.find((s) =>
+          s.name === "ProviderAClient.GET" && ancestors(s).some((a) => a.spanId === port!.spanId)
+        )
+        assert.isDefined(upstream, `an upstream span under the port's: ${inTrace.map((s) => s.name).join(", ")}`)
+        assert.strictEqual(attr(upstream!, "provider"), "provider_a")
+        assert.strictEqual(upstream!.kind, 3, "a client span")
+        assert.strictEqual(attr(upstream!, "tracebridge.attempts"), 1)
+        assert.isNumber(attr(upstream!, "tracebridge.governor_wait_ms"))
+        const wire = inTrace.find((s) =>
+          s.kind === 3 && s.name.startsWith("http.client") && s.parentSpanId === upstream!.spanId
+        )
+        assert.isDefined(wire, "Effect's HttpClient span of the upstream request, under it")
+        assert.strictEqual(attr(wire!, "http.response.status_code"), 200)
+        assert.notInclude(String(attr(wire!, "url.full")), "?", "no query string")
+        assert.isTrue(spans.some((s) => s.name === "sql.execute"), "database spans")
+
+        // no secret, token or login in any attribute of any span of the session (events included)
+        const values = spans.flatMap((s) => [
+          s.name,
+          ...s.attributes.map((a) => JSON.stringify(a)),
+          ...s.events.flatMap((e) => e.attributes.map((a) => JSON.stringify(a)))
+        ])
+        assert.isAbove(values.length, 50)
+        for (const secret of session.secrets) {
+          assert.isAtLeast(secret.length, 8)
+          const leaks = values.filter((v) => v.includes(secret))
+          assert.deepStrictEqual(leaks, [], "a secret in a span attribute")
+        }
+        assert.isFalse(values.some((v) => v.includes("http.request.header.")), "no header")
+      }),
+    60_000
+  )
+
+  it("reads the OTEL_* variables: off without an endpoint, the traces URL, and a clear failure", () => {
+    const read = (env: Record<string, string>) =>
+      Effect.runSync(Effect.either(Tracing.settings.pipe(Effect.withConfigProvider(
+        ConfigProvider.fromMap(new Map(Object.entries(env)))
+      ))))
+    assert.deepStrictEqual(read({}), Either.right(Option.none()))
+    assert.deepStrictEqual(
+      read({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_SDK_DISABLED: "true" }),
+      Either.right(Option.none())
+    )
+    const on = read({
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318/",
+      OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=prod,team=a%20b",
+      OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+      OTEL_TRACES_SAMPLER_ARG: "0.25"
+    })
+    assert.deepStrictEqual(
+      on,
+      Either.right(Option.some({
+        url: "http://c:4318/v1/traces",
+        protocol: "http/protobuf" as const,
+        serviceName: "tracebridge",
+        resourceAttributes: { "deployment.environment": "prod", team: "a b" },
+        sampler: "parentbased_traceidratio" as const,
+        ratio: 0.25
+      }))
+    )
+    const traces = read({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://t/x", OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" })
+    assert.strictEqual(Either.getOrThrow(traces).pipe(Option.getOrThrow).url, "http://t/x")
+    const grpc = read({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4317", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })
+    assert.isTrue(Either.isLeft(grpc))
+    assert.include(String(Either.getLeft(grpc).pipe(Option.getOrThrow)), "unsupported OTLP protocol \"grpc\"")
+    assert.isTrue(Either.isLeft(read({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c", OTEL_TRACES_SAMPLER: "sometimes" })))
+  })
+
+  it("samples: parent-based follows the parent, the ratio by trace id, and never exports a query or header", () => {
+    const parent = (sampled: boolean) =>
+      Option.some({ _tag: "ExternalSpan", traceId: TRACE_ID, spanId: CALLER_SPAN, sampled } as any)
+    assert.isFalse(Tracing.sample("parentbased_always_on", 1, parent(false), TRACE_ID))
+    assert.isTrue(Tracing.sample("parentbased_always_off", 1, parent(true), TRACE_ID))
+    assert.isFalse(Tracing.sample("always_off", 1, parent(true), TRACE_ID))
+    assert.isTrue(Tracing.sample("traceidratio", 0.5, Option.none(), "0".repeat(24) + "10000000"))
+    assert.isFalse(Tracing.sample("traceidratio", 0.5, Option.none(), "0".repeat(24) + "f0000000"))
+    assert.isFalse(Tracing.sample("parentbased_traceidratio", 0, Option.none(), TRACE_ID))
+    assert.strictEqual(
+      Tracing.exportedAttribute("url.full", "https://u:p@api.example/v1/packages?licenseNumber=L&key=secret"),
+      "https://api.example/v1/packages"
+    )
+    assert.isUndefined(Tracing.exportedAttribute("url.query", "key=secret"))
+    assert.isUndefined(Tracing.exportedAttribute("http.request.header.x-api-key", "secret"))
+    assert.strictEqual(Tracing.exportedAttribute("http.route", "/v1/x"), "/v1/x")
+  })
+})
