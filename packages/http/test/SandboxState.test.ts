@@ -30,7 +30,7 @@ const connection = (version: number): Connection => ({
 
 const hold = (at: number): Sandbox.Change => ({
   _tag: "Scenario",
-  input: { name: "package_hold", params: {}, connection_id: "conn_state", at }
+  input: { name: "package_hold", params: {}, at }
 })
 
 /** A stored log in memory that another process writes to (`elsewhere`), counting appends. */

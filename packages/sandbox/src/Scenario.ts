@@ -2,8 +2,10 @@
  * Scenarios (DECISIONS "Simulate"): the state changes a production state system would make on its
  * own — a transfer arriving or completing, a lab result coming in, a login lapsing, a plant
  * advancing, a package put on hold. Each moves state only through the core transition tables (an
- * impossible move is `InvalidStateTransition`) and returns the webhook event a production
- * connection would see, if any.
+ * impossible move is `InvalidStateTransition`) and returns the change a production connection
+ * would hear of as a webhook event, if any: the event's type and data, without the envelope (id,
+ * creation time, connection) that the caller wraps it in (`WebhookEvent.wrap`, with an id from
+ * `eventId`).
  *
  * One scenario changes no state: `upstream_timeout` (DECISIONS "Sandbox reset and faults") stops
  * the state system answering. It returns the upstream fault to switch on (a `slow` fault held for
@@ -15,8 +17,7 @@
  *
  * @since 0.1.0
  */
-import { ProviderError, ScenarioName } from "@tracebridge/core"
-import type { WebhookEvent } from "@tracebridge/core"
+import { ProviderError, ScenarioName, WebhookEvent } from "@tracebridge/core"
 import { Either, Schema } from "effect"
 import type * as Faults from "./Faults.js"
 import type { Definition } from "./scenarios/common.js"
@@ -25,6 +26,7 @@ import * as LabResults from "./scenarios/labResults.js"
 import * as Packages from "./scenarios/packages.js"
 import * as Plants from "./scenarios/plants.js"
 import * as Transfers from "./scenarios/transfers.js"
+import * as Seed from "./Seed.js"
 import type { World } from "./World.js"
 import { packageView } from "./World.js"
 
@@ -43,7 +45,9 @@ export const names = ScenarioName.names
 export type Name = ScenarioName.ScenarioName
 
 /**
- * A scenario to run, as logged.
+ * A scenario to run, as logged. Logs stored while the sandbox still built the event's envelope
+ * also hold the connection's id and a `sequence`: a run ignores them, and replays to the same
+ * world.
  *
  * @since 0.1.0
  * @category models
@@ -51,27 +55,27 @@ export type Name = ScenarioName.ScenarioName
 export interface Input {
   readonly name: string
   readonly params: unknown
-  /** The connection the event is for (the sandbox connection's id behind /v1). */
-  readonly connection_id: string
+  /** The instant the scenario runs at (epoch ms). */
   readonly at: number
-  /**
-   * A number no earlier run of a scenario on this connection had, even before a reset (the API
-   * passes the connection's sandbox version): the fired event's id is made from it, so that it
-   * never repeats an id already delivered. Without it, the world's own event counter is used.
-   */
-  readonly sequence?: number
 }
 
 /**
- * What a scenario did: the event to deliver (none for state-only scenarios), whether the login
- * now needs re-entering, and the upstream fault to switch on, if any (`upstream_timeout`).
+ * What a scenario did: the change a production connection would hear of (none for state-only
+ * scenarios) with the world's serial number for it, whether the login now needs re-entering, and
+ * the upstream fault to switch on, if any (`upstream_timeout`).
  *
  * @since 0.1.0
  * @category models
  */
 export interface Outcome {
   readonly scenario: Name
-  readonly event: WebhookEvent.WebhookEvent | null
+  /** The event's type and data, with no envelope: no id, creation time or connection. */
+  readonly change: WebhookEvent.Change | null
+  /**
+   * With a change, the world's number for it (its event counter, which every change fired raises):
+   * what a caller with no number of its own (the control API) makes the event's id from.
+   */
+  readonly serial?: number
   readonly loginRequired: boolean
   readonly fault?: Faults.Fault
 }
@@ -136,8 +140,27 @@ export const run = (world: World, input: Input): Either.Either<Outcome, Failure>
   if (Either.isLeft(decoded)) {
     return Either.left(ProviderError.InvalidInput.fromParseError(`simulate.${name}`, decoded.left))
   }
-  return Either.map(scenario.run(world, decoded.right, input), (done) => ({ scenario: name, ...done }))
+  return Either.map(scenario.run(world, decoded.right, input.at), (done) => ({ scenario: name, ...done }))
 }
+
+/**
+ * The id of the event numbered `n` in a world: made from the world (its seed, provider, state and
+ * login) and the number, the same every time. The API numbers a sandbox connection's events by
+ * its sandbox version, which every change and reset raises, so that no id is delivered twice;
+ * the control API by the world's own count (`Outcome.serial`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const eventId = (
+  world: Pick<World, "seed" | "provider" | "state" | "login">,
+  n: number
+): WebhookEvent.EventId =>
+  WebhookEvent.EventId.make(
+    `evt_${Seed.integer(`${world.seed}|${world.provider}|${world.state}|${world.login}`, "event", n).toString(36)}${
+      n.toString(36)
+    }`
+  )
 
 /**
  * A package with its lab results, for scenario callers that report it.

@@ -1,16 +1,15 @@
 /**
  * What every scenario family shares: how a scenario is defined (its params and what it does to a
  * world), the answers for a refused or exhausted run, the move through a core transition table,
- * and the event envelope.
+ * and the change a scenario fires.
  *
  * @since 0.1.0
  */
-import type { Package } from "@tracebridge/core"
-import { ProviderError, Transitions, WebhookEvent } from "@tracebridge/core"
+import type { Package, WebhookEvent } from "@tracebridge/core"
+import { ProviderError, Transitions } from "@tracebridge/core"
 import type { Schema } from "effect"
 import { Either } from "effect"
-import type { Exhausted, Failure, Input, Outcome } from "../Scenario.js"
-import * as Seed from "../Seed.js"
+import type { Exhausted, Failure, Outcome } from "../Scenario.js"
 import type { FacilityData, World } from "../World.js"
 
 /**
@@ -30,7 +29,8 @@ export type Done = Omit<Outcome, "scenario">
  */
 export interface Definition<P> {
   readonly params: Schema.Schema<P, any>
-  readonly run: (world: World, params: P, input: Input) => Either.Either<Done, Failure>
+  /** `at`: the instant the scenario runs at (epoch ms). */
+  readonly run: (world: World, params: P, at: number) => Either.Either<Done, Failure>
 }
 
 /**
@@ -41,7 +41,7 @@ export interface Definition<P> {
  */
 export const define = <P, I>(definition: {
   readonly params: Schema.Schema<P, I>
-  readonly run: (world: World, params: P, input: Input) => Either.Either<Done, Failure>
+  readonly run: (world: World, params: P, at: number) => Either.Either<Done, Failure>
 }): Definition<P> => definition
 
 /**
@@ -81,23 +81,19 @@ export const exhausted = (
  */
 export const iso = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString()
 
-const eventId = (world: World, input: Input) => {
-  const counted = world.counters.next++
-  const n = input.sequence ?? counted
-  return `evt_${
-    Seed.integer(`${world.seed}|${world.provider}|${world.state}|${world.login}`, "event", n).toString(36)
-  }${n.toString(36)}`
-}
-
 /**
- * The envelope of the event a scenario fires: its id (from `input.sequence`, or else the world's
- * event counter, which it raises either way) and the scenario's time.
+ * What a scenario that fires a change did: the change, with the world's serial number for it. Each
+ * change fired takes the next number of the world's counter (which the transfers and lab results
+ * a world creates are numbered from too), so that a replayed world counts the same.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const envelope = (world: World, input: Input): WebhookEvent.Envelope =>
-  WebhookEvent.envelope(eventId(world, input), input.at)
+export const fire = (world: World, change: WebhookEvent.Change): Done => ({
+  change,
+  serial: world.counters.next++,
+  loginRequired: false
+})
 
 /**
  * `to`, if the machine allows the move from `from`; otherwise `InvalidStateTransition`.

@@ -22,7 +22,7 @@ export const loginRequired = define({
   params: Schema.Struct({}),
   run: (world) => {
     world.loginRequired = true
-    return Either.right({ event: null, loginRequired: true })
+    return Either.right({ change: null, loginRequired: true })
   }
 })
 
@@ -38,7 +38,7 @@ export const upstreamTimeout = define({
   }),
   run: (_world, params) =>
     Either.right({
-      event: null,
+      change: null,
       loginRequired: false,
       fault: { kind: "slow", delay_ms: params.delay_ms ?? Faults.MAX_DELAY_MS }
     })

@@ -4,10 +4,10 @@
  *
  * @since 0.1.0
  */
-import { Ids, LabResult, ProviderError, WebhookEvent } from "@tracebridge/core"
+import { LabResult, ProviderError } from "@tracebridge/core"
 import { Either, Schema } from "effect"
 import * as Writes from "../Writes.js"
-import { define, envelope, exhausted, fail, findPackage, iso } from "./common.js"
+import { define, exhausted, fail, findPackage, fire, iso } from "./common.js"
 
 const panel = (
   failing: boolean
@@ -41,8 +41,7 @@ export const received = define({
     package_id: Schema.optional(Schema.String),
     result: Schema.optionalWith(Schema.Literal("pass", "fail"), { default: () => "pass" as const })
   }),
-  run: (world, params, input) => {
-    const at = input.at
+  run: (world, params, at) => {
     const failing = params.result === "fail"
     const found = findPackage(
       world,
@@ -71,16 +70,17 @@ export const received = define({
     })
     if (Either.isLeft(result)) return fail(ProviderError.ResourceNotFound.of("package", found.pkg.id))
     const recorded = result.right
-    const event = WebhookEvent.make("lab_result.received", envelope(world, input), {
-      id: recorded.id,
-      connection_id: Ids.ConnectionId.make(input.connection_id),
-      facility_id: found.data.facility.id,
-      package_id: found.pkg.id,
-      package_tag: found.pkg.tag,
-      passed: recorded.overall_passed,
-      failed_panel: [...LabResult.failedPanel(recorded)],
-      lab_result: recorded
-    })
-    return Either.right({ event, loginRequired: false })
+    return Either.right(fire(world, {
+      type: "lab_result.received",
+      data: {
+        id: recorded.id,
+        facility_id: found.data.facility.id,
+        package_id: found.pkg.id,
+        package_tag: found.pkg.tag,
+        passed: recorded.overall_passed,
+        failed_panel: [...LabResult.failedPanel(recorded)],
+        lab_result: recorded
+      }
+    }))
   }
 })

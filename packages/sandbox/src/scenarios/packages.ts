@@ -38,7 +38,7 @@ export const hold = define({
     /** What kind of hold (default administrative): each stops the package and reads as on hold. */
     kind: Schema.optional(Schema.Literal("administrative", "investigation", "recall"))
   }),
-  run: (world, params, input) => {
+  run: (world, params, at) => {
     const found = findPackage(world, params.package_id, (p) => !p.is_on_hold)
     if (found === undefined) {
       return params.package_id !== undefined
@@ -53,10 +53,10 @@ export const hold = define({
     const to = params.on_hold ?? !found.pkg.is_on_hold
     const moved = transition(Transitions.packageHold, found.pkg.is_on_hold, to)
     if (Either.isLeft(moved)) return Either.left(moved.left)
-    setPackage(world, found.data, found.pkg.id, { is_on_hold: to }, input.at)
+    setPackage(world, found.data, found.pkg.id, { is_on_hold: to }, at)
     if (to && params.kind !== undefined && params.kind !== "administrative") {
       world.holds.set(found.pkg.id, params.kind)
     } else world.holds.delete(found.pkg.id)
-    return Either.right({ event: null, loginRequired: false })
+    return Either.right({ change: null, loginRequired: false })
   }
 })

@@ -19,8 +19,7 @@ import { define, exhausted, fail, iso, transition } from "./common.js"
  */
 export const phaseAdvanced = define({
   params: Schema.Struct({ plant_id: Schema.optional(Schema.String) }),
-  run: (world, params, input) => {
-    const at = input.at
+  run: (world, params, at) => {
     let data: FacilityData | undefined
     let plant: Plant.Plant | undefined
     for (const d of world.facilities) {
@@ -50,6 +49,6 @@ export const phaseAdvanced = define({
         : p
     )
     world.modified.set(id, Math.floor(at / 1000) * 1000)
-    return Either.right({ event: null, loginRequired: false })
+    return Either.right({ change: null, loginRequired: false })
   }
 })

@@ -1,19 +1,20 @@
 /**
  * The transfer scenarios: a transfer arriving (`transfer_arrived`, which creates an incoming one
  * from another licensee when none is on its way) and completing (`transfer_completed`: received,
- * with its packages moved to the recipient, or rejected). Each fires its `transfer.*` event.
+ * with its packages moved to the recipient, or rejected). Each fires its `transfer.*` change.
  *
  * @since 0.1.0
  */
 import type { Transfer } from "@tracebridge/core"
-import { Ids, ProviderError, Transitions, WebhookEvent } from "@tracebridge/core"
+import type { WebhookEvent } from "@tracebridge/core"
+import { Ids, ProviderError, Transitions } from "@tracebridge/core"
 import { Either, Schema } from "effect"
 import * as Profile from "../Profile.js"
-import type { Failure, Input } from "../Scenario.js"
+import type { Failure } from "../Scenario.js"
 import type { World } from "../World.js"
 import { facilityByLicense } from "../World.js"
 import type { Done } from "./common.js"
-import { define, envelope, exhausted, fail, iso, transition } from "./common.js"
+import { define, exhausted, fail, fire, iso, transition } from "./common.js"
 
 const stored = (world: World, id: string | undefined, pick: (t: Transfer.Transfer) => boolean) =>
   world.transfers.find((s) =>
@@ -28,24 +29,19 @@ const updateTransfer = (world: World, id: string, patch: Partial<Transfer.Transf
   world.modified.set(id, Math.floor(at / 1000) * 1000)
 }
 
-const transferEvent = (
+/** The `transfer.*` change about a transfer of the world, for the facility of the world it concerns. */
+const transferChange = (
   world: World,
   type: "transfer.arrived" | "transfer.completed",
-  id: string,
-  input: Input
-): WebhookEvent.WebhookEvent => {
+  id: string
+): WebhookEvent.Change => {
   const s = world.transfers.find((t) => t.transfer.id === id)!
   // the facility of the world the event is about: the recipient, or, for a transfer to another
   // licensee, the shipper (issue #30: it once crashed on a recipient outside the world)
   const recipient = facilityByLicense(world, s.transfer.recipient_facility) ??
     facilityByLicense(world, s.transfer.shipper_facility)!
   const transfer: Transfer.Transfer = { ...s.transfer, facility_id: recipient.facility.id }
-  return WebhookEvent.make(type, envelope(world, input), {
-    id: transfer.id,
-    connection_id: Ids.ConnectionId.make(input.connection_id),
-    facility_id: recipient.facility.id,
-    transfer
-  })
+  return { type, data: { id: transfer.id, facility_id: recipient.facility.id, transfer } }
 }
 
 const moveReceived = (world: World, transfer: Omit<Transfer.Transfer, "facility_id">, at: number) => {
@@ -73,7 +69,7 @@ const moveReceived = (world: World, transfer: Omit<Transfer.Transfer, "facility_
 }
 
 /** An incoming transfer created from an outside licence, arrived now. */
-const created = (world: World, input: Input, facilityId: string | undefined): Either.Either<Done, Failure> => {
+const created = (world: World, at: number, facilityId: string | undefined): Either.Either<Done, Failure> => {
   const recipient = facilityId === undefined
     ? world.facilities.find((d) => d.role === "retail") ?? world.facilities[0]!
     : world.facilities.find((d) => d.facility.id === facilityId)
@@ -81,7 +77,6 @@ const created = (world: World, input: Input, facilityId: string | undefined): Ei
   const n = world.counters.next++
   const profile = Profile.of(world)
   const { manifest, providerId } = profile.transferIds(n, profile.numeric("transfer", 0, n), false)
-  const at = input.at
   const transfer: Omit<Transfer.Transfer, "facility_id"> = {
     id: Ids.make("transfer", world.provider, providerId),
     manifest_number: manifest,
@@ -102,7 +97,7 @@ const created = (world: World, input: Input, facilityId: string | undefined): Ei
   }
   world.transfers.push({ transfer, template: false })
   world.modified.set(transfer.id, Math.floor(at / 1000) * 1000)
-  return Either.right({ event: transferEvent(world, "transfer.arrived", transfer.id, input), loginRequired: false })
+  return Either.right(fire(world, transferChange(world, "transfer.arrived", transfer.id)))
 }
 
 /**
@@ -118,8 +113,7 @@ export const arrived = define({
     transfer_id: Schema.optional(Schema.String),
     facility_id: Schema.optional(Schema.String)
   }),
-  run: (world, params, input) => {
-    const at = input.at
+  run: (world, params, at) => {
     const s = params.transfer_id !== undefined
       ? stored(world, params.transfer_id, () => true)
       : stored(
@@ -134,7 +128,7 @@ export const arrived = define({
       if (params.transfer_id !== undefined) {
         return fail(ProviderError.ResourceNotFound.of("transfer", params.transfer_id))
       }
-      return created(world, input, params.facility_id)
+      return created(world, at, params.facility_id)
     }
     const from = s.transfer.status
     if (from !== "in_transit") {
@@ -146,7 +140,7 @@ export const arrived = define({
       actual_departure: s.transfer.actual_departure ?? iso(at - 3_600_000),
       actual_arrival: iso(at)
     }, at)
-    return Either.right({ event: transferEvent(world, "transfer.arrived", s.transfer.id, input), loginRequired: false })
+    return Either.right(fire(world, transferChange(world, "transfer.arrived", s.transfer.id)))
   }
 })
 
@@ -162,8 +156,7 @@ export const completed = define({
     transfer_id: Schema.optional(Schema.String),
     outcome: Schema.optionalWith(Schema.Literal("received", "rejected"), { default: () => "received" as const })
   }),
-  run: (world, params, input) => {
-    const at = input.at
+  run: (world, params, at) => {
     const outcome = params.outcome
     const s = params.transfer_id !== undefined
       ? stored(world, params.transfer_id, () => true)
@@ -191,9 +184,6 @@ export const completed = define({
       at
     )
     if (outcome === "received") moveReceived(world, s.transfer, at)
-    return Either.right({
-      event: transferEvent(world, "transfer.completed", s.transfer.id, input),
-      loginRequired: false
-    })
+    return Either.right(fire(world, transferChange(world, "transfer.completed", s.transfer.id)))
   }
 })
