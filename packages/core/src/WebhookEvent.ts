@@ -295,3 +295,30 @@ export const envelope = (id: string, at: number): Envelope => ({
   id: EventId.make(id),
   created: new Date(Math.floor(at / 1000) * 1000).toISOString()
 })
+
+/**
+ * What an event says, without the envelope it is delivered in: its type and its data, apart from
+ * the connection it is for. The sandbox's scenarios fire these; `wrap` makes one the event a
+ * connection receives.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Change = {
+  readonly [T in EventType]: { readonly type: T; readonly data: Omit<DataOf<T>, "connection_id"> }
+}[EventType]
+
+/**
+ * A change in the envelope of the connection it is for: the event that connection receives,
+ * checked against its type's schema as `make` checks it.
+ *
+ * @example
+ * ```ts
+ * WebhookEvent.wrap(change, WebhookEvent.envelope(id, at), connection.id)
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const wrap = (change: Change, envelope: Envelope, connectionId: string): WebhookEvent =>
+  make(change.type, envelope, { ...change.data, connection_id: ConnectionId.make(connectionId) } as DataOf<EventType>)

@@ -111,4 +111,31 @@ describe("WebhookEvent", () => {
       WebhookEvent.make("sync.updates_available", envelope, { connection_id, facility_id, changes: 1.5 })
     )
   })
+
+  it("wrap puts a change (type and data, no connection) in a connection's envelope, as make would build it", () => {
+    const envelope = WebhookEvent.envelope("evt_abc123", Date.parse("2026-02-03T10:00:00.750Z"))
+    const facility_id = Ids.FacilityId.make(samples.facilityId)
+    const change: WebhookEvent.Change = {
+      type: "transfer.arrived",
+      data: { id: samples.transfer.id, facility_id, transfer: samples.transfer }
+    }
+    assert.notProperty(change, "id")
+    assert.notProperty(change, "created")
+    assert.notProperty(change.data, "connection_id")
+    const event = WebhookEvent.wrap(change, envelope, "conn_1")
+    const made = WebhookEvent.make("transfer.arrived", envelope, {
+      id: samples.transfer.id,
+      connection_id: Ids.ConnectionId.make("conn_1"),
+      facility_id,
+      transfer: samples.transfer
+    })
+    assert.deepStrictEqual(event, made)
+    // the same body on the wire, fields in the schema's order
+    assert.strictEqual(JSON.stringify(event), JSON.stringify(made))
+    assert.isTrue(Either.isRight(decode(Schema.encodeSync(WebhookEvent.WebhookEvent)(event))))
+    // data the type allows but the schema refuses is a defect, as with make
+    assert.throws(() =>
+      WebhookEvent.wrap({ type: "sync.updates_available", data: { facility_id, changes: 1.5 } }, envelope, "conn_1")
+    )
+  })
 })

@@ -161,7 +161,6 @@ describe("managed sync (production, provider_a emulator)", () => {
             input: {
               name: "package_hold",
               params: { package_id: target.id, on_hold: true },
-              connection_id: connectionId,
               at: Date.now()
             }
           })
@@ -182,16 +181,16 @@ describe("managed sync (production, provider_a emulator)", () => {
           // a package received by another facility leaves the shipper's active list for Metrc's
           // inactive one: the poll removes it from the shipper's store, and reads no longer show it
           const apply = (name: string, params: Record<string, unknown>) => {
-            const applied = running.sandbox.apply<{ readonly event: any }>(
+            const applied = running.sandbox.apply<{ readonly change: any }>(
               running.sandbox.world("provider_a", "CO", "user_good"),
               {
                 _tag: "Scenario",
-                input: { name, params, connection_id: connectionId, at: Date.now() }
+                input: { name, params, at: Date.now() }
               }
             )
             return Either.getOrThrowWith(applied, (e) => new Error(`${name}: ${JSON.stringify(e)}`))
           }
-          const shipment = apply("transfer_arrived", {}).event.data.transfer
+          const shipment = apply("transfer_arrived", {}).change.data.transfer
           const facilities = (yield* call("GET", `/v1/connections/${connectionId}/facilities?per_page=100`, {
             token: access
           })).body.data as Array<any>

@@ -32,7 +32,7 @@ const connection = (version: number, overrides: Partial<Connection> = {}): Conne
 
 const hold = (at: number): Sandbox.Change => ({
   _tag: "Scenario",
-  input: { name: "package_hold", params: {}, connection_id: "conn_state", at }
+  input: { name: "package_hold", params: {}, at }
 })
 
 /** A stored log in memory whose appends always lose the race, counting them. */

@@ -268,7 +268,7 @@ describe("Production poller", () => {
         const run = (name: string, params: unknown = {}) => {
           const result = providers.sandbox.apply<Scenario.Outcome, Scenario.Failure>(world, {
             _tag: "Scenario",
-            input: { name, params, connection_id: stored.id, at: T0 + 60_000 }
+            input: { name, params, at: T0 + 60_000 }
           })
           assert.isTrue(Either.isRight(result), JSON.stringify(result))
           return Either.getOrThrow(result)
@@ -288,22 +288,22 @@ describe("Production poller", () => {
         const events = [...one, ...other]
         assert.deepStrictEqual(events.map((e) => e.type).sort(), ["lab_result.received", "transfer.arrived"])
         const transfer = events.find((e) => e.type === "transfer.arrived")!
-        assert.isTrue(transfer.type === "transfer.arrived" && arrived.event?.type === "transfer.arrived")
-        if (transfer.type === "transfer.arrived" && arrived.event?.type === "transfer.arrived") {
-          assert.strictEqual(transfer.data.id, arrived.event.data.id)
+        assert.isTrue(transfer.type === "transfer.arrived" && arrived.change?.type === "transfer.arrived")
+        if (transfer.type === "transfer.arrived" && arrived.change?.type === "transfer.arrived") {
+          assert.strictEqual(transfer.data.id, arrived.change.data.id)
           assert.strictEqual(transfer.data.connection_id, stored.id)
           assert.isNotNull(transfer.data.transfer.actual_arrival)
         }
         const lab = events.find((e) => e.type === "lab_result.received")!
-        if (lab.type === "lab_result.received" && tested.event?.type === "lab_result.received") {
-          assert.strictEqual(lab.data.id, tested.event.data.id)
+        if (lab.type === "lab_result.received" && tested.change?.type === "lab_result.received") {
+          assert.strictEqual(lab.data.id, tested.change.data.id)
           assert.isFalse(lab.data.passed)
           assert.deepStrictEqual(lab.data.failed_panel, ["Microbiologicals", "Pesticides"])
-          assert.strictEqual(lab.data.package_tag, tested.event.data.package_tag)
+          assert.strictEqual(lab.data.package_tag, tested.change.data.package_tag)
         } else assert.fail("no lab_result.received")
 
         assert.deepStrictEqual(yield* poller.reconcile(production, port, session), [], "nothing new, nothing sent")
-        const arrivedId = arrived.event?.type === "transfer.arrived" ? arrived.event.data.id : ""
+        const arrivedId = arrived.change?.type === "transfer.arrived" ? arrived.change.data.id : ""
         run("transfer_completed", { transfer_id: arrivedId, outcome: "rejected" })
         const completed = yield* poller.reconcile(production, port, session)
         assert.deepStrictEqual(completed.map((e) => [e.type, "id" in e.data ? e.data.id : ""]), [[

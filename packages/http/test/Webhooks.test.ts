@@ -8,10 +8,13 @@ import { assert, describe, it } from "@effect/vitest"
 import { WebhookSignature } from "@tracebridge/core"
 import type { Http } from "@tracebridge/http"
 import { Bootstrap } from "@tracebridge/http"
+import { Scenario } from "@tracebridge/sandbox"
 import { Duration, Effect, Option, TestClock } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
+import { ConnectionStore } from "../src/persistence/ConnectionStore.js"
 import { WebhookStore } from "../src/persistence/WebhookStore.js"
+import { Providers } from "../src/services/Providers.js"
 import * as UrlGuard from "../src/services/UrlGuard.js"
 import { WebhookDispatcher } from "../src/services/WebhookDispatcher.js"
 import { receiver } from "./support/Receiver.js"
@@ -256,6 +259,33 @@ describe("Simulate", () => {
       assert.strictEqual(pkg.status, 200)
       assert.strictEqual(pkg.body.data.lab_testing_state, "TestFailed")
       assert.strictEqual(pkg.body.data.tag, data.event.data.package_tag)
+    }).pipe(withApp()))
+
+  it.effect("the event is the scenario's change in the connection's envelope: its id from the world and the sandbox version (issue #31)", () =>
+    Effect.gen(function*() {
+      const { access } = yield* signIn
+      const linked = yield* linkSandbox(access)
+      const hook = yield* subscribe(access, "http://127.0.0.1:9/hooks", ["lab_result.received"])
+      const connections = yield* ConnectionStore
+      const providers = yield* Providers
+      const webhookStore = yield* WebhookStore
+      const answered: Array<string> = []
+      for (const result of ["fail", "pass"]) {
+        const before = Option.getOrThrow(yield* connections.getConnection(linked.connection_id))
+        const r = yield* simulate(access, linked.connection_id, "lab_result_received", { result })
+        assert.strictEqual(r.status, 200, JSON.stringify(r.body))
+        const event = r.body.data.event
+        // the id the connection's version made before the envelope left the sandbox, and made here now
+        assert.strictEqual(event.id, Scenario.eventId(providers.state.world(before), before.sandbox_version))
+        assert.strictEqual(event.created, new Date(T0).toISOString())
+        assert.strictEqual(event.api_version, "0.1.0")
+        assert.strictEqual(event.data.connection_id, linked.connection_id)
+        answered.push(event.id)
+      }
+      assert.strictEqual(new Set(answered).size, 2, "every simulation's event has an id of its own")
+      // what was enqueued is the event answered
+      const queued = yield* webhookStore.listWebhookDeliveries(hook.id, 0, 10)
+      assert.deepStrictEqual(queued.items.map((d) => d.event_id).sort(), [...answered].sort())
     }).pipe(withApp()))
 
   it.effect("transfer_arrived fires transfer.arrived, then the transfers list shows actual_arrival", () =>

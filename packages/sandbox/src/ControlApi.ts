@@ -18,12 +18,12 @@
  *
  * @since 0.1.0
  */
-import { ProviderName } from "@tracebridge/core"
+import { ProviderName, WebhookEvent } from "@tracebridge/core"
 import { Either, Schema } from "effect"
 import * as Faults from "./Faults.js"
 import type { Sandbox } from "./Sandbox.js"
 import { keyOf } from "./Sandbox.js"
-import type * as Scenario from "./Scenario.js"
+import * as Scenario from "./Scenario.js"
 
 /**
  * A route of the control API, as data.
@@ -161,14 +161,10 @@ export const handle = async (sandbox: Sandbox, request: Request): Promise<Respon
     }
     const { connection_id, login, params, provider, state } = decoded.right
     const world = sandbox.world(provider, state, login)
+    const at = sandbox.now()
     const result = sandbox.apply<Scenario.Outcome, Scenario.Failure>(world, {
       _tag: "Scenario",
-      input: {
-        name: scenario[1]!,
-        params: params ?? {},
-        connection_id: connection_id ?? "conn_sandbox",
-        at: sandbox.now()
-      }
+      input: { name: scenario[1]!, params: params ?? {}, at }
     })
     return Either.match(result, {
       onLeft: (failure) =>
@@ -182,7 +178,16 @@ export const handle = async (sandbox: Sandbox, request: Request): Promise<Respon
           ? error(422, "scenario_exhausted", failure.message)
           : error(409, "invalid_state_transition", failure.message),
       onRight: (outcome) =>
-        json({ scenario: outcome.scenario, event: outcome.event, login_required: outcome.loginRequired })
+        json({
+          scenario: outcome.scenario,
+          // the envelope, as the API's simulate wraps it, with the world's own number for the event
+          event: outcome.change === null ? null : WebhookEvent.wrap(
+            outcome.change,
+            WebhookEvent.envelope(Scenario.eventId(world, outcome.serial!), at),
+            connection_id ?? "conn_sandbox"
+          ),
+          login_required: outcome.loginRequired
+        })
     })
   }
   return error(404, "not_found", `No control route ${request.method} ${url.pathname}`)

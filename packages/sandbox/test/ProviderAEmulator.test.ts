@@ -57,7 +57,6 @@ describe.sequential("provider_a adapter against the emulator: conformance (CO)",
     input: {
       name: "transfer_arrived",
       params: { facility_id: cultivator.facility.id },
-      connection_id: "contract",
       at: NOW - 3_600_000
     }
   })
@@ -360,7 +359,7 @@ describe("ProviderAEmulator rules", () => {
       own.setFault(Sandbox.keyOf("provider_a", "CO", "user_good"), null)
       own.apply(own.world("provider_a", "CO", "user_good"), {
         _tag: "Scenario",
-        input: { name: "connection_login_required", params: {}, connection_id: "c", at: NOW }
+        input: { name: "connection_login_required", params: {}, at: NOW }
       })
       challenged(await call(), "the connection_login_required scenario")
       assert.strictEqual((await call()).status, 200)
@@ -385,7 +384,7 @@ describe("ProviderAEmulator rules", () => {
       const world = sandbox.world("provider_a", "CO", "user_good")
       sandbox.apply(world, {
         _tag: "Scenario",
-        input: { name: "connection_login_required", params: {}, connection_id: "c", at: NOW }
+        input: { name: "connection_login_required", params: {}, at: NOW }
       })
       assert.strictEqual((await get("/facilities/v2/")).status, 401)
       assert.strictEqual((await get("/facilities/v2/")).status, 200)

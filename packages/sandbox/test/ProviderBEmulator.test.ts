@@ -144,7 +144,6 @@ describe.sequential("provider_b adapter against the emulator: conformance (HI)",
     input: {
       name: "transfer_arrived",
       params: { facility_id: cultivator.facility.id },
-      connection_id: "contract",
       at: NOW - 3_600_000
     }
   })

@@ -25,7 +25,7 @@ describe("Sandbox.version", () => {
     const run = (name: string, params: unknown = {}) =>
       sandbox.apply<Scenario.Outcome, Scenario.Failure>(world, {
         _tag: "Scenario",
-        input: { name, params, connection_id: "conn_test", at: NOW }
+        input: { name, params, at: NOW }
       })
     const seen = new Set([sandbox.version(key)])
     const expectNew = () => {

@@ -20,12 +20,20 @@ const setup = () => {
   const run = (name: string, params: unknown = {}) =>
     sandbox.apply<Scenario.Outcome, Scenario.Failure>(world, {
       _tag: "Scenario",
-      input: { name, params, connection_id: "conn_test", at: NOW }
+      input: { name, params, at: NOW }
     })
   return { sandbox, world, events, run }
 }
 
 const isEvent = Schema.is(WebhookEvent.WebhookEvent)
+
+/** The event a connection hears of an outcome's change: the change in the connection's envelope. */
+const eventOf = (world: Parameters<typeof Scenario.eventId>[0], outcome: Scenario.Outcome) =>
+  WebhookEvent.wrap(
+    outcome.change!,
+    WebhookEvent.envelope(Scenario.eventId(world, outcome.serial!), NOW),
+    "conn_test"
+  )
 
 describe("Scenario", () => {
   it("transfer_arrived sets the arrival of an incoming transfer and answers transfer.arrived", () => {
@@ -36,10 +44,11 @@ describe("Scenario", () => {
     assert.strictEqual(after.status, "in_transit")
     assert.strictEqual(after.actual_arrival, new Date(NOW).toISOString())
     assert.isNotNull(after.actual_departure)
-    assert.isTrue(isEvent(outcome.event))
-    assert.strictEqual(outcome.event!.type, "transfer.arrived")
-    assert.strictEqual(outcome.event!.type === "transfer.arrived" && outcome.event!.data.id, pending.transfer.id)
-    assert.strictEqual((outcome.event!.data as { connection_id: string }).connection_id, "conn_test")
+    assert.strictEqual(outcome.change!.type, "transfer.arrived")
+    assert.strictEqual(outcome.change!.type === "transfer.arrived" && outcome.change!.data.id, pending.transfer.id)
+    const event = eventOf(world, outcome)
+    assert.isTrue(isEvent(event))
+    assert.strictEqual((event.data as { connection_id: string }).connection_id, "conn_test")
     assert.strictEqual(events.length, 1)
   })
 
@@ -78,8 +87,8 @@ describe("Scenario", () => {
     assert.strictEqual(world.transfers.length, count)
     const transfer = Either.getOrThrow(to(Licensees.of(world)[1]!.license_number))
     const outcome = Either.getOrThrow(run("transfer_arrived", { transfer_id: transfer.id }))
-    assert.strictEqual(outcome.event!.type, "transfer.arrived")
-    assert.strictEqual((outcome.event!.data as { facility_id: string }).facility_id, data.facility.id)
+    assert.strictEqual(outcome.change!.type, "transfer.arrived")
+    assert.strictEqual((outcome.change!.data as { facility_id: string }).facility_id, data.facility.id)
     // received by the other licensee: the package has left the world
     Either.getOrThrow(run("transfer_completed", { transfer_id: transfer.id, outcome: "received" }))
     assert.isFalse(data.packages.some((p) => p.tag === pkg.tag))
@@ -115,7 +124,7 @@ describe("Scenario", () => {
     const outcome = Either.getOrThrow(
       run("transfer_completed", { transfer_id: moving.transfer.id, outcome: "received" })
     )
-    assert.strictEqual(outcome.event!.type, "transfer.completed")
+    assert.strictEqual(outcome.change!.type, "transfer.completed")
     assert.strictEqual(world.transfers.find((t) => t.transfer.id === moving.transfer.id)!.transfer.status, "received")
     const recipient = world.facilities.find((d) => d.facility.license_number === moving.transfer.recipient_facility)!
     for (const line of moving.transfer.packages) assert.isTrue(recipient.packages.some((p) => p.id === line.package_id))
@@ -139,8 +148,8 @@ describe("Scenario", () => {
   it("lab_result_received attaches a result, moves the lab state and reports the failed panel", () => {
     const { run, world } = setup()
     const fail = Either.getOrThrow(run("lab_result_received", { result: "fail" }))
-    assert.strictEqual(fail.event!.type, "lab_result.received")
-    const data = fail.event!.data as WebhookEvent.WebhookEvent["data"] & {
+    assert.strictEqual(fail.change!.type, "lab_result.received")
+    const data = fail.change!.data as WebhookEvent.Change["data"] & {
       passed: boolean
       failed_panel: Array<string>
       package_id: string
@@ -150,15 +159,15 @@ describe("Scenario", () => {
     const pkg = world.facilities.flatMap((d) => d.packages).find((p) => p.id === data.package_id)!
     assert.strictEqual(pkg.lab_testing_state, "TestFailed")
     const pass = Either.getOrThrow(run("lab_result_received"))
-    assert.isTrue((pass.event!.data as { passed: boolean }).passed)
-    assert.isTrue(isEvent(pass.event))
+    assert.isTrue((pass.change!.data as { passed: boolean }).passed)
+    assert.isTrue(isEvent(eventOf(world, pass)))
   })
 
   it("plant_phase_advanced and package_hold move state through the transition tables, with no event", () => {
     const { run, world } = setup()
     const cultivator = world.facilities[0]!
     const plant = cultivator.plants.find((p) => p.growth_phase === "vegetative")!
-    assert.isNull(Either.getOrThrow(run("plant_phase_advanced", { plant_id: plant.id })).event)
+    assert.isNull(Either.getOrThrow(run("plant_phase_advanced", { plant_id: plant.id })).change)
     assert.strictEqual(cultivator.plants.find((p) => p.id === plant.id)!.growth_phase, "flowering")
     const again = run("plant_phase_advanced", { plant_id: plant.id })
     assert.isTrue(Either.isLeft(again))
@@ -201,7 +210,7 @@ describe("Scenario", () => {
     const before = JSON.stringify(world.facilities)
     const outcome = Either.getOrThrow(run("upstream_timeout"))
     assert.strictEqual(outcome.scenario, "upstream_timeout")
-    assert.isNull(outcome.event)
+    assert.isNull(outcome.change)
     assert.isFalse(outcome.loginRequired)
     assert.deepStrictEqual(sandbox.fault(key), { kind: "slow", delay_ms: Faults.MAX_DELAY_MS })
     assert.deepStrictEqual(outcome.fault, sandbox.fault(key))
@@ -227,6 +236,55 @@ describe("Scenario", () => {
     assert.isUndefined(sandbox.fault(Sandbox.keyOf("provider_a", "CO", "user_other")))
     sandbox.setFault(key, null)
     assert.isUndefined(sandbox.fault(key))
+  })
+
+  it("transfer_arrived answers the change only: the event's type and data, with no envelope (issue #31)", () => {
+    const { run } = setup()
+    const outcome = Either.getOrThrow(run("transfer_arrived"))
+    const change = outcome.change!
+    assert.deepStrictEqual(Object.keys(change).sort(), ["data", "type"])
+    for (const field of ["id", "created", "created_at", "api_version"]) assert.notProperty(change, field)
+    assert.notProperty(change.data, "connection_id")
+    assert.isFalse(isEvent(change))
+    assert.isNumber(outcome.serial)
+    // a state-only scenario has no change, and no number for one
+    const held = Either.getOrThrow(run("package_hold"))
+    assert.isNull(held.change)
+    assert.isUndefined(held.serial)
+  })
+
+  it("eventId names a world's events as the sandbox did when it built the envelope (issue #31)", () => {
+    const { run, world } = setup()
+    const outcome = Either.getOrThrow(run("lab_result_received", { result: "fail" }))
+    // the ids the first event of this world had: by the world's own count, and by a caller's number
+    assert.strictEqual(Scenario.eventId(world, outcome.serial!), "evt_1690onfjag1")
+    assert.strictEqual(Scenario.eventId(world, 101), "evt_1pvbo6r2t")
+    assert.strictEqual(eventOf(world, outcome).id, "evt_1690onfjag1")
+    // the same for the same world and number; another world's differ
+    assert.strictEqual(Scenario.eventId(setup().world, 101), "evt_1pvbo6r2t")
+    assert.notStrictEqual(Scenario.eventId({ ...world, login: "user_other" }, 101), "evt_1pvbo6r2t")
+  })
+
+  it("replays a stored log that still holds the envelope's inputs (connection id, sequence) to the same world", () => {
+    const { run, sandbox, world } = setup()
+    Either.getOrThrow(run("lab_result_received", { result: "fail" }))
+    Either.getOrThrow(run("transfer_arrived"))
+    Either.getOrThrow(run("transfer_completed"))
+    const key = Sandbox.keyOf("provider_a", "CO", "user_good")
+    // as the API stored them before the envelope left the sandbox, parsed as SandboxState parses them
+    const stored = sandbox.log(key).map((change, i) =>
+      JSON.parse(JSON.stringify(
+        change._tag === "Scenario"
+          ? { ...change, input: { ...change.input, connection_id: "conn_test", sequence: i + 1 } }
+          : change
+      )) as Sandbox.Change
+    )
+    const replayed = Sandbox.replay(
+      { seed: "42", referenceDate: REFERENCE, provider: "provider_a", state: "CO", login: "user_good" },
+      stored
+    )
+    const json = (w: typeof world) => JSON.stringify(w, (_, v) => (v instanceof Map ? [...v.entries()] : v))
+    assert.strictEqual(json(replayed), json(world))
   })
 
   it("replays a change log onto the seeded world to the same state", () => {

@@ -4,7 +4,9 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Api } from "@tracebridge/api/Api"
 import { CurrentPrincipal } from "@tracebridge/api/Security"
-import type { Faults, Scenario } from "@tracebridge/sandbox"
+import { WebhookEvent } from "@tracebridge/core"
+import type { Faults, World } from "@tracebridge/sandbox"
+import { Scenario } from "@tracebridge/sandbox"
 import { Clock, Effect, Either, Option } from "effect"
 import * as Errors from "../Errors.js"
 import * as Idempotency from "../Idempotency.js"
@@ -78,6 +80,20 @@ const faultAnswer = (
   )
 
 /**
+ * The event a sandbox connection receives for a scenario's change: the change in the connection's
+ * envelope, with an id made from the world and the connection's sandbox version (raised by every
+ * committed change and every reset, so that no id is delivered twice) and the scenario's time.
+ */
+const eventOf = (
+  connection: { readonly id: string },
+  world: World.World,
+  version: number,
+  at: number,
+  change: WebhookEvent.Change
+): WebhookEvent.WebhookEvent =>
+  WebhookEvent.wrap(change, WebhookEvent.envelope(Scenario.eventId(world, version), at), connection.id)
+
+/**
  * @since 0.1.0
  * @category layers
  */
@@ -96,24 +112,17 @@ export const HttpSandboxLive = HttpApiBuilder.group(
         // The change, its event and any fault it switches on are stored together before we answer:
         // no event is lost. Once committed, the deliveries go straight to this process's worker (or
         // it is woken); not interrupted in between, so that they never wait for their lease to lapse.
-        const { deliveries, outcome } = yield* providers.state.write(connection, (commit, version) =>
+        const { deliveries, event, outcome } = yield* providers.state.write(connection, (commit, version) =>
           Effect.gen(function*() {
-            const result = providers.sandbox.apply<Scenario.Outcome, Scenario.Failure>(
-              providers.state.world(connection),
-              {
-                _tag: "Scenario",
-                input: {
-                  name: payload.scenario,
-                  params: payload.params ?? {},
-                  connection_id: connection.id,
-                  at,
-                  // raised by every committed change and every reset: the event's id is never reused
-                  sequence: version
-                }
-              }
-            )
+            const world = providers.state.world(connection)
+            const result = providers.sandbox.apply<Scenario.Outcome, Scenario.Failure>(world, {
+              _tag: "Scenario",
+              input: { name: payload.scenario, params: payload.params ?? {}, at }
+            })
             if (Either.isLeft(result)) return yield* scenarioError(result.left)
             const outcome = result.right
+            // the sandbox answers the change; the connection's envelope is put round it here
+            const event = outcome.change === null ? null : eventOf(connection, world, version, at, outcome.change)
             const deliveries = yield* Effect.uninterruptible(Effect.flatMap(
               transactions.transaction(
                 Effect.zipRight(
@@ -121,20 +130,20 @@ export const HttpSandboxLive = HttpApiBuilder.group(
                     commit,
                     outcome.fault === undefined ? Effect.void : providers.state.setFault(connection, outcome.fault)
                   ),
-                  outcome.event === null
+                  event === null
                     ? Effect.succeed({ deliveries: 0, send: Effect.void })
-                    : webhooks.enqueueAndSend(connection.organisation_id, connection.id, outcome.event)
+                    : webhooks.enqueueAndSend(connection.organisation_id, connection.id, event)
                 )
               ),
               ({ deliveries, send }) =>
                 Effect.as(send, deliveries)
             ))
-            return { deliveries, outcome }
+            return { deliveries, event, outcome }
           }))
         if (outcome.loginRequired) yield* connections.moveTo(connection, "error")
         yield* ManagedSync.afterSandboxChange(connection.id)
         return yield* Envelope.one(
-          { scenario: outcome.scenario, event: outcome.event, deliveries },
+          { scenario: outcome.scenario, event, deliveries },
           { provider: connection.provider, state: connection.state }
         )
       }))

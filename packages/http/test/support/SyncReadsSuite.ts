@@ -55,7 +55,7 @@ const arrange = (running: Standalone.Running) => {
     Either.getOrThrowWith(
       running.sandbox.apply(world, {
         _tag: "Scenario",
-        input: { name, params, connection_id: "conn_arranged", at: Date.now() }
+        input: { name, params, at: Date.now() }
       }),
       (e) => new Error(`${name}: ${JSON.stringify(e)}`)
     )

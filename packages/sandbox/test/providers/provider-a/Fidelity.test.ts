@@ -137,7 +137,6 @@ const arrived = sandbox.apply(world, {
   input: {
     name: "transfer_arrived",
     params: { facility_id: cultivator.facility.id },
-    connection_id: "fidelity",
     at: NOW - 3_600_000
   }
 })

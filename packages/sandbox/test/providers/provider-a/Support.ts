@@ -137,7 +137,7 @@ export const make = (
     scenario: (name, params, at = NOW) => {
       const applied = sandbox.apply(world, {
         _tag: "Scenario",
-        input: { name, params, connection_id: "adapter-test", at }
+        input: { name, params, at }
       })
       if (Either.isLeft(applied)) throw new Error(`${name}: ${JSON.stringify(applied.left)}`)
     },

@@ -123,7 +123,7 @@ export const make = (
     scenario: (name, params, at = clock.now) => {
       const applied = sandbox.apply(world, {
         _tag: "Scenario",
-        input: { name, params, connection_id: "adapter-test", at }
+        input: { name, params, at }
       })
       if (Either.isLeft(applied)) throw new Error(`${name}: ${JSON.stringify(applied.left)}`)
     }
