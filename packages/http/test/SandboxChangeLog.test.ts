@@ -64,9 +64,7 @@ const changes: ReadonlyArray<Sandbox.Change> = [
     input: {
       name: "package_hold",
       params: { package_id: "pkg_1", nested: { list: [1, "two", null] } },
-      connection_id: "conn_x",
-      at: T0 + 1,
-      sequence: 7
+      at: T0 + 1
     }
   },
   { _tag: "RenewLogin" }
@@ -136,12 +134,12 @@ layer(TestDatabase.layer)("SandboxChangeLog", (it) => {
             (c) => state.read(c, Effect.sync(() => ({ onHold: onHold(), fault: sandbox.fault(key) })))
           ),
           hold: Effect.flatMap(row, (c) =>
-            state.write(c, (commit, version) =>
+            state.write(c, (commit) =>
               Effect.zipRight(
                 Effect.sync(() => {
                   const applied = sandbox.apply(state.world(c), {
                     _tag: "Scenario",
-                    input: { name: "package_hold", params: {}, connection_id: c.id, at: T0, sequence: version }
+                    input: { name: "package_hold", params: {}, at: T0 }
                   })
                   assert.isTrue(Either.isRight(applied))
                 }),

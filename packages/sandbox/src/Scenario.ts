@@ -17,10 +17,9 @@
  *
  * @since 0.1.0
  */
-import { ProviderError, ScenarioName, WebhookEvent } from "@tracebridge/core"
-import { Either, Schema } from "effect"
-import type * as Faults from "./Faults.js"
-import type { Definition } from "./scenarios/common.js"
+import { ScenarioName, WebhookEvent } from "@tracebridge/core"
+import { Either } from "effect"
+import type * as Common from "./scenarios/common.js"
 import * as Connection from "./scenarios/connection.js"
 import * as LabResults from "./scenarios/labResults.js"
 import * as Packages from "./scenarios/packages.js"
@@ -62,23 +61,13 @@ export interface Input {
 /**
  * What a scenario did: the change a production connection would hear of (none for state-only
  * scenarios) with the world's serial number for it, whether the login now needs re-entering, and
- * the upstream fault to switch on, if any (`upstream_timeout`).
+ * the upstream fault to switch on, if any (`upstream_timeout`). Defined beside the scenarios
+ * (`scenarios/common.ts`), which make it.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Outcome {
-  readonly scenario: Name
-  /** The event's type and data, with no envelope: no id, creation time or connection. */
-  readonly change: WebhookEvent.Change | null
-  /**
-   * With a change, the world's number for it (its event counter, which every change fired raises):
-   * what a caller with no number of its own (the control API) makes the event's id from.
-   */
-  readonly serial?: number
-  readonly loginRequired: boolean
-  readonly fault?: Faults.Fault
-}
+export type Outcome = Common.Outcome
 
 /**
  * Why a scenario did not run.
@@ -86,12 +75,7 @@ export interface Outcome {
  * @since 0.1.0
  * @category models
  */
-export type Failure =
-  | ProviderError.InvalidInput
-  | ProviderError.ResourceNotFound
-  | ProviderError.InvalidStateTransition
-  | { readonly _tag: "UnknownScenario"; readonly message: string }
-  | Exhausted
+export type Failure = Common.Failure
 
 /**
  * A scenario asked to pick its own object found none left in the world (every package tested, every
@@ -100,14 +84,10 @@ export type Failure =
  * @since 0.1.0
  * @category models
  */
-export interface Exhausted {
-  readonly _tag: "Exhausted"
-  readonly scenario: string
-  readonly message: string
-}
+export type Exhausted = Common.Exhausted
 
 /** Each scenario, by name: its params and what it does (one module per family). */
-const scenarios: { readonly [N in Name]: Definition<any> } = {
+const scenarios: { readonly [N in Name]: Common.Definition } = {
   transfer_arrived: Transfers.arrived,
   transfer_completed: Transfers.completed,
   lab_result_received: LabResults.received,
@@ -135,12 +115,10 @@ export const run = (world: World, input: Input): Either.Either<Outcome, Failure>
     })
   }
   const name = input.name
-  const scenario = scenarios[name]
-  const decoded = Schema.decodeUnknownEither(scenario.params, { onExcessProperty: "error" })(input.params ?? {})
-  if (Either.isLeft(decoded)) {
-    return Either.left(ProviderError.InvalidInput.fromParseError(`simulate.${name}`, decoded.left))
-  }
-  return Either.map(scenario.run(world, decoded.right, input.at), (done) => ({ scenario: name, ...done }))
+  return Either.map(
+    scenarios[name].run(world, input.params ?? {}, input.at, name),
+    (done) => ({ scenario: name, ...done })
+  )
 }
 
 /**

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { WebhookEvent } from "@tracebridge/core"
-import { ControlApi, Sandbox, Scenario } from "@tracebridge/sandbox"
+import { ControlApi, Registry, Sandbox, Scenario } from "@tracebridge/sandbox"
 import { Schema } from "effect"
 
 const REFERENCE = "2026-03-15T12:00:00.000Z"
@@ -17,7 +17,12 @@ const scenario = (sandbox: Sandbox.Sandbox, name: string, body: Record<string, u
 
 describe("ControlApi", () => {
   it("POST /_sandbox/scenarios/{name} answers the event in its envelope, numbered by the world (issue #31)", async () => {
-    const sandbox = new Sandbox.Sandbox({ seed: "42", referenceDate: REFERENCE, now: () => NOW })
+    const sandbox = new Sandbox.Sandbox({
+      providers: Registry.installed,
+      seed: "42",
+      referenceDate: REFERENCE,
+      now: () => NOW
+    })
     const failed = await scenario(sandbox, "lab_result_received", {
       params: { result: "fail" },
       connection_id: "conn_ctl"

@@ -14,7 +14,7 @@ const KEY = Sandbox.keyOf("provider_a", "CO", "user_good")
 
 const hold = (at: number): Sandbox.Change => ({
   _tag: "Scenario",
-  input: { name: "package_hold", params: {}, connection_id: ID, at }
+  input: { name: "package_hold", params: {}, at }
 })
 
 /** One process: its own sandbox and replicas, on the shared change log. */

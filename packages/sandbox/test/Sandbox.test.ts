@@ -88,7 +88,7 @@ describe("Sandbox owns its state", () => {
     Either.getOrThrow(
       sandbox.apply(world, {
         _tag: "Scenario",
-        input: { name: "transfer_arrived", params: {}, connection_id: "c", at: NOW }
+        input: { name: "transfer_arrived", params: {}, at: NOW }
       })
     )
     assert.strictEqual(sandbox.log(key).length, 1)

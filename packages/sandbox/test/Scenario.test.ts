@@ -280,7 +280,14 @@ describe("Scenario", () => {
       )) as Sandbox.Change
     )
     const replayed = Sandbox.replay(
-      { seed: "42", referenceDate: REFERENCE, provider: "provider_a", state: "CO", login: "user_good" },
+      {
+        providers: Registry.installed,
+        seed: "42",
+        referenceDate: REFERENCE,
+        provider: "provider_a",
+        state: "CO",
+        login: "user_good"
+      },
       stored
     )
     const json = (w: typeof world) => JSON.stringify(w, (_, v) => (v instanceof Map ? [...v.entries()] : v))

@@ -5,12 +5,48 @@
  *
  * @since 0.1.0
  */
-import type { Package, WebhookEvent } from "@tracebridge/core"
+import type { Fault, Package, ScenarioName, WebhookEvent } from "@tracebridge/core"
 import { ProviderError, Transitions } from "@tracebridge/core"
-import type { Schema } from "effect"
-import { Either } from "effect"
-import type { Exhausted, Failure, Outcome } from "../Scenario.js"
+import { Either, Schema } from "effect"
 import type { FacilityData, World } from "../World.js"
+
+/**
+ * What a scenario did: the change a production connection would hear of (none for state-only
+ * scenarios) with the world's serial number for it, whether the login now needs re-entering, and
+ * the upstream fault to switch on, if any (`upstream_timeout`).
+ */
+export interface Outcome {
+  readonly scenario: ScenarioName.ScenarioName
+  /** The event's type and data, with no envelope: no id, creation time or connection. */
+  readonly change: WebhookEvent.Change | null
+  /**
+   * With a change, the world's number for it (its event counter, which every change fired raises):
+   * what a caller with no number of its own (the control API) makes the event's id from.
+   */
+  readonly serial?: number
+  readonly loginRequired: boolean
+  readonly fault?: Fault.Fault
+}
+
+/**
+ * Why a scenario did not run.
+ */
+export type Failure =
+  | ProviderError.InvalidInput
+  | ProviderError.ResourceNotFound
+  | ProviderError.InvalidStateTransition
+  | { readonly _tag: "UnknownScenario"; readonly message: string }
+  | Exhausted
+
+/**
+ * A scenario asked to pick its own object found none left in the world (every package tested, every
+ * plant flowering, …): what ran out and what to do about it are in the message.
+ */
+export interface Exhausted {
+  readonly _tag: "Exhausted"
+  readonly scenario: string
+  readonly message: string
+}
 
 /**
  * What a scenario did, apart from its name (which the face adds).
@@ -21,20 +57,19 @@ import type { FacilityData, World } from "../World.js"
 export type Done = Omit<Outcome, "scenario">
 
 /**
- * One scenario: the schema its `params` must match (excess properties refused) and what it does
- * to a world with the decoded params.
+ * One scenario: what it does to a world with the params it was given, decoded by its own schema
+ * (excess properties refused: an unknown param is `InvalidInput` at `simulate.<name>`).
  *
  * @since 0.1.0
  * @category models
  */
-export interface Definition<P> {
-  readonly params: Schema.Schema<P, any>
-  /** `at`: the instant the scenario runs at (epoch ms). */
-  readonly run: (world: World, params: P, at: number) => Either.Either<Done, Failure>
+export interface Definition {
+  /** `at`: the instant the scenario runs at (epoch ms); `name`: the scenario's, for the error path. */
+  readonly run: (world: World, params: unknown, at: number, name: string) => Either.Either<Done, Failure>
 }
 
 /**
- * A scenario's definition, with its params' type inferred from the schema.
+ * A scenario's definition from the schema of its params and what it does with them decoded.
  *
  * @since 0.1.0
  * @category constructors
@@ -42,7 +77,16 @@ export interface Definition<P> {
 export const define = <P, I>(definition: {
   readonly params: Schema.Schema<P, I>
   readonly run: (world: World, params: P, at: number) => Either.Either<Done, Failure>
-}): Definition<P> => definition
+}): Definition => {
+  const decode = Schema.decodeUnknownEither(definition.params, { onExcessProperty: "error" })
+  return {
+    run: (world, params, at, name) =>
+      Either.flatMap(
+        Either.mapLeft(decode(params), (e) => ProviderError.InvalidInput.fromParseError(`simulate.${name}`, e)),
+        (decoded) => definition.run(world, decoded, at)
+      )
+  }
+}
 
 /**
  * A refusal, as the left of a run.
