@@ -95,7 +95,7 @@ describe.sequential("Metrics", () => {
       assert.strictEqual(right.status, 200)
       assert.include(right.text, "# TYPE tracebridge_http_requests_total counter")
       const document = yield* call("GET", "/v1/openapi.json")
-      assert.property(document.body.paths, "/healthz")
+      assert.property(document.body.paths, "/v1/connections")
       assert.notProperty(document.body.paths, "/metrics")
     }).pipe(Effect.provide(withToken), Effect.tap(() => assert.isFalse(Metrics.isOn()))))
 
