@@ -367,7 +367,7 @@ export const make = (driver: Driver, options: Options = {}): Service => {
       if (slice.items.length > window.limit) {
         return yield* invalid(operation, "items", `${slice.items.length} items for a window of ${window.limit}`)
       }
-      const schema = Resource.resources[resource].schema as unknown as Schema.Schema<Resource.Item<R>, any>
+      const schema = Resource.resources[resource].schema as unknown as Schema.Schema<Resource.Item<R>, unknown>
       const check = checkOutput(schema, operation)
       yield* Effect.forEach(
         slice.items,
@@ -456,7 +456,7 @@ export const make = (driver: Driver, options: Options = {}): Service => {
           onSome: Effect.succeed
         })
         const item = yield* rd.get(session, facility, providerId)
-        const schema = definition.schema as unknown as Schema.Schema<Resource.Item<typeof resource>, any>
+        const schema = definition.schema as unknown as Schema.Schema<Resource.Item<typeof resource>, unknown>
         yield* checkOutput(schema, operation)(item)
         yield* checkOwner(operation, facility, item, "")
         if ((item as { readonly id: unknown }).id !== id) {

@@ -126,7 +126,9 @@ export const decodeRows = <S extends SyncAction>(
 ): { readonly tables: SyncTables<S>; readonly skipped: ReadonlyArray<SkippedRow> } => {
   const tables: Record<string, Array<unknown>> = {}
   const skipped: Array<SkippedRow> = []
-  for (const [table, schema] of Object.entries(syncActions[action]) as Array<[string, Schema.Schema<any, any>]>) {
+  for (
+    const [table, schema] of Object.entries(syncActions[action]) as Array<[string, Schema.Schema<unknown, unknown>]>
+  ) {
     const decode = Schema.decodeUnknownEither(schema)
     tables[table] = []
     ;(raw[table] ?? []).forEach((row, i) => {

@@ -18,7 +18,7 @@
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient, SqlError, Statement } from "@effect/sql"
 import type { SqlConnection } from "@effect/sql"
-import type { Client as SdkClient, InStatement, ResultSet } from "@libsql/client"
+import type { Client as SdkClient, InStatement, InValue, ResultSet } from "@libsql/client"
 import { createClient } from "@libsql/client"
 import { Cause, Clock, Data, Duration, Effect, Exit, Layer, Schedule, Scope } from "effect"
 
@@ -131,7 +131,7 @@ class Connection implements SqlConnection.Connection {
 
   private run(sql: string, params: ReadonlyArray<unknown> = []) {
     const once = Effect.tryPromise({
-      try: () => this.kept.execute({ sql, args: params as Array<any> }),
+      try: () => this.kept.execute({ sql, args: params as Array<InValue> }),
       catch: sqlError("Failed to execute statement")
     })
     return this.retry === undefined
@@ -158,7 +158,7 @@ class Connection implements SqlConnection.Connection {
     return this.run(sql, params)
   }
   executeValues(sql: string, params: ReadonlyArray<unknown>) {
-    return Effect.map(this.run(sql, params), (result) => result.rows.map((row) => Array.from(row) as Array<any>))
+    return Effect.map(this.run(sql, params), (result) => result.rows.map((row) => Array.from(row) as Array<unknown>))
   }
   executeUnprepared(
     sql: string,
