@@ -96,6 +96,13 @@ describe("Database", () => {
       for (const f of fs.readdirSync(old).filter((f) => f.startsWith(Database.sqliteFileName))) {
         assert.strictEqual(mode(path.join(old, f)).toString(8), "600", f)
       }
+      // a shared, sticky folder (like /tmp) is left as it is: only the files are ours
+      const shared = path.join(dir, "modes", "shared")
+      fs.mkdirSync(shared, { recursive: true })
+      fs.chmodSync(shared, 0o1777)
+      yield* write(shared)
+      assert.strictEqual((fs.statSync(shared).mode & 0o7777).toString(8), "1777")
+      assert.strictEqual(mode(path.join(shared, Database.sqliteFileName)).toString(8), "600")
     }))
 
   it.effect("layerSqlite(\":memory:\") is a private, migrated database that survives transactions", () =>

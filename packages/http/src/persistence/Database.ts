@@ -139,7 +139,8 @@ const sqliteFile = (file: string) =>
       const absolute = path.resolve(file)
       const folder = path.dirname(absolute)
       fs.mkdirSync(folder, { recursive: true, mode: 0o700 })
-      tighten(folder, 0o700)
+      // A shared folder (sticky, like /tmp) is not ours to tighten: the files in it are 0600.
+      if ((fs.statSync(folder).mode & 0o1000) === 0) tighten(folder, 0o700)
       fs.closeSync(fs.openSync(absolute, "a", 0o600))
       for (const suffix of ["", "-wal", "-shm"]) {
         if (fs.existsSync(`${absolute}${suffix}`)) tighten(`${absolute}${suffix}`, 0o600)
