@@ -27,7 +27,7 @@ import { OtlpSerialization, OtlpTracer } from "@effect/opentelemetry"
 import type { HttpApp } from "@effect/platform"
 import { FetchHttpClient, HttpServerError, HttpServerRequest, HttpTraceContext } from "@effect/platform"
 import type { Duration } from "effect"
-import { Cause, Config, ConfigError, Effect, Exit, Layer, Option, Tracer } from "effect"
+import { Cause, Config, ConfigError, Effect, Exit, FiberRef, Layer, Option, Tracer } from "effect"
 import * as Redact from "./Redact.js"
 
 /**
@@ -294,6 +294,53 @@ export const wrap = (inner: Tracer.Tracer, sampler: SamplerName, ratio: number):
   })
 }
 
+/** True where {@link layerWith}'s tracer is set: a span's ids then name a span a collector has. */
+const exporting: FiberRef.FiberRef<boolean> = FiberRef.unsafeMake(false)
+
+/**
+ * The current span as a W3C `traceparent` (`00-<trace>-<span>-01`), when traces are exported and
+ * the span is sampled; otherwise none (with traces off, spans are Effect's own and name nothing a
+ * collector has). Kept with what the span caused, e.g. a webhook event, so that later work can
+ * link back to it ({@link linkTo}).
+ *
+ * @since 0.1.0
+ * @category links
+ */
+export const currentTraceparent: Effect.Effect<Option.Option<string>> = Effect.flatMap(
+  FiberRef.get(exporting),
+  (on) =>
+    on
+      ? Effect.map(Effect.option(Effect.currentSpan), (span) =>
+        Option.isSome(span) && span.value.sampled
+          ? Option.some(`00-${span.value.traceId}-${span.value.spanId}-01`)
+          : Option.none())
+      : Effect.succeedNone
+)
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
+
+/**
+ * Links the current span to the span a `traceparent` names (what caused this work, e.g. the
+ * request or the sync poll that queued a webhook event), with `tracebridge.link` = `reason`.
+ * Nothing when there is no current span or the value is not a `traceparent`.
+ *
+ * @since 0.1.0
+ * @category links
+ */
+export const linkTo = (traceparent: string | null | undefined, reason: string): Effect.Effect<void> => {
+  const m = traceparent === null || traceparent === undefined ? null : TRACEPARENT.exec(traceparent)
+  if (m === null) return Effect.void
+  return Effect.flatMap(Effect.option(Effect.currentSpan), (span) =>
+    Effect.sync(() => {
+      if (Option.isNone(span)) return
+      span.value.addLinks([{
+        _tag: "SpanLink",
+        span: Tracer.externalSpan({ traceId: m[1]!, spanId: m[2]!, sampled: m[3] === "01" }),
+        attributes: { "tracebridge.link": reason }
+      }])
+    }))
+}
+
 /**
  * Sets a tracer exporting over OTLP/HTTP to `settings.url`, with the sampler and attribute policy
  * of {@link wrap}: a batch every `exportInterval` (or of 1,000 spans), and what is left when the
@@ -310,7 +357,7 @@ export const layerWith = (s: Settings, exportInterval: Duration.DurationInput = 
         resource: { serviceName: s.serviceName, attributes: s.resourceAttributes },
         exportInterval
       }),
-      (tracer) => Layer.setTracer(wrap(tracer, s.sampler, s.ratio))
+      (tracer) => Layer.merge(Layer.setTracer(wrap(tracer, s.sampler, s.ratio)), Layer.locallyScoped(exporting, true))
     )
   ).pipe(
     Layer.provide(s.protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf),

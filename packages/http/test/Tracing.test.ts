@@ -20,6 +20,7 @@ interface OtlpSpan {
   readonly name: string
   readonly kind: number
   readonly attributes: ReadonlyArray<{ readonly key: string; readonly value: Record<string, unknown> }>
+  readonly links?: ReadonlyArray<{ readonly traceId: string; readonly spanId: string }>
   readonly events: ReadonlyArray<
     { readonly attributes: ReadonlyArray<{ readonly key: string; readonly value: unknown }> }
   >
@@ -37,6 +38,59 @@ const attr = (span: OtlpSpan, key: string): unknown => {
   return found === undefined ? undefined : Object.values(found.value)[0]
 }
 
+/**
+ * Runs `session` against an app whose traces go to `collector` as OTLP/JSON, in one batch sent as
+ * the layer closes (a periodic one in flight then would be cut). The test's own client makes no
+ * span, so a `traceparent` it sends is the one the test set.
+ */
+const traced = (collector: { readonly url: string }) => <A, E, R>(session: Effect.Effect<A, E, R>) =>
+  session.pipe(
+    Effect.locally(HttpClient.currentTracerPropagation, false),
+    Effect.provide(
+      Http.makeHttpLive({ tracing: true }).pipe(
+        Layer.provideMerge(Server.layerTest),
+        Layer.provideMerge(Crypto.layerTest),
+        Layer.provideMerge(TestDatabase.layer),
+        Layer.provide(Tracing.layerWith({
+          url: collector.url.replace(/\/hooks$/, "/v1/traces"),
+          protocol: "http/json",
+          serviceName: "tracebridge-test",
+          resourceAttributes: { "deployment.environment": "test" },
+          sampler: "parentbased_always_on",
+          ratio: 1
+        }, "1 hour"))
+      )
+    )
+  )
+
+/** The sandbox client's access and refresh tokens. */
+const signIn = Effect.gen(function*() {
+  const client = Option.getOrThrow(yield* Bootstrap.ensureSandboxClient)
+  const token = yield* call("POST", "/v1/oauth/token", { json: { grant_type: "client_credentials", ...client } })
+  return {
+    client,
+    access: token.body.access_token as string,
+    refresh: token.body.refresh_token as string
+  }
+})
+
+/** A provider_a sandbox connection in CO, linked with `providerLogin`. */
+const link = (access: string, providerLogin: string) =>
+  Effect.gen(function*() {
+    const created = yield* call("POST", "/v1/sandbox/public_token/create", {
+      token: access,
+      json: { provider: "provider_a", state: "CO", credentials: { user_key: providerLogin } }
+    })
+    const exchanged = yield* call("POST", "/v1/link/token/exchange", {
+      token: access,
+      json: { public_token: created.body.data.public_token }
+    })
+    return {
+      connection: exchanged.body.data.connection_id as string,
+      connectionToken: exchanged.body.data.connection_token as string
+    }
+  })
+
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 const CALLER_SPAN = "00f067aa0ba902b7"
 
@@ -46,38 +100,10 @@ describe("Tracing", () => {
     () =>
       Effect.gen(function*() {
         const collector = yield* receiver([200])
-        const url = collector.url.replace(/\/hooks$/, "/v1/traces")
         const providerLogin = "user_good_tracecheck_7f3a91d2"
-        const app = Http.makeHttpLive({ tracing: true }).pipe(
-          Layer.provideMerge(Server.layerTest),
-          Layer.provideMerge(Crypto.layerTest),
-          Layer.provideMerge(TestDatabase.layer),
-          Layer.provide(Tracing.layerWith({
-            url,
-            protocol: "http/json",
-            serviceName: "tracebridge-test",
-            resourceAttributes: { "deployment.environment": "test" },
-            sampler: "parentbased_always_on",
-            ratio: 1
-          }, "1 hour")) // one batch, sent as the layer closes (a periodic one in flight then would be cut)
-        )
         const session = yield* Effect.gen(function*() {
-          const client = Option.getOrThrow(yield* Bootstrap.ensureSandboxClient)
-          const token = yield* call("POST", "/v1/oauth/token", {
-            json: { grant_type: "client_credentials", ...client }
-          })
-          const access = token.body.access_token as string
-          const refresh = token.body.refresh_token as string
-          const created = yield* call("POST", "/v1/sandbox/public_token/create", {
-            token: access,
-            json: { provider: "provider_a", state: "CO", credentials: { user_key: providerLogin } }
-          })
-          const exchanged = yield* call("POST", "/v1/link/token/exchange", {
-            token: access,
-            json: { public_token: created.body.data.public_token }
-          })
-          const connection = exchanged.body.data.connection_id as string
-          const connectionToken = exchanged.body.data.connection_token as string
+          const { access, client, refresh } = yield* signIn
+          const { connection, connectionToken } = yield* link(access, providerLogin)
           const facilities = yield* call("GET", `/v1/connections/${connection}/facilities`, { token: access })
           const read = yield* call(
             "GET",
@@ -89,11 +115,7 @@ describe("Tracing", () => {
             secrets: [client.client_secret, access, refresh, connectionToken, providerLogin],
             requestId: read.headers["x-request-id"]!
           }
-        }).pipe(
-          // the test's own client makes no span, so the traceparent sent is the one set above
-          Effect.locally(HttpClient.currentTracerPropagation, false),
-          Effect.provide(app)
-        )
+        }).pipe(traced(collector))
         // the layer is closed: the exporter has flushed every span
         const spans = spansOf(collector.received.map((r) => r.body))
         const byId = new Map(spans.map((s) => [s.spanId, s]))
@@ -157,6 +179,55 @@ describe("Tracing", () => {
           assert.deepStrictEqual(leaks, [], "a secret in a span attribute")
         }
         assert.isFalse(values.some((v) => v.includes("http.request.header.")), "no header")
+      }),
+    60_000
+  )
+
+  it.scopedLive(
+    "a webhook delivery's span links to the request that caused its event",
+    () =>
+      Effect.gen(function*() {
+        const collector = yield* receiver([200])
+        const hooks = yield* receiver([200])
+        const simulated = yield* Effect.gen(function*() {
+          const { access } = yield* signIn
+          const subscribed = yield* call("POST", "/v1/webhooks/", {
+            token: access,
+            json: { url: hooks.url, events: ["transfer.arrived"] }
+          })
+          assert.strictEqual(subscribed.status, 201, JSON.stringify(subscribed.body))
+          const { connection } = yield* link(access, "user_good_tracelink_5c2e")
+          const answer = yield* call("POST", `/v1/sandbox/${connection}/simulate`, {
+            token: access,
+            json: { scenario: "transfer_arrived" },
+            headers: { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` }
+          })
+          assert.strictEqual(answer.status, 200, JSON.stringify(answer.body))
+          // the worker delivers it (the layer is still open)
+          for (let i = 0; i < 200 && hooks.received.length === 0; i++) yield* Effect.sleep("50 millis")
+          assert.strictEqual(hooks.received.length, 1, "one delivery")
+          return answer.headers["x-request-id"]!
+        }).pipe(traced(collector))
+        const spans = spansOf(collector.received.map((r) => r.body))
+        const server = spans.find((s) => s.kind === 2 && attr(s, "tracebridge.request_id") === simulated)
+        assert.isDefined(server, "the simulate request's server span")
+        assert.strictEqual(server!.traceId, TRACE_ID)
+        const delivery = spans.find((s) => s.name === "WebhookDispatcher.deliver")
+        assert.isDefined(delivery, `a delivery span: ${spans.map((s) => s.name).join(", ")}`)
+        // the link names the span that queued the event: the request's server span or one under it
+        const byId = new Map(spans.map((s) => [s.spanId, s]))
+        const underServer = (spanId: string): boolean => {
+          for (let s = byId.get(spanId); s !== undefined; s = s.parentSpanId ? byId.get(s.parentSpanId) : undefined) {
+            if (s.spanId === server!.spanId) return true
+          }
+          return false
+        }
+        const links = delivery!.links ?? []
+        assert.isTrue(
+          links.some((l) => l.traceId === TRACE_ID && underServer(l.spanId)),
+          `a link into the simulate request's span ${server!.spanId}: ${JSON.stringify(links)}`
+        )
+        assert.notStrictEqual(delivery!.traceId, TRACE_ID, "a delivery runs in a trace of its own")
       }),
     60_000
   )

@@ -45,6 +45,11 @@ export interface WebhookEventRow {
   /** The delivery body, exactly the bytes every attempt signs and sends. */
   readonly body: string
   readonly created_at: number
+  /**
+   * The W3C `traceparent` of the span that caused the event (a request, a sync poll) when traces
+   * are exported; each delivery attempt's span links to it.
+   */
+  readonly trace_parent?: string | null | undefined
 }
 
 /** @since 0.1.0 @category models */
@@ -228,7 +233,8 @@ const EventRow = Schema.Struct({
   connection_id: Schema.String,
   type: Schema.String,
   body: Schema.String,
-  created_at: NumberFromColumn
+  created_at: NumberFromColumn,
+  trace_parent: Schema.optional(Schema.NullOr(Schema.String))
 })
 const toEvent: (row: unknown) => WebhookEventRow = SqlRow.decoder(EventRow)
 

@@ -285,6 +285,15 @@ const apiClientRotation = Effect.gen(function*() {
 })
 
 /**
+ * The span that caused a webhook event (issue #32): its W3C `traceparent`, when traces are
+ * exported, so that each delivery attempt's span links back to the request or poll behind it.
+ */
+const webhookEventTraceParent = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE webhook_events ADD COLUMN trace_parent TEXT`
+})
+
+/**
  * Every migration, for the driver's migrator layer (`LibsqlMigrator.layer({ loader })`,
  * `PgMigrator.layer({ loader })`).
  *
@@ -304,5 +313,6 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "0009_sync_store": SyncStore.migration,
   "0010_webhook_attempt_claims": webhookAttemptClaims,
   "0011_api_client_rotation": apiClientRotation,
-  "0012_redirect_origins": redirectOrigins
+  "0012_redirect_origins": redirectOrigins,
+  "0013_webhook_event_trace_parent": webhookEventTraceParent
 })

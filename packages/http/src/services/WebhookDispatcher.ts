@@ -56,6 +56,7 @@ import type {
   WebhookEventRow
 } from "../persistence/WebhookStore.js"
 import { WebhookStore } from "../persistence/WebhookStore.js"
+import * as Tracing from "../Tracing.js"
 import { Crypto } from "./Crypto.js"
 import { UrlGuard } from "./UrlGuard.js"
 
@@ -336,6 +337,8 @@ export const layer = Layer.effect(
       plan: Plan
     ): Effect.Effect<Attempt> =>
       Effect.gen(function*() {
+        // the attempt's span links to what caused the event (the request or poll that queued it)
+        yield* Tracing.linkTo(event.trace_parent, "cause")
         const refused = yield* Effect.flip(guard.check(endpoint.url, plan)).pipe(Effect.option)
         if (Option.isSome(refused)) {
           return { started, status_code: null, error: capLog(`refused: ${refused.value}`), final: false }

@@ -16,6 +16,7 @@ import * as Idempotency from "../Idempotency.js"
 import { Accounts } from "../persistence/Accounts.js"
 import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEventRow } from "../persistence/WebhookStore.js"
 import { WebhookStore } from "../persistence/WebhookStore.js"
+import * as Tracing from "../Tracing.js"
 import type { Principal } from "./Auth.js"
 import * as Auth from "./Auth.js"
 import * as Crypto from "./Crypto.js"
@@ -229,7 +230,8 @@ export const layer = Layer.effect(
           connection_id: connectionId,
           type: event.type,
           body: JSON.stringify(event),
-          created_at: now
+          created_at: now,
+          trace_parent: Option.getOrNull(yield* Tracing.currentTraceparent)
         }
         yield* webhookStore.insertWebhookEvent(row, deliveries)
         return { event: row, endpoints, deliveries }
