@@ -466,7 +466,10 @@ export const makeHttpLive = (options: Options = {}) =>
           Layer.provideMerge(makeApiLive(options)),
           // the metrics (none when off), up before the services so that they are counted
           Layer.provide(MetricsServer.syncStore(metrics)),
-          Layer.provide(MetricsServer.layer(metrics))
+          Layer.provide(MetricsServer.layer(metrics)),
+          // the same Readiness as the API's (layers are shared by reference within a build): the
+          // scrape's tracebridge_ready reads what /readyz and the drain see
+          Layer.provideMerge(Readiness.layer)
         )
     ))
   ) as Layer.Layer<

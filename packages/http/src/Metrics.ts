@@ -96,6 +96,10 @@ export const metrics = {
     "tracebridge_process_event_loop_lag_seconds",
     "Event-loop delay since the last scrape, by quantile (p50, p99, max)"
   ),
+  ready: gauge(
+    "tracebridge_ready",
+    "1 when /readyz would answer 200, 0 when it would answer 503 (draining, database, migrations, workers)"
+  ),
   up: gauge("tracebridge_up", "1 while the process serves; the start time is tracebridge_process_start_time_seconds"),
   startTime: gauge("tracebridge_process_start_time_seconds", "When the process started (Unix seconds)")
 } as const
@@ -356,7 +360,8 @@ export const start = (): () => void => {
  * @since 0.1.0
  * @category recording
  */
-export const recordSnapshot = (snapshot: Snapshot, now: number): void => {
+export const recordSnapshot = (snapshot: Snapshot, now: number, ready: boolean): void => {
+  metrics.ready.unsafeUpdate(ready ? 1 : 0, [])
   for (const status of facilityStatuses) {
     metrics.syncFacilities.unsafeUpdate(snapshot.facilities[status] ?? 0, labels({ status }))
   }

@@ -39,6 +39,9 @@ import { createServer } from "node:http"
 import * as Errors from "./Errors.js"
 import * as Metrics from "./Metrics.js"
 import { MetricsStore } from "./persistence/MetricsStore.js"
+import type { MigrationState } from "./persistence/MigrationState.js"
+import type { Transactions } from "./persistence/Transactions.js"
+import * as Readiness from "./Readiness.js"
 
 /**
  * How the metrics are served; nothing set: off.
@@ -142,12 +145,15 @@ const scraperLive = Layer.scoped(
   Scraper,
   Effect.gen(function*() {
     const store = yield* MetricsStore
+    const context = yield* Effect.context<Readiness.Readiness | Transactions | MigrationState>()
     const exporter = new PrometheusExporter({ preventServerStart: true })
     const producer = yield* OtelMetrics.makeProducer
     yield* OtelMetrics.registerProducer(producer, () => exporter)
     return {
       scrape: Effect.gen(function*() {
-        Metrics.recordSnapshot(yield* store.snapshot, yield* Clock.currentTimeMillis)
+        // readiness as /readyz answers it now (a bounded probe of the database, once per scrape)
+        const notReady = yield* Readiness.check.pipe(Effect.provide(context))
+        Metrics.recordSnapshot(yield* store.snapshot, yield* Clock.currentTimeMillis, Option.isNone(notReady))
         const { resourceMetrics } = yield* Effect.promise(() => exporter.collect())
         return serializer.serialize(resourceMetrics)
       })
@@ -208,7 +214,9 @@ const listener = (port: number, host: string) =>
  * @since 0.1.0
  * @category layers
  */
-export const layer = (settings: Settings): Layer.Layer<Scraper, never, MetricsStore> => {
+export const layer = (
+  settings: Settings
+): Layer.Layer<Scraper, never, MetricsStore | Readiness.Readiness | Transactions | MigrationState> => {
   if (!isEnabled(settings)) return Layer.succeed(Scraper, { scrape: Effect.succeed("") })
   const recording = Layer.scopedDiscard(Effect.acquireRelease(
     Effect.sync(() => Metrics.start()),

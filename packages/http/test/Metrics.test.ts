@@ -11,6 +11,7 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as Metrics from "../src/Metrics.js"
 import * as MetricsServer from "../src/MetricsServer.js"
+import * as Readiness from "../src/Readiness.js"
 import * as Routes from "../src/Routes.js"
 import * as Crypto from "../src/services/Crypto.js"
 import { Providers } from "../src/services/Providers.js"
@@ -98,6 +99,17 @@ describe.sequential("Metrics", () => {
       assert.property(document.body.paths, "/v1/connections")
       assert.notProperty(document.body.paths, "/metrics")
     }).pipe(Effect.provide(withToken), Effect.tap(() => assert.isFalse(Metrics.isOn()))))
+
+  it.effect("tracebridge_ready is 1 while /readyz answers 200 and 0 once the node drains", () =>
+    Effect.gen(function*() {
+      const ready = (text: string) => samples(text).find((x) => x.name === "tracebridge_ready")?.value
+      assert.strictEqual((yield* call("GET", "/readyz")).status, 200)
+      assert.strictEqual(ready((yield* scrape(TOKEN)).text), 1)
+      yield* Effect.flatMap(Readiness.Readiness, (r) => r.drain)
+      const readyz = yield* call("GET", "/readyz")
+      assert.strictEqual(readyz.status, 503)
+      assert.strictEqual(ready((yield* scrape(TOKEN)).text), 0, "the scrape sees the node /readyz sees")
+    }).pipe(Effect.provide(withToken)))
 
   it.effect("after a scripted session: the names and labels, and no id in any label", () =>
     Effect.gen(function*() {
