@@ -320,15 +320,20 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient | Provider
               const throttled = failure._tag === "Status" && failure.status === 429
               const retriable = throttled ||
                 (method === "GET" && (failure._tag !== "Status" || failure.status >= 500))
+              // Every 429 is told to the governor: counted, and with a Retry-After every caller of
+              // this bucket, on every node, waits that long.
+              const told = throttled && failure._tag === "Status"
+                ? governor.throttled(bucket, failure.retryAfter)
+                : Effect.void
               if (!retriable || n >= settings.maxRetries) {
                 return throttled
                   ? Effect.zipRight(
-                    Effect.annotateCurrentSpan("tracebridge.upstream_429", "gave_up"),
+                    Effect.zipRight(told, Effect.annotateCurrentSpan("tracebridge.upstream_429", "gave_up")),
                     Effect.fail(failure)
                   )
                   : Effect.fail(failure)
               }
-              return retry(failure, n)
+              return Effect.zipRight(told, retry(failure, n))
             }
           )
         const retry = (failure: Failure, n: number): Effect.Effect<string, Failure> =>
@@ -342,14 +347,10 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient | Provider
             const retryAfter = failure._tag === "Status" ? failure.retryAfter : Option.none()
             const wait = Option.getOrElse(retryAfter, () =>
               backoff)
-            // A 429 said how long: every caller of this bucket, on every node, waits that long.
-            const pause = failure._tag === "Status" && failure.status === 429 && Option.isSome(retryAfter)
-              ? governor.pause(bucket, retryAfter.value)
-              : Effect.void
             if (wait > maxRetryAfter) {
-              return Effect.zipRight(Effect.zipRight(pause, mark("gave_up")), Effect.fail(failure))
+              return Effect.zipRight(mark("gave_up"), Effect.fail(failure))
             }
-            return Effect.flatMap(Effect.zipRight(pause, Deadline.allows(Duration.millis(wait))), (allowed) =>
+            return Effect.flatMap(Deadline.allows(Duration.millis(wait)), (allowed) =>
               !allowed
                 ? Effect.zipRight(mark("gave_up"), Effect.fail(failure))
                 : Effect.zipRight(

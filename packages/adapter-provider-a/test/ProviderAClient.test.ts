@@ -7,7 +7,7 @@
 import { HttpClient, HttpClientResponse } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { ProviderAClient, ProviderAConfig } from "@tracebridge/adapter-provider-a"
-import { Deadline, Session } from "@tracebridge/core"
+import { Deadline, Session, UpstreamGovernor } from "@tracebridge/core"
 import type { ProviderError } from "@tracebridge/core"
 import { Duration, Effect, Exit, Fiber, Option, Redacted, Schema, TestClock } from "effect"
 
@@ -42,6 +42,17 @@ const clientWith = (
     )
     return { client, sent }
   })
+
+/** A governor in context that never waits and records every 429 it is told of. */
+const recordingGovernor = () => {
+  const told: Array<Option.Option<number>> = []
+  const service: UpstreamGovernor.Service = {
+    ...UpstreamGovernor.unlimited,
+    throttled: (_key, retryAfter) =>
+      Effect.sync(() => told.push(Option.map(retryAfter, (d) => Duration.toMillis(Duration.decode(d)))))
+  }
+  return { told, service }
+}
 
 const read = (client: ProviderAClient.Client) =>
   client.get(session, "/facilities/v2/", Schema.Unknown, { operation: "facilities.list" })
@@ -101,6 +112,35 @@ describe("ProviderAClient and the deadline", () => {
       assert.strictEqual(error._tag, "ProviderRateLimited")
       if (error._tag === "ProviderRateLimited") assert.deepStrictEqual(error.retryAfter, Duration.seconds(20))
       assert.deepStrictEqual(sent, [0])
+    }))
+})
+
+describe("ProviderAClient and the rate governor", () => {
+  it.scoped("tells the governor of every 429, with its Retry-After or without one, retried or given up", () =>
+    Effect.gen(function*() {
+      const { service, told } = recordingGovernor()
+      const answers = [
+        new Response("{\"Message\":\"slow down\"}", { status: 429 }),
+        new Response("{\"Message\":\"slow down\"}", { status: 429, headers: { "retry-after": "1" } }),
+        new Response("[]", { status: 200, headers: { "content-type": "application/json" } })
+      ]
+      const { client, sent } = yield* clientWith((n) => Option.some(answers[n - 1]!)).pipe(
+        Effect.provideService(UpstreamGovernor.UpstreamGovernor, service)
+      )
+      const fiber = yield* Effect.fork(read(client))
+      yield* TestClock.adjust("10 seconds")
+      assert.deepStrictEqual(yield* Fiber.join(fiber), [])
+      assert.strictEqual(sent.length, 3)
+      assert.deepStrictEqual(told, [Option.none(), Option.some(1000)])
+
+      // the last try's 429 (no retry left) is told too
+      const last = recordingGovernor()
+      const refused = yield* clientWith(() => Option.some(new Response("{}", { status: 429 })), { maxRetries: 0 }).pipe(
+        Effect.provideService(UpstreamGovernor.UpstreamGovernor, last.service)
+      )
+      const error = yield* Effect.flip(read(refused.client))
+      assert.strictEqual(error._tag, "ProviderRateLimited")
+      assert.deepStrictEqual(last.told, [Option.none()])
     }))
 })
 

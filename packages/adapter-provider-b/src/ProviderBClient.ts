@@ -246,7 +246,7 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient> = Effect.
             // not retried here: the caller is answered 429, and the bucket pauses for its Retry-After
             Effect.zipRight(
               Effect.annotateCurrentSpan("tracebridge.upstream_429", "refused"),
-              retryAfter === undefined ? Effect.void : governor.pause(bucket, retryAfter)
+              governor.throttled(bucket, Option.fromNullable(retryAfter))
             ),
             Effect.fail(
               new ProviderError.ProviderRateLimited({

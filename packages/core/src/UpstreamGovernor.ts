@@ -69,7 +69,22 @@ export interface Service {
   readonly take: (key: string, policy: Policy) => Effect.Effect<void>
   /** Pauses the bucket `key` for `duration` from now (an upstream 429's `Retry-After`). */
   readonly pause: (key: string, duration: Duration.DurationInput) => Effect.Effect<void>
+  /**
+   * An upstream answered 429 for the bucket `key`: every adapter calls it on every 429, so that a
+   * deployment can count them. With a `Retry-After`, the bucket pauses for it ({@link Service.pause});
+   * without one, nothing else changes (the adapter backs off on its own).
+   */
+  readonly throttled: (key: string, retryAfter: Option.Option<Duration.DurationInput>) => Effect.Effect<void>
 }
+
+/**
+ * `throttled` over a `pause`: pauses for the `Retry-After` when there is one.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const throttledBy = (pause: Service["pause"]): Service["throttled"] => (key, retryAfter) =>
+  Option.match(retryAfter, { onNone: () => Effect.void, onSome: (duration) => pause(key, duration) })
 
 /**
  * @since 0.1.0
@@ -124,14 +139,14 @@ const takeFrom = (store: Store, key: string, policy: Policy, retakes: number): E
  * @since 0.1.0
  * @category constructors
  */
-export const fromStore = (store: Store): Service => ({
-  take: (key, policy) => takeFrom(store, key, policy, 0),
-  pause: (key, duration) =>
+export const fromStore = (store: Store): Service => {
+  const pause: Service["pause"] = (key, duration) =>
     Effect.flatMap(
       Clock.currentTimeMillis,
       (now) => store.pauseUntil(key, now + Math.max(0, Duration.toMillis(Duration.decode(duration))), now)
     )
-})
+  return { take: (key, policy) => takeFrom(store, key, policy, 0), pause, throttled: throttledBy(pause) }
+}
 
 /**
  * One bucket's state: the tokens it held at `at` (negative: tokens already reserved ahead), `at`
@@ -247,7 +262,7 @@ export const fromContextOrMemory: Effect.Effect<Service> = Effect.flatMap(
  * @since 0.1.0
  * @category constructors
  */
-export const unlimited: Service = { take: () => Effect.void, pause: () => Effect.void }
+export const unlimited: Service = { take: () => Effect.void, pause: () => Effect.void, throttled: () => Effect.void }
 
 /**
  * The in-process governor as a layer.

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { UpstreamGovernor } from "@tracebridge/core"
-import { Clock, Effect, Fiber, Redacted, TestClock } from "effect"
+import { Clock, Effect, Fiber, Option, Redacted, TestClock } from "effect"
 
 /** Takes `n` tokens of `key` at once; answers the Clock time at which each was handed out. */
 const burst = (governor: UpstreamGovernor.Service, key: string, n: number, requestsPerSecond: number) =>
@@ -56,6 +56,20 @@ describe("UpstreamGovernor (in memory)", () => {
       yield* TestClock.adjust("2 seconds")
       assert.deepStrictEqual((yield* Fiber.join(a)).slice().sort((x, y) => x - y), [0, 1000, 2000])
       assert.deepStrictEqual((yield* Fiber.join(b)).slice().sort((x, y) => x - y), [0, 1000, 2000])
+    }))
+
+  it.effect("a 429 told without Retry-After pauses nothing; with one, it pauses the key for that long", () =>
+    Effect.gen(function*() {
+      const governor = yield* UpstreamGovernor.makeMemory
+      yield* governor.take("k", { requestsPerSecond: 50 })
+      yield* governor.throttled("k", Option.none())
+      const free = yield* burst(governor, "k", 1, 50)
+      yield* TestClock.adjust("20 millis")
+      assert.deepStrictEqual(yield* Fiber.join(free), [20], "the next token as the rate allows")
+      yield* governor.throttled("k", Option.some("2 seconds"))
+      const held = yield* burst(governor, "k", 1, 50)
+      yield* TestClock.adjust("3 seconds")
+      assert.deepStrictEqual(yield* Fiber.join(held), [2020])
     }))
 
   it.effect("a pause (Retry-After) holds the key's next token until it ends, and only that key's", () =>

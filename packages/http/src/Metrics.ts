@@ -15,7 +15,6 @@ import type { HttpApp } from "@effect/platform"
 import { HttpMiddleware, HttpServerError, HttpServerRequest } from "@effect/platform"
 import type { ProviderPort, UpstreamGovernor } from "@tracebridge/core"
 import type { SyncStore } from "@tracebridge/sync"
-import type { Duration } from "effect"
 import { Effect, FiberRef, Metric, MetricBoundaries, MetricLabel } from "effect"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import type { Snapshot } from "./persistence/MetricsStore.js"
@@ -56,7 +55,7 @@ export const metrics = {
   ),
   upstreamRateLimited: counter(
     "tracebridge_upstream_rate_limited_total",
-    "Upstream 429 answers (with Retry-After, each pausing the rate governor's bucket) by provider and state"
+    "Upstream 429 answers by provider and state (one with Retry-After pauses the rate governor's bucket)"
   ),
   upstreamGovernorWait: Metric.histogram(
     "tracebridge_upstream_governor_wait_seconds",
@@ -233,7 +232,7 @@ export const port = (self: ProviderPort.Service): ProviderPort.Service =>
 const providerOfKey = (key: string) => key.split("|")[0] ?? "unknown"
 
 /**
- * A rate governor whose waits are timed and whose pauses (an upstream 429 with `Retry-After`) are
+ * A rate governor whose waits are timed and whose upstream 429s (with or without `Retry-After`) are
  * counted.
  *
  * @since 0.1.0
@@ -253,7 +252,8 @@ export const governor = (self: UpstreamGovernor.Service, timed = true): Upstream
         )
       )
     }),
-  pause: (key: string, duration: Duration.DurationInput) =>
+  pause: self.pause,
+  throttled: (key, retryAfter) =>
     Effect.zipRight(
       on
         ? Effect.flatMap(FiberRef.get(upstreamContext), (context) =>
@@ -264,7 +264,7 @@ export const governor = (self: UpstreamGovernor.Service, timed = true): Upstream
             )
           ))
         : Effect.void,
-      self.pause(key, duration)
+      self.throttled(key, retryAfter)
     )
 })
 
