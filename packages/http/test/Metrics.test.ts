@@ -5,7 +5,9 @@
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
+import { UpstreamGovernor } from "@tracebridge/core"
 import { Http, Server } from "@tracebridge/http"
+import { SyncStore } from "@tracebridge/sync"
 import { ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -99,6 +101,44 @@ describe.sequential("Metrics", () => {
       assert.property(document.body.paths, "/v1/connections")
       assert.notProperty(document.body.paths, "/metrics")
     }).pipe(Effect.provide(withToken), Effect.tap(() => assert.isFalse(Metrics.isOn()))))
+
+  it.live("a governor wait is timed by provider; a failed sync read and a takeover are counted", () =>
+    Effect.gen(function*() {
+      const value = (text: string, name: string, labels: Record<string, string> = {}) =>
+        samples(text).find((x) => x.name === name && Object.entries(labels).every(([k, v]) => x.labels[k] === v))
+          ?.value ?? 0
+      const before = (yield* scrape(TOKEN)).text
+
+      // two tokens of a bucket at 20 a second: the second waits ~50 ms
+      const governor = Metrics.governor(yield* UpstreamGovernor.makeMemory)
+      const key = UpstreamGovernor.key({ provider: "provider_a", vendorKeyFingerprint: "f00d", licence: "LIC-1" })
+      yield* governor.take(key, { requestsPerSecond: 20 })
+      yield* governor.take(key, { requestsPerSecond: 20 })
+
+      const store = Metrics.syncStore(yield* SyncStore.SyncStore)
+      const now = Date.now()
+      const facility = yield* store.ensureFacility("conn_metrics", "fac_metrics", now - 60_000)
+      assert.strictEqual(facility.status, "backfilling")
+      yield* store.updateFacility("conn_metrics", "fac_metrics", { last_error: "provider_a answered 503" })
+      const taken = yield* store.claimStalled(now, now, 10)
+      assert.deepStrictEqual(taken.map((f) => f.facility_id), ["fac_metrics"])
+
+      const after = (yield* scrape(TOKEN)).text
+      const waits = "tracebridge_upstream_governor_wait_seconds_count"
+      assert.strictEqual(
+        value(after, waits, { provider: "provider_a" }) - value(before, waits, { provider: "provider_a" }),
+        2
+      )
+      const waited = "tracebridge_upstream_governor_wait_seconds_sum"
+      assert.isAtLeast(
+        value(after, waited, { provider: "provider_a" }) - value(before, waited, { provider: "provider_a" }),
+        0.03
+      )
+      const failures = "tracebridge_sync_poll_failures_total"
+      assert.strictEqual(value(after, failures) - value(before, failures), 1)
+      const takeovers = "tracebridge_sync_takeovers_total"
+      assert.strictEqual(value(after, takeovers) - value(before, takeovers), 1)
+    }).pipe(Effect.provide(withToken)))
 
   it.effect("tracebridge_ready is 1 while /readyz answers 200 and 0 once the node drains", () =>
     Effect.gen(function*() {
