@@ -9,7 +9,7 @@
  * | `TRACEBRIDGE_METRICS_PORT` | none | serve `GET /metrics` on this port, a listener of its own (no token) |
  * | `TRACEBRIDGE_METRICS_HOST` | `HOST` (127.0.0.1) | the interface of that listener |
  * | `TRACEBRIDGE_METRICS_TOKEN` | none | serve `GET /metrics` on the main port, to `Authorization: Bearer <token>` only (401 otherwise) |
- * | `TRACEBRIDGE_METRICS_OTLP` | false | also push the metrics over OTLP/HTTP (JSON) to `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`, else `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/metrics`, every `OTEL_METRIC_EXPORT_INTERVAL` ms (60000) |
+ * | `TRACEBRIDGE_METRICS_OTLP` | false | also push the metrics over OTLP/HTTP to `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`, else `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/metrics`, every `OTEL_METRIC_EXPORT_INTERVAL` ms (60000), as `OTEL_EXPORTER_OTLP_METRICS_PROTOCOL` or `OTEL_EXPORTER_OTLP_PROTOCOL` says (`http/protobuf`, the default, or `http/json`) |
  *
  * With none of them set there are no metrics at all: no endpoint (`/metrics` is a 404 like any
  * unknown path), no meter provider, no middleware, no recording. Each scrape runs one bounded
@@ -42,6 +42,7 @@ import { MetricsStore } from "./persistence/MetricsStore.js"
 import type { MigrationState } from "./persistence/MigrationState.js"
 import type { Transactions } from "./persistence/Transactions.js"
 import * as Readiness from "./Readiness.js"
+import * as Tracing from "./Tracing.js"
 
 /**
  * How the metrics are served; nothing set: off.
@@ -56,6 +57,8 @@ export interface Settings {
   /** The OTLP metrics URL, when `TRACEBRIDGE_METRICS_OTLP=true` and an endpoint is set. */
   readonly otlp: Option.Option<string>
   readonly otlpInterval: number
+  /** `OTEL_EXPORTER_OTLP_METRICS_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL` (default `http/protobuf`). */
+  readonly otlpProtocol: "http/json" | "http/protobuf"
 }
 
 /**
@@ -69,7 +72,8 @@ export const off: Settings = {
   host: "127.0.0.1",
   token: Option.none(),
   otlp: Option.none(),
-  otlpInterval: 60_000
+  otlpInterval: 60_000,
+  otlpProtocol: "http/protobuf"
 }
 
 /**
@@ -95,7 +99,8 @@ export const config: Config.Config<Settings> = Config.all({
   otlpOn: Config.boolean("TRACEBRIDGE_METRICS_OTLP").pipe(Config.withDefault(false)),
   metricsEndpoint: Config.option(Config.string("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")),
   endpoint: Config.option(Config.string("OTEL_EXPORTER_OTLP_ENDPOINT")),
-  otlpInterval: Config.integer("OTEL_METRIC_EXPORT_INTERVAL").pipe(Config.withDefault(60_000))
+  otlpInterval: Config.integer("OTEL_METRIC_EXPORT_INTERVAL").pipe(Config.withDefault(60_000)),
+  otlpProtocol: Tracing.protocolOf("METRICS")
 }).pipe(Config.map(({ endpoint, metricsEndpoint, otlpInterval, otlpOn, ...rest }) => ({
   ...rest,
   otlpInterval,
@@ -226,7 +231,9 @@ export const layer = (
     onNone: () => Layer.empty,
     onSome: (url) =>
       OtlpMetrics.layer({ url, resource: { serviceName: "tracebridge" }, exportInterval: settings.otlpInterval }).pipe(
-        Layer.provide(OtlpSerialization.layerJson),
+        Layer.provide(
+          settings.otlpProtocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf
+        ),
         Layer.provide(FetchHttpClient.layer)
       )
   })

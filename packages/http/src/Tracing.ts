@@ -27,7 +27,7 @@ import { OtlpSerialization, OtlpTracer } from "@effect/opentelemetry"
 import type { HttpApp } from "@effect/platform"
 import { FetchHttpClient, HttpServerError, HttpServerRequest, HttpTraceContext } from "@effect/platform"
 import type { Duration } from "effect"
-import { Cause, Config, ConfigError, Effect, Exit, FiberRef, Layer, Option, Tracer } from "effect"
+import { Cause, Config, ConfigError, Effect, Either, Exit, FiberRef, Layer, Option, Tracer } from "effect"
 import * as Redact from "./Redact.js"
 
 /**
@@ -89,6 +89,28 @@ const parseResourceAttributes = (raw: string): Record<string, string> => {
 }
 
 /**
+ * The OTLP protocol of a signal: `OTEL_EXPORTER_OTLP_<SIGNAL>_PROTOCOL`, else
+ * `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf` (the specification's default). Anything but
+ * `http/protobuf` or `http/json` fails, naming the variable (gRPC is not supported).
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const protocolOf = (signal: "TRACES" | "METRICS"): Config.Config<"http/json" | "http/protobuf"> =>
+  Config.string(`OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`).pipe(
+    Config.orElse(() => Config.string("OTEL_EXPORTER_OTLP_PROTOCOL")),
+    Config.withDefault("http/protobuf"),
+    Config.mapOrFail((raw) =>
+      raw === "http/json" || raw === "http/protobuf"
+        ? Either.right(raw)
+        : Either.left(ConfigError.InvalidData(
+          ["OTEL_EXPORTER_OTLP_PROTOCOL"],
+          `unsupported OTLP protocol "${raw}": use http/protobuf or http/json (grpc is not supported)`
+        ))
+    )
+  )
+
+/**
  * Reads the `OTEL_*` variables. Fails (start-up fails) on an unsupported protocol or sampler, or a
  * ratio outside 0 to 1.
  *
@@ -101,16 +123,7 @@ export const settings: Effect.Effect<Option.Option<Settings>, ConfigError.Config
   const base = yield* optionalString("OTEL_EXPORTER_OTLP_ENDPOINT")
   if (disabled || (Option.isNone(traces) && Option.isNone(base))) return Option.none()
   const url = Option.isSome(traces) ? traces.value : `${base.pipe(Option.getOrThrow).replace(/\/+$/, "")}/v1/traces`
-  const protocolRaw = yield* Config.string("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL").pipe(
-    Config.orElse(() => Config.string("OTEL_EXPORTER_OTLP_PROTOCOL")),
-    Config.withDefault("http/protobuf")
-  )
-  if (protocolRaw !== "http/json" && protocolRaw !== "http/protobuf") {
-    return yield* Effect.fail(ConfigError.InvalidData(
-      ["OTEL_EXPORTER_OTLP_PROTOCOL"],
-      `unsupported OTLP protocol "${protocolRaw}": use http/protobuf or http/json (grpc is not supported)`
-    ))
-  }
+  const protocolRaw = yield* protocolOf("TRACES")
   const serviceName = yield* Config.nonEmptyString("OTEL_SERVICE_NAME").pipe(Config.withDefault("tracebridge"))
   const resourceRaw = yield* Config.string("OTEL_RESOURCE_ATTRIBUTES").pipe(Config.withDefault(""))
   const samplerRaw = yield* Config.string("OTEL_TRACES_SAMPLER").pipe(Config.withDefault("parentbased_always_on"))

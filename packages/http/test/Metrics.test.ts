@@ -304,18 +304,22 @@ describe.sequential("Metrics", () => {
     20_000
   )
 
-  it.live(
-    "with TRACEBRIDGE_METRICS_OTLP, the metrics are pushed to the OTLP endpoint, and /metrics stays closed",
-    () =>
+  it.live.each(["http/protobuf", "http/json"])(
+    "with TRACEBRIDGE_METRICS_OTLP, the metrics are pushed to the OTLP endpoint as %s, and /metrics stays closed",
+    (protocol) =>
       Effect.gen(function*() {
-        const bodies: Array<{ readonly path: string; readonly body: string }> = []
+        const bodies: Array<{ readonly path: string; readonly type: string; readonly body: string }> = []
         const collector = yield* Effect.acquireRelease(
           Effect.async<http.Server>((resume) => {
             const server = http.createServer((req, res) => {
               const chunks: Array<Buffer> = []
               req.on("data", (c: Buffer) => chunks.push(c))
               req.on("end", () => {
-                bodies.push({ path: req.url ?? "", body: Buffer.concat(chunks).toString("utf8") })
+                bodies.push({
+                  path: req.url ?? "",
+                  type: req.headers["content-type"] ?? "",
+                  body: Buffer.concat(chunks).toString("utf8")
+                })
                 res.writeHead(200, { "content-type": "application/json" }).end("{}")
               })
             })
@@ -329,7 +333,8 @@ describe.sequential("Metrics", () => {
             new Map([
               ["TRACEBRIDGE_METRICS_OTLP", "true"],
               ["OTEL_EXPORTER_OTLP_ENDPOINT", `http://127.0.0.1:${port}/`],
-              ["OTEL_METRIC_EXPORT_INTERVAL", "300"]
+              ["OTEL_METRIC_EXPORT_INTERVAL", "300"],
+              ...(protocol === "http/json" ? [["OTEL_EXPORTER_OTLP_PROTOCOL", "http/json"] as const] : [])
             ])
           ))
         )
@@ -350,6 +355,7 @@ describe.sequential("Metrics", () => {
         const pushed = bodies.find((b) => b.body.includes("tracebridge_http_requests_total"))
         assert.isDefined(pushed, "no OTLP metrics export reached the collector")
         assert.strictEqual(pushed!.path, "/v1/metrics")
+        assert.strictEqual(pushed!.type, protocol === "http/json" ? "application/json" : "application/x-protobuf")
         assert.include(pushed!.body, "/v1/openapi.json")
       }).pipe(Effect.scoped),
     20_000
