@@ -9,6 +9,9 @@ import { freePort, start, until } from "./proc.mjs"
 
 export const root = fileURLToPath(new URL("../..", import.meta.url))
 const main = join(root, "packages", "http", "dist", "main.js")
+// Extra node flags for the server only, e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"
+// to profile a row (node refuses --cpu-prof in NODE_OPTIONS).
+const serverNodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")
 
 /** JSON over fetch; `body` is sent as JSON when given. */
 export const call = async (api, method, path, token, body, headers = {}) => {
@@ -45,7 +48,7 @@ const expect = (answer, status, what) => {
 export const startApi = async (env = {}) => {
   const port = await freePort()
   const dataDir = mkdtempSync(join(tmpdir(), "tb-bench-"))
-  const proc = start(process.execPath, [main], {
+  const proc = start(process.execPath, [...serverNodeArgs, main], {
     cwd: root,
     env: {
       ...process.env,
@@ -61,8 +64,8 @@ export const startApi = async (env = {}) => {
     }
   })
   const api = `http://127.0.0.1:${port}`
-  const stop = async () => {
-    await proc.stop()
+  const stop = async (graceMs) => {
+    await proc.stop(graceMs)
     rmSync(dataDir, { recursive: true, force: true })
   }
   try {
