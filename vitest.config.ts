@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
 import { SummaryReporter } from "./scripts/SummaryReporter.js"
 
@@ -8,6 +9,11 @@ import { SummaryReporter } from "./scripts/SummaryReporter.js"
 export default defineConfig({
   test: {
     projects: ["packages/*/vitest.config.ts", "examples/*/vitest.config.ts"],
+    // Vitest's default is one worker fewer than the CPUs: one file at a time on a two-core CI
+    // machine, where most files wait on child processes and sockets. Two at once there cut the
+    // suite from 24 to 17 minutes.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    minWorkers: 1,
     reporters: ["default", new SummaryReporter()]
   }
 })

@@ -640,7 +640,8 @@ export const persistenceSuite = (
           connection_id: id("conn"),
           type: "transfer.arrived",
           body: JSON.stringify({ id: id("evt-outbox"), type: "transfer.arrived" }),
-          created_at: T0
+          created_at: T0,
+          trace_parent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
         }
         const far = 4_102_444_800_000 // never due in the claim test below
         const d1 = delivery("d-out-1", {
@@ -660,7 +661,7 @@ export const persistenceSuite = (
         assert.deepStrictEqual(yield* webhookStore.getWebhookDelivery(d1.id), Option.some(d1))
         assert.deepStrictEqual(yield* webhookStore.listWebhookDeliveries(ep, 0, 10), { items: [d2, d1], total: 2 })
         assert.deepStrictEqual(yield* webhookStore.listWebhookDeliveries(ep, 1, 10), { items: [d1], total: 2 })
-        const lone = { ...event, id: id("evt-lone") }
+        const lone = { ...event, id: id("evt-lone"), trace_parent: null }
         yield* webhookStore.insertWebhookEvent(lone, [])
         assert.deepStrictEqual(yield* webhookStore.getWebhookEvent(lone.id), Option.some(lone))
       }))
@@ -677,7 +678,8 @@ export const persistenceSuite = (
           connection_id: id("conn"),
           type: "lab_result.received",
           body: "{}",
-          created_at: T0
+          created_at: T0,
+          trace_parent: null
         }
         const due1 = delivery("c-1", { endpoint_id: ep.id, event_id: event.id, next_attempt_at: T0 + 10 })
         const due2 = delivery("c-2", { endpoint_id: ep.id, event_id: event.id, next_attempt_at: T0 + 20 })
@@ -759,7 +761,8 @@ export const persistenceSuite = (
             connection_id: id("conn"),
             type: "lab_result.received",
             body: "{}",
-            created_at: T0
+            created_at: T0,
+            trace_parent: null
           }
           const flood = [1, 2, 3, 4, 5].map((i) =>
             delivery(`fair-a-${i}`, {

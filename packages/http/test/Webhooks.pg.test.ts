@@ -60,7 +60,8 @@ describe("Webhook workers (Postgres)", () => {
             connection_id: "conn_pg",
             type: "transfer.arrived",
             body: JSON.stringify({ id: `evt_pg_${i}` }),
-            created_at: 0
+            created_at: 0,
+            trace_parent: null
           }, [{
             id: `whd_pg_${String(i).padStart(3, "0")}`,
             organisation_id: "org_pg",

@@ -191,7 +191,8 @@ describe("Webhook subscriptions", () => {
         connection_id: "conn_x",
         type: "lab_result.received",
         body: "{}",
-        created_at: 0
+        created_at: 0,
+        trace_parent: null
       }, [{
         id: "whd_rebind",
         organisation_id: prod.organisation.id,

@@ -49,7 +49,7 @@ export interface WebhookEventRow {
    * The W3C `traceparent` of the span that caused the event (a request, a sync poll) when traces
    * are exported; each delivery attempt's span links to it.
    */
-  readonly trace_parent?: string | null | undefined
+  readonly trace_parent: string | null
 }
 
 /** @since 0.1.0 @category models */
@@ -234,7 +234,7 @@ const EventRow = Schema.Struct({
   type: Schema.String,
   body: Schema.String,
   created_at: NumberFromColumn,
-  trace_parent: Schema.optional(Schema.NullOr(Schema.String))
+  trace_parent: Schema.NullOr(Schema.String)
 })
 const toEvent: (row: unknown) => WebhookEventRow = SqlRow.decoder(EventRow)
 
