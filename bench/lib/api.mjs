@@ -48,6 +48,7 @@ const expect = (answer, status, what) => {
 export const startApi = async (env = {}) => {
   const port = await freePort()
   const dataDir = mkdtempSync(join(tmpdir(), "tb-bench-"))
+  const encryptionKey = env.TRACEBRIDGE_ENCRYPTION_KEY ?? randomBytes(32).toString("base64")
   const proc = start(process.execPath, [...serverNodeArgs, main], {
     cwd: root,
     env: {
@@ -57,7 +58,7 @@ export const startApi = async (env = {}) => {
       HOST: "127.0.0.1",
       PORT: String(port),
       TRACEBRIDGE_DATA_DIR: dataDir,
-      TRACEBRIDGE_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+      TRACEBRIDGE_ENCRYPTION_KEY: encryptionKey,
       TRACEBRIDGE_RATE_LIMIT_RATE: "1000000000",
       TRACEBRIDGE_RATE_LIMIT_BURST: "1000000000",
       ...env
@@ -108,7 +109,7 @@ export const startApi = async (env = {}) => {
         proc.output().split("\n").filter((l) => !/http\.(span|status|method|url)|Sent HTTP response/.test(l)).slice(-30)
           .join("\n")
       }`
-    return { api, port, token, connection, facilities, proc, stop, describe }
+    return { api, port, token, connection, facilities, proc, stop, describe, encryptionKey }
   } catch (error) {
     await stop()
     throw error

@@ -5,16 +5,28 @@
 // state, the facility's sync state, and the feed rows (`limit + 1`, to tell `has_more`), each a
 // statement prepared once; the stored bodies spliced into the same JSON (`data` of
 // `{id:"chg_<seq>",type,action,object_id,object,changed_at}`, `meta` with the same members and the
-// same cursor encoding). No authentication, rate limit or schema decoding.
+// same cursor: signed with HMAC-SHA256 under the key the API derives from its encryption key,
+// `TRACEBRIDGE_ENCRYPTION_KEY`, by the sync package's own `Cursor`). No authentication, rate limit
+// or schema decoding.
 //   node bench/lib/feed-fastify-server.mjs <port> <database file> <content-type>
+import { Cursor } from "@tracebridge/sync"
 import Fastify from "fastify"
 import Database from "libsql"
-import { randomBytes } from "node:crypto"
+import { hkdfSync, randomBytes } from "node:crypto"
 
 const [port, file, contentType] = process.argv.slice(2)
 const db = new Database(file)
 db.exec("PRAGMA query_only = ON")
-const connectionRow = db.prepare("SELECT provider, state FROM connections WHERE id = ?")
+const connectionRow = db.prepare("SELECT organisation_id, provider, state FROM connections WHERE id = ?")
+const keys = [
+  Buffer.from(hkdfSync(
+    "sha256",
+    Buffer.from(process.env.TRACEBRIDGE_ENCRYPTION_KEY ?? "", "base64"),
+    Buffer.alloc(0),
+    Buffer.from(Cursor.KEY_LABEL, "utf8"),
+    32
+  ))
+]
 const facilityRow = db.prepare(
   "SELECT status, backfilled_through, last_synced_at FROM sync_facilities WHERE connection_id = ? AND facility_id = ?"
 )
@@ -24,26 +36,19 @@ const feed = db.prepare(
 )
 
 const iso = (ms) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString())
-const encodeCursor = (facility, seq, issued) =>
-  Buffer.from(JSON.stringify({ v: 1, f: facility, s: seq, t: issued }), "utf8").toString("base64url")
-const decodeCursor = (text, facility) => {
-  const payload = JSON.parse(Buffer.from(text, "base64url").toString("utf8"))
-  if (payload.v !== 1 || payload.f !== facility || !Number.isInteger(payload.s)) throw new Error("bad cursor")
-  return payload.s
-}
-
 const app = Fastify({ logger: false })
 app.get("/v1/connections/:c/facilities/:f/changes", (request, reply) => {
   const { c, f } = request.params
   const limit = request.query.limit === undefined ? 100 : Number(request.query.limit)
-  let after = 0
-  try {
-    if (request.query.cursor !== undefined) after = decodeCursor(request.query.cursor, f)
-  } catch {
-    return reply.code(400).send({ error: "invalid cursor" })
-  }
   const connection = connectionRow.get(c)
   if (connection === undefined) return reply.code(404).send({ error: "no such connection" })
+  const binding = { organisation_id: connection.organisation_id, connection_id: c, facility_id: f }
+  let after = 0
+  if (request.query.cursor !== undefined) {
+    const decoded = Cursor.decode(keys, request.query.cursor, binding, Date.now())
+    if (decoded._tag === "Left") return reply.code(400).send({ error: "invalid cursor" })
+    after = decoded.right.seq
+  }
   const state = facilityRow.get(c, f)
   const rows = feed.all(c, f, after, limit + 1)
   const page = rows.slice(0, limit)
@@ -54,7 +59,7 @@ app.get("/v1/connections/:c/facilities/:f/changes", (request, reply) => {
     timestamp: new Date(now).toISOString(),
     provider: connection.provider,
     state: connection.state,
-    next_cursor: encodeCursor(f, last, now),
+    next_cursor: Cursor.encode(keys, binding, { seq: last, issued_at: now }),
     has_more: rows.length > limit,
     sync: state === undefined
       ? { status: "backfilling", backfilled_through: null, last_synced_at: null }

@@ -1,6 +1,7 @@
 // Row 3: normalizeSync of 100,000 provider_a (Metrc-shaped) packages against a hand-written
 // JSON.parse plus plain object mapping to the same output. The wire text is what the sandbox's
-// provider_a emulator answers for GET /packages/v2/active (no pageSize: every package) on the
+// provider_a emulator answers for GET /packages/v2/active (no pageSize: every package of each 24-hour
+// lastModified window, the windows read one after another and joined) on the
 // 100k facility. Both sides include the JSON.parse of the same text.
 import { normalizeSync } from "@tracebridge/adapter-provider-a"
 import { deepStrictEqual } from "node:assert"
@@ -94,15 +95,28 @@ export default {
     const env = makeInProcess({ packages: 100_000 })
     try {
       const data = [...env.world().facilities].sort((a, b) => b.packages.length - a.packages.length)[0]
-      const url = `http://sandbox.tracebridge.internal/provider_a/CO/packages/v2/active?licenseNumber=${
+      // Without a lastModified window Metrc (and the emulator) answers only the last 24 hours, so
+      // the facility's whole list is read window by window, newest first, into one wire text.
+      const active = `http://sandbox.tracebridge.internal/provider_a/CO/packages/v2/active?licenseNumber=${
         encodeURIComponent(data.facility.license_number)
       }`
-      const response = await env.handler(
-        new Request(url, { headers: { authorization: `Basic ${btoa("vendor:user_good")}` } })
-      )
-      if (response.status !== 200) throw new Error(`the emulator answered ${response.status}`)
-      const text = await response.text()
-      const count = JSON.parse(text).Data.length
+      const DAY = 86_400_000
+      const iso = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
+      const rows = []
+      const end0 = Math.floor(Date.now() / 1000) * 1000 + 1000
+      for (let end = end0, empty = 0; rows.length < data.packages.length && empty < 400; end -= DAY) {
+        const url = `${active}&lastModifiedStart=${iso(end - DAY)}&lastModifiedEnd=${iso(end)}`
+        const response = await env.handler(
+          new Request(url, { headers: { authorization: `Basic ${btoa("vendor:user_good")}` } })
+        )
+        if (response.status !== 200) throw new Error(`the emulator answered ${response.status}: ${url}`)
+        const page = JSON.parse(await response.text()).Data
+        empty = page.length === 0 ? empty + 1 : 0
+        rows.push(...page)
+      }
+      const text = JSON.stringify({ Data: rows, Total: rows.length })
+      const count = rows.length
+      if (count === 0) throw new Error("the emulator answered no package")
       log(`wire text: ${count} packages, ${Math.round(text.length / 1e6)} MB`)
       const ctx = { facility_id: data.facility.id, state: "CO" }
 

@@ -25,9 +25,11 @@ const LIMIT = 100
 /** The sandbox worlds' size: the default one's largest facility stores fewer than 100 objects. */
 const SIZE = "large"
 
-const startBaseline = async (dbFile, contentType) => {
+const startBaseline = async (dbFile, contentType, encryptionKey) => {
   const port = await freePort()
-  const proc = start(process.execPath, [baselineScript, String(port), dbFile, contentType])
+  const proc = start(process.execPath, [baselineScript, String(port), dbFile, contentType], {
+    env: { ...process.env, TRACEBRIDGE_ENCRYPTION_KEY: encryptionKey }
+  })
   await until("the Fastify feed server to start", () => {
     if (!proc.alive()) throw new Error(`the Fastify feed server exited early:\n${proc.output()}`)
     return /^ready$/m.test(proc.output())
@@ -87,7 +89,7 @@ export default {
       const seqs = answer.body.data.map((c) => Number(c.id.slice("chg_".length)))
       const contentType = answer.headers.get("content-type")
 
-      baseline = await startBaseline(join(dataDir, "tracebridge.db"), contentType)
+      baseline = await startBaseline(join(dataDir, "tracebridge.db"), contentType, server.encryptionKey)
       const theirs = await fetch(`${baseline.url}${path}`)
       const theirText = await theirs.text()
       if (theirs.status !== 200) throw new Error(`the Fastify feed server answered ${theirs.status}: ${theirText}`)
