@@ -61,7 +61,8 @@ export default {
           .reduce((n, m) => n + Number(m[1]), 0)
         return { counted }
       })
-      log(`on: ${rps(on.rps)}, p99 ${ms(on.p99)}; ${collector.state.batches} batches received; ${on.counted} requests counted`)
+      const batches = collector.state.batches
+      log(`on: ${rps(on.rps)}, p99 ${ms(on.p99)}; ${batches} batches received; ${on.counted} requests counted`)
       if (collector.state.batches === 0) throw new Error("traces on, but the collector received no batch")
       if (on.counted < on.requests) throw new Error(`metrics on, but /metrics counted ${on.counted} of ${on.requests}`)
       const ratio = on.rps / off.rps
