@@ -105,7 +105,13 @@ type SuccessStatus = 200 | 201 | 202 | 203 | 204
  * @since 0.1.0
  * @category models
  */
-export type SuccessBody<Op> = Op extends { responses: infer R }
+export /** What every list answer carries, whatever its items. */
+interface Paged {
+  readonly data: ReadonlyArray<unknown>
+  readonly pagination: { readonly page: number; readonly total_pages: number }
+}
+
+type SuccessBody<Op> = Op extends { responses: infer R }
   ? R[Extract<keyof R, SuccessStatus>] extends infer S
     ? S extends { content: { "application/json": infer J } } ? J : undefined
   : never
@@ -253,14 +259,14 @@ export class Tracebridge {
     path: P,
     ...init: CallArgs<paths[P], "get">
   ): AsyncGenerator<SuccessBody<GetOp<P>>, void, undefined> {
-    const options: any = init[0] ?? {}
+    const options: { readonly params?: { readonly query?: { readonly page?: unknown } } } = init[0] ?? {}
     let page: number = Number(options.params?.query?.page ?? 1)
     for (;;) {
       const params = { ...options.params, query: { ...options.params?.query, page } }
-      const body: any = await this.#call("get", path, { ...options, params })
-      yield body
-      const pagination = body.pagination as { page: number; total_pages: number }
-      if (body.data.length === 0 || pagination.page >= pagination.total_pages) return
+      const answer: unknown = await this.#call("get", path, { ...options, params })
+      yield answer as SuccessBody<GetOp<P>>
+      const { data, pagination } = answer as Paged
+      if (data.length === 0 || pagination.page >= pagination.total_pages) return
       page = pagination.page + 1
     }
   }

@@ -618,7 +618,7 @@ export const make = (driver: Driver, options: Options = {}): Service => {
         { concurrency: 1 }
       ).pipe(
         Effect.map((lists) => lists.flat()),
-        Effect.catchIf((e) => e._tag === "CapabilityNotEnabled", () => Effect.succeed([] as ReadonlyArray<never>))
+        Effect.catchIf((e) => e._tag === "CapabilityNotEnabled", () => Effect.succeed([]))
       )
       const lines = (packages: ReadonlyArray<{ readonly package_id: string; readonly quantity: number }>) =>
         packages.map((p) => `${p.package_id}:${p.quantity}`).sort().join(",")

@@ -46,7 +46,7 @@ export const labResults = (
   return {
     list: (session, facility, q, window) =>
       Effect.gen(function*() {
-        let all: ReadonlyArray<any>
+        let all: Effect.Effect.Success<ReturnType<typeof everyResult>>
         if (q.package_id !== undefined) {
           const label = Ids.decodeAs("package", PROVIDER, q.package_id)
           if (Option.isNone(label)) return { items: [], total: 0 }
