@@ -50,8 +50,11 @@ describe("a backfill whose process is killed half way", () => {
         public_token: (pub.body as any).data.public_token
       })
       const connectionId = (exchanged.body as any).data.connection_id as string
-      const statusOn = async (node: RunningNode) =>
-        ((await call(node, `/v1/connections/${connectionId}/sync`)).body as { data: Status }).data
+      const statusOn = async (node: RunningNode) => {
+        const answer = await call(node, `/v1/connections/${connectionId}/sync`)
+        assert.strictEqual(answer.status, 200, `sync status: ${answer.text}\n${tail(node)}`)
+        return (answer.body as { data: Status }).data
+      }
       // a slow state system (40 ms an answer) keeps the backfill going long enough to kill it half way
       const slowed = await first.call("PUT", `/v1/sandbox/${connectionId}/faults`, {
         token: access,

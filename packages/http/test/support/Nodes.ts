@@ -122,6 +122,12 @@ export const start = async (spec: NodeSpec, readyMs = 30_000): Promise<RunningNo
       HOST: "127.0.0.1",
       PORT: String(spec.port),
       TRACEBRIDGE_DATA_DIR: spec.dataDir,
+      // Node times a request's headers from when the connection is taken in. A node busy in a
+      // backfill runs long synchronous turns (SQLite writes, page mapping); on a loaded two-core CI
+      // machine one turn took over 10 s, and a connection taken in just before it was answered 408
+      // although its request had been sent whole. These tests are not about slow clients
+      // (`Server.test.ts` and `Main.test.ts` are), so they give the headers a minute.
+      TRACEBRIDGE_HEADERS_TIMEOUT_SECONDS: "60",
       ...spec.env
     },
     stdio: ["ignore", "pipe", "pipe"]
