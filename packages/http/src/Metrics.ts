@@ -17,6 +17,7 @@ import type { ProviderPort, UpstreamGovernor } from "@tracebridge/core"
 import type { SyncStore } from "@tracebridge/sync"
 import { Effect, FiberRef, Metric, MetricBoundaries, MetricLabel } from "effect"
 import { monitorEventLoopDelay } from "node:perf_hooks"
+import { Lru } from "./Lru.js"
 import type { Snapshot } from "./persistence/MetricsStore.js"
 import * as Routes from "./Routes.js"
 
@@ -103,8 +104,24 @@ export const metrics = {
   startTime: gauge("tracebridge_process_start_time_seconds", "When the process started (Unix seconds)")
 } as const
 
-const labels = (tags: Readonly<Record<string, string>>): ReadonlyArray<MetricLabel.MetricLabel> =>
-  Object.entries(tags).map(([k, v]) => MetricLabel.make(k, v))
+/**
+ * The label arrays, one per combination (every label is bounded, so is this map). The same array
+ * for the same labels matters: Effect finds a metric's series from the array's identity (a
+ * `WeakMap`), so a fresh array per update builds and hashes a new key and leaves a weak entry for
+ * the collector, which cost more than the rest of the request's recording.
+ */
+const labelArrays = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
+
+const labels = (tags: Readonly<Record<string, string>>): ReadonlyArray<MetricLabel.MetricLabel> => {
+  let key = ""
+  for (const k in tags) key += `${k}\u0000${tags[k]}\u0000`
+  let found = labelArrays.get(key)
+  if (found === undefined) {
+    found = Object.entries(tags).map(([k, v]) => MetricLabel.make(k, v))
+    labelArrays.set(key, found)
+  }
+  return found
+}
 
 /**
  * `2xx`, `4xx`… of a status.
@@ -126,6 +143,18 @@ const fixedRoutes = ["/metrics", "/docs", "/connect", "/oauth", "/healthz", "/li
 export const routeOf = (url: string): string => {
   const q = url.indexOf("?")
   const path = q < 0 ? url : url.slice(0, q)
+  let route = routesOfPaths.get(path)
+  if (route === undefined) {
+    route = templateOf(path)
+    routesOfPaths.set(path, route)
+  }
+  return route
+}
+
+/** The route of the paths seen lately: a client reads the same few paths again and again. */
+const routesOfPaths = new Lru<string>(10_000)
+
+const templateOf = (path: string): string => {
   const found = Routes.template(path)
   if (found !== undefined) return found
   if (path === "/v1/openapi.json") return path
@@ -194,12 +223,16 @@ const isSession = (u: unknown): u is { readonly provider: string; readonly state
  * @since 0.1.0
  * @category wrappers
  */
-export const port = (self: ProviderPort.Service): ProviderPort.Service =>
-  new Proxy(self, {
+export const port = (self: ProviderPort.Service): ProviderPort.Service => {
+  // one wrapper per method, made at its first call (not one per property read)
+  const wrappers = new Map<PropertyKey, (...args: Array<unknown>) => unknown>()
+  return new Proxy(self, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver)
       if (typeof value !== "function" || property === "descriptor") return value
-      return (...args: Array<unknown>) => {
+      const known = wrappers.get(property)
+      if (known !== undefined) return known
+      const wrapper = (...args: Array<unknown>) => {
         const result = value.apply(target, args)
         const session = isSession(args[0]) ? args[0] : isSession(args[1]) ? args[1] : undefined
         if (!on || session === undefined || !Effect.isEffect(result)) return result
@@ -226,8 +259,11 @@ export const port = (self: ProviderPort.Service): ProviderPort.Service =>
           Effect.locally(upstreamContext, tags)
         )
       }
+      wrappers.set(property, wrapper)
+      return wrapper
     }
   })
+}
 
 const providerOfKey = (key: string) => key.split("|")[0] ?? "unknown"
 
