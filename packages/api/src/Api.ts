@@ -26,6 +26,7 @@ import {
 } from "./Errors.js"
 import { ConnectApi } from "./groups/ConnectApi.js"
 import { ConnectionsApi } from "./groups/ConnectionsApi.js"
+import { EventsApi } from "./groups/EventsApi.js"
 import { LinkApi } from "./groups/LinkApi.js"
 import { OAuthApi } from "./groups/OAuthApi.js"
 import { ProvidersApi } from "./groups/ProvidersApi.js"
@@ -68,6 +69,7 @@ export class Api extends HttpApi.make("tracebridge")
   .add(SyncApi)
   .add(SandboxApi)
   .add(WebhooksApi)
+  .add(EventsApi)
   .add(ConnectApi)
   .addError(ValidationError)
   .addError(AuthenticationError)

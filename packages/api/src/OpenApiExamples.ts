@@ -34,6 +34,7 @@ import type {
 } from "@tracebridge/core"
 import { Ids, Page, ProviderDescriptor, ProviderModule, WebhookEvent } from "@tracebridge/core"
 import { Catalog } from "@tracebridge/providers"
+import type * as Events from "./groups/EventsApi.js"
 import type * as Sandbox from "./groups/SandboxApi.js"
 import type * as Schemas from "./groups/Schemas.js"
 import type * as Webhooks from "./groups/WebhooksApi.js"
@@ -594,6 +595,16 @@ const failed: typeof Webhooks.Delivery.Encoded = {
   ]
 }
 
+/** The transfer's event as `GET /v1/events` lists it: delivered at the second attempt. */
+const arrivedEvent: typeof Events.Event.Encoded = {
+  id: EVENT_ID,
+  type: "transfer.arrived",
+  created_at: transferArrived.created,
+  connection_id: CONNECTION_ID,
+  data: transferArrived.data,
+  delivery: { status: "delivered", endpoints: [{ webhook_id: WEBHOOK_ID, status: "succeeded", attempts: 2 }] }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The examples
 // ---------------------------------------------------------------------------------------------
@@ -756,7 +767,9 @@ export const responses: Readonly<Record<string, unknown>> = {
   deleteWebhook: one<typeof Webhooks.WebhookDeleted.Encoded>({ id: WEBHOOK_ID, deleted: true }),
   rotateWebhookSecret: one(withSecret),
   listWebhookDeliveries: list([delivered, failed]),
-  retryWebhookDelivery: one<typeof Webhooks.Delivery.Encoded>({ ...failed, status: "pending", next_attempt_at: NOW })
+  retryWebhookDelivery: one<typeof Webhooks.Delivery.Encoded>({ ...failed, status: "pending", next_attempt_at: NOW }),
+  listEvents: list([arrivedEvent]),
+  getEvent: one(arrivedEvent)
 }
 
 /**

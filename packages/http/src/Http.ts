@@ -26,6 +26,7 @@ import * as DocsRoute from "./docs/Route.js"
 import * as Errors from "./Errors.js"
 import { HttpConnectLive } from "./handlers/ConnectHttp.js"
 import { HttpConnectionsLive } from "./handlers/ConnectionsHttp.js"
+import { HttpEventsLive } from "./handlers/EventsHttp.js"
 import { HttpLinkLive } from "./handlers/LinkHttp.js"
 import { HttpOAuthLive } from "./handlers/OAuthHttp.js"
 import { HttpProvidersLive } from "./handlers/ProvidersHttp.js"
@@ -48,6 +49,7 @@ import * as Routes from "./Routes.js"
 import * as Auth from "./services/Auth.js"
 import * as Connections from "./services/Connections.js"
 import { Crypto } from "./services/Crypto.js"
+import * as Events from "./services/Events.js"
 import * as ManagedSync from "./services/ManagedSync.js"
 import * as Providers from "./services/Providers.js"
 import * as UrlGuard from "./services/UrlGuard.js"
@@ -323,6 +325,7 @@ const ProductionDeliveryClientLive = Layer.effect(
 const servicesLive = (options: Options) =>
   Layer.mergeAll(
     WebhookPoller.layer,
+    Events.layer,
     Connections.layer,
     ManagedSync.WorkflowsLive.pipe(Layer.provide(Connections.layer)),
     ManagedSync.PollsLive.pipe(Layer.provide(Connections.layer))
@@ -365,6 +368,10 @@ const workerLive = (options: Options) =>
       yield* Effect.forkScoped(ManagedSync.scheduler(ManagedSync.SCHEDULER_EVERY))
     )
     yield* readiness.watch(
+      "events retention",
+      yield* Effect.forkScoped(Events.retention(yield* Events.retentionDays.pipe(Effect.orDie)))
+    )
+    yield* readiness.watch(
       "webhook poller",
       yield* Effect.forkScoped(Effect.forever(
         Effect.zipRight(
@@ -393,7 +400,8 @@ export const makeApiLive = (options: Options = {}) =>
       HttpConnectLive,
       HttpSandboxLive,
       HttpSyncLive,
-      HttpWebhooksLive
+      HttpWebhooksLive,
+      HttpEventsLive
     ]),
     Layer.provide(RequestMiddleware),
     Layer.provide(options.rateLimiter ?? RateLimit.layer),

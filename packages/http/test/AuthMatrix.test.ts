@@ -37,7 +37,7 @@ const protectedOperations = (): ReadonlyArray<Operation> => {
 
 let bodies: Record<string, unknown> = {}
 
-/** The victim: an organisation with two connections, a facility, a package, a webhook and a delivery. */
+/** The victim: an organisation with two connections, a facility, a package, a webhook, a delivery and its event. */
 const victimWorld = Effect.gen(function*() {
   const me = yield* signIn
   const victim = yield* linkSandbox(me.access)
@@ -59,10 +59,11 @@ const victimWorld = Effect.gen(function*() {
     json: { url: "http://127.0.0.1:9/hook", events: ["transfer.arrived"] }
   })
   assert.strictEqual(webhook.status, 201)
-  yield* call("POST", `/v1/sandbox/${victim.connection_id}/simulate`, {
+  const simulated = yield* call("POST", `/v1/sandbox/${victim.connection_id}/simulate`, {
     token: me.access,
     json: { scenario: "transfer_arrived" }
   })
+  const event = simulated.body.data.event.id as string
   const deliveries = yield* call("GET", `/v1/webhooks/${webhook.body.data.id}/deliveries`, { token: me.access })
   const delivery = deliveries.body.data[0].id as string
   const ids: Record<string, string> = {
@@ -70,7 +71,8 @@ const victimWorld = Effect.gen(function*() {
     facility_id: facility,
     id: pkg,
     webhook_id: webhook.body.data.id,
-    delivery_id: delivery
+    delivery_id: delivery,
+    event_id: event
   }
   return {
     me,
@@ -78,7 +80,7 @@ const victimWorld = Effect.gen(function*() {
     sibling,
     ids,
     bodies: sampleBodies(pkg, "Matrix"),
-    victimIds: [victim.connection_id, facility, pkg, webhook.body.data.id as string, delivery]
+    victimIds: [victim.connection_id, facility, pkg, webhook.body.data.id as string, delivery, event]
   }
 })
 

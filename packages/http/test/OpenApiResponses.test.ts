@@ -270,6 +270,14 @@ describe("OpenAPI document against real answers", () => {
         auth
       )
       yield* send("retryWebhookDelivery", 404, "POST", `/v1/webhooks/${hook}/deliveries/dlv_unknown/retry`, auth)
+
+      // Events
+      const events = yield* send("listEvents", 200, "GET", "/v1/events?delivery_success=false", auth)
+      assert.isAbove(events.data.length, 0, "the scenario's event is not delivered yet")
+      yield* send("listEvents", 200, "GET", `/v1/events?connection_id=${connectionId}`, { token: connectionToken })
+      yield* send("listEvents", 400, "GET", "/v1/events?type=transfer.lost", auth)
+      yield* send("getEvent", 200, "GET", `/v1/events/${events.data[0].id}`, auth)
+      yield* send("getEvent", 404, "GET", "/v1/events/evt_unknown", auth)
       yield* send("deleteWebhook", 200, "DELETE", `/v1/webhooks/${hook}`, auth)
       yield* send("deleteWebhook", 404, "DELETE", `/v1/webhooks/${hook}`, auth)
 

@@ -881,6 +881,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description The organisation's events, newest first, with their delivery summaries; a connection token lists its own connection's only. `delivery_success=false` finds the events an endpoint has not received.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{event_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an event
+         * @description One event, with its delivery summary.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2069,6 +2109,80 @@ export interface components {
             status_code: components["schemas"]["Int"] | null;
             error: string | null;
             duration_ms: components["schemas"]["Int"];
+        };
+        Event: components["schemas"]["TransferArrivedEventRecord"] | components["schemas"]["TransferCompletedEventRecord"] | components["schemas"]["LabResultReceivedEventRecord"] | components["schemas"]["SyncUpdatesAvailableEventRecord"] | components["schemas"]["ConnectionLoginRequiredEventRecord"] | components["schemas"]["ConnectionDegradedEventRecord"];
+        TransferArrivedEventRecord: {
+            id: string;
+            /** @enum {string} */
+            type: "transfer.arrived";
+            created_at: string;
+            connection_id: string;
+            data: components["schemas"]["TransferEventData"];
+            delivery: components["schemas"]["EventDeliverySummary"];
+        };
+        EventDeliverySummary: {
+            /**
+             * @description `failed` when a delivery failed for good, else `pending` while one is still being tried, else `delivered` (also when no endpoint was subscribed to the event's type)
+             * @enum {string}
+             */
+            status: "delivered" | "pending" | "failed";
+            /** @description One entry per endpoint the event was queued for (empty when none was subscribed) */
+            endpoints: components["schemas"]["EventEndpointDelivery"][];
+        };
+        EventEndpointDelivery: {
+            webhook_id: string;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            /**
+             * int
+             * @description Attempts made so far
+             */
+            attempts: number;
+        };
+        TransferCompletedEventRecord: {
+            id: string;
+            /** @enum {string} */
+            type: "transfer.completed";
+            created_at: string;
+            connection_id: string;
+            data: components["schemas"]["TransferEventData"];
+            delivery: components["schemas"]["EventDeliverySummary"];
+        };
+        LabResultReceivedEventRecord: {
+            id: string;
+            /** @enum {string} */
+            type: "lab_result.received";
+            created_at: string;
+            connection_id: string;
+            data: components["schemas"]["LabResultEventData"];
+            delivery: components["schemas"]["EventDeliverySummary"];
+        };
+        SyncUpdatesAvailableEventRecord: {
+            id: string;
+            /** @enum {string} */
+            type: "sync.updates_available";
+            created_at: string;
+            connection_id: string;
+            data: components["schemas"]["SyncUpdatesData"];
+            delivery: components["schemas"]["EventDeliverySummary"];
+        };
+        ConnectionLoginRequiredEventRecord: {
+            id: string;
+            /** @enum {string} */
+            type: "connection.login_required";
+            created_at: string;
+            connection_id: string;
+            data: components["schemas"]["LoginRequiredData"];
+            delivery: components["schemas"]["EventDeliverySummary"];
+        };
+        ConnectionDegradedEventRecord: {
+            id: string;
+            /** @enum {string} */
+            type: "connection.degraded";
+            created_at: string;
+            connection_id: string;
+            data: components["schemas"]["DegradedData"];
+            delivery: components["schemas"]["EventDeliverySummary"];
         };
         /** @description RFC 6749 §4.4: an access token and a refresh token for an API client. */
         ClientCredentialsGrant: {
@@ -12425,6 +12539,342 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConflictError"];
+                };
+            };
+            /** @description `rate_limit_error` / `rate_limited`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `api_error` / `internal_error`: our side failed; quote `request_id` to support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description 1-indexed page number (default 1) */
+                page?: number;
+                /** @description Items per page, 1 to 100 (default 25) */
+                per_page?: number;
+                type?: components["schemas"]["EventType"];
+                /** @description a string at most 200 character(s) long */
+                connection_id?: string;
+                "created[gte]"?: components["schemas"]["IsoDateTime"];
+                "created[lte]"?: components["schemas"]["IsoDateTime"];
+                delivery_success?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "evt_2k7mqd8fjb4",
+                     *           "type": "transfer.arrived",
+                     *           "created_at": "2026-03-14T19:12:00.000Z",
+                     *           "connection_id": "conn_5e8b2f0c7a4d4b1e9c3f6a2d8e0b7c41",
+                     *           "data": {
+                     *             "id": "trf_cHJvdmlkZXJfYTo1MDAwMDAwNDI",
+                     *             "connection_id": "conn_5e8b2f0c7a4d4b1e9c3f6a2d8e0b7c41",
+                     *             "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItNA",
+                     *             "transfer": {
+                     *               "id": "trf_cHJvdmlkZXJfYTo1MDAwMDAwNDI",
+                     *               "manifest_number": "0500000042",
+                     *               "transfer_type": "Transfer",
+                     *               "shipper_facility": "SBX-10042-1",
+                     *               "recipient_facility": "SBX-10042-4",
+                     *               "packages": [
+                     *                 {
+                     *                   "package_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjQ",
+                     *                   "tag": "1A4000000000000000000124",
+                     *                   "item_name": "Blue Dream Buds",
+                     *                   "quantity": 28,
+                     *                   "unit_of_measure": "Grams"
+                     *                 }
+                     *               ],
+                     *               "status": "in_transit",
+                     *               "estimated_departure": "2026-03-14T17:00:00.000Z",
+                     *               "estimated_arrival": "2026-03-14T19:30:00.000Z",
+                     *               "actual_departure": "2026-03-14T17:05:00.000Z",
+                     *               "actual_arrival": "2026-03-14T19:12:00.000Z",
+                     *               "transporter": "Example Secure Transport",
+                     *               "driver_name": "Alex Example",
+                     *               "vehicle_info": "White Ford Transit, plate SBX-0042",
+                     *               "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItNA",
+                     *               "provider": "provider_a",
+                     *               "provider_transfer_id": "500000042"
+                     *             }
+                     *           },
+                     *           "delivery": {
+                     *             "status": "delivered",
+                     *             "endpoints": [
+                     *               {
+                     *                 "webhook_id": "wh_9d2f4c1a6b8e4f03a7c5d1e2b3f4a5c6",
+                     *                 "status": "succeeded",
+                     *                 "attempts": 2
+                     *               }
+                     *             ]
+                     *           }
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z",
+                     *         "skipped": []
+                     *       },
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 25,
+                     *         "total": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Event"][];
+                        meta: components["schemas"]["ListMeta"];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description `validation_error`: a parameter or the body is not valid (`param` names it), or the JSON cannot be read. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `authentication_error`: no bearer token, or one that is unknown, revoked or expired (`token_expired`). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description `rate_limit_error` / `rate_limited`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `api_error` / `internal_error`: our side failed; quote `request_id` to support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "evt_2k7mqd8fjb4",
+                     *         "type": "transfer.arrived",
+                     *         "created_at": "2026-03-14T19:12:00.000Z",
+                     *         "connection_id": "conn_5e8b2f0c7a4d4b1e9c3f6a2d8e0b7c41",
+                     *         "data": {
+                     *           "id": "trf_cHJvdmlkZXJfYTo1MDAwMDAwNDI",
+                     *           "connection_id": "conn_5e8b2f0c7a4d4b1e9c3f6a2d8e0b7c41",
+                     *           "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItNA",
+                     *           "transfer": {
+                     *             "id": "trf_cHJvdmlkZXJfYTo1MDAwMDAwNDI",
+                     *             "manifest_number": "0500000042",
+                     *             "transfer_type": "Transfer",
+                     *             "shipper_facility": "SBX-10042-1",
+                     *             "recipient_facility": "SBX-10042-4",
+                     *             "packages": [
+                     *               {
+                     *                 "package_id": "pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjQ",
+                     *                 "tag": "1A4000000000000000000124",
+                     *                 "item_name": "Blue Dream Buds",
+                     *                 "quantity": 28,
+                     *                 "unit_of_measure": "Grams"
+                     *               }
+                     *             ],
+                     *             "status": "in_transit",
+                     *             "estimated_departure": "2026-03-14T17:00:00.000Z",
+                     *             "estimated_arrival": "2026-03-14T19:30:00.000Z",
+                     *             "actual_departure": "2026-03-14T17:05:00.000Z",
+                     *             "actual_arrival": "2026-03-14T19:12:00.000Z",
+                     *             "transporter": "Example Secure Transport",
+                     *             "driver_name": "Alex Example",
+                     *             "vehicle_info": "White Ford Transit, plate SBX-0042",
+                     *             "facility_id": "fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItNA",
+                     *             "provider": "provider_a",
+                     *             "provider_transfer_id": "500000042"
+                     *           }
+                     *         },
+                     *         "delivery": {
+                     *           "status": "delivered",
+                     *           "endpoints": [
+                     *             {
+                     *               "webhook_id": "wh_9d2f4c1a6b8e4f03a7c5d1e2b3f4a5c6",
+                     *               "status": "succeeded",
+                     *               "attempts": 2
+                     *             }
+                     *           ]
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_4c7e1a9f2b3d5e6f7a8b9c0d",
+                     *         "timestamp": "2026-03-14T16:20:05.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Event"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description `authentication_error`: no bearer token, or one that is unknown, revoked or expired (`token_expired`). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description `permission_error`: this token may not do this here (see `code`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionError"];
+                };
+            };
+            /** @description `not_found_error` / `resource_not_found`: no such object for this organisation (another organisation's objects answer the same). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundError"];
                 };
             };
             /** @description `rate_limit_error` / `rate_limited`: wait `Retry-After` seconds. */

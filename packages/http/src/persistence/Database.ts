@@ -26,6 +26,7 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import * as Accounts from "./Accounts.js"
 import * as Ciphertexts from "./Ciphertexts.js"
 import * as ConnectionStore from "./ConnectionStore.js"
+import * as EventStore from "./EventStore.js"
 import * as IdempotencyStore from "./IdempotencyStore.js"
 import * as Sqlite from "./internal/sqlite.js"
 import * as LinkTokens from "./LinkTokens.js"
@@ -53,6 +54,7 @@ export type Persistence =
   | ConnectionStore.ConnectionStore
   | SandboxLog.SandboxLog
   | WebhookStore.WebhookStore
+  | EventStore.EventStore
   | Ciphertexts.Ciphertexts
   | IdempotencyStore.IdempotencyStore
   | RateBuckets.RateBuckets
@@ -70,6 +72,7 @@ const otherStores = Layer.mergeAll(
   LinkTokens.layer,
   SandboxLog.layer,
   WebhookStore.layer,
+  EventStore.layer,
   Ciphertexts.layer,
   IdempotencyStore.layer,
   RateBuckets.layer,

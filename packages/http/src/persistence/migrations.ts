@@ -294,6 +294,19 @@ const webhookEventTraceParent = Effect.gen(function*() {
 })
 
 /**
+ * The events' reads (issue #34): `GET /v1/events` lists an organisation's events newest first,
+ * optionally of one connection; a summary reads an event's deliveries; the retention job deletes
+ * the oldest.
+ */
+const eventReads = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE INDEX webhook_events_organisation ON webhook_events (organisation_id, created_at, id)`
+  yield* sql`CREATE INDEX webhook_events_connection ON webhook_events (organisation_id, connection_id, created_at)`
+  yield* sql`CREATE INDEX webhook_events_created ON webhook_events (created_at)`
+  yield* sql`CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id)`
+})
+
+/**
  * Every migration, for the driver's migrator layer (`LibsqlMigrator.layer({ loader })`,
  * `PgMigrator.layer({ loader })`).
  *
@@ -314,5 +327,6 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "0010_webhook_attempt_claims": webhookAttemptClaims,
   "0011_api_client_rotation": apiClientRotation,
   "0012_redirect_origins": redirectOrigins,
-  "0013_webhook_event_trace_parent": webhookEventTraceParent
+  "0013_webhook_event_trace_parent": webhookEventTraceParent,
+  "0014_event_reads": eventReads
 })
