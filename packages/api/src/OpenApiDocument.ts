@@ -180,12 +180,16 @@ const used = (paths: Json, schemas: Json): Json => {
   return Object.fromEntries(Object.entries<Json>(schemas).filter(([name]) => reached.has(name)))
 }
 
-/** A request body or a response with its JSON example (`OpenApiExamples`), where there is one. */
+/**
+ * A request body or a response with its example (`OpenApiExamples`), where there is one: on its
+ * JSON, else on the one media type it has (the event stream's `text/event-stream`).
+ */
 const withExample = (body: Json, example: unknown): Json => {
-  const json = body.content?.["application/json"]
-  return example === undefined || json === undefined
+  const content: Record<string, Json> = body.content ?? {}
+  const media = "application/json" in content ? "application/json" : Object.keys(content)[0]
+  return example === undefined || media === undefined
     ? body
-    : { ...body, content: { ...body.content, "application/json": { ...json, example } } }
+    : { ...body, content: { ...content, [media]: { ...content[media], example } } }
 }
 
 /**

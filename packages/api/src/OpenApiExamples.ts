@@ -769,6 +769,9 @@ export const responses: Readonly<Record<string, unknown>> = {
   listWebhookDeliveries: list([delivered, failed]),
   retryWebhookDelivery: one<typeof Webhooks.Delivery.Encoded>({ ...failed, status: "pending", next_attempt_at: NOW }),
   listEvents: list([arrivedEvent]),
+  streamEvents: `retry: 1000\n: connected\n\nid: ${EVENT_ID}\nevent: transfer.arrived\ndata: ${
+    JSON.stringify(transferArrived)
+  }\n\n`,
   getEvent: one(arrivedEvent)
 }
 

@@ -143,6 +143,9 @@ describe("authorisation matrix", () => {
           assertRefused(yield* run(expiring), 401, ["token_expired"], `${where} with an expired token`)
           assertRefused(yield* run(revokable.access_token), 401, ["unauthorized"], `${where} with a revoked token`)
 
+          // A valid token opens the event stream, which never ends by itself: its scoping by organisation
+          // and connection is tested in Events.test.ts.
+          if (operation.id === "streamEvents") continue
           const scoped = operation.path.includes("{connection_id}") || operation.path.includes("{webhook_id}")
           const foreign = yield* run(stranger)
           const siblingToken = yield* run(sibling.connection_token!)

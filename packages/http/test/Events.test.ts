@@ -5,10 +5,13 @@
  * `GET /v1/events/{event_id}` returns one; events past the retention are deleted. The worker is off:
  * deliveries are driven with `runDue`.
  */
+import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import type { Http } from "@tracebridge/http"
-import { Effect, TestClock } from "effect"
+import { ConfigProvider, Effect, Stream, TestClock } from "effect"
+import { Accounts } from "../src/persistence/Accounts.js"
 import { EventStore } from "../src/persistence/EventStore.js"
+import { Readiness } from "../src/Readiness.js"
 import * as Events from "../src/services/Events.js"
 import { WebhookDispatcher } from "../src/services/WebhookDispatcher.js"
 import { receiver } from "./support/Receiver.js"
@@ -203,4 +206,170 @@ describe("events retention", () => {
       const store = yield* EventStore
       assert.deepStrictEqual(yield* store.deliveries([old.id]), [], "its deliveries went with it")
     }).pipe(withApp()))
+})
+
+interface Frame {
+  readonly id?: string
+  readonly event?: string
+  readonly data?: string
+  readonly comment?: string
+}
+
+/** Opens `GET /v1/events/stream` and collects its frames until the scope closes. */
+const openStream = (token: string, query = "", lastEventId?: string) =>
+  Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    const frames: Array<Frame> = []
+    const request = HttpClientRequest.get(`/v1/events/stream${query}`).pipe(
+      HttpClientRequest.bearerToken(token),
+      HttpClientRequest.setHeaders(lastEventId === undefined ? {} : { "last-event-id": lastEventId })
+    )
+    const response = yield* client.execute(request)
+    const state = { status: response.status, contentType: response.headers["content-type"], ended: false }
+    let buffer = ""
+    yield* response.stream.pipe(
+      Stream.decodeText(),
+      Stream.runForEach((chunk) =>
+        Effect.sync(() => {
+          buffer += chunk
+          let end: number
+          while ((end = buffer.indexOf("\n\n")) >= 0) {
+            const block = buffer.slice(0, end)
+            buffer = buffer.slice(end + 2)
+            const frame: Record<string, string> = {}
+            for (const line of block.split("\n")) {
+              if (line.startsWith(":")) frame.comment = line.slice(1).trim()
+              else {
+                const colon = line.indexOf(":")
+                frame[line.slice(0, colon)] = line.slice(colon + 1).trim()
+              }
+            }
+            frames.push(frame)
+          }
+        })
+      ),
+      Effect.ensuring(Effect.sync(() => (state.ended = true))),
+      Effect.forkScoped
+    )
+    return { frames, state, events: () => frames.filter((f) => f.id !== undefined) }
+  })
+
+/** Waits (real time) until `check` holds, for at most `ms`. */
+const eventually = (what: string, check: () => boolean, ms = 10_000) =>
+  Effect.gen(function*() {
+    const started = Date.now()
+    while (!check()) {
+      if (Date.now() - started > ms) return yield* Effect.die(new Error(`timed out waiting for ${what}`))
+      yield* Effect.sleep("20 millis")
+    }
+  })
+
+const liveApp = <A, E, R>(program: Effect.Effect<A, E, R>) =>
+  Effect.provide(program, webhookApp()).pipe(
+    Effect.withConfigProvider(
+      ConfigProvider.fromMap(new Map([["TRACEBRIDGE_EVENT_STREAM_HEARTBEAT_SECONDS", "1"]])).pipe(
+        ConfigProvider.orElse(() => ConfigProvider.fromEnv())
+      )
+    )
+  )
+
+describe("GET /v1/events/stream", () => {
+  it.live(
+    "sends each new event as it is stored, its delivery body as data, with heartbeats",
+    () =>
+      Effect.gen(function*() {
+        const { access } = yield* signIn
+        const linked = yield* linkSandbox(access)
+        const stream = yield* openStream(access)
+        assert.strictEqual(stream.state.status, 200)
+        assert.strictEqual(stream.state.contentType, "text/event-stream")
+        yield* eventually("the stream open", () => stream.frames.some((f) => f.comment === "connected"))
+        const lab = yield* simulate(access, linked.connection_id, "lab_result_received")
+        const transfer = yield* simulate(access, linked.connection_id, "transfer_arrived")
+        yield* eventually("both events", () => stream.events().length === 2)
+        const [first, second] = stream.events()
+        assert.deepStrictEqual([first!.id, first!.event], [lab.id, "lab_result.received"])
+        assert.deepStrictEqual([second!.id, second!.event], [transfer.id, "transfer.arrived"])
+        assert.deepStrictEqual(JSON.parse(first!.data!), lab, "the delivery body")
+        yield* eventually("a heartbeat", () => stream.frames.some((f) => f.comment === "heartbeat"), 5_000)
+      }).pipe(Effect.scoped, liveApp),
+    30_000
+  )
+
+  it.live("resumes after Last-Event-ID: nothing stored in between is lost", () =>
+    Effect.gen(function*() {
+      const { access } = yield* signIn
+      const linked = yield* linkSandbox(access)
+      const before = yield* simulate(access, linked.connection_id, "lab_result_received")
+      const seen = yield* Effect.scoped(Effect.gen(function*() {
+        const stream = yield* openStream(access, "", before.id)
+        const one = yield* simulate(access, linked.connection_id, "transfer_arrived")
+        yield* eventually("the first event", () => stream.events().some((f) => f.id === one.id))
+        return one
+      }))
+      // the stream is closed: these are stored while nobody listens
+      const missed = [
+        yield* simulate(access, linked.connection_id, "lab_result_received"),
+        yield* simulate(access, linked.connection_id, "transfer_completed", { outcome: "received" })
+      ]
+      const resumed = yield* openStream(access, "", seen.id)
+      yield* eventually("the missed events", () => missed.every((m) => resumed.events().some((f) => f.id === m.id)))
+      const ids = resumed.events().map((f) => f.id)
+      assert.strictEqual(new Set(ids).size, ids.length, "no repeat within one connection")
+    }).pipe(Effect.scoped, liveApp), 30_000)
+
+  it.live(
+    "filters by type and connection; a connection token streams its own connection only",
+    () =>
+      Effect.gen(function*() {
+        const { access } = yield* signIn
+        const a = yield* linkSandbox(access)
+        const b = yield* linkSandbox(access)
+        const labs = yield* openStream(access, "?types=lab_result.received")
+        const ofB = yield* openStream(access, `?connection_id=${b.connection_id}`)
+        const tokenA = yield* openStream(a.connection_token!)
+        yield* eventually(
+          "three streams open",
+          () => [labs, ofB, tokenA].every((s) => s.frames.some((f) => f.comment === "connected"))
+        )
+        const labA = yield* simulate(access, a.connection_id, "lab_result_received")
+        const transferB = yield* simulate(access, b.connection_id, "transfer_arrived")
+        const labB = yield* simulate(access, b.connection_id, "lab_result_received")
+        yield* eventually("the filtered events", () => labs.events().length === 2 && ofB.events().length === 2)
+        yield* Effect.sleep("1200 millis") // a poll more: nothing else comes
+        assert.deepStrictEqual(labs.events().map((f) => f.id), [labA.id, labB.id])
+        assert.deepStrictEqual(ofB.events().map((f) => f.id), [transferB.id, labB.id])
+        assert.deepStrictEqual(tokenA.events().map((f) => f.id), [labA.id])
+
+        const crossed = yield* call("GET", `/v1/events/stream?connection_id=${b.connection_id}`, {
+          token: a.connection_token!
+        })
+        assert.strictEqual(crossed.status, 403)
+        const bad = yield* call("GET", "/v1/events/stream?types=lab_result.received,transfer.lost", { token: access })
+        assert.strictEqual(bad.status, 400)
+        assert.strictEqual(bad.body.error.param, "types")
+        assert.strictEqual((yield* call("GET", "/v1/events/stream")).status, 401)
+      }).pipe(Effect.scoped, liveApp),
+    30_000
+  )
+})
+
+describe("GET /v1/events/stream ends", () => {
+  it.live("when the node drains, and when its token's client is revoked", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const revoked = yield* openStream(me.access)
+      const other = yield* otherOrganisation
+      const draining = yield* openStream(other)
+      yield* eventually("both open", () =>
+        [revoked, draining].every((s) => s.frames.some((f) => f.comment === "connected")))
+
+      yield* (yield* Accounts).revokeClient(me.client_id, Date.now())
+      yield* eventually("the revoked client's stream ended", () =>
+        revoked.state.ended, 5_000)
+      assert.isFalse(draining.state.ended)
+
+      yield* (yield* Readiness).drain
+      yield* eventually("the stream ended on drain", () => draining.state.ended, 5_000)
+    }).pipe(Effect.scoped, liveApp), 30_000)
 })

@@ -23,7 +23,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Api } from "@tracebridge/api/Api"
 import { Http, RateLimit, Server } from "@tracebridge/http"
 import { Scenario } from "@tracebridge/sandbox"
-import { Context, Effect, Layer, Logger, LogLevel, Runtime } from "effect"
+import { Chunk, Context, Effect, Layer, Logger, LogLevel, Runtime, Stream } from "effect"
 import fc from "fast-check"
 import * as Crypto from "../src/services/Crypto.js"
 import * as OpenApiArbitrary from "./support/OpenApiArbitrary.js"
@@ -275,6 +275,11 @@ const send = (method: Method, url: string, token: string | undefined, body: Body
     if (body.kind === "json") request = HttpClientRequest.bodyUnsafeJson(request, body.value)
     if (body.kind === "raw") request = HttpClientRequest.bodyText(request, body.text, body.contentType)
     const response = yield* client.execute(request)
+    // An opened event stream never ends by itself: its first frame is the answer.
+    if (response.status < 300 && response.headers["content-type"]?.startsWith("text/event-stream")) {
+      const first = yield* response.stream.pipe(Stream.decodeText(), Stream.take(1), Stream.runCollect)
+      return { status: response.status, text: Chunk.join(first, "") } satisfies Answer
+    }
     return { status: response.status, text: yield* response.text } satisfies Answer
   }).pipe(
     Effect.scoped,

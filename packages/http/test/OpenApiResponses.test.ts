@@ -4,8 +4,9 @@
  * operation documents, with a body its schema there accepts. A generated client trusts exactly
  * this.
  */
+import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Chunk, Effect, Stream } from "effect"
 import * as OpenApiValidator from "./support/OpenApiValidator.js"
 import type { Json } from "./support/TestApp.js"
 import { call, insertProductionConnection, linkSandbox, productionSignIn, signIn, TestApp } from "./support/TestApp.js"
@@ -277,6 +278,20 @@ describe("OpenAPI document against real answers", () => {
       yield* send("listEvents", 200, "GET", `/v1/events?connection_id=${connectionId}`, { token: connectionToken })
       yield* send("listEvents", 400, "GET", "/v1/events?type=transfer.lost", auth)
       yield* send("getEvent", 200, "GET", `/v1/events/${events.data[0].id}`, auth)
+      // the stream never ends by itself: its head and first frame are read, then it is closed
+      const opened = yield* Effect.scoped(Effect.gen(function*() {
+        const client = yield* HttpClient.HttpClient
+        const response = yield* client.execute(
+          HttpClientRequest.get("/v1/events/stream").pipe(HttpClientRequest.bearerToken(auth.token))
+        )
+        const first = yield* response.stream.pipe(Stream.decodeText(), Stream.take(1), Stream.runCollect)
+        return { status: response.status, type: response.headers["content-type"], text: Chunk.join(first, "") }
+      }))
+      assert.strictEqual(opened.status, 200)
+      assert.strictEqual(opened.type, "text/event-stream")
+      problems.push(...validator.response("streamEvents", opened.status, opened.text))
+      answered.set("streamEvents", new Set([opened.status]))
+      yield* send("streamEvents", 400, "GET", "/v1/events/stream?types=transfer.lost", auth)
       yield* send("getEvent", 404, "GET", "/v1/events/evt_unknown", auth)
       yield* send("deleteWebhook", 200, "DELETE", `/v1/webhooks/${hook}`, auth)
       yield* send("deleteWebhook", 404, "DELETE", `/v1/webhooks/${hook}`, auth)

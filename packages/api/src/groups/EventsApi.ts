@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Envelope, Page, Schemas, WebhookEvent } from "@tracebridge/core"
 import { Schema } from "effect"
 import { errors } from "../OpenApiErrors.js"
@@ -85,6 +85,57 @@ export const EventsQuery = Schema.Struct({
 
 const EventPath = Schema.Struct({ event_id: Schema.String })
 
+const eventTypes: ReadonlyArray<string> = WebhookEvent.EventType.literals
+
+/**
+ * `GET /v1/events/stream`'s filters: some types (comma-separated) and one connection.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const StreamQuery = Schema.Struct({
+  types: Schema.optional(
+    Schema.String.pipe(
+      Schema.maxLength(500),
+      Schema.filter((s) => {
+        const unknown = s.split(",").filter((t) => !eventTypes.includes(t))
+        return unknown.length === 0 ||
+          `unknown event type ${JSON.stringify(unknown[0]!.slice(0, 100))}; expected a comma-separated list of ${
+            eventTypes.join(", ")
+          }`
+      })
+    )
+  ).annotations({ description: "Only these event types, comma-separated (default: every type)" }),
+  connection_id: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))).annotations({
+    description: "Only this connection's events"
+  })
+})
+
+/**
+ * `GET /v1/events/stream`'s headers: where to resume.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const StreamHeaders = Schema.Struct({
+  "last-event-id": Schema.optional(Schema.String.pipe(Schema.maxLength(200))).annotations({
+    description: "The id of the last event received: the stream resumes after it (a few may come again)"
+  })
+})
+
+/**
+ * The stream's body: server-sent events.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const EventStream = Schema.String.pipe(
+  HttpApiSchema.withEncoding({ kind: "Text", contentType: "text/event-stream" })
+).annotations({
+  description: "Server-sent events. Each event: `id: <event id>`, `event: <type>`, `data: <the webhook delivery " +
+    "body, JSON on one line>`. A `: heartbeat` comment every 15 s when nothing else is sent."
+})
+
 /**
  * @since 0.1.0
  * @category groups
@@ -106,6 +157,22 @@ export class EventsApi extends HttpApiGroup.make("events")
       )
       .setUrlParams(EventsQuery)
       .addSuccess(Envelope.Paginated(Event))
+  )
+  .add(
+    HttpApiEndpoint.get("streamEvents", "/v1/events/stream")
+      .annotate(OpenApi.Transform, errors("params"))
+      .annotate(OpenApi.Summary, "Stream events")
+      .annotate(
+        OpenApi.Description,
+        "Server-sent events: every new event of the organisation (a connection token: of its connection) as it is " +
+          "stored, each with its delivery body, from now or after `Last-Event-ID`. A heartbeat comment every 15 s. " +
+          "The stream ends when the node drains or the token stops being valid: reconnect with `Last-Event-ID` and a " +
+          "valid token. Events stored while no stream was open are sent on resume (within the 30-day retention); a " +
+          "few may be sent twice, so deduplicate on the event id."
+      )
+      .setUrlParams(StreamQuery)
+      .setHeaders(StreamHeaders)
+      .addSuccess(EventStream)
   )
   .add(
     HttpApiEndpoint.get("getEvent", "/v1/events/:event_id")

@@ -901,6 +901,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream events
+         * @description Server-sent events: every new event of the organisation (a connection token: of its connection) as it is stored, each with its delivery body, from now or after `Last-Event-ID`. A heartbeat comment every 15 s. The stream ends when the node drains or the token stops being valid: reconnect with `Last-Event-ID` and a valid token. Events stored while no stream was open are sent on resume (within the 30-day retention); a few may be sent twice, so deduplicate on the event id.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events/{event_id}": {
         parameters: {
             query?: never;
@@ -12684,6 +12704,113 @@ export interface operations {
                         meta: components["schemas"]["ListMeta"];
                         pagination: components["schemas"]["Pagination"];
                     };
+                };
+            };
+            /** @description `validation_error`: a parameter or the body is not valid (`param` names it), or the JSON cannot be read. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `authentication_error`: no bearer token, or one that is unknown, revoked or expired (`token_expired`). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationError"];
+                };
+            };
+            /** @description `rate_limit_error` / `rate_limited`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description `api_error` / `internal_error`: our side failed; quote `request_id` to support. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `api_error` / `service_unavailable` (with `Retry-After`): our database cannot be reached now; retry later. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableError"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description Only these event types, comma-separated (default: every type) */
+                types?: string;
+                /** @description Only this connection's events */
+                connection_id?: string;
+            };
+            header?: {
+                /** @description The id of the last event received: the stream resumes after it (a few may come again) */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-sent events. Each event: `id: <event id>`, `event: <type>`, `data: <the webhook delivery body, JSON on one line>`. A `: heartbeat` comment every 15 s when nothing else is sent. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 1000
+                     *     : connected
+                     *
+                     *     id: evt_2k7mqd8fjb4
+                     *     event: transfer.arrived
+                     *     data: {"id":"evt_2k7mqd8fjb4","created":"2026-03-14T19:12:00.000Z","api_version":"0.1.0","type":"transfer.arrived","data":{"id":"trf_cHJvdmlkZXJfYTo1MDAwMDAwNDI","connection_id":"conn_5e8b2f0c7a4d4b1e9c3f6a2d8e0b7c41","facility_id":"fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItNA","transfer":{"id":"trf_cHJvdmlkZXJfYTo1MDAwMDAwNDI","manifest_number":"0500000042","transfer_type":"Transfer","shipper_facility":"SBX-10042-1","recipient_facility":"SBX-10042-4","packages":[{"package_id":"pkg_cHJvdmlkZXJfYToxQTQwMDAwMDAwMDAwMDAwMDAwMDAxMjQ","tag":"1A4000000000000000000124","item_name":"Blue Dream Buds","quantity":28,"unit_of_measure":"Grams"}],"status":"in_transit","estimated_departure":"2026-03-14T17:00:00.000Z","estimated_arrival":"2026-03-14T19:30:00.000Z","actual_departure":"2026-03-14T17:05:00.000Z","actual_arrival":"2026-03-14T19:12:00.000Z","transporter":"Example Secure Transport","driver_name":"Alex Example","vehicle_info":"White Ford Transit, plate SBX-0042","facility_id":"fac_cHJvdmlkZXJfYTpTQlgtMTAwNDItNA","provider":"provider_a","provider_transfer_id":"500000042"}}}
+                     */
+                    "text/event-stream": string;
                 };
             };
             /** @description `validation_error`: a parameter or the body is not valid (`param` names it), or the JSON cannot be read. */

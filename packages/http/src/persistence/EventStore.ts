@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import { SqlClient } from "@effect/sql"
+import type { Statement } from "@effect/sql"
 import { SqlRow } from "@tracebridge/sync"
 import { Context, Effect, Layer, Schema } from "effect"
 import type { Option } from "effect"
@@ -28,6 +29,8 @@ export interface EventFilter {
   readonly organisationId: string
   readonly connectionId?: string | undefined
   readonly type?: string | undefined
+  /** Any of these types (the event stream's `types`). */
+  readonly types?: ReadonlyArray<string> | undefined
   readonly createdFrom?: number | undefined
   readonly createdTo?: number | undefined
   readonly deliverySuccess?: boolean | undefined
@@ -57,6 +60,11 @@ export interface Service {
     offset: number,
     limit: number
   ) => Effect.Effect<{ readonly items: ReadonlyArray<WebhookEventRow>; readonly total: number }>
+  /**
+   * Up to `limit` events from `filter.createdFrom` on, oldest first (`created_at`, then id): what
+   * the event stream sends next.
+   */
+  readonly since: (filter: EventFilter, limit: number) => Effect.Effect<ReadonlyArray<WebhookEventRow>>
   /** One event of the organisation. */
   readonly get: (organisationId: string, id: string) => Effect.Effect<Option.Option<WebhookEventRow>>
   /** The deliveries of these events, oldest first per event. */
@@ -107,9 +115,10 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
   (sql): Service => {
     const inTransaction = transaction(sql)
     const where = (filter: EventFilter) => {
-      const clauses = [sql`e.organisation_id = ${filter.organisationId}`]
+      const clauses: Array<Statement.Fragment> = [sql`e.organisation_id = ${filter.organisationId}`]
       if (filter.connectionId !== undefined) clauses.push(sql`e.connection_id = ${filter.connectionId}`)
       if (filter.type !== undefined) clauses.push(sql`e.type = ${filter.type}`)
+      if (filter.types !== undefined && filter.types.length > 0) clauses.push(sql.in("e.type", filter.types))
       if (filter.createdFrom !== undefined) clauses.push(sql`e.created_at >= ${filter.createdFrom}`)
       if (filter.createdTo !== undefined) clauses.push(sql`e.created_at <= ${filter.createdTo}`)
       const unreceived = sql`EXISTS (SELECT 1 FROM webhook_deliveries d
@@ -128,6 +137,12 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
           ),
           total: count(sql`SELECT COUNT(*) AS n FROM webhook_events e WHERE ${where(filter)}`)
         }),
+      since: (filter, limit) =>
+        all(
+          sql`SELECT e.* FROM webhook_events e WHERE ${where(filter)}
+              ORDER BY e.created_at, e.id LIMIT ${Math.max(0, limit)}`,
+          toEvent
+        ),
       get: (organisationId, id) =>
         one(sql`SELECT * FROM webhook_events WHERE id = ${id} AND organisation_id = ${organisationId}`, toEvent),
       deliveries: (eventIds) =>

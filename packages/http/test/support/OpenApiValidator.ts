@@ -75,10 +75,13 @@ export const make = (doc: Json): Validator => {
           `${operationId} answered ${status}, which it does not document (${Object.keys(o.op.responses).join(", ")})`
         ]
       }
-      if (documented.content?.["application/json"]?.schema === undefined) {
+      // JSON where it is documented, else the one media type documented (a server-sent event stream's text)
+      const content: Record<string, Json> = documented.content ?? {}
+      const media = "application/json" in content ? "application/json" : Object.keys(content)[0]
+      if (media === undefined || content[media]?.schema === undefined) {
         return body === null || body === undefined ? [] : [`${operationId} ${status} documents no body`]
       }
-      return check(`${base(o)}/${pointer("responses", String(status), "content", "application/json", "schema")}`, body)
+      return check(`${base(o)}/${pointer("responses", String(status), "content", media, "schema")}`, body)
         .map((p) => `${operationId} ${status}: ${p}`)
     },
     request: (operationId, body) => {
