@@ -48,7 +48,7 @@ const list = (token: string, query = "") =>
           data: any
           delivery: {
             status: string
-            endpoints: ReadonlyArray<{ webhook_id: string; status: string; attempts: number }>
+            endpoints: ReadonlyArray<{ webhook_id: string; delivery_id: string; status: string; attempts: number }>
           }
         }
       >
@@ -94,10 +94,18 @@ describe("GET /v1/events", () => {
       assert.strictEqual(r!.created_at, new Date(T0).toISOString())
       assert.deepStrictEqual(r!.delivery, {
         status: "delivered",
-        endpoints: [{ webhook_id: good.id, status: "succeeded", attempts: 1 }]
+        endpoints: [{
+          webhook_id: good.id,
+          delivery_id: r!.delivery.endpoints[0]!.delivery_id,
+          status: "succeeded",
+          attempts: 1
+        }]
       })
+      assert.match(r!.delivery.endpoints[0]!.delivery_id, /^whd_/)
       assert.strictEqual(t!.delivery.status, "pending", "a 500 is retried")
-      assert.deepStrictEqual(t!.delivery.endpoints, [{ webhook_id: bad.id, status: "pending", attempts: 1 }])
+      assert.deepStrictEqual(t!.delivery.endpoints.map(({ delivery_id: _, ...rest }) => rest), [
+        { webhook_id: bad.id, status: "pending", attempts: 1 }
+      ])
       assert.deepStrictEqual(l!.delivery, { status: "delivered", endpoints: [] })
 
       const one = yield* call("GET", `/v1/events/${lab.id}`, { token: access })

@@ -14,6 +14,9 @@ import { Authentication } from "../Security.js"
 /** @since 0.1.0 @category schemas */
 export const EndpointDelivery = Schema.Struct({
   webhook_id: Schema.String,
+  delivery_id: Schema.String.annotations({
+    description: "Redeliver it with POST /v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry"
+  }),
   status: Schema.Literal("pending", "succeeded", "failed"),
   attempts: Schema.Int.annotations({ description: "Attempts made so far" })
 }).annotations({ identifier: "EventEndpointDelivery" })

@@ -2151,6 +2151,8 @@ export interface components {
         };
         EventEndpointDelivery: {
             webhook_id: string;
+            /** @description Redeliver it with POST /v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry */
+            delivery_id: string;
             /** @enum {string} */
             status: "pending" | "succeeded" | "failed";
             /**
@@ -12679,6 +12681,7 @@ export interface operations {
                      *             "endpoints": [
                      *               {
                      *                 "webhook_id": "wh_9d2f4c1a6b8e4f03a7c5d1e2b3f4a5c6",
+                     *                 "delivery_id": "whd_1f0e2d3c4b5a69788796a5b4c3d2e1f0",
                      *                 "status": "succeeded",
                      *                 "attempts": 2
                      *               }
@@ -12947,6 +12950,7 @@ export interface operations {
                      *           "endpoints": [
                      *             {
                      *               "webhook_id": "wh_9d2f4c1a6b8e4f03a7c5d1e2b3f4a5c6",
+                     *               "delivery_id": "whd_1f0e2d3c4b5a69788796a5b4c3d2e1f0",
                      *               "status": "succeeded",
                      *               "attempts": 2
                      *             }

@@ -43,6 +43,7 @@ export interface EventFilter {
  * @category models
  */
 export interface EventDelivery {
+  readonly id: string
   readonly event_id: string
   readonly endpoint_id: string
   readonly status: DeliveryStatus
@@ -94,6 +95,7 @@ const EventRow = Schema.Struct({
 const toEvent: (row: unknown) => WebhookEventRow = SqlRow.decoder(EventRow)
 
 const DeliveryRow = Schema.Struct({
+  id: Schema.String,
   event_id: Schema.String,
   endpoint_id: Schema.String,
   status: Schema.Literal("pending", "succeeded", "failed"),
@@ -149,7 +151,7 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
         eventIds.length === 0
           ? Effect.succeed([])
           : all(
-            sql`SELECT event_id, endpoint_id, status, attempts FROM webhook_deliveries
+            sql`SELECT id, event_id, endpoint_id, status, attempts FROM webhook_deliveries
                 WHERE ${sql.in("event_id", eventIds)} ORDER BY event_id, created_at, id`,
             toDelivery
           ),

@@ -26,6 +26,7 @@ export interface DeliverySummary {
   readonly status: "delivered" | "pending" | "failed"
   readonly endpoints: ReadonlyArray<{
     readonly webhook_id: string
+    readonly delivery_id: string
     readonly status: "pending" | "succeeded" | "failed"
     readonly attempts: number
   }>
@@ -153,7 +154,12 @@ export const summaryOf = (deliveries: ReadonlyArray<EventDelivery>): DeliverySum
     : deliveries.some((d) => d.status === "pending")
     ? "pending"
     : "delivered",
-  endpoints: deliveries.map((d) => ({ webhook_id: d.endpoint_id, status: d.status, attempts: d.attempts }))
+  endpoints: deliveries.map((d) => ({
+    webhook_id: d.endpoint_id,
+    delivery_id: d.id,
+    status: d.status,
+    attempts: d.attempts
+  }))
 })
 
 /**
