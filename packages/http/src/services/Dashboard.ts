@@ -432,7 +432,7 @@ export const layer = Layer.effect(
       Effect.flatMap(store.members(session.organisation_id), (members) => {
         const found = members.find((m) => m.user_id === userId)
         return found === undefined
-          ? Errors.fail("not_found_error", "resource_not_found", `No member ${userId} in this organisation`)
+          ? Errors.fail("not_found_error", "resource_not_found", "No such member in this organisation")
           : Effect.succeed(found)
       })
 
@@ -443,7 +443,7 @@ export const layer = Layer.effect(
         (found) =>
           Option.isSome(found) && found.value.organisation_id === session.organisation_id
             ? Effect.succeed(found.value)
-            : Errors.fail("not_found_error", "resource_not_found", `No API key ${clientId} in this organisation`)
+            : Errors.fail("not_found_error", "resource_not_found", "No such API key in this organisation")
       )
 
     const keyView = (
