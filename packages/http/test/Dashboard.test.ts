@@ -9,18 +9,28 @@ import { assert, describe, it } from "@effect/vitest"
 import { Bootstrap, Http } from "@tracebridge/http"
 import { Duration, Effect, Layer, Option, TestClock } from "effect"
 import { spawnSync } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as OTPAuth from "otpauth"
 import { Accounts } from "../src/persistence/Accounts.js"
+import { DashboardStore } from "../src/persistence/DashboardStore.js"
 import * as Database from "../src/persistence/Database.js"
 import * as Server from "../src/Server.js"
 import * as Crypto from "../src/services/Crypto.js"
 import * as Dashboard from "../src/services/Dashboard.js"
+import * as KeyRotation from "../src/services/KeyRotation.js"
 import { accept, clientFor, invited, raw, signIn, tokenFor, tokenOf, transcript } from "./support/Dashboard.js"
 import * as TestDatabase from "./support/TestDatabase.js"
+
+/** The server over a database given from outside, under a keyring. */
+const served = (crypto: Crypto.Service) =>
+  Http.makeHttpLive({ worker: false }).pipe(
+    Layer.provideMerge(Server.layerTest),
+    Layer.provide(Layer.succeed(Crypto.Crypto, crypto))
+  )
 
 const app = (database: Layer.Layer<Database.Persistence> = TestDatabase.layer) =>
   Http.makeHttpLive({ worker: false }).pipe(
@@ -326,6 +336,39 @@ describe("Dashboard TOTP", () => {
       assert.isFalse(disabled.totp_enabled)
       yield* signIn(owner.email, owner.password)
     }).pipe(Effect.provide(app())))
+})
+
+describe("Dashboard TOTP secrets and key rotation", () => {
+  it.scoped("reencrypt moves a sealed TOTP secret to the current key, and sign-in with a code still works", () =>
+    Effect.gen(function*() {
+      const keyA = randomBytes(32)
+      const keyB = randomBytes(32)
+      const start = yield* firstStart
+      const link = (yield* Bootstrap.firstOwnerLink(start.client_id))!
+      const { enrolment, owner } = yield* Effect.gen(function*() {
+        const owner = yield* accept(link, "rotate-totp@example.com")
+        const api = yield* clientFor(owner)
+        const enrolment = yield* api.totp.enrol()
+        const totp = OTPAuth.URI.parse(enrolment.otpauth_uri) as OTPAuth.TOTP
+        yield* api.totp.confirm({ payload: { code: totp.generate({ timestamp: 0 }) } })
+        return { enrolment, owner }
+      }).pipe(Effect.provide(served(Crypto.make([keyA]))))
+      const store = yield* DashboardStore
+      const before = Option.getOrThrow(yield* store.getUserByEmail("rotate-totp@example.com"))
+      assert.strictEqual(before.totp_key_id, Crypto.keyIdOf(keyA))
+      const report = yield* KeyRotation.reencrypt.pipe(Effect.provideService(Crypto.Crypto, Crypto.make([keyB, keyA])))
+      assert.deepStrictEqual(report.failed, [])
+      assert.isAtLeast(report.reencrypted, 1)
+      const after = Option.getOrThrow(yield* store.getUserByEmail("rotate-totp@example.com"))
+      assert.strictEqual(after.totp_key_id, Crypto.keyIdOf(keyB))
+      assert.strictEqual(Crypto.make([keyB]).decrypt(after.totp_secret!, after.totp_key_id!), enrolment.secret)
+      // the server under the new key alone still checks the code
+      const totp = OTPAuth.URI.parse(enrolment.otpauth_uri) as OTPAuth.TOTP
+      yield* Effect.provide(
+        signIn(owner.email, owner.password, totp.generate({ timestamp: 0 })),
+        served(Crypto.make([keyB]))
+      )
+    }).pipe(Effect.provide(TestDatabase.layer)))
 })
 
 describe("Dashboard API keys", () => {
