@@ -44,6 +44,31 @@ const firstStart = Effect.map(Bootstrap.firstStart, Option.getOrThrow)
 
 const cli = fileURLToPath(new URL("../dist/cli.js", import.meta.url))
 
+describe("Dashboard routes", () => {
+  it.scoped("/dashboard answers a page under a strict CSP; the internal API is outside /v1's document", () =>
+    Effect.gen(function*() {
+      for (const url of ["/dashboard", "/dashboard/accept?token=tbi_x"]) {
+        const page = yield* raw("GET", url)
+        assert.strictEqual(page.status, 200, url)
+        assert.include(page.headers["content-type"], "text/html")
+        const csp = page.headers["content-security-policy"]!
+        assert.include(csp, "default-src 'none'")
+        assert.notInclude(csp, "unsafe-inline")
+        assert.notInclude(csp, "script-src")
+        assert.notInclude(page.text, "<script")
+        assert.notInclude(page.text, "tbi_x")
+      }
+      const document = yield* raw("GET", "/v1/openapi.json")
+      assert.strictEqual(document.status, 200)
+      assert.isFalse(Object.keys(document.body.paths).some((p) => p.startsWith("/dashboard")))
+      assert.notInclude(document.text, "Dashboard")
+      // an unknown dashboard path is the envelope's 404
+      const unknown = yield* raw("GET", "/dashboard/api/nothing")
+      assert.strictEqual(unknown.status, 404)
+      assert.strictEqual(unknown.body.error.type, "not_found_error")
+    }).pipe(Effect.provide(app())))
+})
+
 describe("Dashboard invitations", () => {
   it.scoped("an invitation signs its owner in once; a reused or expired one is refused", () =>
     Effect.gen(function*() {
