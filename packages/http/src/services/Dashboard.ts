@@ -690,6 +690,7 @@ export const layer = Layer.effect(
           const sealed = crypto.encrypt(secret)
           // pending until a code confirms it
           yield* store.setTotp(session.user_id, { secret: sealed.ciphertext, keyId: sealed.keyId }, false)
+          yield* provide(audit(session.organisation_id, actorOf(session), "totp.enrolment_started", session.email))
           return { otpauth_uri: totpOf(secret, session.email).toString(), secret }
         }),
 
