@@ -11,10 +11,9 @@ import { Clock, Effect, Option, Redacted } from "effect"
 import * as AppConfig from "./AppConfig.js"
 import { Accounts } from "./persistence/Accounts.js"
 import type { Role } from "./persistence/DashboardStore.js"
-import * as PublicOrigin from "./PublicOrigin.js"
 import * as ApiClients from "./services/ApiClients.js"
 import * as Crypto from "./services/Crypto.js"
-import * as Dashboard from "./services/Dashboard.js"
+import * as Invitations from "./services/Invitations.js"
 
 /**
  * Creates an organisation.
@@ -138,7 +137,7 @@ export const banner = (created: FirstStart, ownerLink?: string): string =>
  * @category operations
  */
 export const publicOrigin: Effect.Effect<string, ConfigError.ConfigError> = Effect.gen(function*() {
-  const configured = yield* PublicOrigin.configured
+  const configured = yield* AppConfig.publicUrl
   if (Option.isSome(configured)) return configured.value
   const { host, port } = yield* AppConfig.server
   const shown = host === "0.0.0.0" || host === "::" || host === ""
@@ -165,8 +164,8 @@ export const invite = (organisationId: string, email: string | null, role: Role)
       return yield* Effect.fail(`no organisation ${organisationId}`)
     }
     const origin = yield* Effect.mapError(publicOrigin, (e) => `configuration: ${e.message}`)
-    const { invitation, token } = yield* Dashboard.createInvitation(organisationId, email, role, null)
-    return { link: Dashboard.acceptLink(origin, token), expires_at: invitation.expires_at }
+    const { invitation, token } = yield* Invitations.createInvitation(organisationId, email, role, null)
+    return { link: Invitations.acceptLink(origin, token), expires_at: invitation.expires_at }
   })
 
 /**

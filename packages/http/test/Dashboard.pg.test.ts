@@ -63,7 +63,8 @@ describe("Dashboard (Postgres)", () => {
         })
         assert.strictEqual(without.status, 401)
         assert.strictEqual(without.body.error.param, "totp_code")
-        const again = yield* signIn(owner.email, owner.password, totp.generate({ timestamp: now }))
+        yield* TestClock.adjust(Duration.seconds(30))
+        const again = yield* signIn(owner.email, owner.password, totp.generate({ timestamp: now + 30_000 }))
         assert.notStrictEqual(again.cookie, owner.cookie)
 
         // team
@@ -86,11 +87,12 @@ describe("Dashboard (Postgres)", () => {
         assert.strictEqual((yield* tokenFor(created.client_id, created.client_secret)).status, 200)
         yield* TestClock.adjust(Duration.seconds(31))
         assert.strictEqual((yield* tokenFor(created.client_id, created.client_secret)).status, 401)
+        // (now is LOCK_WINDOW_MS + 30 s + 31 s)
         const fresh = yield* tokenFor(created.client_id, rolled.client_secret)
         assert.strictEqual(fresh.status, 200)
         const listed = (yield* devApi.keys.list()).data.find((k) => k.client_id === created.client_id)!
         assert.strictEqual(listed.created_by, "pg-dev@example.com")
-        assert.strictEqual(listed.last_used_at, now + 31_000)
+        assert.strictEqual(listed.last_used_at, now + 61_000)
         yield* devApi.keys.revoke({ path: { client_id: created.client_id } })
         assert.strictEqual((yield* raw("GET", "/v1/webhooks/", { token: fresh.body.access_token })).status, 401)
 

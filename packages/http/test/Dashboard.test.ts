@@ -45,28 +45,32 @@ const firstStart = Effect.map(Bootstrap.firstStart, Option.getOrThrow)
 const cli = fileURLToPath(new URL("../dist/cli.js", import.meta.url))
 
 describe("Dashboard routes", () => {
-  it.scoped("/dashboard answers a page under a strict CSP; the internal API is outside /v1's document", () =>
-    Effect.gen(function*() {
-      for (const url of ["/dashboard", "/dashboard/accept?token=tbi_x"]) {
-        const page = yield* raw("GET", url)
-        assert.strictEqual(page.status, 200, url)
-        assert.include(page.headers["content-type"], "text/html")
-        const csp = page.headers["content-security-policy"]!
-        assert.include(csp, "default-src 'none'")
-        assert.notInclude(csp, "unsafe-inline")
-        assert.notInclude(csp, "script-src")
-        assert.notInclude(page.text, "<script")
-        assert.notInclude(page.text, "tbi_x")
-      }
-      const document = yield* raw("GET", "/v1/openapi.json")
-      assert.strictEqual(document.status, 200)
-      assert.isFalse(Object.keys(document.body.paths).some((p) => p.startsWith("/dashboard")))
-      assert.notInclude(document.text, "Dashboard")
-      // an unknown dashboard path is the envelope's 404
-      const unknown = yield* raw("GET", "/dashboard/api/nothing")
-      assert.strictEqual(unknown.status, 404)
-      assert.strictEqual(unknown.body.error.type, "not_found_error")
-    }).pipe(Effect.provide(app())))
+  it.scoped(
+    "/dashboard answers a page under a strict CSP; the internal API is outside /v1's document",
+    () =>
+      Effect.gen(function*() {
+        for (const url of ["/dashboard", "/dashboard/accept?token=tbi_x"]) {
+          const page = yield* raw("GET", url)
+          assert.strictEqual(page.status, 200, url)
+          assert.include(page.headers["content-type"], "text/html")
+          const csp = page.headers["content-security-policy"]!
+          assert.include(csp, "default-src 'none'")
+          assert.notInclude(csp, "unsafe-inline")
+          assert.notInclude(csp, "script-src")
+          assert.notInclude(page.text, "<script")
+          assert.notInclude(page.text, "tbi_x")
+        }
+        const document = yield* raw("GET", "/v1/openapi.json")
+        assert.strictEqual(document.status, 200)
+        assert.isFalse(Object.keys(document.body.paths).some((p) => p.startsWith("/dashboard")))
+        assert.notInclude(document.text, "Dashboard")
+        // an unknown dashboard path is the envelope's 404
+        const unknown = yield* raw("GET", "/dashboard/api/nothing")
+        assert.strictEqual(unknown.status, 404)
+        assert.strictEqual(unknown.body.error.type, "not_found_error")
+      }).pipe(Effect.provide(app())),
+    120_000
+  )
 })
 
 describe("Dashboard invitations", () => {
@@ -108,30 +112,34 @@ describe("Dashboard invitations", () => {
       })
       assert.strictEqual(unknown.status, 400)
       assert.strictEqual(unknown.body.error.code, "invalid_parameter")
-    }).pipe(Effect.provide(app())))
+    }).pipe(Effect.provide(app())), 120_000)
 
-  it.scoped("an invitation is for its e-mail only, and an unknown organisation is refused", () =>
-    Effect.gen(function*() {
-      const start = yield* firstStart
-      assert.isDefined(start.client_id)
-      const orgs = yield* Effect.flatMap(Accounts, (a) => a.listOrganisations())
-      const invitation = yield* Bootstrap.invite(orgs[0]!.id, "named@example.com", "developer")
-      const other = yield* raw("POST", "/dashboard/api/invitations/accept", {
-        json: { token: tokenOf(invitation.link), email: "someone@example.com", password: "a-long-password-1" }
-      })
-      assert.strictEqual(other.status, 400)
-      assert.strictEqual(other.body.error.param, "email")
-      const short = yield* raw("POST", "/dashboard/api/invitations/accept", {
-        json: { token: tokenOf(invitation.link), email: "named@example.com", password: "short" }
-      })
-      assert.strictEqual(short.status, 400)
-      assert.strictEqual(short.body.error.param, "password")
-      const developer = yield* accept(invitation.link, "named@example.com")
-      const me = yield* (yield* clientFor(developer)).session.me()
-      assert.strictEqual(me.role, "developer")
-      const missing = yield* Effect.either(Bootstrap.invite("org_missing", "a@example.com", "owner"))
-      assert.deepStrictEqual(missing._tag === "Left" ? missing.left : "", "no organisation org_missing")
-    }).pipe(Effect.provide(app())))
+  it.scoped(
+    "an invitation is for its e-mail only, and an unknown organisation is refused",
+    () =>
+      Effect.gen(function*() {
+        const start = yield* firstStart
+        assert.isDefined(start.client_id)
+        const orgs = yield* Effect.flatMap(Accounts, (a) => a.listOrganisations())
+        const invitation = yield* Bootstrap.invite(orgs[0]!.id, "named@example.com", "developer")
+        const other = yield* raw("POST", "/dashboard/api/invitations/accept", {
+          json: { token: tokenOf(invitation.link), email: "someone@example.com", password: "a-long-password-1" }
+        })
+        assert.strictEqual(other.status, 400)
+        assert.strictEqual(other.body.error.param, "email")
+        const short = yield* raw("POST", "/dashboard/api/invitations/accept", {
+          json: { token: tokenOf(invitation.link), email: "named@example.com", password: "short" }
+        })
+        assert.strictEqual(short.status, 400)
+        assert.strictEqual(short.body.error.param, "password")
+        const developer = yield* accept(invitation.link, "named@example.com")
+        const me = yield* (yield* clientFor(developer)).session.me()
+        assert.strictEqual(me.role, "developer")
+        const missing = yield* Effect.either(Bootstrap.invite("org_missing", "a@example.com", "owner"))
+        assert.deepStrictEqual(missing._tag === "Left" ? missing.left : "", "no organisation org_missing")
+      }).pipe(Effect.provide(app())),
+    120_000
+  )
 
   it("the CLI's invite prints a one-time link under the public origin", () => {
     const env = {
@@ -151,51 +159,55 @@ describe("Dashboard invitations", () => {
     assert.strictEqual(run("invite", id, "not-an-email").status, 2)
     assert.strictEqual(run("invite", id, "a@b.example", "--role", "emperor").status, 2)
     assert.strictEqual(run("invite", "org_missing", "a@b.example").status, 2)
-  })
+  }, 120_000)
 })
 
 describe("Dashboard sign-in", () => {
-  it.scoped("a wrong password is refused; repeated failures lock the account, even for the right password", () =>
-    Effect.gen(function*() {
-      const start = yield* firstStart
-      const owner = yield* accept((yield* Bootstrap.firstOwnerLink(start.client_id))!, "lock@example.com")
-      const wrong = yield* raw("POST", "/dashboard/api/session", {
-        json: { email: "lock@example.com", password: "wrong-password" }
-      })
-      assert.strictEqual(wrong.status, 401)
-      assert.strictEqual(wrong.body.error.type, "authentication_error")
-      assert.isUndefined(wrong.cookie)
-      const unknown = yield* raw("POST", "/dashboard/api/session", {
-        json: { email: "nobody@example.com", password: "wrong-password" }
-      })
-      assert.strictEqual(unknown.status, 401)
-      assert.strictEqual(unknown.body.error.message, wrong.body.error.message)
-      for (let i = 1; i < Dashboard.ACCOUNT_FAILURES; i++) {
-        assert.strictEqual(
-          (yield* raw("POST", "/dashboard/api/session", { json: { email: "lock@example.com", password: "nope" } }))
-            .status,
-          401
-        )
-      }
-      const locked = yield* raw("POST", "/dashboard/api/session", {
-        json: { email: "lock@example.com", password: owner.password }
-      })
-      assert.strictEqual(locked.status, 429)
-      assert.strictEqual(locked.body.error.type, "rate_limit_error")
-      assert.strictEqual(locked.headers["retry-after"], String(Dashboard.LOCK_WINDOW_MS / 1000))
-      assert.isUndefined(locked.cookie)
-      yield* TestClock.adjust(Duration.millis(Dashboard.LOCK_WINDOW_MS - 60_000))
-      assert.strictEqual(
-        (yield* raw("POST", "/dashboard/api/session", {
+  it.scoped(
+    "a wrong password is refused; repeated failures lock the account, even for the right password",
+    () =>
+      Effect.gen(function*() {
+        const start = yield* firstStart
+        const owner = yield* accept((yield* Bootstrap.firstOwnerLink(start.client_id))!, "lock@example.com")
+        const wrong = yield* raw("POST", "/dashboard/api/session", {
+          json: { email: "lock@example.com", password: "wrong-password" }
+        })
+        assert.strictEqual(wrong.status, 401)
+        assert.strictEqual(wrong.body.error.type, "authentication_error")
+        assert.isUndefined(wrong.cookie)
+        const unknown = yield* raw("POST", "/dashboard/api/session", {
+          json: { email: "nobody@example.com", password: "wrong-password" }
+        })
+        assert.strictEqual(unknown.status, 401)
+        assert.strictEqual(unknown.body.error.message, wrong.body.error.message)
+        for (let i = 1; i < Dashboard.ACCOUNT_FAILURES; i++) {
+          assert.strictEqual(
+            (yield* raw("POST", "/dashboard/api/session", { json: { email: "lock@example.com", password: "nope" } }))
+              .status,
+            401
+          )
+        }
+        const locked = yield* raw("POST", "/dashboard/api/session", {
           json: { email: "lock@example.com", password: owner.password }
-        }))
-          .status,
-        429
-      )
-      yield* TestClock.adjust(Duration.minutes(1))
-      const after = yield* signIn("lock@example.com", owner.password)
-      assert.notStrictEqual(after.cookie, owner.cookie)
-    }).pipe(Effect.provide(app())))
+        })
+        assert.strictEqual(locked.status, 429)
+        assert.strictEqual(locked.body.error.type, "rate_limit_error")
+        assert.strictEqual(locked.headers["retry-after"], String(Dashboard.LOCK_WINDOW_MS / 1000))
+        assert.isUndefined(locked.cookie)
+        yield* TestClock.adjust(Duration.millis(Dashboard.LOCK_WINDOW_MS - 60_000))
+        assert.strictEqual(
+          (yield* raw("POST", "/dashboard/api/session", {
+            json: { email: "lock@example.com", password: owner.password }
+          }))
+            .status,
+          429
+        )
+        yield* TestClock.adjust(Duration.minutes(1))
+        const after = yield* signIn("lock@example.com", owner.password)
+        assert.notStrictEqual(after.cookie, owner.cookie)
+      }).pipe(Effect.provide(app())),
+    120_000
+  )
 
   it.scoped("one address's many failures lock that address", () =>
     Effect.gen(function*() {
@@ -209,67 +221,75 @@ describe("Dashboard sign-in", () => {
       })
       assert.strictEqual(locked.status, 429)
       assert.include(locked.body.error.message, "address")
-    }).pipe(Effect.provide(app())))
+    }).pipe(Effect.provide(app())), 120_000)
 
-  it.scoped("a sign-in makes a new session id and ends the one the browser sent; the cookie's flags", () =>
-    Effect.gen(function*() {
-      const start = yield* firstStart
-      const owner = yield* accept((yield* Bootstrap.firstOwnerLink(start.client_id))!, "rotate@example.com")
-      assert.match(owner.cookie, /^tbs_[A-Za-z0-9_-]{43}$/)
-      const again = yield* raw("POST", "/dashboard/api/session", {
-        cookie: owner.cookie,
-        json: { email: owner.email, password: owner.password }
-      })
-      assert.strictEqual(again.status, 200)
-      assert.isDefined(again.cookie)
-      assert.notStrictEqual(again.cookie, owner.cookie)
-      // the id the browser held before (one an attacker may have planted) no longer works
-      assert.strictEqual((yield* raw("GET", "/dashboard/api/session", { cookie: owner.cookie })).status, 401)
-      assert.strictEqual((yield* raw("GET", "/dashboard/api/session", { cookie: again.cookie })).status, 200)
+  it.scoped(
+    "a sign-in makes a new session id and ends the one the browser sent; the cookie's flags",
+    () =>
+      Effect.gen(function*() {
+        const start = yield* firstStart
+        const owner = yield* accept((yield* Bootstrap.firstOwnerLink(start.client_id))!, "rotate@example.com")
+        assert.match(owner.cookie, /^tbs_[A-Za-z0-9_-]{43}$/)
+        const again = yield* raw("POST", "/dashboard/api/session", {
+          cookie: owner.cookie,
+          json: { email: owner.email, password: owner.password }
+        })
+        assert.strictEqual(again.status, 200)
+        assert.isDefined(again.cookie)
+        assert.notStrictEqual(again.cookie, owner.cookie)
+        // the id the browser held before (one an attacker may have planted) no longer works
+        assert.strictEqual((yield* raw("GET", "/dashboard/api/session", { cookie: owner.cookie })).status, 401)
+        assert.strictEqual((yield* raw("GET", "/dashboard/api/session", { cookie: again.cookie })).status, 200)
 
-      const flags = again.setCookie.split(";").map((p) => p.trim().toLowerCase())
-      assert.include(flags, "httponly")
-      assert.include(flags, "samesite=lax")
-      assert.include(flags, "path=/dashboard")
-      assert.notInclude(flags, "secure")
+        const flags = again.setCookie.split(";").map((p) => p.trim().toLowerCase())
+        assert.include(flags, "httponly")
+        assert.include(flags, "samesite=lax")
+        assert.include(flags, "path=/dashboard")
+        assert.notInclude(flags, "secure")
 
-      const https = yield* raw("POST", "/dashboard/api/session", {
-        headers: { "x-forwarded-proto": "https" },
-        json: { email: owner.email, password: owner.password }
-      })
-      assert.strictEqual(https.status, 200)
-      assert.include(https.setCookie.split(";").map((p) => p.trim().toLowerCase()), "secure")
+        const https = yield* raw("POST", "/dashboard/api/session", {
+          headers: { "x-forwarded-proto": "https" },
+          json: { email: owner.email, password: owner.password }
+        })
+        assert.strictEqual(https.status, 200)
+        assert.include(https.setCookie.split(";").map((p) => p.trim().toLowerCase()), "secure")
 
-      // sign-out ends the session and clears the cookie
-      const me = yield* raw("GET", "/dashboard/api/session", { cookie: https.cookie })
-      const out = yield* raw("DELETE", "/dashboard/api/session", { cookie: https.cookie, csrf: me.body.csrf_token })
-      assert.strictEqual(out.status, 204)
-      assert.strictEqual(out.cookie, "")
-      assert.strictEqual((yield* raw("GET", "/dashboard/api/session", { cookie: https.cookie })).status, 401)
-    }).pipe(Effect.provide(app())))
+        // sign-out ends the session and clears the cookie
+        const me = yield* raw("GET", "/dashboard/api/session", { cookie: https.cookie })
+        const out = yield* raw("DELETE", "/dashboard/api/session", { cookie: https.cookie, csrf: me.body.csrf_token })
+        assert.strictEqual(out.status, 204)
+        assert.strictEqual(out.cookie, "")
+        assert.strictEqual((yield* raw("GET", "/dashboard/api/session", { cookie: https.cookie })).status, 401)
+      }).pipe(Effect.provide(app())),
+    120_000
+  )
 
-  it.scoped("a session ends after 30 idle minutes, and 12 hours after sign-in at the latest", () =>
-    Effect.gen(function*() {
-      const start = yield* firstStart
-      const owner = yield* accept((yield* Bootstrap.firstOwnerLink(start.client_id))!, "idle@example.com")
-      yield* TestClock.adjust(Duration.minutes(29))
-      assert.strictEqual((yield* raw("GET", "/dashboard/api/session", { cookie: owner.cookie })).status, 200)
-      yield* TestClock.adjust(Duration.minutes(30))
-      const idle = yield* raw("GET", "/dashboard/api/session", { cookie: owner.cookie })
-      assert.strictEqual(idle.status, 401)
-      assert.strictEqual(idle.body.error.code, "token_expired")
-
-      const fresh = yield* signIn(owner.email, owner.password)
-      // 24 × 29 min = 11 h 36 min: never idle, still within 12 hours
-      for (let i = 0; i < 24; i++) {
+  it.scoped(
+    "a session ends after 30 idle minutes, and 12 hours after sign-in at the latest",
+    () =>
+      Effect.gen(function*() {
+        const start = yield* firstStart
+        const owner = yield* accept((yield* Bootstrap.firstOwnerLink(start.client_id))!, "idle@example.com")
         yield* TestClock.adjust(Duration.minutes(29))
-        assert.strictEqual((yield* raw("GET", "/dashboard/api/session", { cookie: fresh.cookie })).status, 200)
-      }
-      yield* TestClock.adjust(Duration.minutes(29))
-      const old = yield* raw("GET", "/dashboard/api/session", { cookie: fresh.cookie })
-      assert.strictEqual(old.status, 401)
-      assert.strictEqual(old.body.error.code, "token_expired")
-    }).pipe(Effect.provide(app())))
+        assert.strictEqual((yield* raw("GET", "/dashboard/api/session", { cookie: owner.cookie })).status, 200)
+        yield* TestClock.adjust(Duration.minutes(30))
+        const idle = yield* raw("GET", "/dashboard/api/session", { cookie: owner.cookie })
+        assert.strictEqual(idle.status, 401)
+        assert.strictEqual(idle.body.error.code, "token_expired")
+
+        const fresh = yield* signIn(owner.email, owner.password)
+        // 24 × 29 min = 11 h 36 min: never idle, still within 12 hours
+        for (let i = 0; i < 24; i++) {
+          yield* TestClock.adjust(Duration.minutes(29))
+          assert.strictEqual((yield* raw("GET", "/dashboard/api/session", { cookie: fresh.cookie })).status, 200)
+        }
+        yield* TestClock.adjust(Duration.minutes(29))
+        const old = yield* raw("GET", "/dashboard/api/session", { cookie: fresh.cookie })
+        assert.strictEqual(old.status, 401)
+        assert.strictEqual(old.body.error.code, "token_expired")
+      }).pipe(Effect.provide(app())),
+    120_000
+  )
 })
 
 describe("Dashboard CSRF", () => {
@@ -306,7 +326,7 @@ describe("Dashboard CSRF", () => {
       assert.deepStrictEqual(keys.data.map((k) => [k.client_id, k.revoked_at]), [[start.client_id, null]])
       const created = yield* raw("POST", "/dashboard/api/keys", { cookie: other.cookie, csrf: other.csrf })
       assert.strictEqual(created.status, 201)
-    }).pipe(Effect.provide(app())))
+    }).pipe(Effect.provide(app())), 120_000)
 })
 
 describe("Dashboard TOTP", () => {
@@ -347,6 +367,14 @@ describe("Dashboard TOTP", () => {
       const withCode = yield* signIn(owner.email, owner.password, codeAt(now))
       const me = yield* (yield* clientFor(withCode)).session.me()
       assert.isTrue(me.user.totp_enabled)
+      // a code works once: the same code again (a replay within its window) is refused
+      const replayed = yield* raw("POST", "/dashboard/api/session", {
+        json: { email: owner.email, password: owner.password, totp_code: codeAt(now) }
+      })
+      assert.strictEqual(replayed.status, 401)
+      assert.strictEqual(replayed.body.error.param, "totp_code")
+      yield* TestClock.adjust(Duration.seconds(30))
+      const later = now + 30_000
 
       const api2 = yield* clientFor(withCode)
       assert.strictEqual(
@@ -357,210 +385,234 @@ describe("Dashboard TOTP", () => {
         })).status,
         400
       )
-      const disabled = yield* api2.totp.disable({ payload: { code: codeAt(now) } })
+      const disabled = yield* api2.totp.disable({ payload: { code: codeAt(later) } })
       assert.isFalse(disabled.totp_enabled)
       yield* signIn(owner.email, owner.password)
-    }).pipe(Effect.provide(app())))
+    }).pipe(Effect.provide(app())), 120_000)
 })
 
 describe("Dashboard TOTP secrets and key rotation", () => {
-  it.scoped("reencrypt moves a sealed TOTP secret to the current key, and sign-in with a code still works", () =>
-    Effect.gen(function*() {
-      const keyA = randomBytes(32)
-      const keyB = randomBytes(32)
-      const start = yield* firstStart
-      const link = (yield* Bootstrap.firstOwnerLink(start.client_id))!
-      const { enrolment, owner } = yield* Effect.gen(function*() {
-        const owner = yield* accept(link, "rotate-totp@example.com")
-        const api = yield* clientFor(owner)
-        const enrolment = yield* api.totp.enrol()
+  it.scoped(
+    "reencrypt moves a sealed TOTP secret to the current key, and sign-in with a code still works",
+    () =>
+      Effect.gen(function*() {
+        const keyA = randomBytes(32)
+        const keyB = randomBytes(32)
+        const start = yield* firstStart
+        const link = (yield* Bootstrap.firstOwnerLink(start.client_id))!
+        const { enrolment, owner } = yield* Effect.gen(function*() {
+          const owner = yield* accept(link, "rotate-totp@example.com")
+          const api = yield* clientFor(owner)
+          const enrolment = yield* api.totp.enrol()
+          const totp = OTPAuth.URI.parse(enrolment.otpauth_uri) as OTPAuth.TOTP
+          yield* api.totp.confirm({ payload: { code: totp.generate({ timestamp: 0 }) } })
+          return { enrolment, owner }
+        }).pipe(Effect.provide(served(Crypto.make([keyA]))))
+        const store = yield* DashboardStore
+        const before = Option.getOrThrow(yield* store.getUserByEmail("rotate-totp@example.com"))
+        assert.strictEqual(before.totp_key_id, Crypto.keyIdOf(keyA))
+        const report = yield* KeyRotation.reencrypt.pipe(
+          Effect.provideService(Crypto.Crypto, Crypto.make([keyB, keyA]))
+        )
+        assert.deepStrictEqual(report.failed, [])
+        assert.isAtLeast(report.reencrypted, 1)
+        const after = Option.getOrThrow(yield* store.getUserByEmail("rotate-totp@example.com"))
+        assert.strictEqual(after.totp_key_id, Crypto.keyIdOf(keyB))
+        assert.strictEqual(Crypto.make([keyB]).decrypt(after.totp_secret!, after.totp_key_id!), enrolment.secret)
+        // the server under the new key alone still checks the code
         const totp = OTPAuth.URI.parse(enrolment.otpauth_uri) as OTPAuth.TOTP
-        yield* api.totp.confirm({ payload: { code: totp.generate({ timestamp: 0 }) } })
-        return { enrolment, owner }
-      }).pipe(Effect.provide(served(Crypto.make([keyA]))))
-      const store = yield* DashboardStore
-      const before = Option.getOrThrow(yield* store.getUserByEmail("rotate-totp@example.com"))
-      assert.strictEqual(before.totp_key_id, Crypto.keyIdOf(keyA))
-      const report = yield* KeyRotation.reencrypt.pipe(Effect.provideService(Crypto.Crypto, Crypto.make([keyB, keyA])))
-      assert.deepStrictEqual(report.failed, [])
-      assert.isAtLeast(report.reencrypted, 1)
-      const after = Option.getOrThrow(yield* store.getUserByEmail("rotate-totp@example.com"))
-      assert.strictEqual(after.totp_key_id, Crypto.keyIdOf(keyB))
-      assert.strictEqual(Crypto.make([keyB]).decrypt(after.totp_secret!, after.totp_key_id!), enrolment.secret)
-      // the server under the new key alone still checks the code
-      const totp = OTPAuth.URI.parse(enrolment.otpauth_uri) as OTPAuth.TOTP
-      yield* Effect.provide(
-        signIn(owner.email, owner.password, totp.generate({ timestamp: 0 })),
-        served(Crypto.make([keyB]))
-      )
-    }).pipe(Effect.provide(TestDatabase.layer)))
+        yield* TestClock.adjust(Duration.seconds(30))
+        yield* Effect.provide(
+          signIn(owner.email, owner.password, totp.generate({ timestamp: 30_000 })),
+          served(Crypto.make([keyB]))
+        )
+      }).pipe(Effect.provide(TestDatabase.layer)),
+    120_000
+  )
 })
 
 describe("Dashboard API keys", () => {
-  it.scoped("create shows the secret once; it works at the token endpoint; a roll overlaps; a revoke ends tokens at once", () =>
-    Effect.gen(function*() {
-      const start = yield* firstStart
-      const developer = yield* Effect.flatMap(
-        accept((yield* Bootstrap.firstOwnerLink(start.client_id))!, "keys-owner@example.com"),
-        (owner) => invited(owner, "dev@example.com", "developer")
-      )
-      const api = yield* clientFor(developer)
-      const created = yield* api.keys.create()
-      assert.match(created.client_secret, /^tb_secret_/)
-      const listed = yield* raw("GET", "/dashboard/api/keys", { cookie: developer.cookie })
-      assert.notInclude(listed.text, created.client_secret)
-      const mine = listed.body.data.find((k: any) => k.client_id === created.client_id)
-      assert.deepStrictEqual(mine, {
-        client_id: created.client_id,
-        created_at: 0,
-        created_by: "dev@example.com",
-        last_used_at: null,
-        revoked_at: null,
-        previous_secret_expires_at: null
-      })
-      const first = listed.body.data.find((k: any) => k.client_id === start.client_id)
-      assert.strictEqual(first.created_by, null)
+  it.scoped(
+    "create shows the secret once; it works at the token endpoint; a roll overlaps; a revoke ends tokens at once",
+    () =>
+      Effect.gen(function*() {
+        const start = yield* firstStart
+        const developer = yield* Effect.flatMap(
+          accept((yield* Bootstrap.firstOwnerLink(start.client_id))!, "keys-owner@example.com"),
+          (owner) => invited(owner, "dev@example.com", "developer")
+        )
+        const api = yield* clientFor(developer)
+        const created = yield* api.keys.create()
+        assert.match(created.client_secret, /^tb_secret_/)
+        const listed = yield* raw("GET", "/dashboard/api/keys", { cookie: developer.cookie })
+        assert.notInclude(listed.text, created.client_secret)
+        const mine = listed.body.data.find((k: any) => k.client_id === created.client_id)
+        assert.deepStrictEqual(mine, {
+          client_id: created.client_id,
+          created_at: 0,
+          created_by: "dev@example.com",
+          last_used_at: null,
+          revoked_at: null,
+          previous_secret_expires_at: null
+        })
+        const first = listed.body.data.find((k: any) => k.client_id === start.client_id)
+        assert.strictEqual(first.created_by, null)
 
-      yield* TestClock.adjust(Duration.seconds(10))
-      const token = yield* tokenFor(created.client_id, created.client_secret)
-      assert.strictEqual(token.status, 200)
-      const used = (yield* api.keys.list()).data.find((k) => k.client_id === created.client_id)!
-      assert.strictEqual(used.last_used_at, 10_000)
+        yield* TestClock.adjust(Duration.seconds(10))
+        const token = yield* tokenFor(created.client_id, created.client_secret)
+        assert.strictEqual(token.status, 200)
+        const used = (yield* api.keys.list()).data.find((k) => k.client_id === created.client_id)!
+        assert.strictEqual(used.last_used_at, 10_000)
 
-      // a roll: both secrets work until the expiry picked, then only the new one
-      const tooLong = yield* raw("POST", `/dashboard/api/keys/${created.client_id}/roll`, {
-        cookie: developer.cookie,
-        csrf: developer.csrf,
-        json: { expires_in_seconds: 7 * 86_400 + 1 }
-      })
-      assert.strictEqual(tooLong.status, 400)
-      assert.strictEqual(tooLong.body.error.param, "expires_in_seconds")
-      const rolled = yield* api.keys.roll({
-        path: { client_id: created.client_id },
-        payload: { expires_in_seconds: 60 }
-      })
-      assert.notStrictEqual(rolled.client_secret, created.client_secret)
-      assert.strictEqual(rolled.previous_secret_expires_at, 70_000)
-      assert.strictEqual((yield* tokenFor(created.client_id, created.client_secret)).status, 200)
-      assert.strictEqual((yield* tokenFor(created.client_id, rolled.client_secret)).status, 200)
-      const overlapping = (yield* api.keys.list()).data.find((k) => k.client_id === created.client_id)!
-      assert.strictEqual(overlapping.previous_secret_expires_at, 70_000)
-      yield* TestClock.adjust(Duration.seconds(61))
-      const old = yield* tokenFor(created.client_id, created.client_secret)
-      assert.strictEqual(old.status, 401)
-      assert.strictEqual(old.body.error, "invalid_client")
-      const fresh = yield* tokenFor(created.client_id, rolled.client_secret)
-      assert.strictEqual(fresh.status, 200)
-      assert.isNull(
-        (yield* api.keys.list()).data.find((k) => k.client_id === created.client_id)!
-          .previous_secret_expires_at
-      )
+        // a roll: both secrets work until the expiry picked, then only the new one
+        const tooLong = yield* raw("POST", `/dashboard/api/keys/${created.client_id}/roll`, {
+          cookie: developer.cookie,
+          csrf: developer.csrf,
+          json: { expires_in_seconds: 7 * 86_400 + 1 }
+        })
+        assert.strictEqual(tooLong.status, 400)
+        assert.strictEqual(tooLong.body.error.param, "expires_in_seconds")
+        const rolled = yield* api.keys.roll({
+          path: { client_id: created.client_id },
+          payload: { expires_in_seconds: 60 }
+        })
+        assert.notStrictEqual(rolled.client_secret, created.client_secret)
+        assert.strictEqual(rolled.previous_secret_expires_at, 70_000)
+        assert.strictEqual((yield* tokenFor(created.client_id, created.client_secret)).status, 200)
+        assert.strictEqual((yield* tokenFor(created.client_id, rolled.client_secret)).status, 200)
+        const overlapping = (yield* api.keys.list()).data.find((k) => k.client_id === created.client_id)!
+        assert.strictEqual(overlapping.previous_secret_expires_at, 70_000)
+        yield* TestClock.adjust(Duration.seconds(61))
+        const old = yield* tokenFor(created.client_id, created.client_secret)
+        assert.strictEqual(old.status, 401)
+        assert.strictEqual(old.body.error, "invalid_client")
+        const fresh = yield* tokenFor(created.client_id, rolled.client_secret)
+        assert.strictEqual(fresh.status, 200)
+        assert.isNull(
+          (yield* api.keys.list()).data.find((k) => k.client_id === created.client_id)!
+            .previous_secret_expires_at
+        )
 
-      // a revoke: its access token answers 401 at its next request, and no new one is issued
-      const access = fresh.body.access_token as string
-      assert.strictEqual((yield* raw("GET", "/v1/webhooks/", { token: access })).status, 200)
-      const revoked = yield* api.keys.revoke({ path: { client_id: created.client_id } })
-      assert.strictEqual(revoked.revoked_at, 71_000)
-      const after = yield* raw("GET", "/v1/webhooks/", { token: access })
-      assert.strictEqual(after.status, 401)
-      assert.strictEqual(after.body.error.type, "authentication_error")
-      assert.strictEqual((yield* tokenFor(created.client_id, rolled.client_secret)).status, 401)
-      const refresh = yield* raw("POST", "/v1/oauth/token", {
-        json: { grant_type: "refresh_token", refresh_token: fresh.body.refresh_token }
-      })
-      assert.strictEqual(refresh.status, 400)
-      const rollRevoked = yield* raw("POST", `/dashboard/api/keys/${created.client_id}/roll`, {
-        cookie: developer.cookie,
-        csrf: developer.csrf,
-        json: { expires_in_seconds: 0 }
-      })
-      assert.strictEqual(rollRevoked.status, 409)
+        // a revoke: its access token answers 401 at its next request, and no new one is issued
+        const access = fresh.body.access_token as string
+        assert.strictEqual((yield* raw("GET", "/v1/webhooks/", { token: access })).status, 200)
+        const revoked = yield* api.keys.revoke({ path: { client_id: created.client_id } })
+        assert.strictEqual(revoked.revoked_at, 71_000)
+        const after = yield* raw("GET", "/v1/webhooks/", { token: access })
+        assert.strictEqual(after.status, 401)
+        assert.strictEqual(after.body.error.type, "authentication_error")
+        assert.strictEqual((yield* tokenFor(created.client_id, rolled.client_secret)).status, 401)
+        const refresh = yield* raw("POST", "/v1/oauth/token", {
+          json: { grant_type: "refresh_token", refresh_token: fresh.body.refresh_token }
+        })
+        assert.strictEqual(refresh.status, 400)
+        const rollRevoked = yield* raw("POST", `/dashboard/api/keys/${created.client_id}/roll`, {
+          cookie: developer.cookie,
+          csrf: developer.csrf,
+          json: { expires_in_seconds: 0 }
+        })
+        assert.strictEqual(rollRevoked.status, 409)
 
-      // every change is in the audit log, newest first, with who and when
-      const audit = yield* api.team.audit({ urlParams: {} })
-      assert.deepStrictEqual(
-        audit.data.slice(0, 3).map((e) => [e.action, e.actor, e.target, e.at]),
-        [
-          ["api_key.revoked", "dev@example.com", created.client_id, 71_000],
-          ["api_key.rolled", "dev@example.com", created.client_id, 10_000],
-          ["api_key.created", "dev@example.com", created.client_id, 0]
-        ]
-      )
-      const paged = yield* api.team.audit({ urlParams: { page: 2, per_page: 2 } })
-      assert.strictEqual(paged.data[0]!.id, audit.data[2]!.id)
-    }).pipe(Effect.provide(app())))
+        // every change is in the audit log, newest first, with who and when
+        const audit = yield* api.team.audit({ urlParams: {} })
+        assert.deepStrictEqual(
+          audit.data.slice(0, 3).map((e) => [e.action, e.actor, e.target, e.at]),
+          [
+            ["api_key.revoked", "dev@example.com", created.client_id, 71_000],
+            ["api_key.rolled", "dev@example.com", created.client_id, 10_000],
+            ["api_key.created", "dev@example.com", created.client_id, 0]
+          ]
+        )
+        const paged = yield* api.team.audit({ urlParams: { page: 2, per_page: 2 } })
+        assert.strictEqual(paged.data[0]!.id, audit.data[2]!.id)
+      }).pipe(Effect.provide(app())),
+    120_000
+  )
 })
 
 describe("Dashboard secrets", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tracebridge-dashboard-secrets-"))
   const file = path.join(dir, Database.sqliteFileName)
-  it.scoped("no secret, password, hash, session id or TOTP secret in any answer but its reveal, nor in the database", () =>
-    Effect.gen(function*() {
-      const start = yield* firstStart
-      const link = (yield* Bootstrap.firstOwnerLink(start.client_id))!
-      const owner = yield* accept(link, "secrets@example.com", "correct horse battery staple")
-      // every call through `raw`, so that every answer is in the transcript
-      const post = (who: { cookie: string; csrf: string }, url: string, json?: unknown) =>
-        Effect.map(
-          raw("POST", url, { cookie: who.cookie, csrf: who.csrf, ...(json === undefined ? {} : { json }) }),
-          (answer) => {
-            assert.isBelow(answer.status, 300, `${url}: ${answer.text}`)
-            return answer.body
-          }
-        )
-      const enrolment = yield* post(owner, "/dashboard/api/totp/enrol")
-      const totp = OTPAuth.URI.parse(enrolment.otpauth_uri) as OTPAuth.TOTP
-      yield* post(owner, "/dashboard/api/totp/confirm", { code: totp.generate({ timestamp: 0 }) })
-      const again = yield* signIn(owner.email, owner.password, totp.generate({ timestamp: 0 }))
-      const created = yield* post(again, "/dashboard/api/keys")
-      const rolled = yield* post(again, `/dashboard/api/keys/${created.client_id}/roll`, { expires_in_seconds: 5 })
-      const invitation = yield* post(again, "/dashboard/api/invitations", { email: "next@example.com", role: "viewer" })
-      const viewer = yield* accept(invitation.link, "next@example.com", "another long password")
-      for (
-        const url of ["/dashboard/api/keys", "/dashboard/api/members", "/dashboard/api/audit", "/dashboard/api/session"]
-      ) {
-        assert.strictEqual((yield* raw("GET", url, { cookie: viewer.cookie })).status, 200)
-      }
-      yield* post(again, `/dashboard/api/keys/${created.client_id}/revoke`)
+  it.scoped(
+    "no secret, password, hash, session id or TOTP secret in any answer but its reveal, nor in the database",
+    () =>
+      Effect.gen(function*() {
+        const start = yield* firstStart
+        const link = (yield* Bootstrap.firstOwnerLink(start.client_id))!
+        const owner = yield* accept(link, "secrets@example.com", "correct horse battery staple")
+        // every call through `raw`, so that every answer is in the transcript
+        const post = (who: { cookie: string; csrf: string }, url: string, json?: unknown) =>
+          Effect.map(
+            raw("POST", url, { cookie: who.cookie, csrf: who.csrf, ...(json === undefined ? {} : { json }) }),
+            (answer) => {
+              assert.isBelow(answer.status, 300, `${url}: ${answer.text}`)
+              return answer.body
+            }
+          )
+        const enrolment = yield* post(owner, "/dashboard/api/totp/enrol")
+        const totp = OTPAuth.URI.parse(enrolment.otpauth_uri) as OTPAuth.TOTP
+        yield* post(owner, "/dashboard/api/totp/confirm", { code: totp.generate({ timestamp: 0 }) })
+        yield* TestClock.adjust(Duration.seconds(30))
+        const again = yield* signIn(owner.email, owner.password, totp.generate({ timestamp: 30_000 }))
+        const created = yield* post(again, "/dashboard/api/keys")
+        const rolled = yield* post(again, `/dashboard/api/keys/${created.client_id}/roll`, { expires_in_seconds: 5 })
+        const invitation = yield* post(again, "/dashboard/api/invitations", {
+          email: "next@example.com",
+          role: "viewer"
+        })
+        const viewer = yield* accept(invitation.link, "next@example.com", "another long password")
+        for (
+          const url of [
+            "/dashboard/api/keys",
+            "/dashboard/api/members",
+            "/dashboard/api/audit",
+            "/dashboard/api/session"
+          ]
+        ) {
+          assert.strictEqual((yield* raw("GET", url, { cookie: viewer.cookie })).status, 200)
+        }
+        yield* post(again, `/dashboard/api/keys/${created.client_id}/revoke`)
 
-      const secrets: Array<[string, string, number]> = [
-        // [what, value, how many answers may hold it]
-        ["owner password", owner.password, 0],
-        ["viewer password", viewer.password, 0],
-        ["session id", owner.cookie, 1],
-        ["second session id", again.cookie, 1],
-        ["session id hash", Crypto.hash(owner.cookie), 0],
-        ["TOTP secret", enrolment.secret, 1],
-        ["client secret", created.client_secret, 1],
-        ["client secret hash", Crypto.hash(created.client_secret), 0],
-        ["rolled secret", rolled.client_secret, 1],
-        ["invitation token", tokenOf(invitation.link), 1],
-        ["owner invitation token", tokenOf(link), 0],
-        ["invitation token hash", Crypto.hash(tokenOf(invitation.link)), 0]
-      ]
-      for (const [what, value, allowed] of secrets) {
-        const holding = transcript.filter((t) => t.text.includes(value))
-        assert.strictEqual(holding.length, allowed, `${what} in ${holding.map((t) => t.label).join(", ")}`)
-      }
-      // and the database files (with the write-ahead log) hold none of them in plain text
-      yield* Effect.sleep(Duration.zero)
-      const stored = ["", "-wal"].map((suffix) =>
-        fs.existsSync(`${file}${suffix}`) ? fs.readFileSync(`${file}${suffix}`).toString("latin1") : ""
-      ).join("\n")
-      assert.include(stored, "secrets@example.com")
-      for (
-        const [what, value] of [
-          ["owner password", owner.password],
-          ["viewer password", viewer.password],
-          ["session id", owner.cookie],
-          ["TOTP secret", enrolment.secret],
-          ["client secret", created.client_secret],
-          ["rolled secret", rolled.client_secret],
-          ["invitation token", tokenOf(invitation.link)],
-          ["CSRF token", owner.csrf]
-        ] as const
-      ) {
-        assert.notInclude(stored, value, `${what} in the database`)
-      }
-    }).pipe(Effect.provide(app(Layer.orDie(Database.layerSqlite(file))))))
+        const secrets: Array<[string, string, number]> = [
+          // [what, value, how many answers may hold it]
+          ["owner password", owner.password, 0],
+          ["viewer password", viewer.password, 0],
+          ["session id", owner.cookie, 1],
+          ["second session id", again.cookie, 1],
+          ["session id hash", Crypto.hash(owner.cookie), 0],
+          ["TOTP secret", enrolment.secret, 1],
+          ["client secret", created.client_secret, 1],
+          ["client secret hash", Crypto.hash(created.client_secret), 0],
+          ["rolled secret", rolled.client_secret, 1],
+          ["invitation token", tokenOf(invitation.link), 1],
+          ["owner invitation token", tokenOf(link), 0],
+          ["invitation token hash", Crypto.hash(tokenOf(invitation.link)), 0]
+        ]
+        for (const [what, value, allowed] of secrets) {
+          const holding = transcript.filter((t) => t.text.includes(value))
+          assert.strictEqual(holding.length, allowed, `${what} in ${holding.map((t) => t.label).join(", ")}`)
+        }
+        // and the database files (with the write-ahead log) hold none of them in plain text
+        yield* Effect.sleep(Duration.zero)
+        const stored = ["", "-wal"].map((suffix) =>
+          fs.existsSync(`${file}${suffix}`) ? fs.readFileSync(`${file}${suffix}`).toString("latin1") : ""
+        ).join("\n")
+        assert.include(stored, "secrets@example.com")
+        for (
+          const [what, value] of [
+            ["owner password", owner.password],
+            ["viewer password", viewer.password],
+            ["session id", owner.cookie],
+            ["TOTP secret", enrolment.secret],
+            ["client secret", created.client_secret],
+            ["rolled secret", rolled.client_secret],
+            ["invitation token", tokenOf(invitation.link)],
+            ["CSRF token", owner.csrf]
+          ] as const
+        ) {
+          assert.notInclude(stored, value, `${what} in the database`)
+        }
+      }).pipe(Effect.provide(app(Layer.orDie(Database.layerSqlite(file))))),
+    120_000
+  )
 })

@@ -28,6 +28,7 @@ const UserRow = Schema.Struct({
   totp_secret: Schema.NullOr(Schema.String),
   totp_key_id: Schema.NullOr(Schema.String),
   totp_enabled: SqlRow.BooleanFromColumn,
+  totp_last_step: SqlRow.NumberOrNullFromColumn,
   created_at: SqlRow.NumberFromColumn
 })
 /** @since 0.1.0 @category models */
@@ -102,12 +103,17 @@ export interface Service {
   readonly insertUser: (u: User) => Effect.Effect<void>
   readonly getUser: (id: string) => Effect.Effect<Option.Option<User>>
   readonly getUserByEmail: (email: string) => Effect.Effect<Option.Option<User>>
-  /** Stores a sealed TOTP secret (pending until enabled), or clears it (null). */
+  /** Stores a sealed TOTP secret (pending until enabled), or clears it (null); forgets the last step used. */
   readonly setTotp: (
     userId: string,
     sealed: { readonly secret: string; readonly keyId: string } | null,
     enabled: boolean
   ) => Effect.Effect<void>
+  /**
+   * Records a TOTP time step as used, only if it is later than the last one used (compare-and-set);
+   * false when it is not: that code, or an older one, was already used.
+   */
+  readonly useTotpStep: (userId: string, step: number) => Effect.Effect<boolean>
 
   readonly insertMembership: (m: Membership) => Effect.Effect<void>
   readonly getMembership: (userId: string, organisationId: string) => Effect.Effect<Option.Option<Membership>>
@@ -169,7 +175,15 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
       exec(
         sql`UPDATE dashboard_users SET totp_secret = ${sealed?.secret ?? null}, totp_key_id = ${
           sealed?.keyId ?? null
-        }, totp_enabled = ${SqlRow.flag(enabled)} WHERE id = ${userId}`
+        }, totp_enabled = ${SqlRow.flag(enabled)}, totp_last_step = NULL WHERE id = ${userId}`
+      ),
+    useTotpStep: (userId, step) =>
+      Effect.map(
+        rows(
+          sql`UPDATE dashboard_users SET totp_last_step = ${step}
+              WHERE id = ${userId} AND (totp_last_step IS NULL OR totp_last_step < ${step}) RETURNING id`
+        ),
+        (rs) => rs.length === 1
       ),
 
     insertMembership: (m) => exec(sql`INSERT INTO dashboard_memberships ${sql.insert({ ...m })}`),

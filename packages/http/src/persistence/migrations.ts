@@ -315,6 +315,7 @@ const dashboardAccounts = Effect.gen(function*() {
     totp_secret TEXT,
     totp_key_id TEXT,
     totp_enabled INTEGER NOT NULL DEFAULT 0,
+    totp_last_step BIGINT,
     created_at BIGINT NOT NULL
   )`
   yield* sql`CREATE TABLE dashboard_memberships (

@@ -30,6 +30,7 @@ import { Tokens } from "../persistence/Tokens.js"
 import { Transactions } from "../persistence/Transactions.js"
 import * as ApiClients from "./ApiClients.js"
 import * as Crypto from "./Crypto.js"
+import { acceptLink, audit, createInvitation } from "./Invitations.js"
 
 type Me = typeof DashboardApi.Me.Type
 type SessionInfo = DashboardApi.SessionInfo
@@ -52,8 +53,6 @@ export type Failure =
 export const SESSION_TTL_MS = 12 * 3_600_000
 /** How long a session lives without a request (ms). @since 0.1.0 @category constants */
 export const SESSION_IDLE_MS = 30 * 60_000
-/** How long an invitation link works (ms). @since 0.1.0 @category constants */
-export const INVITATION_TTL_MS = 7 * 86_400_000
 /** Failed sign-ins of one account within the window that lock it. @since 0.1.0 @category constants */
 export const ACCOUNT_FAILURES = 5
 /** Failed sign-ins from one address within the window that lock it. @since 0.1.0 @category constants */
@@ -128,9 +127,11 @@ const totpOf = (secret: string, email: string) =>
     secret: OTPAuth.Secret.fromBase32(secret)
   })
 
-/** Whether a code is right now (one step either side, for clock drift). */
-const totpValid = (secret: string, email: string, code: string, now: number): boolean =>
-  totpOf(secret, email).validate({ token: code, timestamp: now, window: 1 }) !== null
+/** The 30-second time step a code is right for now (one step either side, for clock drift); undefined when wrong. */
+const totpStep = (secret: string, email: string, code: string, now: number): number | undefined => {
+  const delta = totpOf(secret, email).validate({ token: code, timestamp: now, window: 1 })
+  return delta === null ? undefined : Math.floor(now / 30_000) + delta
+}
 
 // ---------------------------------------------------------------------------------------------
 // Roles
@@ -150,88 +151,6 @@ const requireRole = (session: SessionInfo, needed: Role, what: string) =>
   atLeast(session.role, needed)
     ? Effect.void
     : Errors.fail("permission_error", "forbidden", `${what} needs the ${needed} role or above; you are ${session.role}`)
-
-// ---------------------------------------------------------------------------------------------
-// Invitations (also the CLI's and the first start's)
-// ---------------------------------------------------------------------------------------------
-
-/**
- * The one-time link of an invitation token.
- *
- * @since 0.1.0
- * @category invitations
- */
-export const acceptLink = (origin: string, token: string) =>
-  `${origin}/dashboard/accept?token=${encodeURIComponent(token)}`
-
-/**
- * Makes an invitation to an organisation (e-mail null: whoever accepts names it, as the first
- * start's owner link does); returns its token once (stored as a hash).
- *
- * @since 0.1.0
- * @category invitations
- */
-export const createInvitation = (
-  organisationId: string,
-  email: string | null,
-  role: Role,
-  invitedBy: { readonly id: string; readonly email: string } | null
-) =>
-  Effect.gen(function*() {
-    const store = yield* DashboardStore
-    const now = yield* Clock.currentTimeMillis
-    const token = Crypto.token("tbi_")
-    const invitation = {
-      id: Crypto.id("inv_"),
-      token_hash: Crypto.hash(token),
-      organisation_id: organisationId,
-      email: email === null ? null : email.toLowerCase(),
-      role,
-      invited_by: invitedBy?.id ?? null,
-      created_at: now,
-      expires_at: now + INVITATION_TTL_MS,
-      used_at: null
-    }
-    yield* store.insertInvitation(invitation)
-    yield* audit(organisationId, invitedBy, "member.invited", invitation.email, { role, invitation_id: invitation.id })
-    return { token, invitation }
-  })
-
-let auditSequence = 0
-
-/**
- * Writes an audit entry: who (a user, or null for the operator CLI and the first start), what,
- * on what, when; `detail` never holds a secret.
- *
- * @since 0.1.0
- * @category audit
- */
-export const audit = (
-  organisationId: string,
-  actor: { readonly id: string; readonly email: string } | null,
-  action: string,
-  target: string | null,
-  detail: Record<string, unknown> = {}
-) =>
-  Effect.gen(function*() {
-    const store = yield* DashboardStore
-    const at = yield* Clock.currentTimeMillis
-    // ordered within one millisecond by this process's sequence
-    auditSequence = (auditSequence + 1) % 1_000_000
-    const id = `aud_${String(at).padStart(15, "0")}${String(auditSequence).padStart(6, "0")}${
-      randomBytes(4).toString("hex")
-    }`
-    yield* store.insertAudit({
-      id,
-      organisation_id: organisationId,
-      actor_id: actor?.id ?? null,
-      actor_email: actor?.email ?? null,
-      action,
-      target,
-      detail,
-      at
-    })
-  })
 
 // ---------------------------------------------------------------------------------------------
 // The service
@@ -500,8 +419,10 @@ export const layer = Layer.effect(
               return yield* unauthorized("This account needs the 6-digit code of its authenticator app", "totp_code")
             }
             const secret = crypto.decrypt(user.value.totp_secret ?? "", user.value.totp_key_id ?? "")
-            if (!totpValid(secret, email, input.totp_code, now)) {
-              return yield* fail("The authenticator code is wrong or too old", "totp_code")
+            const step = totpStep(secret, email, input.totp_code, now)
+            // a code works once: a step at or before the last one used is refused (replay)
+            if (step === undefined || !(yield* store.useTotpStep(user.value.id, step))) {
+              return yield* fail("The authenticator code is wrong, too old or already used", "totp_code")
             }
           }
           const memberships = yield* store.membershipsOf(user.value.id)
@@ -587,6 +508,7 @@ export const layer = Layer.effect(
               totp_secret: null,
               totp_key_id: null,
               totp_enabled: false,
+              totp_last_step: null,
               created_at: now
             }
           const membership: Membership = {
@@ -706,7 +628,8 @@ export const layer = Layer.effect(
             )
           }
           const secret = crypto.decrypt(user.value.totp_secret, user.value.totp_key_id ?? "")
-          if (!totpValid(secret, session.email, code, now)) {
+          const step = totpStep(secret, session.email, code, now)
+          if (step === undefined) {
             return yield* Errors.fail("validation_error", "invalid_parameter", "The code is wrong or too old", "code")
           }
           yield* store.setTotp(
@@ -714,6 +637,7 @@ export const layer = Layer.effect(
             { secret: user.value.totp_secret, keyId: user.value.totp_key_id ?? "" },
             true
           )
+          yield* store.useTotpStep(session.user_id, step)
           yield* provide(audit(session.organisation_id, actorOf(session), "totp.enabled", session.email))
         }),
 
@@ -725,8 +649,14 @@ export const layer = Layer.effect(
             return yield* Errors.fail("conflict_error", "invalid_state_transition", "Two-factor sign-in is not on")
           }
           const secret = crypto.decrypt(user.value.totp_secret, user.value.totp_key_id ?? "")
-          if (!totpValid(secret, session.email, code, now)) {
-            return yield* Errors.fail("validation_error", "invalid_parameter", "The code is wrong or too old", "code")
+          const step = totpStep(secret, session.email, code, now)
+          if (step === undefined || !(yield* store.useTotpStep(session.user_id, step))) {
+            return yield* Errors.fail(
+              "validation_error",
+              "invalid_parameter",
+              "The code is wrong, too old or already used",
+              "code"
+            )
           }
           yield* store.setTotp(session.user_id, null, false)
           yield* provide(audit(session.organisation_id, actorOf(session), "totp.disabled", session.email))
