@@ -141,6 +141,56 @@ describe("Dashboard invitations", () => {
     120_000
   )
 
+  it.scoped(
+    "an existing account joins another organisation with its own password, under the lockout",
+    () =>
+      Effect.gen(function*() {
+        const start = yield* firstStart
+        const member = yield* accept((yield* Bootstrap.firstOwnerLink(start.client_id))!, "two-orgs@example.com")
+        const orgB = yield* Bootstrap.createOrganisation("Second organisation")
+        const invitation = yield* Bootstrap.invite(orgB.id, null, "admin")
+        const join = (password: string) =>
+          raw("POST", "/dashboard/api/invitations/accept", {
+            json: { token: tokenOf(invitation.link), email: member.email, password }
+          })
+        for (let i = 0; i < Dashboard.ACCOUNT_FAILURES; i++) {
+          assert.strictEqual((yield* join("a wrong password, long")).status, 401)
+        }
+        const locked = yield* join(member.password)
+        assert.strictEqual(locked.status, 429)
+        // the same lock holds at sign-in
+        assert.strictEqual(
+          (yield* raw("POST", "/dashboard/api/session", { json: { email: member.email, password: member.password } }))
+            .status,
+          429
+        )
+        yield* TestClock.adjust(Duration.millis(Dashboard.LOCK_WINDOW_MS))
+        const joined = yield* join(member.password)
+        assert.strictEqual(joined.status, 200)
+        assert.strictEqual(joined.body.organisation.id, orgB.id)
+        assert.strictEqual(joined.body.role, "admin")
+        assert.strictEqual(joined.body.user.id, member.userId)
+        // sign-in opens the oldest membership, or the one named
+        assert.strictEqual((yield* signIn(member.email, member.password)).organisationId, member.organisationId)
+        const named = yield* raw("POST", "/dashboard/api/session", {
+          json: { email: member.email, password: member.password, organisation_id: orgB.id }
+        })
+        assert.strictEqual(named.body.organisation.id, orgB.id)
+        const notMine = yield* raw("POST", "/dashboard/api/session", {
+          json: { email: member.email, password: member.password, organisation_id: "org_elsewhere" }
+        })
+        assert.strictEqual(notMine.status, 401)
+        // a second invitation to an organisation it is in already
+        const again = yield* Bootstrap.invite(orgB.id, member.email, "viewer")
+        const twice = yield* raw("POST", "/dashboard/api/invitations/accept", {
+          json: { token: tokenOf(again.link), email: member.email, password: member.password }
+        })
+        assert.strictEqual(twice.status, 409)
+        assert.strictEqual(twice.body.error.type, "conflict_error")
+      }).pipe(Effect.provide(app())),
+    120_000
+  )
+
   it("the CLI's invite prints a one-time link under the public origin", () => {
     const env = {
       ...process.env,

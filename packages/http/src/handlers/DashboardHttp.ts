@@ -81,7 +81,7 @@ const SessionGroupLive = HttpApiBuilder.group(
           }))
         .handle("acceptInvitation", ({ payload, request }) =>
           Effect.gen(function*() {
-            const opened = yield* dashboard.acceptInvitation(payload, cookieOf(request))
+            const opened = yield* dashboard.acceptInvitation(payload, addressOf(request), cookieOf(request))
             yield* setSessionCookie(opened.sessionId, secureOf(request, publicUrl))
             return opened.me
           }))

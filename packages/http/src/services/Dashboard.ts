@@ -178,8 +178,10 @@ export interface Service {
     address: string,
     previous: string | undefined
   ) => Effect.Effect<Opened, Failure>
+  /** Accepts an invitation; an existing account's password is checked, and throttled, as at sign-in. */
   readonly acceptInvitation: (
     input: typeof DashboardApi.AcceptInvitation.Type,
+    address: string,
     previous: string | undefined
   ) => Effect.Effect<Opened, Failure>
   /** The session of a cookie; a change (`mutating`) also needs the CSRF token. */
@@ -445,10 +447,12 @@ export const layer = Layer.effect(
           return opened
         }),
 
-      acceptInvitation: (input, previous) =>
+      acceptInvitation: (input, address, previous) =>
         Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
           const email = input.email.toLowerCase()
+          const accountKey = `account:${email}`
+          const addressKey = `address:${address}`
           const invitation = yield* store.getInvitation(Crypto.hash(input.token))
           if (Option.isNone(invitation)) {
             return yield* Errors.fail(
@@ -485,11 +489,14 @@ export const layer = Layer.effect(
           }
           const existing = yield* store.getUserByEmail(email)
           if (Option.isSome(existing)) {
-            // an existing account joins with its own password
+            // an existing account joins with its own password, under the sign-in's throttle (an
+            // invitation for any e-mail must not become a way round the lockout)
+            yield* checkThrottle(accountKey, addressKey, now)
             if (!(yield* verifyPassword(input.password, existing.value.password_hash))) {
-              yield* store.recordFailure([`account:${email}`], now)
+              yield* store.recordFailure([accountKey, addressKey], now)
               return yield* unauthorized("An account with this e-mail exists; give its password")
             }
+            yield* store.clearFailures(accountKey)
             if (Option.isSome(yield* store.getMembership(existing.value.id, inv.organisation_id))) {
               return yield* Errors.fail(
                 "conflict_error",
