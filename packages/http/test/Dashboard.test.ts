@@ -7,7 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Bootstrap, Http } from "@tracebridge/http"
-import { Duration, Effect, Layer, Option, TestClock } from "effect"
+import { ConfigProvider, Duration, Effect, Layer, Option, TestClock } from "effect"
 import { spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
@@ -311,6 +311,34 @@ describe("Dashboard sign-in", () => {
         assert.strictEqual(out.cookie, "")
         assert.strictEqual((yield* raw("GET", "/dashboard/api/session", { cookie: https.cookie })).status, 401)
       }).pipe(Effect.provide(app())),
+    120_000
+  )
+
+  it.scoped(
+    "under an https TRACEBRIDGE_PUBLIC_URL the cookie is Secure and links name that origin",
+    () =>
+      Effect.gen(function*() {
+        const start = yield* firstStart
+        const link = (yield* Bootstrap.firstOwnerLink(start.client_id))!
+        assert.match(link, /^https:\/\/dash\.example\.com\/dashboard\/accept\?token=tbi_/)
+        const answer = yield* raw("POST", "/dashboard/api/invitations/accept", {
+          json: { token: tokenOf(link), email: "secure@example.com", password: "a-long-password-1" }
+        })
+        assert.strictEqual(answer.status, 200)
+        const flags = answer.setCookie.split(";").map((p) => p.trim().toLowerCase())
+        assert.includeMembers(flags, ["secure", "httponly", "samesite=lax", "path=/dashboard"])
+        const invite = yield* raw("POST", "/dashboard/api/invitations", {
+          cookie: answer.cookie,
+          csrf: answer.body.csrf_token,
+          json: { email: "next@example.com", role: "viewer" }
+        })
+        assert.match(invite.body.link, /^https:\/\/dash\.example\.com\/dashboard\/accept\?token=tbi_/)
+      }).pipe(
+        Effect.provide(app()),
+        Effect.withConfigProvider(
+          ConfigProvider.fromMap(new Map([["TRACEBRIDGE_PUBLIC_URL", "https://dash.example.com"]]))
+        )
+      ),
     120_000
   )
 
