@@ -15,6 +15,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as OTPAuth from "otpauth"
+import * as Metrics from "../src/Metrics.js"
 import { Accounts } from "../src/persistence/Accounts.js"
 import { DashboardStore } from "../src/persistence/DashboardStore.js"
 import * as Database from "../src/persistence/Database.js"
@@ -64,7 +65,15 @@ describe("Dashboard routes", () => {
         assert.strictEqual(document.status, 200)
         assert.isFalse(Object.keys(document.body.paths).some((p) => p.startsWith("/dashboard")))
         assert.notInclude(document.text, "Dashboard")
-        // an unknown dashboard path is the envelope's 404
+        // a known path with another method is 405 with Allow; an unknown path the envelope's 404
+        const put = yield* raw("PUT", "/dashboard/api/session", { json: {} })
+        assert.strictEqual(put.status, 405)
+        assert.strictEqual(put.headers["allow"], "GET, POST, DELETE")
+        assert.strictEqual(put.body.error.code, "method_not_allowed")
+        assert.strictEqual(
+          Metrics.routeOf("/dashboard/api/keys/tb_client_x/roll"),
+          "/dashboard/api/keys/:client_id/roll"
+        )
         const unknown = yield* raw("GET", "/dashboard/api/nothing")
         assert.strictEqual(unknown.status, 404)
         assert.strictEqual(unknown.body.error.type, "not_found_error")

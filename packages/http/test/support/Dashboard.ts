@@ -23,7 +23,7 @@ export const transcript: Array<{ readonly label: string; readonly text: string }
 
 /** A dashboard call with an optional session cookie and CSRF token. */
 export const raw = (
-  method: "GET" | "POST" | "PATCH" | "DELETE",
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
   path: string,
   options: {
     readonly json?: unknown
