@@ -374,6 +374,14 @@ describe("Dashboard sign-in", () => {
         const old = yield* raw("GET", "/dashboard/api/session", { cookie: fresh.cookie })
         assert.strictEqual(old.status, 401)
         assert.strictEqual(old.body.error.code, "token_expired")
+
+        // an ended session is deleted by the next sign-in, whether it is presented again or not
+        const quiet = yield* signIn(owner.email, owner.password)
+        const store = yield* DashboardStore
+        assert.isTrue(Option.isSome(yield* store.getSession(Crypto.hash(quiet.cookie))))
+        yield* TestClock.adjust(Duration.minutes(31))
+        yield* signIn(owner.email, owner.password)
+        assert.isTrue(Option.isNone(yield* store.getSession(Crypto.hash(quiet.cookie))))
       }).pipe(Effect.provide(app())),
     120_000
   )

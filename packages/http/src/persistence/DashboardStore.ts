@@ -134,6 +134,8 @@ export interface Service {
   readonly getSession: (idHash: string) => Effect.Effect<Option.Option<Session>>
   readonly touchSession: (idHash: string, at: number) => Effect.Effect<void>
   readonly deleteSession: (idHash: string) => Effect.Effect<void>
+  /** Deletes the sessions that have ended: past their expiry, or unused since `idleBefore`. */
+  readonly pruneSessions: (now: number, idleBefore: number) => Effect.Effect<void>
   /** Ends every session of a user in an organisation (removed from it); all organisations when none given. */
   readonly deleteSessionsOf: (userId: string, organisationId?: string) => Effect.Effect<void>
 
@@ -243,6 +245,8 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
     touchSession: (idHash, at) =>
       exec(sql`UPDATE dashboard_sessions SET last_seen_at = ${at} WHERE id_hash = ${idHash}`),
     deleteSession: (idHash) => exec(sql`DELETE FROM dashboard_sessions WHERE id_hash = ${idHash}`),
+    pruneSessions: (now, idleBefore) =>
+      exec(sql`DELETE FROM dashboard_sessions WHERE expires_at <= ${now} OR last_seen_at <= ${idleBefore}`),
     deleteSessionsOf: (userId, organisationId) =>
       organisationId === undefined
         ? exec(sql`DELETE FROM dashboard_sessions WHERE user_id = ${userId}`)

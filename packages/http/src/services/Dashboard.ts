@@ -325,6 +325,8 @@ export const layer = Layer.effect(
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         if (previous !== undefined && previous !== "") yield* store.deleteSession(Crypto.hash(previous))
+        // every sign-in sweeps the sessions that have ended, so that they do not pile up
+        yield* store.pruneSessions(now, now - SESSION_IDLE_MS)
         const sessionId = Crypto.token("tbs_")
         const expiresAt = now + SESSION_TTL_MS
         yield* store.insertSession({
