@@ -12,6 +12,11 @@ export * as Api from "./Api.js"
 /**
  * @since 0.1.0
  */
+export * as DashboardApi from "./DashboardApi.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Errors from "./Errors.js"
 
 /**

@@ -35,7 +35,8 @@
  *
  * @since 0.1.0
  */
-import { Config, Duration } from "effect"
+import type { Option } from "effect"
+import { Config, ConfigError, Duration, Either } from "effect"
 
 const seconds = (name: string, defaultSeconds: number, zeroAllowed = false) =>
   Config.number(name).pipe(
@@ -199,3 +200,30 @@ export const upstreamBaseUrls = (provider: string, states: ReadonlyArray<string>
     })
   )
 }
+
+/**
+ * `TRACEBRIDGE_PUBLIC_URL`, as an origin (no path, no trailing slash); unset is `None`. Where
+ * clients reach this API (`PublicOrigin.ts`), and where the links the CLI and the first start print
+ * point.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const publicUrl: Config.Config<Option.Option<string>> = Config.option(
+  Config.string("TRACEBRIDGE_PUBLIC_URL").pipe(
+    Config.mapOrFail((text) => {
+      try {
+        const url = new URL(text.trim())
+        if ((url.protocol !== "http:" && url.protocol !== "https:") || url.username !== "" || url.password !== "") {
+          throw new Error("not an origin")
+        }
+        if (url.pathname !== "/" || url.search !== "" || url.hash !== "") throw new Error("has a path")
+        return Either.right(url.origin)
+      } catch {
+        return Either.left(
+          ConfigError.InvalidData([], "must be an http:// or https:// origin, e.g. https://api.example.com")
+        )
+      }
+    })
+  )
+)

@@ -10,7 +10,10 @@ import type { ConfigError } from "effect"
 import { Clock, Effect, Option, Redacted } from "effect"
 import * as AppConfig from "./AppConfig.js"
 import { Accounts } from "./persistence/Accounts.js"
+import type { Role } from "./persistence/DashboardStore.js"
+import * as ApiClients from "./services/ApiClients.js"
 import * as Crypto from "./services/Crypto.js"
+import * as Invitations from "./services/Invitations.js"
 
 /**
  * Creates an organisation.
@@ -34,20 +37,10 @@ export const createOrganisation = (name: string, plan: "sandbox" | "production" 
  * @category operations
  */
 export const createClient = (organisationId: string, fixed?: { readonly id: string; readonly secret: string }) =>
-  Effect.gen(function*() {
-    const accounts = yield* Accounts
-    const now = yield* Clock.currentTimeMillis
-    const id = fixed?.id ?? Crypto.id("tb_client_")
-    const secret = fixed?.secret ?? Crypto.token("tb_secret_")
-    yield* accounts.insertClient({
-      id,
-      organisation_id: organisationId,
-      secret_hash: Crypto.hash(secret),
-      created_at: now,
-      revoked_at: null
-    })
-    return { client_id: id, client_secret: secret }
-  })
+  Effect.map(
+    ApiClients.create(organisationId, fixed === undefined ? {} : { fixed }),
+    ({ client_id, client_secret }) => ({ client_id, client_secret })
+  )
 
 /**
  * The client `npm start` created on first start: its credentials, and whether the secret was
@@ -113,7 +106,7 @@ export const ensureSandboxClient = Effect.map(
  * @since 0.1.0
  * @category operations
  */
-export const banner = (created: FirstStart): string =>
+export const banner = (created: FirstStart, ownerLink?: string): string =>
   (created.secretSource === "generated"
     ? [
       "",
@@ -128,4 +121,64 @@ export const banner = (created: FirstStart): string =>
       `  TRACEBRIDGE_CLIENT_ID=${created.client_id}`,
       "  with the secret from TRACEBRIDGE_CLIENT_SECRET (not printed)",
       ""
-    ]).join("\n") + "\n"
+    ]).concat(
+      ownerLink === undefined ? [] : [
+        "Open this link once to become the organisation's first owner in the dashboard (valid 7 days):",
+        `  ${ownerLink}`,
+        ""
+      ]
+    ).join("\n") + "\n"
+
+/**
+ * Where links printed by the CLI and the banner point: `TRACEBRIDGE_PUBLIC_URL`, else
+ * `http://HOST:PORT` (a wildcard host reads as 127.0.0.1).
+ *
+ * @since 0.1.0
+ * @category operations
+ */
+export const publicOrigin: Effect.Effect<string, ConfigError.ConfigError> = Effect.gen(function*() {
+  const configured = yield* AppConfig.publicUrl
+  if (Option.isSome(configured)) return configured.value
+  const { host, port } = yield* AppConfig.server
+  const shown = host === "0.0.0.0" || host === "::" || host === ""
+    ? "127.0.0.1"
+    : host.includes(":")
+    ? `[${host}]`
+    : host
+  return `http://${shown}:${port}`
+})
+
+/**
+ * An invitation to an organisation's dashboard (`npm run admin -- invite`): its one-time link
+ * (`<public origin>/dashboard/accept?token=…`; the token is stored as a hash) and when it expires.
+ * `email` null: whoever accepts names the e-mail. Fails with a message when there is no such
+ * organisation.
+ *
+ * @since 0.1.0
+ * @category operations
+ */
+export const invite = (organisationId: string, email: string | null, role: Role) =>
+  Effect.gen(function*() {
+    const accounts = yield* Accounts
+    if (Option.isNone(yield* accounts.getOrganisation(organisationId))) {
+      return yield* Effect.fail(`no organisation ${organisationId}`)
+    }
+    const origin = yield* Effect.mapError(publicOrigin, (e) => `configuration: ${e.message}`)
+    const { invitation, token } = yield* Invitations.createInvitation(organisationId, email, role, null)
+    return { link: Invitations.acceptLink(origin, token), expires_at: invitation.expires_at }
+  })
+
+/**
+ * The first start's owner link: an invitation, for any e-mail, to be the owner of the
+ * organisation of the client the first start made.
+ *
+ * @since 0.1.0
+ * @category operations
+ */
+export const firstOwnerLink = (clientId: string) =>
+  Effect.gen(function*() {
+    const accounts = yield* Accounts
+    const client = yield* accounts.getClient(clientId)
+    if (Option.isNone(client)) return undefined
+    return (yield* invite(client.value.organisation_id, null, "owner")).link
+  })

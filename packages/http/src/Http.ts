@@ -26,6 +26,7 @@ import * as DocsRoute from "./docs/Route.js"
 import * as Errors from "./Errors.js"
 import { HttpConnectLive } from "./handlers/ConnectHttp.js"
 import { HttpConnectionsLive } from "./handlers/ConnectionsHttp.js"
+import * as DashboardHttp from "./handlers/DashboardHttp.js"
 import { HttpEventsLive } from "./handlers/EventsHttp.js"
 import { HttpLinkLive } from "./handlers/LinkHttp.js"
 import { HttpOAuthLive } from "./handlers/OAuthHttp.js"
@@ -469,6 +470,9 @@ export const makeHttpLive = (options: Options = {}) =>
           Layer.provide(MetricsServer.route(metrics)),
           Layer.provide(DocsRoute.layer),
           Layer.provide(ConnectPages.layer),
+          // the dashboard's internal API (its own HttpApi, outside /v1's document) and its page (issue #33)
+          Layer.provide(DashboardHttp.HttpDashboardLive),
+          Layer.provide(DashboardHttp.PagesLive),
           Layer.provide(OpenApiRoute.layer),
           Layer.provide(Readiness.routes),
           Layer.provideMerge(makeApiLive(options)),

@@ -11,7 +11,9 @@
  */
 import type { HttpServerRequest } from "@effect/platform"
 import * as Api from "@tracebridge/api/Api"
-import { Config, ConfigError, Either, Option } from "effect"
+import type { Config } from "effect"
+import { Option } from "effect"
+import * as AppConfig from "./AppConfig.js"
 
 /**
  * The origin the document names when nothing better is known (a local `npm start`; the
@@ -28,24 +30,7 @@ export const DEFAULT_ORIGIN = Api.DEFAULT_ORIGIN
  * @since 0.1.0
  * @category config
  */
-export const configured: Config.Config<Option.Option<string>> = Config.option(
-  Config.string("TRACEBRIDGE_PUBLIC_URL").pipe(
-    Config.mapOrFail((text) => {
-      try {
-        const url = new URL(text.trim())
-        if ((url.protocol !== "http:" && url.protocol !== "https:") || url.username !== "" || url.password !== "") {
-          throw new Error("not an origin")
-        }
-        if (url.pathname !== "/" || url.search !== "" || url.hash !== "") throw new Error("has a path")
-        return Either.right(url.origin)
-      } catch {
-        return Either.left(
-          ConfigError.InvalidData([], "must be an http:// or https:// origin, e.g. https://api.example.com")
-        )
-      }
-    })
-  )
-)
+export const configured: Config.Config<Option.Option<string>> = AppConfig.publicUrl
 
 const plainHost =
   /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/

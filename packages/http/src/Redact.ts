@@ -42,7 +42,9 @@ export const prefixes: ReadonlyArray<string> = [
   "link-sandbox-", // link token
   "link-production-",
   "public-sandbox-", // public token
-  "public-production-"
+  "public-production-",
+  "tbs_", // dashboard session id (the cookie's value)
+  "tbi_" // dashboard invitation token (in the accept link's query)
 ]
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")

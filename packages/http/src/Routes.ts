@@ -1,12 +1,13 @@
 /**
  * The methods each path of the contract takes (issue #30): a request whose path exists but whose
- * method does not answers 405 with `Allow`, not 404. Read once from `Api` (`HttpApi.reflect`), so a
- * new endpoint is covered without a line here.
+ * method does not answers 405 with `Allow`, not 404. Read once from `Api` and the dashboard's
+ * `DashboardApi` (`HttpApi.reflect`), so a new endpoint is covered without a line here.
  *
  * @since 0.1.0
  */
 import { HttpApi } from "@effect/platform"
 import { Api } from "@tracebridge/api/Api"
+import { DashboardApi } from "@tracebridge/api/DashboardApi"
 
 const order = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
@@ -20,14 +21,17 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&
 
 const routes: ReadonlyArray<Route> = (() => {
   const byPath = new Map<string, Set<string>>()
-  HttpApi.reflect(Api, {
-    onGroup: () => {},
-    onEndpoint: ({ endpoint }) => {
-      const methods = byPath.get(endpoint.path) ?? new Set<string>()
-      methods.add(endpoint.method.toUpperCase())
-      byPath.set(endpoint.path, methods)
-    }
-  })
+  // the contract's, and the dashboard's internal API's (issue #33), which is served beside it
+  for (const api of [Api, DashboardApi] as ReadonlyArray<HttpApi.HttpApi.Any>) {
+    HttpApi.reflect(api as typeof Api, {
+      onGroup: () => {},
+      onEndpoint: ({ endpoint }) => {
+        const methods = byPath.get(endpoint.path) ?? new Set<string>()
+        methods.add(endpoint.method.toUpperCase())
+        byPath.set(endpoint.path, methods)
+      }
+    })
+  }
   return [...byPath].map(([path, methods]) => ({
     path,
     pattern: new RegExp(

@@ -15,6 +15,10 @@
  *   set-redirect-origins <organisation_id> [<origin>...]
  *                                                   replace the organisation's allowed redirect origins
  *                                                   (none: any origin its plan allows; ADR 0019)
+ *   invite <organisation_id> <email> [--role owner|admin|developer|viewer]
+ *                                                   invite a member to the organisation's dashboard
+ *                                                   (default role: developer); prints a one-time link,
+ *                                                   <public origin>/dashboard/accept?token=…, valid 7 days
  *   list-orgs                                       list organisations
  *   list-connections <organisation_id>              list an organisation's connections
  *   reencrypt                                       re-encrypt every stored ciphertext under the current
@@ -24,19 +28,19 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import * as RedirectUri from "@tracebridge/api/RedirectUri"
-import { Clock, Effect, Either, Layer, Option } from "effect"
+import { Effect, Either, Layer, Option } from "effect"
 import * as Bootstrap from "./Bootstrap.js"
 import { Accounts } from "./persistence/Accounts.js"
 import { ConnectionStore } from "./persistence/ConnectionStore.js"
 import * as Database from "./persistence/Database.js"
-import { Tokens } from "./persistence/Tokens.js"
+import * as ApiClients from "./services/ApiClients.js"
 import * as Crypto from "./services/Crypto.js"
 import * as KeyRotation from "./services/KeyRotation.js"
 
 const [command, ...args] = process.argv.slice(2)
 const out = (line: string) => Effect.sync(() => process.stdout.write(`${line}\n`))
 const usage =
-  "usage: tracebridge-admin create-org <name> [--plan sandbox|production] | create-client <organisation_id> | revoke-client <client_id> | rotate-client <client_id> [--expires-in 24h] | set-plan <organisation_id> sandbox|production | set-redirect-origins <organisation_id> [<origin>...] | list-orgs | list-connections <organisation_id> | reencrypt"
+  "usage: tracebridge-admin create-org <name> [--plan sandbox|production] | create-client <organisation_id> | revoke-client <client_id> | rotate-client <client_id> [--expires-in 24h] | set-plan <organisation_id> sandbox|production | set-redirect-origins <organisation_id> [<origin>...] | invite <organisation_id> <email> [--role owner|admin|developer|viewer] | list-orgs | list-connections <organisation_id> | reencrypt"
 
 /** A duration such as `90s`, `30m`, `24h` or `7d`, in milliseconds; undefined when malformed. */
 const durationMs = (text: string): number | undefined => {
@@ -49,7 +53,6 @@ const durationMs = (text: string): number | undefined => {
 const program = Effect.gen(function*() {
   const accounts = yield* Accounts
   const connectionStore = yield* ConnectionStore
-  const tokens = yield* Tokens
   switch (command) {
     case "create-org": {
       const name = args[0]
@@ -71,10 +74,7 @@ const program = Effect.gen(function*() {
     case "revoke-client": {
       const id = args[0]
       if (id === undefined) return yield* Effect.fail(usage)
-      const now = yield* Clock.currentTimeMillis
-      if (!(yield* accounts.revokeClient(id, now))) return yield* Effect.fail(`no client ${id}`)
-      // the client's revoked_at alone ends its tokens (read on every request); they are marked too
-      yield* tokens.revokeClientTokens(id, now)
+      if (!(yield* ApiClients.revoke(id))) return yield* Effect.fail(`no client ${id}`)
       return yield* out(`${id}\trevoked`)
     }
     case "rotate-client": {
@@ -82,14 +82,11 @@ const program = Effect.gen(function*() {
       const flag = args.indexOf("--expires-in")
       const grace = flag >= 0 ? durationMs(args[flag + 1] ?? "") : 24 * 3_600_000
       if (id === undefined || id.startsWith("--") || grace === undefined) return yield* Effect.fail(usage)
-      const now = yield* Clock.currentTimeMillis
-      const secret = Crypto.token("tb_secret_")
-      if (!(yield* accounts.rotateClient(id, Crypto.hash(secret), now + grace))) {
-        return yield* Effect.fail(`no client ${id} (or it is revoked)`)
-      }
+      const rotated = yield* ApiClients.rotate(id, grace)
+      if (rotated === undefined) return yield* Effect.fail(`no client ${id} (or it is revoked)`)
       yield* out(`client_id=${id}`)
-      yield* out(`client_secret=${secret}   (shown once; stored only as a hash)`)
-      return yield* out(`previous_secret_expires_at=${new Date(now + grace).toISOString()}`)
+      yield* out(`client_secret=${rotated.client_secret}   (shown once; stored only as a hash)`)
+      return yield* out(`previous_secret_expires_at=${new Date(rotated.previous_secret_expires_at).toISOString()}`)
     }
     case "set-plan": {
       const [id, plan] = args
@@ -108,6 +105,21 @@ const program = Effect.gen(function*() {
       }
       if (!(yield* accounts.setRedirectOrigins(id, origins))) return yield* Effect.fail(`no organisation ${id}`)
       return yield* out(`${id}\t${origins.length === 0 ? "(any origin)" : origins.join(" ")}`)
+    }
+    case "invite": {
+      const [id, email] = args
+      const flag = args.indexOf("--role")
+      const role = flag >= 0 ? args[flag + 1] : "developer"
+      if (
+        id === undefined || email === undefined || email.startsWith("--") ||
+        !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ||
+        (role !== "owner" && role !== "admin" && role !== "developer" && role !== "viewer")
+      ) return yield* Effect.fail(usage)
+      const invited = yield* Bootstrap.invite(id, email, role)
+      yield* out(
+        `invitation for ${email.toLowerCase()} as ${role}, valid until ${new Date(invited.expires_at).toISOString()}:`
+      )
+      return yield* out(`${invited.link}   (one-time link; shown once)`)
     }
     case "list-orgs":
       for (const o of yield* accounts.listOrganisations()) yield* out(`${o.id}\t${o.name}\t${o.plan}`)

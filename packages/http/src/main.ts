@@ -50,7 +50,11 @@ const BootstrapLive = Layer.effectDiscard(
     const created = yield* Bootstrap.firstStart
     // Printed once, on first start, straight to stdout (not through the redacting logger): a
     // generated secret is stored only as a hash; a secret from the environment is not printed.
-    if (Option.isSome(created)) process.stdout.write(Bootstrap.banner(created.value))
+    // The dashboard's first owner gets a one-time link (issue #33; its token is stored as a hash).
+    if (Option.isSome(created)) {
+      const ownerLink = yield* Effect.orDie(Bootstrap.firstOwnerLink(created.value.client_id))
+      process.stdout.write(Bootstrap.banner(created.value, ownerLink))
+    }
   })
 )
 

@@ -76,6 +76,21 @@ describe("main", () => {
       // the banner names the secret from the environment, and the client accepts it
       assert.include(output, "TRACEBRIDGE_CLIENT_ID=tb_client_main_test")
       assert.include(output, "the secret from TRACEBRIDGE_CLIENT_SECRET")
+      // and a one-time link that makes the dashboard's first owner (issue #33)
+      const ownerLink = new RegExp(`${api}/dashboard/accept\\?token=(tbi_[A-Za-z0-9_-]{43})`).exec(output)
+      assert.isNotNull(ownerLink, output)
+      const accepted = await fetch(`${api}/dashboard/api/invitations/accept`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          token: ownerLink![1],
+          email: "first@example.com",
+          password: "the first owner's password"
+        })
+      })
+      assert.strictEqual(accepted.status, 200)
+      assert.strictEqual(((await accepted.json()) as { role: string }).role, "owner")
+      assert.match(accepted.headers.get("set-cookie") ?? "", /^tb_session=tbs_.*HttpOnly/)
       const token = await fetch(`${api}/v1/oauth/token`, {
         method: "POST",
         headers: { "content-type": "application/json" },

@@ -22,7 +22,9 @@ const issued = [
   "link-sandbox-",
   "link-production-",
   "public-sandbox-",
-  "public-production-"
+  "public-production-",
+  "tbs_",
+  "tbi_"
 ]
 
 /** A node console writing into a string, as the redacting console's base. */

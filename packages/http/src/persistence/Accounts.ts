@@ -44,6 +44,10 @@ export interface ApiClient {
    */
   readonly previous_secret_hash?: string
   readonly previous_secret_expires_at?: number
+  /** The dashboard user who made it (issue #33); absent when the CLI or the first start did. */
+  readonly created_by?: string
+  /** When a token was last issued for it (the token endpoint); absent when never. */
+  readonly last_used_at?: number
 }
 
 /**
@@ -63,6 +67,10 @@ export interface Service {
 
   readonly insertClient: (c: ApiClient) => Effect.Effect<void>
   readonly getClient: (id: string) => Effect.Effect<Option.Option<ApiClient>>
+  /** An organisation's clients, oldest first (revoked ones too). */
+  readonly listClients: (organisationId: string) => Effect.Effect<ReadonlyArray<ApiClient>>
+  /** Records that a token was issued for the client now (`last_used_at`). */
+  readonly touchClient: (id: string, at: number) => Effect.Effect<void>
   /** Sets a client's `revoked_at` (kept if already set); false when there is no such client. */
   readonly revokeClient: (id: string, at: number) => Effect.Effect<boolean>
   /**
@@ -105,7 +113,9 @@ const ClientRow = Schema.Struct({
   created_at: SqlRow.NumberFromColumn,
   revoked_at: SqlRow.NumberOrNullFromColumn,
   previous_secret_hash: SqlRow.OptionalFromNull(Schema.String),
-  previous_secret_expires_at: SqlRow.OptionalFromNull(SqlRow.NumberFromColumn)
+  previous_secret_expires_at: SqlRow.OptionalFromNull(SqlRow.NumberFromColumn),
+  created_by: SqlRow.OptionalFromNull(Schema.String),
+  last_used_at: SqlRow.OptionalFromNull(SqlRow.NumberFromColumn)
 })
 const toClient: (row: unknown) => ApiClient = SqlRow.decoder(ClientRow)
 
@@ -146,6 +156,9 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
 
     insertClient: (c) => exec(sql`INSERT INTO api_clients ${sql.insert({ ...c })}`),
     getClient: (id) => one(sql`SELECT * FROM api_clients WHERE id = ${id}`, toClient),
+    listClients: (organisationId) =>
+      all(sql`SELECT * FROM api_clients WHERE organisation_id = ${organisationId} ORDER BY created_at, id`, toClient),
+    touchClient: (id, at) => exec(sql`UPDATE api_clients SET last_used_at = ${at} WHERE id = ${id}`),
     revokeClient: (id, at) =>
       Effect.map(
         rows(sql`UPDATE api_clients SET revoked_at = COALESCE(revoked_at, ${at}) WHERE id = ${id} RETURNING id`),

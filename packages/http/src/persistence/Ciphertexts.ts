@@ -17,7 +17,8 @@ const { all, rows } = SqlRow
 
 /**
  * Where a ciphertext is stored: a connection's provider login, a webhook endpoint's signing
- * secret or its previous secret, or a completed idempotency key's response.
+ * secret or its previous secret, a completed idempotency key's response, or a dashboard user's TOTP
+ * secret (issue #33).
  *
  * @since 0.1.0
  * @category models
@@ -27,6 +28,7 @@ export type CiphertextColumn =
   | "webhook.secret"
   | "webhook.previous_secret"
   | "idempotency.response"
+  | "dashboard_user.totp_secret"
 
 /**
  * One stored ciphertext with the id of the key it is under (for re-encryption).
@@ -65,7 +67,7 @@ export const idempotencyRowId = {
 export interface Service {
   /**
    * Every stored ciphertext not under `keyId`: connection logins, webhook secrets and previous
-   * secrets, and the responses of completed idempotency keys.
+   * secrets, the responses of completed idempotency keys, and dashboard users' TOTP secrets.
    */
   readonly listCiphertexts: (exceptKeyId: string) => Effect.Effect<ReadonlyArray<StoredCiphertext>>
   /**
@@ -131,9 +133,15 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
                 WHERE response IS NOT NULL AND (key_id IS NULL OR key_id <> ${exceptKeyId})
                 ORDER BY scope, idem_key`,
             toResponseRow
+          ),
+          all(
+            sql`SELECT id, totp_secret AS ciphertext, totp_key_id AS key_id FROM dashboard_users
+                WHERE totp_secret IS NOT NULL AND (totp_key_id IS NULL OR totp_key_id <> ${exceptKeyId})
+                ORDER BY id`,
+            toCiphertextRow
           )
         ]),
-        ([cs, ss, ps, is]): ReadonlyArray<StoredCiphertext> => {
+        ([cs, ss, ps, is, ts]): ReadonlyArray<StoredCiphertext> => {
           const of = (column: CiphertextColumn) => (r: typeof CiphertextRow.Type): StoredCiphertext => ({
             column,
             id: r.id,
@@ -149,7 +157,8 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
               id: idempotencyRowId.make(r.scope, r.idem_key),
               ciphertext: r.ciphertext,
               key_id: r.key_id ?? ""
-            }))
+            })),
+            ...ts.map(of("dashboard_user.totp_secret"))
           ]
         }
       ),
@@ -165,6 +174,9 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
             : old.column === "webhook.previous_secret"
             ? sql`UPDATE webhook_endpoints SET previous_secret = ${ciphertext}, previous_key_id = ${keyId}
                   WHERE id = ${old.id} AND previous_secret = ${old.ciphertext} RETURNING id`
+            : old.column === "dashboard_user.totp_secret"
+            ? sql`UPDATE dashboard_users SET totp_secret = ${ciphertext}, totp_key_id = ${keyId}
+                  WHERE id = ${old.id} AND totp_secret = ${old.ciphertext} RETURNING id`
             : sql`UPDATE idempotency_keys SET response = ${ciphertext}, key_id = ${keyId}
                   WHERE scope = ${idempotencyRowId.scope(old.id)} AND idem_key = ${
               idempotencyRowId.key(old.id)

@@ -26,6 +26,7 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import * as Accounts from "./Accounts.js"
 import * as Ciphertexts from "./Ciphertexts.js"
 import * as ConnectionStore from "./ConnectionStore.js"
+import * as DashboardStore from "./DashboardStore.js"
 import * as EventStore from "./EventStore.js"
 import * as IdempotencyStore from "./IdempotencyStore.js"
 import * as Sqlite from "./internal/sqlite.js"
@@ -63,6 +64,7 @@ export type Persistence =
   | Transactions.Transactions
   | MigrationState.MigrationState
   | MetricsStore.MetricsStore
+  | DashboardStore.DashboardStore
 
 /** The stores with a read that `RowCache` keeps on SQLite. */
 const cacheableStores = Layer.mergeAll(Accounts.layer, Tokens.layer, ConnectionStore.layer)
@@ -80,7 +82,8 @@ const otherStores = Layer.mergeAll(
   SyncStore.layer,
   Transactions.layer,
   MigrationState.layer,
-  MetricsStore.layer
+  MetricsStore.layer,
+  DashboardStore.layer
 )
 
 /**

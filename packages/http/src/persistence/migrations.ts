@@ -307,6 +307,79 @@ const eventReads = Effect.gen(function*() {
 })
 
 /**
+ * The dashboard's accounts (issue #33, ADR 0026): its users (a password hash with its scrypt
+ * parameters; a TOTP secret sealed with the `Crypto` service, with its key id), their memberships
+ * of organisations with a role, invitations (the token stored as its hash; no e-mail for the first
+ * start's owner link), sessions (stored under the hash of the cookie's value; the CSRF token is
+ * derived from the cookie's value, never stored), failed sign-ins (keyed by account and by address,
+ * for the throttle), and the audit log. API clients get who made them (a user id; null for the CLI)
+ * and when a token was last issued for them.
+ */
+const dashboardAccounts = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const key = sql.onDialectOrElse({
+    pg: () => sql.literal(`TEXT COLLATE "C"`),
+    orElse: () => sql.literal("TEXT")
+  })
+  yield* sql`CREATE TABLE dashboard_users (
+    id ${key} PRIMARY KEY,
+    email TEXT NOT NULL UNIQUE,
+    password_hash TEXT NOT NULL,
+    totp_secret TEXT,
+    totp_key_id TEXT,
+    totp_enabled INTEGER NOT NULL DEFAULT 0,
+    totp_last_step BIGINT,
+    created_at BIGINT NOT NULL
+  )`
+  yield* sql`CREATE TABLE dashboard_memberships (
+    user_id TEXT NOT NULL,
+    organisation_id TEXT NOT NULL,
+    role TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    PRIMARY KEY (user_id, organisation_id)
+  )`
+  yield* sql`CREATE INDEX dashboard_memberships_organisation ON dashboard_memberships (organisation_id)`
+  yield* sql`CREATE TABLE dashboard_invitations (
+    id TEXT PRIMARY KEY,
+    token_hash TEXT NOT NULL UNIQUE,
+    organisation_id TEXT NOT NULL,
+    email TEXT,
+    role TEXT NOT NULL,
+    invited_by TEXT,
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    used_at BIGINT
+  )`
+  yield* sql`CREATE TABLE dashboard_sessions (
+    id_hash TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    organisation_id TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    last_seen_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL
+  )`
+  yield* sql`CREATE INDEX dashboard_sessions_user ON dashboard_sessions (user_id)`
+  yield* sql`CREATE TABLE dashboard_sign_in_failures (
+    key TEXT NOT NULL,
+    at BIGINT NOT NULL
+  )`
+  yield* sql`CREATE INDEX dashboard_sign_in_failures_key ON dashboard_sign_in_failures (key, at)`
+  yield* sql`CREATE TABLE dashboard_audit (
+    id ${key} PRIMARY KEY,
+    organisation_id TEXT NOT NULL,
+    actor_id TEXT,
+    actor_email TEXT,
+    action TEXT NOT NULL,
+    target TEXT,
+    detail TEXT NOT NULL,
+    at BIGINT NOT NULL
+  )`
+  yield* sql`CREATE INDEX dashboard_audit_organisation ON dashboard_audit (organisation_id, at, id)`
+  yield* sql`ALTER TABLE api_clients ADD COLUMN created_by TEXT`
+  yield* sql`ALTER TABLE api_clients ADD COLUMN last_used_at BIGINT`
+})
+
+/**
  * Every migration, for the driver's migrator layer (`LibsqlMigrator.layer({ loader })`,
  * `PgMigrator.layer({ loader })`).
  *
@@ -328,5 +401,6 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "0011_api_client_rotation": apiClientRotation,
   "0012_redirect_origins": redirectOrigins,
   "0013_webhook_event_trace_parent": webhookEventTraceParent,
-  "0014_event_reads": eventReads
+  "0014_event_reads": eventReads,
+  "0015_dashboard_accounts": dashboardAccounts
 })

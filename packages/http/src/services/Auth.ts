@@ -164,6 +164,8 @@ export const layer = Layer.effect(
           used_at: null,
           revoked_at: null
         })
+        // the API Keys page's "last used" (issue #33): when a token was last issued, not every request
+        if (clientId !== "") yield* accounts.touchClient(clientId, now)
         return {
           access_token: access,
           token_type: "Bearer" as const,

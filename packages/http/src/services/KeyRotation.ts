@@ -1,6 +1,6 @@
 /**
  * Key rotation: re-encrypts every stored ciphertext (connection logins, webhook secrets and previous
- * secrets, and the stored responses of idempotency keys) that is not under the keyring's current key. Each row is decrypted with its own key and
+ * secrets, the stored responses of idempotency keys, and dashboard users' TOTP secrets) that is not under the keyring's current key. Each row is decrypted with its own key and
  * re-encrypted under the current one in a transaction, compare-and-set, so a second run does nothing
  * and a concurrent writer is never overwritten. A row under a key the keyring does not hold is
  * counted and reported by column and id, never decrypted and never fatal. Only counts and ids come

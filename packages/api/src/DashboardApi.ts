@@ -1,0 +1,416 @@
+/**
+ * The dashboard's internal API (issue #33, ADR 0026): its own `HttpApi`, served by the API under
+ * `/dashboard/api/…`, outside `/v1`'s OpenAPI document (the spec keeps dashboard endpoints outside
+ * the interface) and outside the public SDK. It is still typed end to end: the dashboard's pages
+ * build `HttpApiClient.make(DashboardApi)` from this value, and the server implements it with
+ * `HttpApiBuilder.group`. Like `Api.ts`, it imports no server code.
+ *
+ * Authentication is a session cookie (`tb_session`, HttpOnly, SameSite=Lax, Secure over https);
+ * every change (any method but GET) also needs the session's CSRF token in `X-CSRF-Token`. Errors
+ * are the contract's envelope (`Errors.ts`), with the same classes and statuses as `/v1`.
+ *
+ * @since 0.1.0
+ */
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
+import { Context, Schema } from "effect"
+import {
+  AuthenticationError,
+  ConflictError,
+  InternalError,
+  NotFoundError,
+  PayloadTooLarge,
+  PermissionError,
+  RateLimitError,
+  ServiceUnavailableError,
+  UnsupportedMediaType,
+  ValidationError
+} from "./Errors.js"
+import { strict } from "./groups/Schemas.js"
+
+/**
+ * The session cookie's name.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const SESSION_COOKIE = "tb_session"
+
+/**
+ * The header every change carries the session's CSRF token in.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const CSRF_HEADER = "x-csrf-token"
+
+/**
+ * Where the internal API is served.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const PREFIX = "/dashboard/api"
+
+/**
+ * The longest overlap a roll may give the old secret: 7 days, in seconds.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MAX_ROLL_SECONDS = 7 * 86_400
+
+/**
+ * A member's role, from the most to the least: owner, admin, developer, viewer.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Role = Schema.Literal("owner", "admin", "developer", "viewer")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Role = typeof Role.Type
+
+const Email = Schema.String.pipe(
+  Schema.trimmed(),
+  Schema.maxLength(254),
+  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an e-mail address" })
+)
+const Password = Schema.String.pipe(Schema.maxLength(1024))
+const NewPassword = Schema.String.pipe(
+  Schema.minLength(12, { message: () => "must be at least 12 characters" }),
+  Schema.maxLength(1024)
+)
+const TotpCode = Schema.String.pipe(
+  Schema.pattern(/^\d{6}$/, { message: () => "must be the 6 digits the authenticator shows" })
+)
+/** Epoch milliseconds. */
+const Millis = Schema.Number
+
+// ---------------------------------------------------------------------------------------------
+// Session
+// ---------------------------------------------------------------------------------------------
+
+/** @since 0.1.0 @category schemas */
+export const User = Schema.Struct({
+  id: Schema.String,
+  email: Schema.String,
+  totp_enabled: Schema.Boolean
+}).annotations({ identifier: "DashboardUser" })
+
+/** @since 0.1.0 @category schemas */
+export const Organisation = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  plan: Schema.Literal("sandbox", "production")
+}).annotations({ identifier: "DashboardOrganisation" })
+
+/**
+ * Who is signed in, and the CSRF token every change must send in `X-CSRF-Token`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Me = Schema.Struct({
+  user: User,
+  organisation: Organisation,
+  role: Role,
+  csrf_token: Schema.String,
+  expires_at: Millis
+}).annotations({ identifier: "DashboardMe" })
+
+/** @since 0.1.0 @category schemas */
+export const SignIn = Schema.Struct({
+  email: Email,
+  password: Password,
+  totp_code: Schema.optional(TotpCode),
+  /** Which of the user's organisations to open (default: the oldest membership). */
+  organisation_id: Schema.optional(Schema.String)
+}).annotations({ identifier: "DashboardSignIn", parseOptions: strict })
+
+/** @since 0.1.0 @category schemas */
+export const AcceptInvitation = Schema.Struct({
+  token: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)),
+  email: Email,
+  password: NewPassword
+}).annotations({ identifier: "DashboardAcceptInvitation", parseOptions: strict })
+
+// ---------------------------------------------------------------------------------------------
+// TOTP
+// ---------------------------------------------------------------------------------------------
+
+/** @since 0.1.0 @category schemas */
+export const TotpEnrolment = Schema.Struct({
+  otpauth_uri: Schema.String,
+  secret: Schema.String
+}).annotations({ identifier: "DashboardTotpEnrolment" })
+
+/** @since 0.1.0 @category schemas */
+export const TotpCodeBody = Schema.Struct({ code: TotpCode }).annotations({
+  identifier: "DashboardTotpCode",
+  parseOptions: strict
+})
+
+/** @since 0.1.0 @category schemas */
+export const TotpStatus = Schema.Struct({ totp_enabled: Schema.Boolean }).annotations({
+  identifier: "DashboardTotpStatus"
+})
+
+// ---------------------------------------------------------------------------------------------
+// Team
+// ---------------------------------------------------------------------------------------------
+
+/** @since 0.1.0 @category schemas */
+export const Member = Schema.Struct({
+  user_id: Schema.String,
+  email: Schema.String,
+  role: Role,
+  totp_enabled: Schema.Boolean,
+  joined_at: Millis
+}).annotations({ identifier: "DashboardMember" })
+
+/** @since 0.1.0 @category schemas */
+export const Members = Schema.Struct({ data: Schema.Array(Member) }).annotations({ identifier: "DashboardMembers" })
+
+/** @since 0.1.0 @category schemas */
+export const InvitationCreate = Schema.Struct({
+  email: Email,
+  role: Role
+}).annotations({ identifier: "DashboardInvitationCreate", parseOptions: strict })
+
+/**
+ * A new invitation, with its one-time link (shown in this answer only; stored as a hash).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Invitation = Schema.Struct({
+  id: Schema.String,
+  email: Schema.NullOr(Schema.String),
+  role: Role,
+  expires_at: Millis,
+  link: Schema.String
+}).annotations({ identifier: "DashboardInvitation" })
+
+/** @since 0.1.0 @category schemas */
+export const RoleChange = Schema.Struct({ role: Role }).annotations({
+  identifier: "DashboardRoleChange",
+  parseOptions: strict
+})
+
+/** @since 0.1.0 @category schemas */
+export const AuditEntry = Schema.Struct({
+  id: Schema.String,
+  actor: Schema.NullOr(Schema.String).annotations({ description: "The user's e-mail; null for the operator CLI" }),
+  action: Schema.String,
+  target: Schema.NullOr(Schema.String),
+  detail: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  at: Millis
+}).annotations({ identifier: "DashboardAuditEntry" })
+
+/** @since 0.1.0 @category schemas */
+export const AuditPage = Schema.Struct({
+  data: Schema.Array(AuditEntry),
+  page: Schema.Int,
+  per_page: Schema.Int,
+  has_more: Schema.Boolean
+}).annotations({ identifier: "DashboardAuditPage" })
+
+const PageNumber = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 1_000_000))
+const PerPage = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))
+
+/** @since 0.1.0 @category schemas */
+export const AuditQuery = Schema.Struct({
+  page: Schema.optional(PageNumber),
+  per_page: Schema.optional(PerPage)
+})
+
+// ---------------------------------------------------------------------------------------------
+// API keys
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * An API client as the API Keys page lists it: never its secret or a hash.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ApiKey = Schema.Struct({
+  client_id: Schema.String,
+  created_at: Millis,
+  created_by: Schema.NullOr(Schema.String).annotations({
+    description: "The e-mail of the member who made it; null when the operator CLI or the first start did"
+  }),
+  last_used_at: Schema.NullOr(Millis).annotations({ description: "When a token was last issued for it" }),
+  revoked_at: Schema.NullOr(Millis),
+  previous_secret_expires_at: Schema.NullOr(Millis).annotations({
+    description: "After a roll: until when the old secret still works (null when it no longer does)"
+  })
+}).annotations({ identifier: "DashboardApiKey" })
+
+/** @since 0.1.0 @category schemas */
+export const ApiKeys = Schema.Struct({ data: Schema.Array(ApiKey) }).annotations({ identifier: "DashboardApiKeys" })
+
+/**
+ * A client's secret, in the one answer that reveals it (create and roll).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ApiKeySecret = Schema.Struct({
+  client_id: Schema.String,
+  client_secret: Schema.String,
+  previous_secret_expires_at: Schema.NullOr(Millis)
+}).annotations({ identifier: "DashboardApiKeySecret" })
+
+/** @since 0.1.0 @category schemas */
+export const Roll = Schema.Struct({
+  expires_in_seconds: Schema.Int.pipe(Schema.between(0, MAX_ROLL_SECONDS)).annotations({
+    description: "How long the old secret keeps working, from now: 0 to 7 days"
+  })
+}).annotations({ identifier: "DashboardRoll", parseOptions: strict })
+
+const ClientPath = Schema.Struct({ client_id: Schema.String })
+const MemberPath = Schema.Struct({ user_id: Schema.String })
+
+// ---------------------------------------------------------------------------------------------
+// Security
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The signed-in member of a request, as a handler sees it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SessionInfo {
+  /** The session's stored id (the hash of the cookie's value), never the cookie's value. */
+  readonly session_hash: string
+  readonly csrf_token: string
+  readonly user_id: string
+  readonly email: string
+  readonly organisation_id: string
+  readonly role: Role
+  readonly expires_at: number
+}
+
+/**
+ * The signed-in member (provided by {@link DashboardSession}).
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class CurrentSession extends Context.Tag("Dashboard/CurrentSession")<CurrentSession, SessionInfo>() {}
+
+/**
+ * The session cookie, checked on every call but sign-in and accepting an invitation; a change
+ * (any method but GET) without the session's CSRF token is refused 403.
+ *
+ * @since 0.1.0
+ * @category middleware
+ */
+export class DashboardSession extends HttpApiMiddleware.Tag<DashboardSession>()("Dashboard/Session", {
+  failure: Schema.Union(AuthenticationError, PermissionError),
+  provides: CurrentSession,
+  security: { cookie: HttpApiSecurity.apiKey({ in: "cookie", key: SESSION_COOKIE }) }
+}) {}
+
+// ---------------------------------------------------------------------------------------------
+// Groups
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Signing in and out. Sign-in and accepting an invitation are open; `me` and sign-out need the
+ * session.
+ *
+ * @since 0.1.0
+ * @category groups
+ */
+export class SessionGroup extends HttpApiGroup.make("session")
+  .add(HttpApiEndpoint.post("signIn", "/session").setPayload(SignIn).addSuccess(Me))
+  .add(HttpApiEndpoint.post("acceptInvitation", "/invitations/accept").setPayload(AcceptInvitation).addSuccess(Me))
+  .add(
+    HttpApiEndpoint.get("me", "/session").addSuccess(Me).middleware(DashboardSession)
+  )
+  .add(
+    HttpApiEndpoint.del("signOut", "/session").addSuccess(Schema.Void, { status: 204 }).middleware(DashboardSession)
+  )
+{}
+
+/**
+ * The signed-in user's second factor.
+ *
+ * @since 0.1.0
+ * @category groups
+ */
+export class TotpGroup extends HttpApiGroup.make("totp")
+  .add(HttpApiEndpoint.post("enrol", "/totp/enrol").addSuccess(TotpEnrolment))
+  .add(HttpApiEndpoint.post("confirm", "/totp/confirm").setPayload(TotpCodeBody).addSuccess(TotpStatus))
+  .add(HttpApiEndpoint.post("disable", "/totp/disable").setPayload(TotpCodeBody).addSuccess(TotpStatus))
+  .middleware(DashboardSession)
+{}
+
+/**
+ * The organisation's members, invitations and audit log.
+ *
+ * @since 0.1.0
+ * @category groups
+ */
+export class TeamGroup extends HttpApiGroup.make("team")
+  .add(HttpApiEndpoint.get("members", "/members").addSuccess(Members))
+  .add(HttpApiEndpoint.post("invite", "/invitations").setPayload(InvitationCreate).addSuccess(Invitation))
+  .add(
+    HttpApiEndpoint.patch("changeRole", "/members/:user_id").setPath(MemberPath).setPayload(RoleChange).addSuccess(
+      Member
+    )
+  )
+  .add(
+    HttpApiEndpoint.del("removeMember", "/members/:user_id").setPath(MemberPath).addSuccess(Schema.Void, {
+      status: 204
+    })
+  )
+  .add(HttpApiEndpoint.get("audit", "/audit").setUrlParams(AuditQuery).addSuccess(AuditPage))
+  .middleware(DashboardSession)
+{}
+
+/**
+ * The API Keys page: the organisation's API clients.
+ *
+ * @since 0.1.0
+ * @category groups
+ */
+export class KeysGroup extends HttpApiGroup.make("keys")
+  .add(HttpApiEndpoint.get("list", "/keys").addSuccess(ApiKeys))
+  .add(HttpApiEndpoint.post("create", "/keys").addSuccess(ApiKeySecret, { status: 201 }))
+  .add(
+    HttpApiEndpoint.post("roll", "/keys/:client_id/roll").setPath(ClientPath).setPayload(Roll).addSuccess(ApiKeySecret)
+  )
+  .add(HttpApiEndpoint.post("revoke", "/keys/:client_id/revoke").setPath(ClientPath).addSuccess(ApiKey))
+  .middleware(DashboardSession)
+{}
+
+/**
+ * The dashboard's internal API, under {@link PREFIX}.
+ *
+ * @since 0.1.0
+ * @category api
+ */
+export class DashboardApi extends HttpApi.make("dashboard")
+  .add(SessionGroup)
+  .add(TotpGroup)
+  .add(TeamGroup)
+  .add(KeysGroup)
+  .prefix(PREFIX)
+  .addError(ValidationError)
+  .addError(AuthenticationError)
+  .addError(PermissionError)
+  .addError(NotFoundError)
+  .addError(ConflictError)
+  .addError(PayloadTooLarge)
+  .addError(UnsupportedMediaType)
+  .addError(RateLimitError)
+  .addError(InternalError)
+  .addError(ServiceUnavailableError)
+{}

@@ -1,0 +1,212 @@
+/**
+ * The dashboard's internal API (`DashboardApi`, issue #33, ADR 0026) on the server: the session
+ * cookie's middleware (with the CSRF check of every change), the groups' handlers, and the
+ * `/dashboard` page (a placeholder until the pages are built, already under a strict CSP).
+ *
+ * The groups are attached to the same router as `/v1`, so the request middleware of `Http.ts`
+ * (request ids, the body limits, the rate limit, the error envelope) covers them too; they are not
+ * part of `Api`, so they are in neither the OpenAPI document nor the SDK.
+ *
+ * @since 0.1.0
+ */
+import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { DashboardApi } from "@tracebridge/api"
+import { Effect, Layer, Option, Redacted } from "effect"
+import * as DocsRoute from "../docs/Route.js"
+import * as PublicOrigin from "../PublicOrigin.js"
+import * as Dashboard from "../services/Dashboard.js"
+
+const { CurrentSession, DashboardSession, SESSION_COOKIE } = DashboardApi
+
+/** The cookie's path: the pages and their API. */
+const COOKIE_PATH = "/dashboard"
+
+/** Reads a cookie the browser sent (the request's parsed cookies). */
+const cookieOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => request.cookies[SESSION_COOKIE]
+
+/** Sets (or, with undefined, clears) the session cookie on the response of this request. */
+const setSessionCookie = (value: string | undefined, secure: boolean) =>
+  HttpApp.appendPreResponseHandler((_request, response) =>
+    Effect.succeed(
+      HttpServerResponse.unsafeSetCookie(response, SESSION_COOKIE, value ?? "", {
+        httpOnly: true,
+        sameSite: "lax",
+        secure,
+        path: COOKIE_PATH,
+        ...(value === undefined
+          ? { maxAge: 0, expires: new Date(0) }
+          : { maxAge: `${Dashboard.SESSION_TTL_MS} millis` })
+      })
+    )
+  )
+
+/**
+ * The session cookie's check (`DashboardSession`): the session must exist and be current, its
+ * member still a member; any method but GET and HEAD also needs `X-CSRF-Token`.
+ */
+const SessionLive = Layer.effect(
+  DashboardSession,
+  Effect.map(Dashboard.Dashboard, (dashboard) =>
+    DashboardSession.of({
+      cookie: (value) =>
+        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+          dashboard.authenticate(
+            Redacted.value(value),
+            request.method !== "GET" && request.method !== "HEAD",
+            request.headers[DashboardApi.CSRF_HEADER]
+          ))
+    }))
+)
+
+/** Whether this request's public origin is https (then the cookie is `Secure`). */
+const secureOf = (request: HttpServerRequest.HttpServerRequest, publicUrl: Option.Option<string>) =>
+  PublicOrigin.of(request, publicUrl).startsWith("https://")
+
+const addressOf = (request: HttpServerRequest.HttpServerRequest) =>
+  Option.getOrElse(request.remoteAddress, () => "unknown")
+
+const SessionGroupLive = HttpApiBuilder.group(
+  DashboardApi.DashboardApi,
+  "session",
+  (handlers) =>
+    Effect.gen(function*() {
+      const dashboard = yield* Dashboard.Dashboard
+      const publicUrl = yield* Effect.orDie(PublicOrigin.configured)
+      return handlers
+        .handle("signIn", ({ payload, request }) =>
+          Effect.gen(function*() {
+            const opened = yield* dashboard.signIn(payload, addressOf(request), cookieOf(request))
+            yield* setSessionCookie(opened.sessionId, secureOf(request, publicUrl))
+            return opened.me
+          }))
+        .handle("acceptInvitation", ({ payload, request }) =>
+          Effect.gen(function*() {
+            const opened = yield* dashboard.acceptInvitation(payload, addressOf(request), cookieOf(request))
+            yield* setSessionCookie(opened.sessionId, secureOf(request, publicUrl))
+            return opened.me
+          }))
+        .handle("me", () => Effect.flatMap(CurrentSession, dashboard.me))
+        .handle("signOut", ({ request }) =>
+          Effect.gen(function*() {
+            yield* dashboard.signOut(yield* CurrentSession)
+            yield* setSessionCookie(undefined, secureOf(request, publicUrl))
+          }))
+    })
+)
+
+const TotpGroupLive = HttpApiBuilder.group(
+  DashboardApi.DashboardApi,
+  "totp",
+  (handlers) =>
+    Effect.map(Dashboard.Dashboard, (dashboard) =>
+      handlers
+        .handle("enrol", () => Effect.flatMap(CurrentSession, dashboard.totpEnrol))
+        .handle("confirm", ({ payload }) =>
+          Effect.flatMap(
+            CurrentSession,
+            (session) => Effect.as(dashboard.totpConfirm(session, payload.code), { totp_enabled: true })
+          ))
+        .handle("disable", ({ payload }) =>
+          Effect.flatMap(
+            CurrentSession,
+            (session) => Effect.as(dashboard.totpDisable(session, payload.code), { totp_enabled: false })
+          )))
+)
+
+const TeamGroupLive = HttpApiBuilder.group(DashboardApi.DashboardApi, "team", (handlers) =>
+  Effect.gen(function*() {
+    const dashboard = yield* Dashboard.Dashboard
+    const publicUrl = yield* Effect.orDie(PublicOrigin.configured)
+    return handlers
+      .handle("members", () =>
+        Effect.flatMap(CurrentSession, (session) => Effect.map(dashboard.members(session), (data) => ({ data }))))
+      .handle("invite", ({ payload, request }) =>
+        Effect.flatMap(
+          CurrentSession,
+          (session) =>
+            dashboard.invite(session, payload, PublicOrigin.of(request, publicUrl))
+        ))
+      .handle("changeRole", ({ path, payload }) =>
+        Effect.flatMap(CurrentSession, (session) =>
+          dashboard.changeRole(session, path.user_id, payload.role)))
+      .handle("removeMember", ({ path }) =>
+        Effect.flatMap(CurrentSession, (session) =>
+          dashboard.removeMember(session, path.user_id)))
+      .handle("audit", ({ urlParams }) =>
+        Effect.flatMap(
+          CurrentSession,
+          (session) =>
+            dashboard.audit(session, urlParams.page ?? 1, urlParams.per_page ?? 25)
+        ))
+  }))
+
+const KeysGroupLive = HttpApiBuilder.group(
+  DashboardApi.DashboardApi,
+  "keys",
+  (handlers) =>
+    Effect.map(Dashboard.Dashboard, (dashboard) =>
+      handlers
+        .handle(
+          "list",
+          () =>
+            Effect.flatMap(CurrentSession, (session) => Effect.map(dashboard.listKeys(session), (data) => ({ data })))
+        )
+        .handle("create", () => Effect.flatMap(CurrentSession, dashboard.createKey))
+        .handle("roll", ({ path, payload }) =>
+          Effect.flatMap(
+            CurrentSession,
+            (session) => dashboard.rollKey(session, path.client_id, payload.expires_in_seconds)
+          ))
+        .handle(
+          "revoke",
+          ({ path }) => Effect.flatMap(CurrentSession, (session) => dashboard.revokeKey(session, path.client_id))
+        ))
+)
+
+const placeholder = (title: string, body: string) =>
+  `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer"><title>${title} · Tracebridge dashboard</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;margin:0 auto;padding:24px;max-width:720px;color:#0f172a}code{overflow-wrap:anywhere}</style></head>
+<body><main><h1>${title}</h1>${body}</main></body></html>
+`
+
+const home = placeholder(
+  "Tracebridge dashboard",
+  `<p>The dashboard's pages are on their way. Its internal API is served under <code>/dashboard/api</code>
+(sign-in, team, API keys); see <code>docs/dashboard.md</code>.</p>`
+)
+const accept = placeholder(
+  "Accept an invitation",
+  `<p>The page that accepts this invitation is on its way. Until then, accept it with
+<code>POST /dashboard/api/invitations/accept</code> and a JSON body
+<code>{"token": "…", "email": "…", "password": "…"}</code> (the token is in this page's address).</p>`
+)
+
+/**
+ * `/dashboard` and `/dashboard/accept`: placeholders for the pages (no script; the CSP allows their
+ * own style sheet by hash and nothing else).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const PagesLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const page = (html: string) =>
+      Effect.succeed(HttpServerResponse.html(html).pipe(HttpServerResponse.setHeaders(DocsRoute.headersOf(html))))
+    yield* router.get("/dashboard", page(home))
+    yield* router.get("/dashboard/accept", page(accept))
+  })
+)
+
+/**
+ * The internal API's routes (all four groups, with the session middleware), as a layer for
+ * `HttpApiBuilder.serve`, with the `Dashboard` service.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const HttpDashboardLive = Layer.mergeAll(SessionGroupLive, TotpGroupLive, TeamGroupLive, KeysGroupLive).pipe(
+  Layer.provide(SessionLive),
+  Layer.provide(Dashboard.layer)
+)

@@ -1,0 +1,289 @@
+/**
+ * The dashboard's accounts (issue #33, ADR 0026): users, their memberships of organisations,
+ * invitations, sessions, failed sign-ins and the audit log. Nothing secret is stored in plain text:
+ * a password as its scrypt hash, a TOTP secret sealed by the `Crypto` service, an invitation token
+ * and a session id as their SHA-256.
+ *
+ * SQL over the `SqlClient` in context (SQLite or Postgres, migrated by `Database.ts`, migration
+ * `0015_dashboard_accounts`); every row is decoded through a Schema.
+ *
+ * @since 0.1.0
+ */
+import { SqlClient } from "@effect/sql"
+import { SqlRow } from "@tracebridge/sync"
+import { Context, Effect, Layer, Schema } from "effect"
+import type { Option } from "effect"
+
+const { all, count, exec, one, rows } = SqlRow
+
+/** @since 0.1.0 @category models */
+export const Role = Schema.Literal("owner", "admin", "developer", "viewer")
+/** @since 0.1.0 @category models */
+export type Role = typeof Role.Type
+
+const UserRow = Schema.Struct({
+  id: Schema.String,
+  email: Schema.String,
+  password_hash: Schema.String,
+  totp_secret: Schema.NullOr(Schema.String),
+  totp_key_id: Schema.NullOr(Schema.String),
+  totp_enabled: SqlRow.BooleanFromColumn,
+  totp_last_step: SqlRow.NumberOrNullFromColumn,
+  created_at: SqlRow.NumberFromColumn
+})
+/** @since 0.1.0 @category models */
+export type User = typeof UserRow.Type
+const toUser = SqlRow.decoder(UserRow)
+
+const MembershipRow = Schema.Struct({
+  user_id: Schema.String,
+  organisation_id: Schema.String,
+  role: Role,
+  created_at: SqlRow.NumberFromColumn
+})
+/** @since 0.1.0 @category models */
+export type Membership = typeof MembershipRow.Type
+const toMembership = SqlRow.decoder(MembershipRow)
+
+const MemberRow = Schema.Struct({
+  ...MembershipRow.fields,
+  email: Schema.String,
+  totp_enabled: SqlRow.BooleanFromColumn
+})
+/** A membership with its user's e-mail. @since 0.1.0 @category models */
+export type Member = typeof MemberRow.Type
+const toMember = SqlRow.decoder(MemberRow)
+
+const InvitationRow = Schema.Struct({
+  id: Schema.String,
+  token_hash: Schema.String,
+  organisation_id: Schema.String,
+  email: Schema.NullOr(Schema.String),
+  role: Role,
+  invited_by: Schema.NullOr(Schema.String),
+  created_at: SqlRow.NumberFromColumn,
+  expires_at: SqlRow.NumberFromColumn,
+  used_at: SqlRow.NumberOrNullFromColumn
+})
+/** @since 0.1.0 @category models */
+export type Invitation = typeof InvitationRow.Type
+const toInvitation = SqlRow.decoder(InvitationRow)
+
+const SessionRow = Schema.Struct({
+  id_hash: Schema.String,
+  user_id: Schema.String,
+  organisation_id: Schema.String,
+  created_at: SqlRow.NumberFromColumn,
+  last_seen_at: SqlRow.NumberFromColumn,
+  expires_at: SqlRow.NumberFromColumn
+})
+/** @since 0.1.0 @category models */
+export type Session = typeof SessionRow.Type
+const toSession = SqlRow.decoder(SessionRow)
+
+const AuditRow = Schema.Struct({
+  id: Schema.String,
+  organisation_id: Schema.String,
+  actor_id: Schema.NullOr(Schema.String),
+  actor_email: Schema.NullOr(Schema.String),
+  action: Schema.String,
+  target: Schema.NullOr(Schema.String),
+  detail: SqlRow.JsonColumn(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  at: SqlRow.NumberFromColumn
+})
+/** @since 0.1.0 @category models */
+export type Audit = typeof AuditRow.Type
+const toAudit = SqlRow.decoder(AuditRow)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly insertUser: (u: User) => Effect.Effect<void>
+  readonly getUser: (id: string) => Effect.Effect<Option.Option<User>>
+  readonly getUserByEmail: (email: string) => Effect.Effect<Option.Option<User>>
+  /** Stores a sealed TOTP secret (pending until enabled), or clears it (null); forgets the last step used. */
+  readonly setTotp: (
+    userId: string,
+    sealed: { readonly secret: string; readonly keyId: string } | null,
+    enabled: boolean
+  ) => Effect.Effect<void>
+  /**
+   * Records a TOTP time step as used, only if it is later than the last one used (compare-and-set);
+   * false when it is not: that code, or an older one, was already used.
+   */
+  readonly useTotpStep: (userId: string, step: number) => Effect.Effect<boolean>
+
+  readonly insertMembership: (m: Membership) => Effect.Effect<void>
+  readonly getMembership: (userId: string, organisationId: string) => Effect.Effect<Option.Option<Membership>>
+  /** A user's memberships, oldest first. */
+  readonly membershipsOf: (userId: string) => Effect.Effect<ReadonlyArray<Membership>>
+  /** An organisation's members with their e-mails, oldest first. */
+  readonly members: (organisationId: string) => Effect.Effect<ReadonlyArray<Member>>
+  readonly setRole: (userId: string, organisationId: string, role: Role) => Effect.Effect<boolean>
+  readonly deleteMembership: (userId: string, organisationId: string) => Effect.Effect<boolean>
+  readonly countOwners: (organisationId: string) => Effect.Effect<number>
+
+  readonly insertInvitation: (i: Invitation) => Effect.Effect<void>
+  readonly getInvitation: (tokenHash: string) => Effect.Effect<Option.Option<Invitation>>
+  /** Marks an invitation used, only if it was unused and unexpired; false otherwise (compare-and-set). */
+  readonly useInvitation: (id: string, at: number) => Effect.Effect<boolean>
+
+  readonly insertSession: (s: Session) => Effect.Effect<void>
+  readonly getSession: (idHash: string) => Effect.Effect<Option.Option<Session>>
+  readonly touchSession: (idHash: string, at: number) => Effect.Effect<void>
+  readonly deleteSession: (idHash: string) => Effect.Effect<void>
+  /** Deletes the sessions that have ended: past their expiry, or unused since `idleBefore`. */
+  readonly pruneSessions: (now: number, idleBefore: number) => Effect.Effect<void>
+  /** Ends every session of a user in an organisation (removed from it); all organisations when none given. */
+  readonly deleteSessionsOf: (userId: string, organisationId?: string) => Effect.Effect<void>
+
+  readonly recordFailure: (keys: ReadonlyArray<string>, at: number) => Effect.Effect<void>
+  /** The failures of a key since `since`, and the latest one's time. */
+  readonly failuresSince: (key: string, since: number) => Effect.Effect<{ readonly n: number; readonly last: number }>
+  readonly clearFailures: (key: string) => Effect.Effect<void>
+  /** Forgets failures older than `before` (kept small by every sign-in). */
+  readonly pruneFailures: (before: number) => Effect.Effect<void>
+
+  readonly insertAudit: (a: Audit) => Effect.Effect<void>
+  /** An organisation's audit entries, newest first. */
+  readonly listAudit: (organisationId: string, offset: number, limit: number) => Effect.Effect<ReadonlyArray<Audit>>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class DashboardStore extends Context.Tag("Persistence/DashboardStore")<DashboardStore, Service>() {}
+
+const LastRow = Schema.Struct({ n: SqlRow.NumberFromColumn, last: SqlRow.NumberOrNullFromColumn })
+const toLast = SqlRow.decoder(LastRow)
+
+/**
+ * The store over the `SqlClient` in context. The schema must already be migrated.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.map(
+  SqlClient.SqlClient,
+  (sql): Service => ({
+    insertUser: (u) =>
+      exec(sql`INSERT INTO dashboard_users ${sql.insert({ ...u, totp_enabled: SqlRow.flag(u.totp_enabled) })}`),
+    getUser: (id) => one(sql`SELECT * FROM dashboard_users WHERE id = ${id}`, toUser),
+    getUserByEmail: (email) => one(sql`SELECT * FROM dashboard_users WHERE email = ${email}`, toUser),
+    setTotp: (userId, sealed, enabled) =>
+      exec(
+        sql`UPDATE dashboard_users SET totp_secret = ${sealed?.secret ?? null}, totp_key_id = ${
+          sealed?.keyId ?? null
+        }, totp_enabled = ${SqlRow.flag(enabled)}, totp_last_step = NULL WHERE id = ${userId}`
+      ),
+    useTotpStep: (userId, step) =>
+      Effect.map(
+        rows(
+          sql`UPDATE dashboard_users SET totp_last_step = ${step}
+              WHERE id = ${userId} AND (totp_last_step IS NULL OR totp_last_step < ${step}) RETURNING id`
+        ),
+        (rs) => rs.length === 1
+      ),
+
+    insertMembership: (m) => exec(sql`INSERT INTO dashboard_memberships ${sql.insert({ ...m })}`),
+    getMembership: (userId, organisationId) =>
+      one(
+        sql`SELECT * FROM dashboard_memberships WHERE user_id = ${userId} AND organisation_id = ${organisationId}`,
+        toMembership
+      ),
+    membershipsOf: (userId) =>
+      all(
+        sql`SELECT * FROM dashboard_memberships WHERE user_id = ${userId} ORDER BY created_at, organisation_id`,
+        toMembership
+      ),
+    members: (organisationId) =>
+      all(
+        sql`SELECT m.user_id, m.organisation_id, m.role, m.created_at, u.email, u.totp_enabled
+            FROM dashboard_memberships m JOIN dashboard_users u ON u.id = m.user_id
+            WHERE m.organisation_id = ${organisationId}
+            ORDER BY m.created_at, m.user_id`,
+        toMember
+      ),
+    setRole: (userId, organisationId, role) =>
+      Effect.map(
+        rows(
+          sql`UPDATE dashboard_memberships SET role = ${role}
+              WHERE user_id = ${userId} AND organisation_id = ${organisationId} RETURNING user_id`
+        ),
+        (rs) => rs.length > 0
+      ),
+    deleteMembership: (userId, organisationId) =>
+      Effect.map(
+        rows(
+          sql`DELETE FROM dashboard_memberships
+              WHERE user_id = ${userId} AND organisation_id = ${organisationId} RETURNING user_id`
+        ),
+        (rs) => rs.length > 0
+      ),
+    countOwners: (organisationId) =>
+      count(
+        sql`SELECT COUNT(*) AS n FROM dashboard_memberships WHERE organisation_id = ${organisationId} AND role = 'owner'`
+      ),
+
+    insertInvitation: (i) => exec(sql`INSERT INTO dashboard_invitations ${sql.insert({ ...i })}`),
+    getInvitation: (tokenHash) =>
+      one(sql`SELECT * FROM dashboard_invitations WHERE token_hash = ${tokenHash}`, toInvitation),
+    useInvitation: (id, at) =>
+      Effect.map(
+        rows(
+          sql`UPDATE dashboard_invitations SET used_at = ${at}
+              WHERE id = ${id} AND used_at IS NULL AND expires_at > ${at} RETURNING id`
+        ),
+        (rs) => rs.length === 1
+      ),
+
+    insertSession: (s) => exec(sql`INSERT INTO dashboard_sessions ${sql.insert({ ...s })}`),
+    getSession: (idHash) => one(sql`SELECT * FROM dashboard_sessions WHERE id_hash = ${idHash}`, toSession),
+    touchSession: (idHash, at) =>
+      exec(sql`UPDATE dashboard_sessions SET last_seen_at = ${at} WHERE id_hash = ${idHash}`),
+    deleteSession: (idHash) => exec(sql`DELETE FROM dashboard_sessions WHERE id_hash = ${idHash}`),
+    pruneSessions: (now, idleBefore) =>
+      exec(sql`DELETE FROM dashboard_sessions WHERE expires_at <= ${now} OR last_seen_at <= ${idleBefore}`),
+    deleteSessionsOf: (userId, organisationId) =>
+      organisationId === undefined
+        ? exec(sql`DELETE FROM dashboard_sessions WHERE user_id = ${userId}`)
+        : exec(
+          sql`DELETE FROM dashboard_sessions WHERE user_id = ${userId} AND organisation_id = ${organisationId}`
+        ),
+
+    recordFailure: (keys, at) =>
+      keys.length === 0
+        ? Effect.void
+        : exec(sql`INSERT INTO dashboard_sign_in_failures ${sql.insert(keys.map((key) => ({ key, at })))}`),
+    failuresSince: (key, since) =>
+      Effect.map(
+        one(
+          sql`SELECT COUNT(*) AS n, MAX(at) AS last FROM dashboard_sign_in_failures WHERE key = ${key} AND at > ${since}`,
+          toLast
+        ),
+        (found) => found._tag === "Some" ? { n: found.value.n, last: found.value.last ?? 0 } : { n: 0, last: 0 }
+      ),
+    clearFailures: (key) => exec(sql`DELETE FROM dashboard_sign_in_failures WHERE key = ${key}`),
+    pruneFailures: (before) => exec(sql`DELETE FROM dashboard_sign_in_failures WHERE at <= ${before}`),
+
+    insertAudit: (a) =>
+      exec(sql`INSERT INTO dashboard_audit ${sql.insert({ ...a, detail: JSON.stringify(a.detail) })}`),
+    listAudit: (organisationId, offset, limit) =>
+      all(
+        sql`SELECT * FROM dashboard_audit WHERE organisation_id = ${organisationId}
+            ORDER BY at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
+        toAudit
+      )
+  })
+)
+
+/**
+ * `DashboardStore` over the `SqlClient` in context (run the migrations first: `Database.ts` does).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<DashboardStore, never, SqlClient.SqlClient> = Layer.effect(DashboardStore, make)

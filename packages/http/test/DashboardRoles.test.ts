@@ -1,0 +1,213 @@
+/**
+ * The dashboard's role matrix (issue #33, `docs/dashboard.md`): every call of the internal API,
+ * by each of the four roles, against the member's own organisation and against another
+ * organisation's members and API keys, which are never reachable (404 where the role may act,
+ * 403 where it may not), never listed, and never changed.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Bootstrap, Http } from "@tracebridge/http"
+import { Effect, Layer, Option } from "effect"
+import * as Server from "../src/Server.js"
+import * as Crypto from "../src/services/Crypto.js"
+import { accept, firstOwner, invited, type Member, raw, tokenFor } from "./support/Dashboard.js"
+import * as TestDatabase from "./support/TestDatabase.js"
+
+const app = Http.makeHttpLive({ worker: false }).pipe(
+  Layer.provideMerge(Server.layerTest),
+  Layer.provideMerge(Crypto.layerTest),
+  Layer.provideMerge(TestDatabase.layer)
+)
+
+type Role = "owner" | "admin" | "developer" | "viewer"
+const roles: ReadonlyArray<Role> = ["owner", "admin", "developer", "viewer"]
+
+/** The status each role gets; one number: every role. */
+type Expected = number | Readonly<Record<Role, number>>
+const by = (owner: number, admin: number, developer: number, viewer: number) => ({ owner, admin, developer, viewer })
+
+describe("Dashboard roles", () => {
+  it.scoped("every call, four roles, and another organisation's data never reachable", () =>
+    Effect.gen(function*() {
+      // organisation A: its first owner, and one member of each other role
+      const start = Option.getOrThrow(yield* Bootstrap.firstStart)
+      const owner = yield* accept((yield* Bootstrap.firstOwnerLink(start.client_id))!, "owner@a.example")
+      const members: Record<Role, Member> = {
+        owner,
+        admin: yield* invited(owner, "admin@a.example", "admin"),
+        developer: yield* invited(owner, "developer@a.example", "developer"),
+        viewer: yield* invited(owner, "viewer@a.example", "viewer")
+      }
+      // organisation B: its owner, a member and an API key
+      const orgB = yield* Bootstrap.createOrganisation("Organisation B")
+      const ownerB = yield* firstOwner(orgB.id, "owner@b.example")
+      const memberB = yield* invited(ownerB, "member@b.example", "viewer")
+      const keyB = yield* raw("POST", "/dashboard/api/keys", { cookie: ownerB.cookie, csrf: ownerB.csrf })
+      assert.strictEqual(keyB.status, 201)
+      const clientB = keyB.body.client_id as string
+
+      for (const role of roles) {
+        const me = members[role]
+        // fresh targets in A for this role's changes, made by the owner
+        const target = yield* invited(owner, `target-${role}@a.example`, "viewer")
+        const removable = yield* invited(owner, `removable-${role}@a.example`, "viewer")
+        const keyA = (yield* raw("POST", "/dashboard/api/keys", { cookie: owner.cookie, csrf: owner.csrf })).body
+          .client_id as string
+
+        const calls: ReadonlyArray<
+          readonly [string, "GET" | "POST" | "PATCH" | "DELETE", string, unknown, Expected]
+        > = [
+          ["me", "GET", "/dashboard/api/session", undefined, 200],
+          ["members", "GET", "/dashboard/api/members", undefined, 200],
+          ["audit", "GET", "/dashboard/api/audit?per_page=100", undefined, 200],
+          ["keys", "GET", "/dashboard/api/keys", undefined, 200],
+          ["invite a developer", "POST", "/dashboard/api/invitations", {
+            email: `d-${role}@a.example`,
+            role: "developer"
+          }, by(200, 200, 403, 403)],
+          ["invite an owner", "POST", "/dashboard/api/invitations", {
+            email: `o-${role}@a.example`,
+            role: "owner"
+          }, by(200, 403, 403, 403)],
+          [
+            "change a member's role",
+            "PATCH",
+            `/dashboard/api/members/${target.userId}`,
+            { role: "developer" },
+            by(200, 200, 403, 403)
+          ],
+          [
+            "make an owner",
+            "PATCH",
+            `/dashboard/api/members/${target.userId}`,
+            { role: "owner" },
+            by(200, 403, 403, 403)
+          ],
+          [
+            "back to viewer (for the owner: an owner demoted while another owner remains)",
+            "PATCH",
+            `/dashboard/api/members/${target.userId}`,
+            { role: "viewer" },
+            by(200, 200, 403, 403)
+          ],
+          [
+            "demote the last owner",
+            "PATCH",
+            `/dashboard/api/members/${owner.userId}`,
+            { role: "admin" },
+            by(409, 403, 403, 403)
+          ],
+          [
+            "remove the last owner",
+            "DELETE",
+            `/dashboard/api/members/${owner.userId}`,
+            undefined,
+            by(409, 403, 403, 403)
+          ],
+          [
+            "remove a member",
+            "DELETE",
+            `/dashboard/api/members/${removable.userId}`,
+            undefined,
+            by(204, 204, 403, 403)
+          ],
+          ["create a key", "POST", "/dashboard/api/keys", undefined, by(201, 201, 201, 403)],
+          [
+            "roll a key",
+            "POST",
+            `/dashboard/api/keys/${keyA}/roll`,
+            { expires_in_seconds: 3600 },
+            by(200, 200, 200, 403)
+          ],
+          ["revoke a key", "POST", `/dashboard/api/keys/${keyA}/revoke`, undefined, by(200, 200, 200, 403)],
+          ["enrol TOTP", "POST", "/dashboard/api/totp/enrol", undefined, 200],
+          // another organisation's member and key: never reachable
+          [
+            "change B's member",
+            "PATCH",
+            `/dashboard/api/members/${memberB.userId}`,
+            { role: "admin" },
+            by(
+              404,
+              404,
+              403,
+              403
+            )
+          ],
+          [
+            "remove B's member",
+            "DELETE",
+            `/dashboard/api/members/${memberB.userId}`,
+            undefined,
+            by(404, 404, 403, 403)
+          ],
+          ["remove B's owner", "DELETE", `/dashboard/api/members/${ownerB.userId}`, undefined, by(404, 404, 403, 403)],
+          [
+            "roll B's key",
+            "POST",
+            `/dashboard/api/keys/${clientB}/roll`,
+            { expires_in_seconds: 0 },
+            by(
+              404,
+              404,
+              404,
+              403
+            )
+          ],
+          ["revoke B's key", "POST", `/dashboard/api/keys/${clientB}/revoke`, undefined, by(404, 404, 404, 403)]
+        ]
+        for (const [what, method, url, json, expected] of calls) {
+          const status = typeof expected === "number" ? expected : expected[role]
+          const answer = yield* raw(method, url, {
+            cookie: me.cookie,
+            csrf: me.csrf,
+            ...(json === undefined ? {} : { json })
+          })
+          assert.strictEqual(answer.status, status, `${role}: ${what} answered ${answer.text}`)
+          if (status >= 400) {
+            assert.containsAllKeys(answer.body.error, ["type", "code", "message", "request_id"])
+          }
+          if (role === "viewer") assert.notInclude(answer.text, "client_secret", `viewer: ${what}`)
+          // B's data is never in an answer to A's members
+          assert.notInclude(answer.text, clientB, `${role}: ${what}`)
+          assert.notInclude(answer.text, "b.example", `${role}: ${what}`)
+        }
+        // sign-out, for every role
+        assert.strictEqual(
+          (yield* raw("DELETE", "/dashboard/api/session", { cookie: me.cookie, csrf: me.csrf })).status,
+          204,
+          role
+        )
+        assert.strictEqual((yield* raw("GET", "/dashboard/api/session", { cookie: me.cookie })).status, 401, role)
+        // signed in again for the next rounds (the owner makes targets)
+        const back = yield* raw("POST", "/dashboard/api/session", { json: { email: me.email, password: me.password } })
+        assert.strictEqual(back.status, 200)
+        members[role] = { ...me, cookie: back.cookie!, csrf: back.body.csrf_token }
+        if (role === "owner") Object.assign(owner, members.owner)
+      }
+
+      // nothing of B's changed: its key still works, its member is still there with the same role
+      const listedB = yield* raw("GET", "/dashboard/api/members", { cookie: ownerB.cookie })
+      assert.deepStrictEqual(
+        listedB.body.data.map((m: any) => [m.email, m.role]).sort(),
+        [["member@b.example", "viewer"], ["owner@b.example", "owner"]]
+      )
+      assert.strictEqual((yield* tokenFor(clientB, keyB.body.client_secret)).status, 200)
+      const auditB = yield* raw("GET", "/dashboard/api/audit?per_page=100", { cookie: ownerB.cookie })
+      assert.notInclude(auditB.text, "a.example")
+      // an unauthenticated call is refused 401 everywhere but sign-in and accepting an invitation
+      for (
+        const [method, url] of [
+          ["GET", "/dashboard/api/session"],
+          ["GET", "/dashboard/api/members"],
+          ["GET", "/dashboard/api/audit"],
+          ["GET", "/dashboard/api/keys"],
+          ["POST", "/dashboard/api/keys"],
+          ["POST", "/dashboard/api/totp/enrol"]
+        ] as const
+      ) {
+        const answer = yield* raw(method, url)
+        assert.strictEqual(answer.status, 401, `${method} ${url}`)
+        assert.strictEqual(answer.body.error.type, "authentication_error")
+      }
+    }).pipe(Effect.provide(app)), { timeout: 240_000 })
+})
