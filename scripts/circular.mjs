@@ -5,7 +5,8 @@
 //   node scripts/circular.mjs DIR...     only the import-cycle check, over the given folders
 //
 // The layers, innermost first: core ← adapter-* and sync ← providers (the catalog) ← api (the
-// contract) and sandbox ← http. Client-side packages
+// contract) and sandbox ← http and cli (the two programs: the server, and the developer's command,
+// which talks to the server through the SDK and never imports it). Client-side packages
 // (connect, client, webhooks) sit with core: they depend on nothing of ours. The managed sync
 // (sync) knows no provider: it sits beside the adapters and depends on core only. A package may depend only on
 // packages of an inner layer (never on its own layer, never outwards). This is checked twice: on
@@ -34,10 +35,10 @@ const layerOf = (dir) =>
     ? 2
     : dir === "api" || dir === "sandbox"
     ? 3
-    : dir === "http"
+    : dir === "http" || dir === "cli"
     ? 4
     : undefined
-const layerNames = ["core|connect|client|webhooks", "adapter-*|sync", "providers", "api|sandbox", "http"]
+const layerNames = ["core|connect|client|webhooks", "adapter-*|sync", "providers", "api|sandbox", "http|cli"]
 const mayDependOn = (from, to) => layerOf(to) < layerOf(from)
 
 const packageDirs = readdirSync(join(root, "packages"), { withFileTypes: true })
@@ -136,7 +137,7 @@ if (!custom) {
           failures.push(
             `packages/${dir}/package.json: ${field} → ${dep} points the wrong way ` +
               `(allowed: core → nothing; adapter-*, sync → core; providers → core, adapter-*, sync; ` +
-              `api, sandbox → core, adapter-*, sync, providers; http → all of these)`
+              `api, sandbox → core, adapter-*, sync, providers; http, cli → all of these)`
           )
         }
       }

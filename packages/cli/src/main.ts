@@ -1,0 +1,281 @@
+/**
+ * The `tracebridge` command (`npx tracebridge` in a clone, after `npm install`), on `@effect/cli`.
+ * Every command takes `--json`. Credentials: `TRACEBRIDGE_CLIENT_ID`/`_SECRET` (and
+ * `TRACEBRIDGE_API_URL`) or `tracebridge login` (`Credentials.ts`). No command prints a client
+ * secret or a token.
+ *
+ * @since 0.1.0
+ */
+import { Args, Command, Options } from "@effect/cli"
+import { FetchHttpClient } from "@effect/platform"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { Tracebridge } from "@tracebridge/client"
+import { Console, Effect, HashMap, Layer, Option, Redacted } from "effect"
+import { spawn } from "node:child_process"
+import { createRequire } from "node:module"
+import * as Credentials from "./Credentials.js"
+import * as Listen from "./Listen.js"
+
+const json = Options.boolean("json").pipe(Options.withDescription("Print JSON, one object per line"))
+
+const print = (line: string) => Console.log(line)
+
+/** The SDK for these credentials. */
+const sdkOf = (credentials: Credentials.Credentials) =>
+  new Tracebridge({
+    baseUrl: credentials.apiUrl,
+    clientId: credentials.clientId,
+    clientSecret: credentials.clientSecret
+  })
+
+/** An SDK call; its failure as one line (the API's error code and message). */
+const api = <A>(what: string, call: () => Promise<A>) =>
+  Effect.tryPromise({
+    try: call,
+    catch: (error) => {
+      const body = (error as { body?: { error?: { code?: string; message?: string } } }).body
+      const detail = body?.error?.message !== undefined
+        ? `${body.error.code ?? "error"}: ${body.error.message}`
+        : String(error instanceof Error ? error.message : error)
+      return new Credentials.CliError(`${what}: ${detail}`)
+    }
+  })
+
+const login = Command.make(
+  "login",
+  {
+    clientId: Options.text("client-id").pipe(Options.withDescription("The API client's id (tb_client_…)")),
+    clientSecret: Options.redacted("client-secret").pipe(
+      Options.withDescription("The API client's secret; kept in the config file, readable by you only")
+    ),
+    apiUrl: Options.text("api-url").pipe(
+      Options.withDefault(Credentials.DEFAULT_API_URL),
+      Options.withDescription("The API's origin")
+    ),
+    json
+  },
+  ({ apiUrl, clientId, clientSecret, json }) =>
+    Effect.gen(function*() {
+      const credentials = {
+        apiUrl: apiUrl.replace(/\/+$/, ""),
+        clientId,
+        clientSecret: Redacted.value(clientSecret)
+      }
+      // checked before it is saved: a wrong secret is said now, not at the next command
+      yield* api("sign-in failed", () => sdkOf(credentials).accessToken())
+      const file = yield* Credentials.save(credentials)
+      yield* print(
+        json
+          ? JSON.stringify({ client_id: clientId, api_url: credentials.apiUrl, config_file: file })
+          : `Signed in as ${clientId} at ${credentials.apiUrl}; saved in ${file} (readable by you only)`
+      )
+    })
+).pipe(Command.withDescription("Save the API client's credentials for the other commands"))
+
+const listen = Command.make(
+  "listen",
+  {
+    forwardTo: Options.text("forward-to").pipe(
+      Options.withDescription("The local URL that receives each event, signed as a webhook delivery")
+    ),
+    events: Options.text("events").pipe(
+      Options.optional,
+      Options.withDescription("Only these event types, comma-separated")
+    ),
+    connection: Options.text("connection").pipe(Options.optional, Options.withDescription("Only this connection")),
+    json
+  },
+  ({ connection, events, forwardTo, json }) =>
+    Effect.gen(function*() {
+      const credentials = yield* Credentials.resolve()
+      return yield* Listen.run(credentials, {
+        forwardTo,
+        types: Option.getOrUndefined(Option.map(events, (e) => e.split(",").map((t) => t.trim()).filter(Boolean))),
+        connectionId: Option.getOrUndefined(connection),
+        json
+      }, print)
+    })
+).pipe(Command.withDescription("Forward the organisation's events to a local URL, without a public URL"))
+
+const trigger = Command.make(
+  "trigger",
+  {
+    scenario: Args.text({ name: "scenario" }).pipe(
+      Args.withDescription("transfer_arrived, transfer_completed, lab_result_received, connection_login_required, …")
+    ),
+    connection: Options.text("connection").pipe(
+      Options.optional,
+      Options.withDescription("The sandbox connection (default: a new one)")
+    ),
+    provider: Options.text("provider").pipe(
+      Options.withDefault("provider_a"),
+      Options.withDescription("The new connection's provider")
+    ),
+    state: Options.text("state").pipe(Options.withDefault("CO"), Options.withDescription("The new connection's state")),
+    params: Options.keyValueMap("param").pipe(
+      Options.optional,
+      Options.withDescription("A scenario parameter, key=value (repeat it)")
+    ),
+    json
+  },
+  ({ connection, json, params, provider, scenario, state }) =>
+    Effect.gen(function*() {
+      const sdk = sdkOf(yield* Credentials.resolve())
+      const connectionId = Option.isSome(connection) ? connection.value : yield* Effect.gen(function*() {
+        const created = yield* api("making a sandbox connection", () =>
+          sdk.post("/v1/sandbox/public_token/create", { body: { provider, state } as never }))
+        const exchanged = yield* api("making a sandbox connection", () =>
+          sdk.post("/v1/link/token/exchange", {
+            body: { public_token: (created as { data: { public_token: string } }).data.public_token }
+          }))
+        return (exchanged as { data: { connection_id: string } }).data.connection_id
+      })
+      const body = {
+        scenario,
+        params: Option.match(params, {
+          onNone: () => ({}),
+          onSome: (map) =>
+            Object.fromEntries(HashMap.toEntries(map))
+        })
+      }
+      const answer = yield* api("simulate", () =>
+        sdk.post("/v1/sandbox/{connection_id}/simulate", {
+          params: { path: { connection_id: connectionId } },
+          body: body as never
+        }))
+      const data = (answer as { data: { event: { id: string; type: string } | null; deliveries: number } }).data
+      yield* print(
+        json
+          ? JSON.stringify({ connection_id: connectionId, scenario, event: data.event, deliveries: data.deliveries })
+          : data.event === null
+          ? `${scenario} on ${connectionId}: done (no event)`
+          : `${scenario} on ${connectionId}: ${data.event.type} ${data.event.id}, queued for ${data.deliveries} endpoint(s)`
+      )
+    })
+).pipe(Command.withDescription("Run a sandbox scenario (simulate), on a new sandbox connection unless one is given"))
+
+const eventsList = Command.make(
+  "list",
+  {
+    failed: Options.boolean("failed").pipe(
+      Options.withDescription("Only events an endpoint has not received (delivery_success=false)")
+    ),
+    type: Options.text("type").pipe(Options.optional, Options.withDescription("Only this event type")),
+    connection: Options.text("connection").pipe(Options.optional, Options.withDescription("Only this connection")),
+    limit: Options.integer("limit").pipe(Options.withDefault(25), Options.withDescription("At most this many (1–100)")),
+    json
+  },
+  ({ connection, failed, json, limit, type }) =>
+    Effect.gen(function*() {
+      const sdk = sdkOf(yield* Credentials.resolve())
+      const query = {
+        per_page: String(Math.min(100, Math.max(1, limit))),
+        ...(failed ? { delivery_success: "false" } : {}),
+        ...(Option.isSome(type) ? { type: type.value } : {}),
+        ...(Option.isSome(connection) ? { connection_id: connection.value } : {})
+      }
+      const answer = yield* api("listing events", () => sdk.get("/v1/events", { params: { query: query as never } }))
+      const events = (answer as {
+        data: ReadonlyArray<
+          { id: string; type: string; created_at: string; connection_id: string; delivery: { status: string } }
+        >
+      }).data
+      for (const event of events) {
+        yield* print(
+          json
+            ? JSON.stringify(event)
+            : `${event.created_at}  ${event.type.padEnd(26)} ${event.id}  ${
+              event.delivery.status.padEnd(9)
+            } ${event.connection_id}`
+        )
+      }
+      if (!json && events.length === 0) yield* print("No events.")
+    })
+).pipe(Command.withDescription("List events, newest first"))
+
+const eventsResend = Command.make(
+  "resend",
+  {
+    id: Args.text({ name: "event_id" }),
+    webhook: Options.text("webhook").pipe(
+      Options.optional,
+      Options.withDescription("Only to this endpoint (default: every endpoint it was queued for)")
+    ),
+    json
+  },
+  ({ id, json, webhook }) =>
+    Effect.gen(function*() {
+      const sdk = sdkOf(yield* Credentials.resolve())
+      const answer = yield* api("reading the event", () =>
+        sdk.get("/v1/events/{event_id}", { params: { path: { event_id: id } } }))
+      const endpoints = (answer as {
+        data: { delivery: { endpoints: ReadonlyArray<{ webhook_id: string; delivery_id: string }> } }
+      }).data.delivery.endpoints.filter((e) =>
+        Option.isNone(webhook) || e.webhook_id === webhook.value
+      )
+      if (endpoints.length === 0) {
+        return yield* Effect.fail(new Credentials.CliError(`event ${id} has no delivery to resend`))
+      }
+      for (const endpoint of endpoints) {
+        yield* api("resending", () =>
+          sdk.post("/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry", {
+            params: { path: { webhook_id: endpoint.webhook_id, delivery_id: endpoint.delivery_id } }
+          }))
+        yield* print(
+          json
+            ? JSON.stringify({ event_id: id, webhook_id: endpoint.webhook_id, delivery_id: endpoint.delivery_id })
+            : `Resending ${id} to ${endpoint.webhook_id} (delivery ${endpoint.delivery_id})`
+        )
+      }
+    })
+).pipe(Command.withDescription("Send an event's deliveries again"))
+
+const events = Command.make("events").pipe(
+  Command.withDescription("The events the organisation's webhooks were sent"),
+  Command.withSubcommands([eventsList, eventsResend])
+)
+
+const sandboxStart = Command.make(
+  "start",
+  { args: Args.text({ name: "arg" }).pipe(Args.repeated, Args.withDescription("Passed to tracebridge-sandbox")) },
+  ({ args }) =>
+    Effect.async<void, Credentials.CliError>((resume) => {
+      const require = createRequire(import.meta.url)
+      const bin = require.resolve("@tracebridge/sandbox/package.json").replace(
+        /package\.json$/,
+        "bin/tracebridge-sandbox.mjs"
+      )
+      const child = spawn(process.execPath, [bin, ...args], { stdio: "inherit" })
+      const forward = (signal: NodeJS.Signals) => () => child.kill(signal)
+      process.once("SIGINT", forward("SIGINT"))
+      process.once("SIGTERM", forward("SIGTERM"))
+      child.once("exit", (code) =>
+        resume(
+          code === 0 || code === null
+            ? Effect.void
+            : Effect.fail(new Credentials.CliError(`tracebridge-sandbox exited with ${code}`))
+        ))
+    })
+).pipe(Command.withDescription("Run the standalone emulator of the state systems (tracebridge-sandbox)"))
+
+const sandbox = Command.make("sandbox").pipe(
+  Command.withDescription("The standalone sandbox"),
+  Command.withSubcommands([sandboxStart])
+)
+
+const tracebridge = Command.make("tracebridge").pipe(
+  Command.withDescription("Tracebridge from a terminal: local webhooks, sandbox scenarios, events"),
+  Command.withSubcommands([login, listen, trigger, events, sandbox])
+)
+
+const cli = Command.run(tracebridge, { name: "tracebridge", version: "0.1.0" })
+
+cli(process.argv).pipe(
+  Effect.catchIf(
+    (error): error is Credentials.CliError => error instanceof Credentials.CliError,
+    (error) =>
+      Effect.zipRight(Console.error(`tracebridge: ${error.message}`), Effect.sync(() => (process.exitCode = 1)))
+  ),
+  Effect.provide(Layer.mergeAll(NodeContext.layer, FetchHttpClient.layer)),
+  NodeRuntime.runMain({ disableErrorReporting: false })
+)
