@@ -14,6 +14,7 @@ import { SqlRow } from "@tracebridge/sync"
 import { Context, Effect, Layer, Schema } from "effect"
 import type { Option } from "effect"
 import type { DeliveryStatus, WebhookEventRow } from "./WebhookStore.js"
+import { toEvent } from "./WebhookStore.js"
 
 const { all, count, exec, one, transaction } = SqlRow
 const { NumberFromColumn, NumberOrNullFromColumn } = SqlRow
@@ -82,17 +83,6 @@ export interface Service {
  * @category tags
  */
 export class EventStore extends Context.Tag("Persistence/EventStore")<EventStore, Service>() {}
-
-const EventRow = Schema.Struct({
-  id: Schema.String,
-  organisation_id: Schema.String,
-  connection_id: Schema.String,
-  type: Schema.String,
-  body: Schema.String,
-  created_at: NumberFromColumn,
-  trace_parent: Schema.NullOr(Schema.String)
-})
-const toEvent: (row: unknown) => WebhookEventRow = SqlRow.decoder(EventRow)
 
 const DeliveryRow = Schema.Struct({
   id: Schema.String,

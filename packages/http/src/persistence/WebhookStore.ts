@@ -226,8 +226,13 @@ const EndpointRow = Schema.Struct({
 })
 const toEndpoint: (row: unknown) => WebhookEndpoint = SqlRow.decoder(EndpointRow)
 
-/** A `webhook_events` row. */
-const EventRow = Schema.Struct({
+/**
+ * A `webhook_events` row, decoded (the events API reads them too, `EventStore.ts`).
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const EventRow = Schema.Struct({
   id: Schema.String,
   organisation_id: Schema.String,
   connection_id: Schema.String,
@@ -236,7 +241,11 @@ const EventRow = Schema.Struct({
   created_at: NumberFromColumn,
   trace_parent: Schema.NullOr(Schema.String)
 })
-const toEvent: (row: unknown) => WebhookEventRow = SqlRow.decoder(EventRow)
+/**
+ * @since 0.1.0
+ * @category decoding
+ */
+export const toEvent: (row: unknown) => WebhookEventRow = SqlRow.decoder(EventRow)
 
 /** A `webhook_deliveries` row; its event type is only ever written from an event's own. */
 const DeliveryRow = Schema.Struct({
