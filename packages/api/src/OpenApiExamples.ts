@@ -602,7 +602,10 @@ const arrivedEvent: typeof Events.Event.Encoded = {
   created_at: transferArrived.created,
   connection_id: CONNECTION_ID,
   data: transferArrived.data,
-  delivery: { status: "delivered", endpoints: [{ webhook_id: WEBHOOK_ID, delivery_id: delivered.id, status: "succeeded", attempts: 2 }] }
+  delivery: {
+    status: "delivered",
+    endpoints: [{ webhook_id: WEBHOOK_ID, delivery_id: delivered.id, status: "succeeded", attempts: 2 }]
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
