@@ -33,6 +33,7 @@ import * as MetricsStore from "./MetricsStore.js"
 import { loader } from "./migrations.js"
 import * as MigrationState from "./MigrationState.js"
 import * as RateBuckets from "./RateBuckets.js"
+import * as RequestLogStore from "./RequestLogStore.js"
 import * as RowCache from "./RowCache.js"
 import * as SandboxLog from "./SandboxLog.js"
 import * as Tokens from "./Tokens.js"
@@ -61,6 +62,7 @@ export type Persistence =
   | Transactions.Transactions
   | MigrationState.MigrationState
   | MetricsStore.MetricsStore
+  | RequestLogStore.RequestLogStore
 
 /** The stores with a read that `RowCache` keeps on SQLite. */
 const cacheableStores = Layer.mergeAll(Accounts.layer, Tokens.layer, ConnectionStore.layer)
@@ -77,7 +79,8 @@ const otherStores = Layer.mergeAll(
   SyncStore.layer,
   Transactions.layer,
   MigrationState.layer,
-  MetricsStore.layer
+  MetricsStore.layer,
+  RequestLogStore.layer
 )
 
 /**
