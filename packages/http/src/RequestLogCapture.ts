@@ -109,6 +109,16 @@ export const BATCH_SIZE = 500
 export const BODY_LIMIT = 8192
 
 /**
+ * How long the writer lets records gather after the first one before it writes a batch that is
+ * not full (real time, not Effect's `Clock`): a commit on the embedded database is synchronous
+ * (it holds the event loop for its fsync), so one per record would cost every request.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const BATCH_WAIT_MS = 250
+
+/**
  * How often the nodes that run workers prune the log.
  *
  * @since 0.1.0
@@ -403,6 +413,7 @@ export const layer = (settings: Settings, shutdownGrace: Duration.Duration) =>
       }
       const settle = (n: number) => {
         waiting -= n
+        if (waiting <= 0) urgent = false
         if (waiting <= 0 && idle.length > 0) {
           const done = idle
           idle = []
@@ -507,9 +518,35 @@ export const layer = (settings: Settings, shutdownGrace: Duration.Duration) =>
           Effect.ensuring(Effect.sync(() => settle(batch.length)))
         )
 
+      // A flush in progress: the writer writes what it has without waiting for more.
+      let urgent = false
+      let wake: (() => void) | undefined
+      const pause = Effect.async<void>((resume) => {
+        const timer = setTimeout(() => {
+          wake = undefined
+          resume(Effect.void)
+        }, BATCH_WAIT_MS)
+        wake = () => {
+          clearTimeout(timer)
+          wake = undefined
+          resume(Effect.void)
+        }
+        return Effect.sync(() => {
+          clearTimeout(timer)
+          wake = undefined
+        })
+      })
+      // A batch taken is always written, even when the writer is interrupted while it waits for more.
       const writer = yield* Effect.forkDaemon(Effect.forever(
         Effect.uninterruptibleMask((restore) =>
-          Effect.flatMap(restore(Queue.takeBetween(queue, 1, BATCH_SIZE)), (chunk) => write([...chunk]))
+          Effect.gen(function*() {
+            const batch = [...(yield* restore(Queue.takeBetween(queue, 1, BATCH_SIZE)))]
+            if (batch.length < BATCH_SIZE && !urgent) {
+              yield* Effect.exit(restore(pause))
+              batch.push(...(yield* Queue.takeUpTo(queue, BATCH_SIZE - batch.length)))
+            }
+            yield* write(batch)
+          })
         )
       ))
 
@@ -569,6 +606,8 @@ export const layer = (settings: Settings, shutdownGrace: Duration.Duration) =>
         dropped: () => dropped,
         flush: Effect.suspend(() => {
           if (waiting <= 0) return Effect.void
+          urgent = true
+          wake?.()
           const d = Deferred.unsafeMake<void>(writer.id())
           idle.push(d)
           return Deferred.await(d)
