@@ -12,7 +12,7 @@ import { SqlClient } from "@effect/sql"
 import { SqlRow } from "@tracebridge/sync"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 
-const { all, exec, one, transaction } = SqlRow
+const { all, exec, one } = SqlRow
 const { BooleanFromColumn, NumberFromColumn, NumberOrNullFromColumn } = SqlRow
 
 /**
@@ -152,7 +152,7 @@ export interface Cursor {
  * @category models
  */
 export interface Service {
-  /** Stores entries with their calls, all in one transaction (a multi-row insert per table). */
+  /** Stores entries, then their calls: one multi-row insert per table. */
   readonly insertBatch: (
     batch: ReadonlyArray<{ readonly entry: Entry; readonly calls: ReadonlyArray<Call> }>
   ) => Effect.Effect<void>
@@ -204,7 +204,7 @@ const summaryColumns = [
 ]
 
 /**
- * Rows a prune deletes per transaction: each statement stays short, so writers are not held up.
+ * Entries a prune deletes per round (three short statements): writers are not held up.
  *
  * @since 0.1.0
  * @category constants
@@ -220,17 +220,20 @@ export const PRUNE_CHUNK = 1000
 export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.map(
   SqlClient.SqlClient,
   (sql): Service => {
-    const inTransaction = transaction(sql)
     const columns = sql.literal(summaryColumns.join(", "))
     return {
       insertBatch: (batch) => {
         if (batch.length === 0) return Effect.void
         const entries = batch.map((b) => encodeEntry(b.entry))
         const calls = batch.flatMap((b) => b.calls.map((c) => encodeCall(c)))
-        return inTransaction(Effect.gen(function*() {
+        // Two single statements, not a transaction: each multi-row insert is atomic on its own, and
+        // the log never holds the embedded database's one transaction connection, which requests
+        // and the health probe need (the calls follow their entries; a failed second insert leaves
+        // entries without their calls, never calls without an entry).
+        return Effect.gen(function*() {
           yield* exec(sql`INSERT INTO request_log ${sql.insert(entries)}`)
           if (calls.length > 0) yield* exec(sql`INSERT INTO request_log_calls ${sql.insert(calls)}`)
-        }))
+        })
       },
       list: (organisationId, filters, cursor, limit) => {
         const conditions = [sql`organisation_id = ${organisationId}`]
@@ -266,16 +269,17 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
         Effect.gen(function*() {
           let deleted = 0
           for (;;) {
-            const chunk = yield* inTransaction(Effect.gen(function*() {
-              const ids = (yield* all(
-                sql`SELECT request_id FROM request_log WHERE at < ${before} ORDER BY at LIMIT ${PRUNE_CHUNK}`,
-                toRequestId
-              )).map((r) => r.request_id)
-              if (ids.length === 0) return 0
+            // single statements (no transaction held): the calls go first, so that a prune cut
+            // short leaves no call without its entry
+            const ids = (yield* all(
+              sql`SELECT request_id FROM request_log WHERE at < ${before} ORDER BY at LIMIT ${PRUNE_CHUNK}`,
+              toRequestId
+            )).map((r) => r.request_id)
+            if (ids.length > 0) {
               yield* exec(sql`DELETE FROM request_log_calls WHERE ${sql.in("request_id", ids)}`)
               yield* exec(sql`DELETE FROM request_log WHERE ${sql.in("request_id", ids)}`)
-              return ids.length
-            }))
+            }
+            const chunk = ids.length
             deleted += chunk
             if (chunk < PRUNE_CHUNK) return deleted
           }
