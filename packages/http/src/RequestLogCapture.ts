@@ -97,7 +97,7 @@ export const config: Config.Config<Settings> = Config.all({
  * @since 0.1.0
  * @category constants
  */
-export const BATCH_SIZE = 500
+export const BATCH_SIZE = 1000
 
 /**
  * The most characters of a body stored (request body and error answer, after redaction); a longer
@@ -116,7 +116,7 @@ export const BODY_LIMIT = 8192
  * @since 0.1.0
  * @category constants
  */
-export const BATCH_WAIT_MS = 250
+export const BATCH_WAIT_MS = 1000
 
 /**
  * How often the nodes that run workers prune the log.

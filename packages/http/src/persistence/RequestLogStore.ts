@@ -181,8 +181,8 @@ export class RequestLogStore extends Context.Tag("Persistence/RequestLogStore")<
 const toSummary = SqlRow.decoder(Summary)
 const toEntry = SqlRow.decoder(Entry)
 const toCall = SqlRow.decoder(Call)
-const encodeEntry = Schema.encodeSync(Entry)
-const encodeCall = Schema.encodeSync(Call)
+/** Rows per insert statement: 16 columns each stays under SQLite's 32766 parameters (Postgres: 65535). */
+const INSERT_ROWS = 1000
 const RequestId = Schema.Struct({ request_id: Schema.String })
 const toRequestId = SqlRow.decoder(RequestId)
 
@@ -224,15 +224,23 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
     return {
       insertBatch: (batch) => {
         if (batch.length === 0) return Effect.void
-        const entries = batch.map((b) => encodeEntry(b.entry))
-        const calls = batch.flatMap((b) => b.calls.map((c) => encodeCall(c)))
+        // rows as stored (flags 0/1), built directly: a batch holds up to a thousand
+        const entries = batch.map((b) => ({
+          ...b.entry,
+          request_body_truncated: SqlRow.flag(b.entry.request_body_truncated)
+        }))
+        const calls = batch.flatMap((b) => b.calls.map((c) => ({ ...c, rate_limited: SqlRow.flag(c.rate_limited) })))
         // Two single statements, not a transaction: each multi-row insert is atomic on its own, and
         // the log never holds the embedded database's one transaction connection, which requests
         // and the health probe need (the calls follow their entries; a failed second insert leaves
         // entries without their calls, never calls without an entry).
         return Effect.gen(function*() {
-          yield* exec(sql`INSERT INTO request_log ${sql.insert(entries)}`)
-          if (calls.length > 0) yield* exec(sql`INSERT INTO request_log_calls ${sql.insert(calls)}`)
+          for (let i = 0; i < entries.length; i += INSERT_ROWS) {
+            yield* exec(sql`INSERT INTO request_log ${sql.insert(entries.slice(i, i + INSERT_ROWS))}`)
+          }
+          for (let i = 0; i < calls.length; i += INSERT_ROWS) {
+            yield* exec(sql`INSERT INTO request_log_calls ${sql.insert(calls.slice(i, i + INSERT_ROWS))}`)
+          }
         })
       },
       list: (organisationId, filters, cursor, limit) => {
