@@ -9,7 +9,7 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { Http, Server } from "@tracebridge/http"
-import { Deferred, Duration, Effect, Fiber, Layer, Option, Redacted } from "effect"
+import { ConfigProvider, Deferred, Duration, Effect, Either, Fiber, Layer, Option, Redacted } from "effect"
 import * as TestClock from "effect/TestClock"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -359,6 +359,44 @@ describe("request log", () => {
       }),
     { timeout: 90_000 }
   )
+
+  it.effect("TRACEBRIDGE_REQUEST_LOG=off captures nothing; the settings are validated", () =>
+    Effect.gen(function*() {
+      const read = (env: Record<string, string>) =>
+        Effect.either(Effect.withConfigProvider(RequestLogCapture.config, ConfigProvider.fromJson(env)))
+      assert.deepStrictEqual(yield* read({}), Either.right({ enabled: true, days: 14, queueSize: 10_000 }))
+      assert.deepStrictEqual(
+        yield* read({ TRACEBRIDGE_REQUEST_LOG: "off", TRACEBRIDGE_REQUEST_LOG_DAYS: "30" }),
+        Either.right({ enabled: false, days: 30, queueSize: 10_000 })
+      )
+      for (
+        const bad of [
+          { TRACEBRIDGE_REQUEST_LOG: "yes" },
+          { TRACEBRIDGE_REQUEST_LOG_DAYS: "0" },
+          { TRACEBRIDGE_REQUEST_LOG_DAYS: "366" },
+          { TRACEBRIDGE_REQUEST_LOG_QUEUE_SIZE: "0" }
+        ]
+      ) {
+        const refused = yield* read(bad)
+        assert.isTrue(Either.isLeft(refused), JSON.stringify(bad))
+        assert.include(String(Either.isLeft(refused) ? refused.left : ""), Object.keys(bad)[0]!)
+      }
+
+      const off = Http.makeHttpLive({ requestLog: { enabled: false, days: 14, queueSize: 10 } }).pipe(
+        Layer.provideMerge(Server.layerTest),
+        Layer.provideMerge(Crypto.layerTest),
+        Layer.provideMerge(TestDatabase.layer)
+      )
+      yield* Effect.gen(function*() {
+        const me = yield* signIn
+        const organisation = yield* organisationOf(me.client_id)
+        assert.isTrue(Option.isNone(yield* Effect.serviceOption(RequestLogCapture.Capture)))
+        const answer = yield* call("GET", "/v1/connections/conn_none", { token: me.access })
+        assert.strictEqual(answer.status, 404)
+        const log = yield* RequestLog.RequestLog
+        assert.deepStrictEqual((yield* log.list(organisation, {}, undefined, 100)).items, [])
+      }).pipe(Effect.provide(off))
+    }))
 
   it.effect("the retention job prunes entries older than the days, at once and then every hour", () =>
     Effect.gen(function*() {
