@@ -199,7 +199,8 @@ const requestMiddleware = (
           Effect.flatMap(limitsRefusal(refusal), Effect.fail)
         ))
       if (logged !== undefined && checked !== request) {
-        logged.body = Option.getOrUndefined(yield* Effect.option(checked.text))
+        const text = yield* Effect.option(checked.text)
+        if (Option.isSome(text)) logged.keepBody(text.value)
       }
       const run = Effect.provideService(routed, HttpServerRequest.HttpServerRequest, checked)
       const scope = exit !== undefined && Exit.isSuccess(exit) ? Idempotency.scopeOf(exit.value) : undefined

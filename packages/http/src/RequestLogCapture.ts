@@ -115,6 +115,16 @@ export const BATCH_SIZE = 1000
 export const BODY_LIMIT = 8192
 
 /**
+ * The longest request body (characters) a record holds until the writer redacts and caps it; a
+ * longer one is not kept (stored as none, flagged truncated), so that a queue full of large
+ * bodies stays bounded in memory (at most the queue size times this).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const BODY_KEEP_LIMIT = 32_768
+
+/**
  * How long the writer lets records gather after the first one before it writes a batch that is
  * not full (real time, not Effect's `Clock`): a commit on the embedded database is synchronous
  * (it holds the event loop for its fsync), so one per record would cost every request.
@@ -165,8 +175,10 @@ export class Pending {
   requestId: string | undefined = undefined
   organisationId: string | undefined = undefined
   principal: string | undefined = undefined
-  /** The request body as read (text), when it had one. */
+  /** The request body as read (text), when it had one of at most {@link BODY_KEEP_LIMIT} characters. */
   body: string | undefined = undefined
+  /** The body was longer than {@link BODY_KEEP_LIMIT}: not kept. */
+  bodyTooLong = false
   readonly calls: Array<PendingCall> = []
   /** Set once the answer is ready: calls made later (by work it forked) are not its own. */
   closed = false
@@ -175,6 +187,11 @@ export class Pending {
   /** The error answer's bytes or text (status 400 or more). */
   errorBody: Uint8Array | string | undefined = undefined
   responseRequestId: string | undefined = undefined
+  /** Keeps the request body, when it is short enough. */
+  keepBody(text: string): void {
+    if (text.length > BODY_KEEP_LIMIT) this.bodyTooLong = true
+    else this.body = text
+  }
   constructor(
     readonly at: number,
     readonly started: number,
@@ -475,7 +492,7 @@ export const layer = (settings: Settings, shutdownGrace: Duration.Duration) =>
             connection_id: connectionOf(route, p.url),
             error_code: errorCode,
             request_body: body?.text ?? null,
-            request_body_truncated: body?.truncated ?? false,
+            request_body_truncated: p.bodyTooLong || (body?.truncated ?? false),
             error_body: errorBody,
             upstream_calls: calls.length
           },

@@ -255,6 +255,20 @@ describe("request log", () => {
           state: "HI",
           credentials: "[REDACTED]"
         })
+        // a body past the kept length is not kept, and says so (strings under the 10,000 limit)
+        const long = yield* call("POST", "/v1/webhooks", {
+          token: me.access,
+          json: {
+            url: "not a url",
+            events: ["transfer.arrived"],
+            description: "x".repeat(9_000),
+            more: ["a", "b", "c", "d"].map((c) => c.repeat(9_000))
+          }
+        })
+        assert.strictEqual(long.status, 400)
+        const longEntry = yield* entryOf(organisation, long)
+        assert.isNull(longEntry.entry.request_body)
+        assert.isTrue(longEntry.entry.request_body_truncated)
         const linked = yield* entryOf(organisation, link)
         assert.include(linked.entry.request_body!, "tb_at_[REDACTED]")
         const exchange = yield* entryOf(organisation, exchanged)
