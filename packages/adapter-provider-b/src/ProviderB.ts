@@ -133,5 +133,6 @@ export const module: ProviderModule.ProviderModule<HttpClient.HttpClient | Scope
   production: make,
   sandbox: makeSandbox,
   normalize: Normalize,
-  secretConfig: []
+  secretConfig: [],
+  upstreamErrorCode: ProviderBClient.errorCodeOf
 }

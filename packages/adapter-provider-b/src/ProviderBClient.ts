@@ -142,6 +142,32 @@ export const isSessionExpired = (failure: Failure): boolean =>
   Number(failure.errorcode) === ErrorCodes.sessionExpired &&
   (failure.error.trim() === "" || failure.error === "Unknown error" || SESSION_EXPIRED_TEXT.test(failure.error))
 
+/** BioTrack sometimes leaks a header line into the body; clients strip it. */
+const stripHeaderLeak = (text: string): string => text.replace(/^\s*Content-Type:[^\n]*\n\s*/i, "")
+
+const decodeFailure = Schema.decodeUnknownOption(Failure)
+
+/**
+ * BioTrack's `errorcode` in an answer body (`{"success":0,"error":…,"errorcode":63}`, sent with
+ * HTTP 200), as text; undefined for a successful answer, one without a code, or a body that is
+ * not JSON. The request log shows it beside the upstream call (`ProviderModule.upstreamErrorCode`).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const errorCodeOf = (answer: { readonly status: number; readonly body: string }): string | undefined => {
+  let json: unknown
+  try {
+    json = JSON.parse(stripHeaderLeak(answer.body))
+  } catch {
+    return undefined
+  }
+  const failure = decodeFailure(json)
+  return failure._tag === "Some" && failure.value.errorcode !== undefined
+    ? String(failure.value.errorcode)
+    : undefined
+}
+
 /** Maps a `success: 0` answer to the core error family. */
 const fromFailure = (failure: Failure, options: CallOptions): ProviderError.ProviderError => {
   const code = failure.errorcode === undefined ? undefined : Number(failure.errorcode)
@@ -169,9 +195,6 @@ const fromFailure = (failure: Failure, options: CallOptions): ProviderError.Prov
     messages: [text]
   })
 }
-
-/** BioTrack sometimes leaks a header line into the body; clients strip it. */
-const stripHeaderLeak = (text: string): string => text.replace(/^\s*Content-Type:[^\n]*\n\s*/i, "")
 
 const isFailure = Schema.is(Schema.Struct({ success: Schema.Union(Schema.Literal(0), Schema.Literal("0")) }))
 const isSuccess = Schema.is(Schema.Struct({ success: Schema.Union(Schema.Literal(1), Schema.Literal("1")) }))

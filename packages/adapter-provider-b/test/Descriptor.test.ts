@@ -50,3 +50,26 @@ describe("ProviderB descriptor", () => {
     )
   })
 })
+
+describe("ProviderB upstreamErrorCode", () => {
+  const errorCodeOf = ProviderB.module.upstreamErrorCode!
+
+  it("reads BioTrack's errorcode of a success: 0 answer sent with HTTP 200, as text", () => {
+    assert.strictEqual(
+      errorCodeOf({ status: 200, body: "{\"success\":0,\"error\":\"Your session has expired.\",\"errorcode\":63}" }),
+      "63"
+    )
+    assert.strictEqual(errorCodeOf({ status: 200, body: "{\"success\":\"0\",\"errorcode\":\"602\"}" }), "602")
+    // a header line leaked into the body, as BioTrack sometimes sends
+    assert.strictEqual(
+      errorCodeOf({ status: 200, body: "Content-Type: text/JSON\n{\"success\":0,\"errorcode\":62}" }),
+      "62"
+    )
+  })
+
+  it("has none for a success, a failure without a code, or a body that is not JSON", () => {
+    assert.isUndefined(errorCodeOf({ status: 200, body: "{\"success\":1,\"sessionid\":\"s\"}" }))
+    assert.isUndefined(errorCodeOf({ status: 200, body: "{\"success\":0,\"error\":\"no code\"}" }))
+    assert.isUndefined(errorCodeOf({ status: 502, body: "<html>Bad gateway</html>" }))
+  })
+})

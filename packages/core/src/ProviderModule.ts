@@ -38,7 +38,22 @@ export interface ProviderModule<R = never> {
   readonly normalize: unknown
   /** The environment variables holding secrets it reads (a vendor key): never logged, redacted by value. */
   readonly secretConfig: ReadonlyArray<string>
+  /**
+   * The system's own error code in one of its answers, where it has one beyond the HTTP status
+   * (BioTrack answers HTTP 200 with `success: 0` and an `errorcode`): the request log shows it
+   * beside each upstream call. Only called on bodies of at most {@link UPSTREAM_ERROR_BODY_LIMIT}
+   * characters (an error answer is short); undefined when the answer carries none.
+   */
+  readonly upstreamErrorCode?: (answer: { readonly status: number; readonly body: string }) => string | undefined
 }
+
+/**
+ * The longest answer body a module's `upstreamErrorCode` is asked about.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const UPSTREAM_ERROR_BODY_LIMIT = 4096
 
 /**
  * What `GET /v1/providers` says of one provider: its states with their licence types,

@@ -28,6 +28,9 @@
  * | `TRACEBRIDGE_METRICS_HOST` | `HOST` | the interface of that listener |
  * | `TRACEBRIDGE_METRICS_TOKEN` | none | `GET /metrics` on the main port, to `Authorization: Bearer <token>` only (401 otherwise) |
  * | `TRACEBRIDGE_METRICS_OTLP` | false | also push the metrics over OTLP/HTTP (`OTEL_EXPORTER_OTLP_METRICS_ENDPOINT` or `OTEL_EXPORTER_OTLP_ENDPOINT`) |
+ * | `TRACEBRIDGE_REQUEST_LOG` | on | `off`: the request log captures nothing (`RequestLogCapture.ts`, `docs/request-log.md`) |
+ * | `TRACEBRIDGE_REQUEST_LOG_DAYS` | 14 | request log entries older than this are pruned (1 to 365) |
+ * | `TRACEBRIDGE_REQUEST_LOG_QUEUE_SIZE` | 10000 | request log entries waiting for the writer before new ones are dropped and counted |
  *
  * Traces (`OTEL_EXPORTER_OTLP_*`, `OTEL_SERVICE_NAME`, `OTEL_TRACES_SAMPLER*`, …) are read in `Tracing.ts`.
  * The rate limit (`TRACEBRIDGE_RATE_LIMIT_*`) is in `RateLimit.ts` and `docs/limits.md`; the webhook

@@ -20,6 +20,7 @@ import { Authentication } from "@tracebridge/api/Security"
 import type { Jobs, Polls } from "@tracebridge/sync"
 import type { DefaultServices } from "effect"
 import { Duration, Effect, Exit, FiberRef, Layer, Option, Redacted } from "effect"
+import * as AppConfig from "./AppConfig.js"
 import * as ConnectPages from "./connect/Pages.js"
 import * as DecodeMessages from "./DecodeMessages.js"
 import * as DocsRoute from "./docs/Route.js"
@@ -46,6 +47,7 @@ import * as RateLimit from "./RateLimit.js"
 import * as Readiness from "./Readiness.js"
 import * as RequestId from "./RequestId.js"
 import * as RequestLog from "./RequestLog.js"
+import * as RequestLogCapture from "./RequestLogCapture.js"
 import * as Routes from "./Routes.js"
 import * as Auth from "./services/Auth.js"
 import * as Connections from "./services/Connections.js"
@@ -53,6 +55,7 @@ import { Crypto } from "./services/Crypto.js"
 import * as Events from "./services/Events.js"
 import * as ManagedSync from "./services/ManagedSync.js"
 import * as Providers from "./services/Providers.js"
+import * as RequestLogService from "./services/RequestLog.js"
 import * as UrlGuard from "./services/UrlGuard.js"
 import * as WebhookDispatcher from "./services/WebhookDispatcher.js"
 import * as WebhookPoller from "./services/WebhookPoller.js"
@@ -156,11 +159,21 @@ const requestMiddleware = (
       Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", id))
     )
     const request = yield* HttpServerRequest.HttpServerRequest
+    // The request log's record of this request, when it is logged (`RequestLogCapture.ts`).
+    const logged = yield* FiberRef.get(RequestLogCapture.current)
+    if (logged !== undefined) logged.requestId = id
     // Route failures reach this middleware before they are encoded (the types say never).
     const routed = app as unknown as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
     const guarded = Effect.gen(function*() {
       const token = bearerOf(request)
       const exit = token === undefined ? undefined : yield* Effect.exit(auth.authenticate(token))
+      if (logged !== undefined && exit !== undefined && Exit.isSuccess(exit)) {
+        const principal = exit.value
+        logged.organisationId = principal.organisation.id
+        logged.principal = principal.kind === "connection"
+          ? `connection:${principal.connection_id}`
+          : principal.client_id ?? `organisation:${principal.organisation.id}`
+      }
       if (limiter.enabled) {
         const decision = yield* limiter.take(rateKeyOf(request, exit))
         yield* HttpApp.appendPreResponseHandler((_request, response) =>
@@ -188,6 +201,10 @@ const requestMiddleware = (
             : Effect.void,
           Effect.flatMap(limitsRefusal(refusal), Effect.fail)
         ))
+      if (logged !== undefined && checked !== request) {
+        const text = yield* Effect.option(checked.text)
+        if (Option.isSome(text)) logged.keepBody(text.value)
+      }
       const run = Effect.provideService(routed, HttpServerRequest.HttpServerRequest, checked)
       const scope = exit !== undefined && Exit.isSuccess(exit) ? Idempotency.scopeOf(exit.value) : undefined
       return yield* Idempotency.handle(
@@ -297,6 +314,8 @@ export interface Options {
   readonly tracing?: boolean
   /** Where the metrics are served (default: `MetricsServer.config`, `TRACEBRIDGE_METRICS_*`; none: off). */
   readonly metrics?: MetricsServer.Settings
+  /** The request log (default: `RequestLogCapture.config`, `TRACEBRIDGE_REQUEST_LOG*`). */
+  readonly requestLog?: RequestLogCapture.Settings
 }
 
 /**
@@ -345,8 +364,25 @@ const servicesLive = (options: Options) =>
           )
       ),
       Layer.provideMerge(Auth.layer),
-      Layer.provideMerge(Providers.layer)
+      Layer.provideMerge(Providers.layer),
+      Layer.provideMerge(RequestLogService.layer)
     )
+
+/** The request log's settings: the options', else the environment's. */
+const requestLogSettings = (options: Options) =>
+  options.requestLog === undefined ? Effect.orDie(RequestLogCapture.config) : Effect.succeed(options.requestLog)
+
+/**
+ * The request log's capture, queue and writer when it is on (nothing when off); its queue is written
+ * out within the shutdown grace.
+ */
+const requestLogLive = (options: Options) =>
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const settings = yield* requestLogSettings(options)
+    if (!settings.enabled) return Layer.empty
+    const { shutdownGrace } = yield* Effect.orDie(AppConfig.server)
+    return RequestLogCapture.layer(settings, shutdownGrace)
+  }))
 
 /**
  * The delivery worker (woken when an event is queued, else every tick) and the production poller
@@ -368,6 +404,9 @@ const workerLive = (options: Options) =>
       "sync scheduler",
       yield* Effect.forkScoped(ManagedSync.scheduler(ManagedSync.SCHEDULER_EVERY))
     )
+    // the request log's retention (`TRACEBRIDGE_REQUEST_LOG_DAYS`), pruned even while capture is off
+    const requestLog = yield* requestLogSettings(options)
+    yield* readiness.watch("request log pruner", yield* Effect.forkScoped(RequestLogCapture.pruneJob(requestLog.days)))
     yield* readiness.watch(
       "events retention",
       yield* Effect.forkScoped(Events.retention(yield* Events.retentionDays.pipe(Effect.orDie)))
@@ -409,6 +448,8 @@ export const makeApiLive = (options: Options = {}) =>
     Layer.provide(AuthenticationLive),
     Layer.provide(workerLive(options)),
     Layer.provideMerge(servicesLive(options)),
+    // before the services: the providers record upstream calls when it is there
+    Layer.provideMerge(requestLogLive(options)),
     Layer.provideMerge(Readiness.layer)
   )
 
@@ -448,17 +489,29 @@ const provided = <L extends Layer.Layer<never, unknown, Needs>>(layer: L): L => 
  * @since 0.1.0
  * @category layers
  */
-export const makeHttpLive = (options: Options = {}) =>
+export const makeHttpLive = (given: Options = {}) =>
   provided(
     Layer.unwrapEffect(Effect.map(
-      options.metrics === undefined ? Effect.orDie(MetricsServer.config) : Effect.succeed(options.metrics),
-      (metrics) =>
-        Layer.unwrapEffect(Effect.map(
+      Effect.all([
+        given.metrics === undefined ? Effect.orDie(MetricsServer.config) : Effect.succeed(given.metrics),
+        requestLogSettings(given)
+      ]),
+      ([metrics, requestLog]) => {
+        const options: Options = { ...given, requestLog }
+        return Layer.unwrapEffect(Effect.map(
           options.accessLogEvery === undefined
             ? Effect.orDie(RequestLog.every)
             : Effect.succeed(options.accessLogEvery),
           (every) => {
-            const served = MetricsServer.middleware(metrics, RequestLog.make(every))
+            const logged = MetricsServer.middleware(metrics, RequestLog.make(every))
+            // the request log's record of each /v1 request, when it is on
+            const served = !requestLog.enabled ? logged : <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> => {
+              const inner = logged(app)
+              return Effect.flatMap(
+                Effect.serviceOption(RequestLogCapture.Capture),
+                (capture) => Option.isSome(capture) ? capture.value.middleware(inner) : inner
+              )
+            }
             return HttpApiBuilder.serve(
               options.tracing === true ? (app) => Tracing.serverSpan(served(app)) : served
             )
@@ -483,6 +536,7 @@ export const makeHttpLive = (options: Options = {}) =>
           // scrape's tracebridge_ready reads what /readyz and the drain see
           Layer.provideMerge(Readiness.layer)
         )
+      }
     ))
   ) as Layer.Layer<
     | WebhookDispatcher.WebhookDispatcher
@@ -492,7 +546,8 @@ export const makeHttpLive = (options: Options = {}) =>
     | Connections.Connections
     | Jobs.Jobs
     | Polls.Polls
-    | Readiness.Readiness,
+    | Readiness.Readiness
+    | RequestLogService.RequestLog,
     never,
     Persistence | Crypto | HttpServer.HttpServer
   >

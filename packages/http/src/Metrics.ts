@@ -100,6 +100,10 @@ export const metrics = {
     "tracebridge_ready",
     "1 when /readyz would answer 200, 0 when it would answer 503 (draining, database, migrations, workers)"
   ),
+  requestLogDropped: counter(
+    "tracebridge_request_log_dropped_total",
+    "Request log entries not stored, by reason: queue_full (the writer is behind), shutdown, write_failed"
+  ),
   up: gauge("tracebridge_up", "1 while the process serves; the start time is tracebridge_process_start_time_seconds"),
   startTime: gauge("tracebridge_process_start_time_seconds", "When the process started (Unix seconds)")
 } as const
@@ -358,6 +362,16 @@ export const recordWebhookAttempt = (
   metrics.webhookAttempts.unsafeUpdate(1, [])
   metrics.webhookDeliveries.unsafeUpdate(1, labels({ outcome }))
   metrics.webhookAttemptDuration.unsafeUpdate(seconds, [])
+}
+
+/**
+ * Counts request log entries that were not stored (`RequestLogCapture.ts`).
+ *
+ * @since 0.1.0
+ * @category recording
+ */
+export const recordRequestLogDropped = (n: number, reason: "queue_full" | "shutdown" | "write_failed"): void => {
+  if (on) metrics.requestLogDropped.unsafeUpdate(n, labels({ reason }))
 }
 
 const facilityStatuses = ["backfilling", "live", "error"]

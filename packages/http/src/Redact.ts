@@ -78,6 +78,42 @@ const redactTokens = (s: string): string => {
 export const text = (s: string): string => redactTokens(s)
 
 /**
+ * A name (a query parameter's, a JSON body's key) whose value may be a secret: its value is never
+ * written, whatever it looks like (the access log's query strings, `RequestLog.redactUrl`; the
+ * request log's bodies, {@link json}).
+ *
+ * @since 0.1.0
+ * @category redaction
+ */
+export const sensitiveName: RegExp = /token|secret|key|password|credential|code/i
+
+/**
+ * A JSON value with every value under a {@link sensitiveName} key (at any depth, whatever its
+ * type) written as {@link marker}, and every other string, key included, passed through `redact`
+ * (the issued tokens and configured secrets by value: {@link text} or {@link make}'s function).
+ * `names` replaces {@link sensitiveName} (an error answer's own `code` is no secret).
+ *
+ * @since 0.1.0
+ * @category redaction
+ */
+export const json = (
+  value: unknown,
+  redact: (s: string) => string = text,
+  names: RegExp = sensitiveName
+): unknown => {
+  if (typeof value === "string") return redact(value)
+  if (Array.isArray(value)) return value.map((item) => json(item, redact, names))
+  if (typeof value === "object" && value !== null) {
+    const out: Record<string, unknown> = {}
+    for (const [key, item] of Object.entries(value)) {
+      out[redact(key)] = names.test(key) && item !== null ? marker : json(item, redact, names)
+    }
+    return out
+  }
+  return value
+}
+
+/**
  * Configured secrets shorter than this are not searched for (they would blank out ordinary words);
  * issued tokens are always found.
  *

@@ -16,7 +16,7 @@ import { HttpMiddleware, HttpServerError, HttpServerRequest } from "@effect/plat
 import { Cause, Config, Effect } from "effect"
 import * as Redact from "./Redact.js"
 
-const sensitive = /token|secret|key|password|credential|code/i
+const sensitive = Redact.sensitiveName
 
 const decodeName = (name: string) => {
   try {

@@ -107,6 +107,11 @@ export * as RequestLog from "./RequestLog.js"
 /**
  * @since 0.1.0
  */
+export * as RequestLogCapture from "./RequestLogCapture.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Routes from "./Routes.js"
 
 /**

@@ -177,3 +177,35 @@ describe("Redact", () => {
       assert.include(out.text(), "tb_rt_[REDACTED]")
     }))
 })
+
+describe("Redact.json", () => {
+  it("replaces every value under a secret-looking name, at any depth, and redacts tokens in every other string", () => {
+    const token = "tb_at_AbCdEfGhIjKlMnOpQrStUvWxYz012345"
+    const body = {
+      grant_type: "client_credentials",
+      client_id: "tb_client_1",
+      client_secret: "s3cret-value",
+      credentials: { username: "u", password: "p" },
+      nested: [{ api_key: 12345, note: `use ${token}` }],
+      public_token: null,
+      [token]: "a token as a key"
+    }
+    assert.deepStrictEqual(Redact.json(body), {
+      grant_type: "client_credentials",
+      client_id: "tb_client_1",
+      client_secret: "[REDACTED]",
+      credentials: "[REDACTED]",
+      nested: [{ api_key: "[REDACTED]", note: "use tb_at_[REDACTED]" }],
+      public_token: null,
+      "tb_at_[REDACTED]": "a token as a key"
+    })
+  })
+
+  it("takes the configured secrets' redaction and another set of names", () => {
+    const redact = Redact.make(["configured-secret-value"])
+    assert.deepStrictEqual(
+      Redact.json({ error: { code: "invalid_client", message: "not configured-secret-value" } }, redact, /secret/i),
+      { error: { code: "invalid_client", message: "not [REDACTED]" } }
+    )
+  })
+})

@@ -35,6 +35,7 @@ import * as MetricsStore from "./MetricsStore.js"
 import { loader } from "./migrations.js"
 import * as MigrationState from "./MigrationState.js"
 import * as RateBuckets from "./RateBuckets.js"
+import * as RequestLogStore from "./RequestLogStore.js"
 import * as RowCache from "./RowCache.js"
 import * as SandboxLog from "./SandboxLog.js"
 import * as Tokens from "./Tokens.js"
@@ -65,6 +66,7 @@ export type Persistence =
   | MigrationState.MigrationState
   | MetricsStore.MetricsStore
   | DashboardStore.DashboardStore
+  | RequestLogStore.RequestLogStore
 
 /** The stores with a read that `RowCache` keeps on SQLite. */
 const cacheableStores = Layer.mergeAll(Accounts.layer, Tokens.layer, ConnectionStore.layer)
@@ -83,7 +85,8 @@ const otherStores = Layer.mergeAll(
   Transactions.layer,
   MigrationState.layer,
   MetricsStore.layer,
-  DashboardStore.layer
+  DashboardStore.layer,
+  RequestLogStore.layer
 )
 
 /**

@@ -380,6 +380,61 @@ const dashboardAccounts = Effect.gen(function*() {
 })
 
 /**
+ * The request log (issue #33, `RequestLogStore`): one row per `/v1` request, newest read first per
+ * organisation (filtered by status class, route template or connection), and the upstream calls
+ * each made. Rows are written in batches by one writer and pruned by age (`at`), the calls with
+ * their request. Bodies are stored redacted (`Redact.json`), never a secret.
+ */
+const requestLog = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const key = sql.onDialectOrElse({
+    pg: () => sql.literal(`TEXT COLLATE "C"`),
+    orElse: () => sql.literal("TEXT")
+  })
+  yield* sql`CREATE TABLE request_log (
+    request_id ${key} PRIMARY KEY,
+    organisation_id TEXT,
+    at BIGINT NOT NULL,
+    method TEXT NOT NULL,
+    route TEXT NOT NULL,
+    path TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    status_class TEXT NOT NULL,
+    duration_ms DOUBLE PRECISION NOT NULL,
+    principal TEXT,
+    connection_id TEXT,
+    error_code TEXT,
+    request_body TEXT,
+    request_body_truncated INTEGER NOT NULL,
+    error_body TEXT,
+    upstream_calls INTEGER NOT NULL
+  )`
+  yield* sql`CREATE INDEX request_log_organisation ON request_log (organisation_id, at, request_id)`
+  yield* sql`CREATE INDEX request_log_status_class ON request_log (organisation_id, status_class, at, request_id)`
+  yield* sql`CREATE INDEX request_log_route ON request_log (organisation_id, route, at, request_id)`
+  yield* sql`CREATE INDEX request_log_connection ON request_log (organisation_id, connection_id, at, request_id)`
+  yield* sql`CREATE INDEX request_log_at ON request_log (at)`
+
+  yield* sql`CREATE TABLE request_log_calls (
+    request_id ${key} NOT NULL,
+    n INTEGER NOT NULL,
+    at BIGINT NOT NULL,
+    provider TEXT NOT NULL,
+    state TEXT NOT NULL,
+    operation TEXT,
+    method TEXT NOT NULL,
+    path TEXT NOT NULL,
+    status INTEGER,
+    failure TEXT,
+    duration_ms DOUBLE PRECISION NOT NULL,
+    attempt INTEGER NOT NULL,
+    rate_limited INTEGER NOT NULL,
+    error_code TEXT,
+    PRIMARY KEY (request_id, n)
+  )`
+})
+
+/**
  * Every migration, for the driver's migrator layer (`LibsqlMigrator.layer({ loader })`,
  * `PgMigrator.layer({ loader })`).
  *
@@ -402,5 +457,6 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "0012_redirect_origins": redirectOrigins,
   "0013_webhook_event_trace_parent": webhookEventTraceParent,
   "0014_event_reads": eventReads,
-  "0015_dashboard_accounts": dashboardAccounts
+  "0015_dashboard_accounts": dashboardAccounts,
+  "0016_request_log": requestLog
 })

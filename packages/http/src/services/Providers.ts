@@ -27,8 +27,7 @@
  *
  * @since 0.1.0
  */
-import type { HttpClient } from "@effect/platform"
-import { FetchHttpClient } from "@effect/platform"
+import { FetchHttpClient, HttpClient } from "@effect/platform"
 import type { ProviderName, ProviderPort, Session } from "@tracebridge/core"
 import { Deadline, ProviderError, ProviderPorts, Session as Sessions, UpstreamGovernor } from "@tracebridge/core"
 import { Catalog } from "@tracebridge/providers"
@@ -42,6 +41,7 @@ import * as Metrics from "../Metrics.js"
 import type { Connection } from "../persistence/ConnectionStore.js"
 import { SandboxLog } from "../persistence/SandboxLog.js"
 import { UpstreamBuckets } from "../persistence/UpstreamBuckets.js"
+import * as RequestLogCapture from "../RequestLogCapture.js"
 import { Crypto } from "./Crypto.js"
 import * as SandboxState from "./SandboxState.js"
 
@@ -150,6 +150,17 @@ export const layer = Layer.scoped(
     })
     const inProcess = SandboxServer.layerHttpClient(SandboxServer.makeHandler(sandbox))
 
+    // With the request log on, each upstream call of a /v1 request is recorded, with the provider,
+    // state and method of the port call that sent it (`RequestLogCapture.ts`).
+    const logged = Option.isSome(yield* Effect.serviceOption(RequestLogCapture.Capture))
+    const recorded = (http: Layer.Layer<HttpClient.HttpClient>, module: Catalog.Entry) =>
+      logged
+        ? Layer.effect(
+          HttpClient.HttpClient,
+          Effect.map(HttpClient.HttpClient, (client) =>
+            RequestLogCapture.recording(client, module.descriptor.name, module.upstreamErrorCode, now))
+        ).pipe(Layer.provide(http))
+        : http
     // Every installed provider's port, built from its module value (the one registration list),
     // over an HttpClient and a governor.
     const portsWith = <E>(
@@ -161,8 +172,7 @@ export const layer = Layer.scoped(
         HttpClient.HttpClient | Scope.Scope
       >
     ) =>
-      Effect.all(Catalog.modules.map(build)).pipe(
-        Effect.provide(http),
+      Effect.all(Catalog.modules.map((module) => Effect.provide(build(module), recorded(http, module)))).pipe(
         Effect.provideService(UpstreamGovernor.UpstreamGovernor, governed)
       )
     // The in-process emulator needs no pacing or backoff: it answers at once and never rate limits.
@@ -173,7 +183,10 @@ export const layer = Layer.scoped(
       ports.map((port) => ReadCache.wrap(port, sandbox, readCache, (s) => worldOfSession.get(s)))
     // Counted when the metrics are on (`Metrics.ts`): port calls, 429s, governor waits, skipped rows.
     const counted = Metrics.isOn()
-    const measured = (ports: ReadonlyArray<ProviderPort.Service>) => counted ? ports.map(Metrics.port) : ports
+    const measured = (ports: ReadonlyArray<ProviderPort.Service>) => {
+      const counting = counted ? ports.map(Metrics.port) : ports
+      return logged ? counting.map(RequestLogCapture.port) : counting
+    }
     const sandboxPorts = ProviderPorts.make(
       measured(cached(
         yield* portsWith(
