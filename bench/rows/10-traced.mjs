@@ -98,7 +98,10 @@ export default {
       if (counted < served) throw new Error(`metrics on, but /metrics counted ${counted} of ${served}`)
       const ratio = median(windows.on.map((w, i) => w.rps / windows.off[i].rps))
       const cpuRatio = median(windows.on.map((w, i) => w.cpuPerRequest / windows.off[i].cpuPerRequest))
-      const cost = 1 - ratio
+      // The cost is the server's own CPU per request, on against off: what tracing and metrics add
+      // to each request. Throughput is reported beside it, but on a shared machine it also moves
+      // with whatever else runs (rounds of the same server differed by 2x while other work ran).
+      const cost = cpuRatio - 1
       const summary = (ws) => ({
         rps: median(ws.map((w) => w.rps)),
         p50: median(ws.map((w) => w.p50)),
@@ -114,13 +117,14 @@ export default {
           `${Math.round(offSummary.cpuPerRequest * 1000)} µs CPU a request`,
         ratio,
         checks: [
-          { what: "throughput cost", value: round(cost, 3), target: "<= 0.10", pass: cost <= 0.1 },
-          { what: "CPU a request, on / off", value: round(cpuRatio, 3), target: "(reported)", pass: true },
+          { what: "CPU cost a request", value: round(cost, 3), target: "<= 0.10", pass: cost <= 0.1 },
+          { what: "throughput on / off", value: round(ratio, 3), target: "(reported)", pass: true },
           { what: "batches exported", value: batches, target: "> 0", pass: batches > 0 }
         ],
         note: `Two servers side by side, the load alternating between them: ${rounds} rounds of ${seconds} s on each ` +
           `(autocannon ${settings.connections} connections, ${settings.warmup} s warm-up each), the order flipped ` +
-          `every round. Ratio = the median of the rounds' on / off req/s. Traces exported as http/protobuf to a ` +
+          `every round. Ratio = the median of the rounds' on / off req/s; the cost checked is the median of the rounds' ` +
+          `server CPU per request, on / off, minus one. Traces exported as http/protobuf to a ` +
           `loopback receiver that drops them (${batches} batches, ${collector.state.bytes} bytes); metrics recorded ` +
           `and served on TRACEBRIDGE_METRICS_PORT, scraped after the load (${counted} 2xx requests counted).`,
         data: { on: onSummary, off: offSummary, rounds: windows, cpuRatio, batches, bytes: collector.state.bytes }
