@@ -318,6 +318,70 @@ export class DashboardSession extends HttpApiMiddleware.Tag<DashboardSession>()(
 }) {}
 
 // ---------------------------------------------------------------------------------------------
+// Logs
+// ---------------------------------------------------------------------------------------------
+
+/** @since 0.1.0 @category schemas */
+export const LogsQuery = Schema.Struct({
+  status_class: Schema.optional(Schema.Literal("2xx", "4xx", "5xx")),
+  route: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
+  connection_id: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
+  request_id: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
+  cursor: Schema.optional(Schema.String.pipe(Schema.maxLength(500))),
+  limit: Schema.optional(PerPage)
+})
+
+/** One `/v1` request as the Logs page lists it. @since 0.1.0 @category schemas */
+export const LogEntry = Schema.Struct({
+  request_id: Schema.String,
+  at: Schema.String,
+  method: Schema.String,
+  route: Schema.String,
+  path: Schema.String,
+  status: Schema.Int,
+  status_class: Schema.String,
+  duration_ms: Schema.Number,
+  principal: Schema.NullOr(Schema.String),
+  connection_id: Schema.NullOr(Schema.String),
+  error_code: Schema.NullOr(Schema.String),
+  upstream_calls: Schema.Int
+})
+
+/** @since 0.1.0 @category schemas */
+export const LogPage = Schema.Struct({
+  data: Schema.Array(LogEntry),
+  next_cursor: Schema.NullOr(Schema.String)
+})
+
+/** One upstream call of a request, as the state system answered it. @since 0.1.0 @category schemas */
+export const UpstreamCall = Schema.Struct({
+  n: Schema.Int,
+  at: Schema.String,
+  provider: Schema.String,
+  state: Schema.String,
+  operation: Schema.NullOr(Schema.String),
+  method: Schema.String,
+  path: Schema.String,
+  status: Schema.NullOr(Schema.Int),
+  failure: Schema.NullOr(Schema.String),
+  duration_ms: Schema.Number,
+  attempt: Schema.Int,
+  rate_limited: Schema.Boolean,
+  error_code: Schema.NullOr(Schema.String)
+})
+
+/** One request with its bodies (redacted) and its upstream calls. @since 0.1.0 @category schemas */
+export const LogDetail = Schema.Struct({
+  ...LogEntry.fields,
+  request_body: Schema.NullOr(Schema.String),
+  request_body_truncated: Schema.Boolean,
+  error_body: Schema.NullOr(Schema.String),
+  upstream: Schema.Array(UpstreamCall)
+})
+
+const LogPath = Schema.Struct({ request_id: Schema.String.pipe(Schema.maxLength(200)) })
+
+// ---------------------------------------------------------------------------------------------
 // Groups
 // ---------------------------------------------------------------------------------------------
 
@@ -392,6 +456,19 @@ export class KeysGroup extends HttpApiGroup.make("keys")
 {}
 
 /**
+ * The Logs page: the organisation's `/v1` requests, newest first, each with its upstream calls.
+ * Every role reads it (what is stored is redacted).
+ *
+ * @since 0.1.0
+ * @category groups
+ */
+export class LogsGroup extends HttpApiGroup.make("logs")
+  .add(HttpApiEndpoint.get("list", "/logs").setUrlParams(LogsQuery).addSuccess(LogPage))
+  .add(HttpApiEndpoint.get("get", "/logs/:request_id").setPath(LogPath).addSuccess(LogDetail))
+  .middleware(DashboardSession)
+{}
+
+/**
  * The dashboard's internal API, under {@link PREFIX}.
  *
  * @since 0.1.0
@@ -402,6 +479,7 @@ export class DashboardApi extends HttpApi.make("dashboard")
   .add(TotpGroup)
   .add(TeamGroup)
   .add(KeysGroup)
+  .add(LogsGroup)
   .prefix(PREFIX)
   .addError(ValidationError)
   .addError(AuthenticationError)

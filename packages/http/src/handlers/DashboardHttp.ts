@@ -13,8 +13,10 @@ import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "
 import { DashboardApi } from "@tracebridge/api"
 import { Effect, Layer, Option, Redacted } from "effect"
 import * as DocsRoute from "../docs/Route.js"
+import * as Errors from "../Errors.js"
 import * as PublicOrigin from "../PublicOrigin.js"
 import * as Dashboard from "../services/Dashboard.js"
+import * as RequestLog from "../services/RequestLog.js"
 
 const { CurrentSession, DashboardSession, SESSION_COOKIE } = DashboardApi
 
@@ -163,6 +165,47 @@ const KeysGroupLive = HttpApiBuilder.group(
         ))
 )
 
+const iso = (ms: number) => new Date(ms).toISOString()
+
+const LogsGroupLive = HttpApiBuilder.group(
+  DashboardApi.DashboardApi,
+  "logs",
+  (handlers) =>
+    Effect.map(RequestLog.RequestLog, (log) =>
+      handlers
+        .handle("list", ({ urlParams }) =>
+          Effect.gen(function*() {
+            const session = yield* CurrentSession
+            const { cursor, limit, ...filters } = urlParams
+            const page = yield* log.list(session.organisation_id, filters, cursor, limit ?? 50).pipe(
+              Effect.catchTag("InvalidCursor", (error) =>
+                Errors.fail("validation_error", "invalid_parameter", error.message, "cursor"))
+            )
+            return {
+              data: page.items.map(({ organisation_id: _, ...entry }) => ({ ...entry, at: iso(entry.at) })),
+              next_cursor: page.next_cursor
+            }
+          }))
+        .handle("get", ({ path }) =>
+          Effect.gen(function*() {
+            const session = yield* CurrentSession
+            const found = yield* log.get(session.organisation_id, path.request_id)
+            if (Option.isNone(found)) {
+              return yield* Errors.fail(
+                "not_found_error",
+                "resource_not_found",
+                `No request with id ${path.request_id}`
+              )
+            }
+            const { organisation_id: _, ...entry } = found.value.entry
+            return {
+              ...entry,
+              at: iso(entry.at),
+              upstream: found.value.calls.map(({ request_id: _id, ...call }) => ({ ...call, at: iso(call.at) }))
+            }
+          })))
+)
+
 const placeholder = (title: string, body: string) =>
   `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -206,7 +249,13 @@ export const PagesLive = HttpApiBuilder.Router.use((router) =>
  * @since 0.1.0
  * @category layers
  */
-export const HttpDashboardLive = Layer.mergeAll(SessionGroupLive, TotpGroupLive, TeamGroupLive, KeysGroupLive).pipe(
+export const HttpDashboardLive = Layer.mergeAll(
+  SessionGroupLive,
+  TotpGroupLive,
+  TeamGroupLive,
+  KeysGroupLive,
+  LogsGroupLive
+).pipe(
   Layer.provide(SessionLive),
   Layer.provide(Dashboard.layer)
 )
