@@ -334,7 +334,7 @@ export const LogsQuery = Schema.Struct({
 /** One `/v1` request as the Logs page lists it. @since 0.1.0 @category schemas */
 export const LogEntry = Schema.Struct({
   request_id: Schema.String,
-  at: Schema.String,
+  at: Millis,
   method: Schema.String,
   route: Schema.String,
   path: Schema.String,
@@ -356,7 +356,7 @@ export const LogPage = Schema.Struct({
 /** One upstream call of a request, as the state system answered it. @since 0.1.0 @category schemas */
 export const UpstreamCall = Schema.Struct({
   n: Schema.Int,
-  at: Schema.String,
+  at: Millis,
   provider: Schema.String,
   state: Schema.String,
   operation: Schema.NullOr(Schema.String),

@@ -165,8 +165,6 @@ const KeysGroupLive = HttpApiBuilder.group(
         ))
 )
 
-const iso = (ms: number) => new Date(ms).toISOString()
-
 const LogsGroupLive = HttpApiBuilder.group(
   DashboardApi.DashboardApi,
   "logs",
@@ -182,7 +180,9 @@ const LogsGroupLive = HttpApiBuilder.group(
                 Errors.fail("validation_error", "invalid_parameter", error.message, "cursor"))
             )
             return {
-              data: page.items.map(({ organisation_id: _, ...entry }) => ({ ...entry, at: iso(entry.at) })),
+              data: page.items.map(({ organisation_id: _, ...entry }) =>
+                entry
+              ),
               next_cursor: page.next_cursor
             }
           }))
@@ -198,11 +198,7 @@ const LogsGroupLive = HttpApiBuilder.group(
               )
             }
             const { organisation_id: _, ...entry } = found.value.entry
-            return {
-              ...entry,
-              at: iso(entry.at),
-              upstream: found.value.calls.map(({ request_id: _id, ...call }) => ({ ...call, at: iso(call.at) }))
-            }
+            return { ...entry, upstream: found.value.calls.map(({ request_id: _id, ...call }) => call) }
           })))
 )
 
