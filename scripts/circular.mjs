@@ -8,7 +8,8 @@
 // contract) and sandbox ← http and cli (the two programs: the server, and the developer's command,
 // which talks to the server through the SDK and never imports it). Client-side packages
 // (connect, client, webhooks) sit with core: they depend on nothing of ours. The managed sync
-// (sync) knows no provider: it sits beside the adapters and depends on core only. A package may depend only on
+// (sync) knows no provider: it sits beside the adapters and depends on core only, as does the MCP
+// server (mcp), whose tools reach the API over HTTP with the caller's token. A package may depend only on
 // packages of an inner layer (never on its own layer, never outwards). This is checked twice: on
 // the `@tracebridge/*` dependencies of each packages/*/package.json, and on the file-level import
 // graph (an import of `@tracebridge/x` is resolved to packages/x/src, as vitest does).
@@ -29,7 +30,7 @@ const failures = []
 const layerOf = (dir) =>
   dir === "core" || dir === "connect" || dir === "client" || dir === "webhooks"
     ? 0
-    : dir.startsWith("adapter-") || dir === "sync"
+    : dir.startsWith("adapter-") || dir === "sync" || dir === "mcp"
     ? 1
     : dir === "providers"
     ? 2
@@ -38,7 +39,7 @@ const layerOf = (dir) =>
     : dir === "http" || dir === "cli"
     ? 4
     : undefined
-const layerNames = ["core|connect|client|webhooks", "adapter-*|sync", "providers", "api|sandbox", "http|cli"]
+const layerNames = ["core|connect|client|webhooks", "adapter-*|sync|mcp", "providers", "api|sandbox", "http|cli"]
 const mayDependOn = (from, to) => layerOf(to) < layerOf(from)
 
 const packageDirs = readdirSync(join(root, "packages"), { withFileTypes: true })
@@ -137,7 +138,7 @@ if (!custom) {
           failures.push(
             `packages/${dir}/package.json: ${field} → ${dep} points the wrong way ` +
               `(allowed: core → nothing; adapter-*, sync → core; providers → core, adapter-*, sync; ` +
-              `api, sandbox → core, adapter-*, sync, providers; http, cli → all of these)`
+              `api, sandbox → core, adapter-*, sync, mcp, providers; http, cli → all of these)`
           )
         }
       }

@@ -9,7 +9,9 @@
 import { Args, Command, Options } from "@effect/cli"
 import { FetchHttpClient } from "@effect/platform"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { Tracebridge } from "@tracebridge/client"
+import { McpServer } from "@tracebridge/mcp"
 import { Console, Effect, HashMap, Layer, Option, Redacted } from "effect"
 import { spawn } from "node:child_process"
 import { createRequire } from "node:module"
@@ -263,9 +265,39 @@ const sandbox = Command.make("sandbox").pipe(
   Command.withSubcommands([sandboxStart])
 )
 
+const mcp = Command.make("mcp", {}, () =>
+  Effect.gen(function*() {
+    const credentials = yield* Credentials.resolve()
+    const sdk = sdkOf(credentials)
+    // the token's scope says whether the organisation is on the production plan: no write tool then
+    const scope = yield* api("sign-in failed", async () => {
+      const response = await fetch(`${credentials.apiUrl}/v1/oauth/token`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          grant_type: "client_credentials",
+          client_id: credentials.clientId,
+          client_secret: credentials.clientSecret
+        })
+      })
+      if (!response.ok) throw new Error(`the token endpoint answered ${response.status}`)
+      return String(((await response.json()) as { scope?: unknown }).scope ?? "")
+    })
+    const server = McpServer.make(
+      McpServer.fetchApi(credentials.apiUrl, () => sdk.accessToken()),
+      { writes: !scope.split(" ").includes("production") }
+    )
+    yield* Effect.promise(() => server.connect(new StdioServerTransport()))
+    // stdio is the session: the command runs until its input closes
+    yield* Effect.async<void>((resume) => {
+      process.stdin.once("end", () => resume(Effect.void))
+      process.stdin.once("close", () => resume(Effect.void))
+    })
+  })).pipe(Command.withDescription("Serve the MCP tools over stdio, as this API client (for an MCP client's config)"))
+
 const tracebridge = Command.make("tracebridge").pipe(
   Command.withDescription("Tracebridge from a terminal: local webhooks, sandbox scenarios, events"),
-  Command.withSubcommands([login, listen, trigger, events, sandbox])
+  Command.withSubcommands([login, listen, trigger, events, sandbox, mcp])
 )
 
 const cli = Command.run(tracebridge, { name: "tracebridge", version: "0.1.0" })

@@ -39,6 +39,7 @@ import { HttpSystemLive } from "./handlers/SystemHttp.js"
 import { HttpWebhooksLive } from "./handlers/WebhooksHttp.js"
 import * as Idempotency from "./Idempotency.js"
 import * as Limits from "./Limits.js"
+import * as McpRoute from "./McpRoute.js"
 import * as MetricsServer from "./MetricsServer.js"
 import * as OpenApiRoute from "./OpenApiRoute.js"
 import { isUnavailable, type Persistence } from "./persistence/Database.js"
@@ -523,6 +524,7 @@ export const makeHttpLive = (given: Options = {}) =>
           Layer.provide(MetricsServer.route(metrics)),
           Layer.provide(DocsRoute.layer),
           Layer.provide(ConnectPages.layer),
+          Layer.provide(McpRoute.layer),
           // the dashboard's internal API (its own HttpApi, outside /v1's document) and its page (issue #33)
           Layer.provide(DashboardHttp.HttpDashboardLive),
           Layer.provide(DashboardHttp.PagesLive),

@@ -62,6 +62,11 @@ export * as Lru from "./Lru.js"
 /**
  * @since 0.1.0
  */
+export * as McpRoute from "./McpRoute.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Metrics from "./Metrics.js"
 
 /**
