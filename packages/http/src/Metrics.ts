@@ -135,7 +135,7 @@ const labels = (tags: Readonly<Record<string, string>>): ReadonlyArray<MetricLab
  */
 export const statusClass = (status: number): string => `${Math.floor(status / 100)}xx`
 
-const fixedRoutes = ["/metrics", "/docs", "/connect", "/oauth", "/healthz", "/livez", "/readyz"]
+const fixedRoutes = ["/metrics", "/docs", "/connect", "/oauth", "/healthz", "/livez", "/readyz", "/mcp"]
 
 /**
  * The `route` label of a path: the contract's template, a fixed page's prefix, or `unmatched`

@@ -59,6 +59,7 @@ describe.sequential("Metrics", () => {
     assert.notInclude(Metrics.routeOf("/v1/connections/conn_123"), "conn_123")
     assert.strictEqual(Metrics.routeOf("/no/such/path/abc"), "unmatched")
     assert.strictEqual(Metrics.routeOf("/docs/x"), "/docs")
+    assert.strictEqual(Metrics.routeOf("/mcp"), "/mcp")
     assert.strictEqual(Metrics.statusClass(204), "2xx")
     assert.strictEqual(Metrics.statusClass(503), "5xx")
   })
