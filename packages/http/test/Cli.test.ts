@@ -37,7 +37,9 @@ describe("Cli", () => {
     assert.strictEqual(bad.status, 2)
     assert.include(bad.stderr, "usage")
     assert.strictEqual(run("create-client", "org_missing").status, 2)
-  })
+    // nine runs of the built CLI, about 2 s each (Node, the modules and the migrations check): 19 s
+    // alone, over 30 s beside another suite on a two-core machine
+  }, 120_000)
 })
 
 describe("Cli reencrypt", () => {
