@@ -57,7 +57,9 @@ describe("MCP at /mcp", () => {
           "list_sales",
           "changes_since",
           "sync_status",
+          "chain_of_custody",
           "simulate",
+          "split_package",
           "reset_sandbox"
         ]
       ) assert.include(names, name)
@@ -94,6 +96,40 @@ describe("MCP at /mcp", () => {
       assert.include(testFailed.body.data.map((p: { id: string }) => p.id), event.package_id)
       const pkg = yield* toolCall(client, "get_package", { ...labFacility, package_id: event.package_id })
       assert.strictEqual(pkg.body.data.lab_testing_state, "TestFailed")
+
+      // a split's new package, then where it came from: itself and its source
+      const listedPackages =
+        (yield* toolCall(client, "search_packages", { ...where, is_on_hold: "false", per_page: 100 }))
+          .body.data as ReadonlyArray<
+            {
+              id: string
+              item_name: string
+              item_category: string
+              item_strain: string | null
+              quantity: number
+              unit_of_measure: string
+            }
+          >
+      const source = listedPackages.find((p) => p.quantity >= 5)!
+      const split = yield* toolCall(client, "split_package", {
+        ...where,
+        split: {
+          item_name: source.item_name,
+          item_category: source.item_category,
+          item_strain: source.item_strain,
+          quantity: 5,
+          unit_of_measure: source.unit_of_measure,
+          source_package_ids: [source.id]
+        }
+      })
+      assert.isFalse(split.isError, JSON.stringify(split.body))
+      const chain = yield* toolCall(client, "chain_of_custody", { ...where, package_id: split.body.data.id })
+      assert.isFalse(chain.isError, JSON.stringify(chain.body))
+      assert.deepStrictEqual(
+        chain.body.data.packages.map((p: { id: string; depth: number }) => [p.id, p.depth]).slice(0, 2),
+        [[split.body.data.id, 0], [source.id, 1]]
+      )
+      assert.isAtLeast(chain.body.request_ids.length, 3)
 
       for (
         const [name, args] of [
@@ -156,6 +192,7 @@ describe("MCP at /mcp", () => {
       assert.include(names, "list_connections")
       assert.notInclude(names, "simulate")
       assert.notInclude(names, "reset_sandbox")
+      assert.notInclude(names, "split_package")
       const refused = yield* toolCall(client, "simulate", { connection_id: "conn_x", scenario: "transfer_arrived" })
       assert.isTrue(refused.isError)
       // and the sandbox organisation's token still answers through /v1 as before

@@ -59,6 +59,10 @@ export const make = (api: Api, caller: Caller): Server => {
     if (Either.isLeft(input)) {
       return text({ error: "invalid_input", message: ParseResult.TreeFormatter.formatErrorSync(input.left) }, true)
     }
+    if (tool.run !== undefined) {
+      const result = await tool.run(input.right, api)
+      return text(result.body, result.error)
+    }
     const { body, method, path } = tool.call(input.right)
     const answer = await api(method, path, body)
     if (answer.status >= 400) {

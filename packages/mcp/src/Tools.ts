@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Query } from "@tracebridge/core"
+import { Commands, Query } from "@tracebridge/core"
 import { Schema } from "effect"
 
 /**
@@ -39,6 +39,8 @@ export interface Tool {
     readonly path: string
     readonly body?: unknown
   }
+  /** Several `/v1` calls instead of one (`call` is then the first): the answer, or an error answer. */
+  readonly run?: (input: any, api: Api) => Promise<{ readonly error: boolean; readonly body: unknown }>
   /** Narrows the answer's `data` after the call (lab results: the failed only). */
   readonly shape?: (input: any, body: any) => unknown
 }
@@ -170,6 +172,65 @@ export const tools: ReadonlyArray<Tool> = [
     input: Schema.Struct(connection),
     writes: false,
     call: (input) => ({ method: "GET", path: `/v1/connections/${e(input.connection_id)}/sync` })
+  },
+  {
+    name: "chain_of_custody",
+    description: "Where a package came from: the package and, source by source, the packages it was split or " +
+      "made from (up to `depth` steps), with the transfers that brought any of them into the facility.",
+    input: Schema.Struct({
+      ...facility,
+      package_id: Id,
+      depth: Schema.optional(Schema.Int.pipe(Schema.between(1, 10))).annotations({ description: "1 to 10 (5)" })
+    }),
+    writes: false,
+    call: (input) => ({ method: "GET", path: `${base(input)}/packages/${e(input.package_id)}` }),
+    run: async (input, api) => {
+      const requestIds: Array<string> = []
+      const packages: Array<unknown> = []
+      const seen = new Set<string>()
+      let level: ReadonlyArray<string> = [input.package_id]
+      for (let step = 0; step <= (input.depth ?? 5) && level.length > 0; step++) {
+        const next: Array<string> = []
+        for (const id of level) {
+          if (seen.has(id) || seen.size >= 50) continue
+          seen.add(id)
+          const answer = await api("GET", `${base(input)}/packages/${e(id)}`)
+          if (answer.requestId !== null) requestIds.push(answer.requestId)
+          if (answer.status >= 400) {
+            // the first package must exist; a source outside this connection's reach ends that branch
+            if (step === 0) {
+              return { error: true, body: { status: answer.status, error: answer.body, request_id: answer.requestId } }
+            }
+            packages.push({ id, unreachable: answer.status })
+            continue
+          }
+          const pkg = (answer.body as { data: { source_package_ids?: ReadonlyArray<string> } }).data
+          packages.push({ ...pkg, depth: step })
+          next.push(...(pkg.source_package_ids ?? []))
+        }
+        level = next
+      }
+      const transfers = await api("GET", `${base(input)}/transfers?direction=incoming&per_page=100`)
+      if (transfers.requestId !== null) requestIds.push(transfers.requestId)
+      const ids = new Set(packages.map((p) => (p as { id: string }).id))
+      const brought = transfers.status < 400
+        ? ((transfers.body as { data?: ReadonlyArray<{ packages?: ReadonlyArray<{ package_id?: string }> }> }).data ??
+          [])
+          .filter((t) => (t.packages ?? []).some((p) => p.package_id !== undefined && ids.has(p.package_id)))
+        : []
+      return { error: false, body: { request_ids: requestIds, data: { packages, transfers: brought } } }
+    }
+  },
+  {
+    name: "split_package",
+    description: "Sandbox only: split a quantity off source packages into a new package (POST …/packages).",
+    input: Schema.Struct({ ...facility, split: Commands.SplitPackage }),
+    writes: true,
+    call: (input) => ({
+      method: "POST",
+      path: `${base(input)}/packages`,
+      body: Schema.encodeSync(Commands.SplitPackage)(input.split)
+    })
   },
   {
     name: "simulate",

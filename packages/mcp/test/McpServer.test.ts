@@ -74,4 +74,41 @@ describe("McpServer", () => {
     })
     expect(textOf(answer).data).toEqual([{ id: "b", overall_passed: false }])
   })
+
+  it("walks a package's sources for its chain of custody, and stops at what the token cannot read", async () => {
+    const packages: Record<string, { id: string; source_package_ids: Array<string> }> = {
+      new: { id: "new", source_package_ids: ["a", "b"] },
+      a: { id: "a", source_package_ids: ["root"] },
+      root: { id: "root", source_package_ids: [] }
+    }
+    const api: Api = async (_method, path) => {
+      if (path.includes("/transfers")) {
+        return { status: 200, body: { data: [{ id: "t1", packages: [{ package_id: "root" }] }] }, requestId: "req_t" }
+      }
+      const id = decodeURIComponent(path.split("/packages/")[1] ?? "")
+      const found = packages[id]
+      return found === undefined
+        ? { status: 404, body: { error: { code: "resource_not_found" } }, requestId: `req_${id}` }
+        : { status: 200, body: { data: found }, requestId: `req_${id}` }
+    }
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    await McpServer.make(api, { writes: false }).connect(serverSide)
+    const client = new Client({ name: "test", version: "0" })
+    await client.connect(clientSide)
+    const args = { connection_id: "c", facility_id: "f", package_id: "new" }
+    const answer = textOf(await client.callTool({ name: "chain_of_custody", arguments: args })) as {
+      request_ids: Array<string>
+      data: { packages: Array<unknown>; transfers: Array<{ id: string }> }
+    }
+    expect(answer.data.packages).toEqual([
+      { id: "new", source_package_ids: ["a", "b"], depth: 0 },
+      { id: "a", source_package_ids: ["root"], depth: 1 },
+      { id: "b", unreachable: 404 },
+      { id: "root", source_package_ids: [], depth: 2 }
+    ])
+    expect(answer.data.transfers.map((t) => t.id)).toEqual(["t1"])
+    expect(answer.request_ids).toEqual(["req_new", "req_a", "req_b", "req_root", "req_t"])
+    const missing = await client.callTool({ name: "chain_of_custody", arguments: { ...args, package_id: "nope" } })
+    expect(missing.isError).toBe(true)
+  })
 })
