@@ -14,6 +14,7 @@ import { DashboardApi } from "@tracebridge/api"
 import { Effect, Layer, Option, Redacted } from "effect"
 import * as DocsRoute from "../docs/Route.js"
 import * as Errors from "../Errors.js"
+import * as ConnectionStore from "../persistence/ConnectionStore.js"
 import * as PublicOrigin from "../PublicOrigin.js"
 import * as Dashboard from "../services/Dashboard.js"
 import * as RequestLog from "../services/RequestLog.js"
@@ -202,6 +203,45 @@ const LogsGroupLive = HttpApiBuilder.group(
           })))
 )
 
+const ConnectionsGroupLive = HttpApiBuilder.group(
+  DashboardApi.DashboardApi,
+  "connections",
+  (handlers) =>
+    Effect.map(
+      ConnectionStore.ConnectionStore,
+      (store) =>
+        handlers.handle("list", ({ urlParams }) =>
+          Effect.gen(function*() {
+            const session = yield* CurrentSession
+            const { page: pageNumber, per_page, ...filters } = urlParams
+            const page = pageNumber ?? 1
+            const perPage = per_page ?? 25
+            const { items, total } = yield* store.searchConnections(
+              session.organisation_id,
+              filters,
+              (page - 1) * perPage,
+              perPage
+            )
+            return {
+              data: items.map((c) => ({
+                id: c.id,
+                external_id: c.external_id,
+                provider: c.provider,
+                state: c.state,
+                status: c.status,
+                is_sandbox: c.is_sandbox,
+                created_at: c.created_at,
+                updated_at: c.updated_at
+              })),
+              page,
+              per_page: perPage,
+              total,
+              has_more: (page - 1) * perPage + items.length < total
+            }
+          }))
+    )
+)
+
 const placeholder = (title: string, body: string) =>
   `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -250,7 +290,8 @@ export const HttpDashboardLive = Layer.mergeAll(
   TotpGroupLive,
   TeamGroupLive,
   KeysGroupLive,
-  LogsGroupLive
+  LogsGroupLive,
+  ConnectionsGroupLive
 ).pipe(
   Layer.provide(SessionLive),
   Layer.provide(Dashboard.layer)
