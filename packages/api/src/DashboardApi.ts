@@ -18,11 +18,16 @@ import {
   AuthenticationError,
   ConflictError,
   InternalError,
+  MethodNotAllowed,
   NotFoundError,
   PayloadTooLarge,
   PermissionError,
+  ProviderBadGateway,
+  ProviderTimeoutError,
+  ProviderUnavailableError,
   RateLimitError,
   ServiceUnavailableError,
+  UnprocessableError,
   UnsupportedMediaType,
   ValidationError
 } from "./Errors.js"
@@ -408,6 +413,8 @@ export const ConnectionEntry = Schema.Struct({
   updated_at: Millis
 }).annotations({ identifier: "DashboardConnection" })
 
+const ConnectionPath = Schema.Struct({ connection_id: Schema.String.pipe(Schema.maxLength(200)) })
+
 /** @since 0.1.0 @category schemas */
 export const ConnectionPage = Schema.Struct({
   data: Schema.Array(ConnectionEntry),
@@ -505,13 +512,17 @@ export class LogsGroup extends HttpApiGroup.make("logs")
 {}
 
 /**
- * The Connections page: the organisation's connections, filtered and paged. Every role reads it.
+ * The Connections page: the organisation's connections, filtered and paged (every role reads it);
+ * deleting one (developer and up) runs `DELETE /v1/connections/{id}`'s code.
  *
  * @since 0.1.0
  * @category groups
  */
 export class ConnectionsGroup extends HttpApiGroup.make("connections")
   .add(HttpApiEndpoint.get("list", "/connections").setUrlParams(ConnectionsQuery).addSuccess(ConnectionPage))
+  .add(
+    HttpApiEndpoint.del("remove", "/connections/:connection_id").setPath(ConnectionPath).addSuccess(ConnectionEntry)
+  )
   .middleware(DashboardSession)
 {}
 
@@ -539,4 +550,10 @@ export class DashboardApi extends HttpApi.make("dashboard")
   .addError(RateLimitError)
   .addError(InternalError)
   .addError(ServiceUnavailableError)
+  // the connection actions run `/v1`'s code, which may answer any of its errors
+  .addError(MethodNotAllowed)
+  .addError(UnprocessableError)
+  .addError(ProviderBadGateway)
+  .addError(ProviderUnavailableError)
+  .addError(ProviderTimeoutError)
 {}

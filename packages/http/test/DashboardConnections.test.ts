@@ -64,13 +64,16 @@ describe("Dashboard connections", () => {
 
       const all = yield* dashboard.connections.list({ urlParams: {} })
       assert.strictEqual(all.total, 3)
-      assert.deepStrictEqual(all.data.map((c) => c.id), [a.connection_id, b.connection_id, "conn_markup"])
+      // oldest first (two links within one millisecond are ordered by id)
+      const linked = all.data.slice(0, 2).map((c) => c.id)
+      assert.sameMembers(linked, [a.connection_id, b.connection_id])
+      assert.strictEqual(all.data[2]!.id, "conn_markup")
       assert.isFalse(all.has_more)
 
       const errors = yield* dashboard.connections.list({ urlParams: { status: "error" } })
       assert.deepStrictEqual(errors.data.map((c) => c.id), ["conn_markup"])
       const byProvider = yield* dashboard.connections.list({ urlParams: { provider: "provider_a", state: "CO" } })
-      assert.deepStrictEqual(byProvider.data.map((c) => c.id), [a.connection_id, b.connection_id])
+      assert.deepStrictEqual(byProvider.data.map((c) => c.id), linked)
       const none = yield* dashboard.connections.list({ urlParams: { state: "HI", status: "active" } })
       assert.strictEqual(none.total, 0)
       const byExternal = yield* dashboard.connections.list({ urlParams: { external_id: MARKUP } })
@@ -79,7 +82,7 @@ describe("Dashboard connections", () => {
       assert.strictEqual(byExternal.data[0]!.provider, "provider_b")
 
       const first = yield* dashboard.connections.list({ urlParams: { per_page: 2 } })
-      assert.deepStrictEqual(first.data.map((c) => c.id), [a.connection_id, b.connection_id])
+      assert.deepStrictEqual(first.data.map((c) => c.id), linked)
       assert.isTrue(first.has_more)
       const second = yield* dashboard.connections.list({ urlParams: { per_page: 2, page: 2 } })
       assert.deepStrictEqual(second.data.map((c) => c.id), ["conn_markup"])
@@ -104,5 +107,52 @@ describe("Dashboard connections", () => {
       assert.strictEqual(bad.body.error.type, "validation_error")
       const anonymous = yield* raw("GET", "/dashboard/api/connections")
       assert.strictEqual(anonymous.status, 401)
+    }).pipe(Effect.provide(app)))
+
+  it.scoped("deleting a connection runs /v1's delete: developer and up, audited, another organisation's is 404", () =>
+    Effect.gen(function*() {
+      const start = Option.getOrThrow(yield* Bootstrap.firstStart)
+      const owner = yield* accept((yield* Bootstrap.firstOwnerLink(start.client_id))!, "owner@example.com")
+      const viewer = yield* invited(owner, "viewer@example.com", "viewer")
+      const developer = yield* invited(owner, "developer@example.com", "developer")
+      const dashboard = yield* clientFor(owner)
+      const key = yield* dashboard.keys.create()
+      const token = yield* call("POST", "/v1/oauth/token", {
+        json: { grant_type: "client_credentials", client_id: key.client_id, client_secret: key.client_secret }
+      })
+      const access = token.body.access_token as string
+      const linked = yield* linkSandbox(access)
+      const orgB = yield* Bootstrap.createOrganisation("Organisation B")
+      yield* insert(orgB.id, "conn_other", "error", "other", Date.now())
+      const path = `/dashboard/api/connections/${linked.connection_id}`
+
+      // a viewer may not; without the CSRF token nobody may
+      const refused = yield* raw("DELETE", path, { cookie: viewer.cookie, csrf: viewer.csrf })
+      assert.strictEqual(refused.status, 403)
+      assert.strictEqual(refused.body.error.type, "permission_error")
+      const noCsrf = yield* raw("DELETE", path, { cookie: developer.cookie })
+      assert.strictEqual(noCsrf.status, 403)
+      const still = yield* call("GET", `/v1/connections/${linked.connection_id}`, { token: access })
+      assert.strictEqual(still.body.data.status, "active")
+
+      // another organisation's connection is not found, and untouched
+      const other = yield* raw("DELETE", "/dashboard/api/connections/conn_other", {
+        cookie: developer.cookie,
+        csrf: developer.csrf
+      })
+      assert.strictEqual(other.status, 404)
+      const otherStored = yield* Effect.flatMap(ConnectionStore, (store) => store.getConnection("conn_other"))
+      assert.strictEqual(Option.getOrThrow(otherStored).status, "error")
+
+      const deleted = yield* raw("DELETE", path, { cookie: developer.cookie, csrf: developer.csrf })
+      assert.strictEqual(deleted.status, 200)
+      assert.strictEqual(deleted.body.status, "inactive")
+      const after = yield* call("GET", `/v1/connections/${linked.connection_id}`, { token: access })
+      assert.strictEqual(after.body.data.status, "inactive")
+      const audit = yield* dashboard.team.audit({ urlParams: {} })
+      const entry = audit.data.find((e) => e.action === "connection.deleted")
+      assert.isDefined(entry)
+      assert.strictEqual(entry!.target, linked.connection_id)
+      assert.strictEqual(entry!.actor, "developer@example.com")
     }).pipe(Effect.provide(app)))
 })

@@ -16,6 +16,7 @@ import * as DocsRoute from "../docs/Route.js"
 import * as Errors from "../Errors.js"
 import * as ConnectionStore from "../persistence/ConnectionStore.js"
 import * as PublicOrigin from "../PublicOrigin.js"
+import * as Connections from "../services/Connections.js"
 import * as Dashboard from "../services/Dashboard.js"
 import * as RequestLog from "../services/RequestLog.js"
 
@@ -203,14 +204,28 @@ const LogsGroupLive = HttpApiBuilder.group(
           })))
 )
 
+/** A stored connection as the Connections page shows it (no login, no sandbox state). */
+const entryOf = (c: ConnectionStore.Connection) => ({
+  id: c.id,
+  external_id: c.external_id,
+  provider: c.provider,
+  state: c.state,
+  status: c.status,
+  is_sandbox: c.is_sandbox,
+  created_at: c.created_at,
+  updated_at: c.updated_at
+})
+
 const ConnectionsGroupLive = HttpApiBuilder.group(
   DashboardApi.DashboardApi,
   "connections",
   (handlers) =>
-    Effect.map(
-      ConnectionStore.ConnectionStore,
-      (store) =>
-        handlers.handle("list", ({ urlParams }) =>
+    Effect.gen(function*() {
+      const store = yield* ConnectionStore.ConnectionStore
+      const connections = yield* Connections.Connections
+      const dashboard = yield* Dashboard.Dashboard
+      return handlers
+        .handle("list", ({ urlParams }) =>
           Effect.gen(function*() {
             const session = yield* CurrentSession
             const { page: pageNumber, per_page, ...filters } = urlParams
@@ -223,23 +238,24 @@ const ConnectionsGroupLive = HttpApiBuilder.group(
               perPage
             )
             return {
-              data: items.map((c) => ({
-                id: c.id,
-                external_id: c.external_id,
-                provider: c.provider,
-                state: c.state,
-                status: c.status,
-                is_sandbox: c.is_sandbox,
-                created_at: c.created_at,
-                updated_at: c.updated_at
-              })),
+              data: items.map(entryOf),
               page,
               per_page: perPage,
               total,
               has_more: (page - 1) * perPage + items.length < total
             }
           }))
-    )
+        .handle("remove", ({ path }) =>
+          Effect.gen(function*() {
+            const session = yield* CurrentSession
+            const principal = yield* dashboard.actAs(session, "developer", "Deleting a connection")
+            // DELETE /v1/connections/{id}'s own code: another organisation's connection is 404
+            yield* connections.remove(principal, path.connection_id)
+            yield* dashboard.record(session, "connection.deleted", path.connection_id)
+            const stored = yield* store.getConnection(path.connection_id)
+            return entryOf(Option.getOrThrow(stored))
+          }))
+    })
 )
 
 const placeholder = (title: string, body: string) =>
