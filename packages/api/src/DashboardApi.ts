@@ -12,16 +12,22 @@
  * @since 0.1.0
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
+import { Connection as CoreConnection, ProviderName } from "@tracebridge/core"
 import { Context, Schema } from "effect"
 import {
   AuthenticationError,
   ConflictError,
   InternalError,
+  MethodNotAllowed,
   NotFoundError,
   PayloadTooLarge,
   PermissionError,
+  ProviderBadGateway,
+  ProviderTimeoutError,
+  ProviderUnavailableError,
   RateLimitError,
   ServiceUnavailableError,
+  UnprocessableError,
   UnsupportedMediaType,
   ValidationError
 } from "./Errors.js"
@@ -382,6 +388,43 @@ export const LogDetail = Schema.Struct({
 const LogPath = Schema.Struct({ request_id: Schema.String.pipe(Schema.maxLength(200)) })
 
 // ---------------------------------------------------------------------------------------------
+// Connections
+// ---------------------------------------------------------------------------------------------
+
+/** The Connections page's filters and page. @since 0.1.0 @category schemas */
+export const ConnectionsQuery = Schema.Struct({
+  status: Schema.optional(CoreConnection.ConnectionStatus),
+  provider: Schema.optional(ProviderName.ProviderName),
+  state: Schema.optional(ProviderName.UsState),
+  external_id: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
+  page: Schema.optional(PageNumber),
+  per_page: Schema.optional(PerPage)
+})
+
+/** One connection as the Connections page lists it. @since 0.1.0 @category schemas */
+export const ConnectionEntry = Schema.Struct({
+  id: Schema.String,
+  external_id: Schema.NullOr(Schema.String),
+  provider: Schema.String,
+  state: Schema.String,
+  status: CoreConnection.ConnectionStatus,
+  is_sandbox: Schema.Boolean,
+  created_at: Millis,
+  updated_at: Millis
+}).annotations({ identifier: "DashboardConnection" })
+
+const ConnectionPath = Schema.Struct({ connection_id: Schema.String.pipe(Schema.maxLength(200)) })
+
+/** @since 0.1.0 @category schemas */
+export const ConnectionPage = Schema.Struct({
+  data: Schema.Array(ConnectionEntry),
+  page: Schema.Int,
+  per_page: Schema.Int,
+  total: Schema.Int,
+  has_more: Schema.Boolean
+}).annotations({ identifier: "DashboardConnectionPage" })
+
+// ---------------------------------------------------------------------------------------------
 // Groups
 // ---------------------------------------------------------------------------------------------
 
@@ -469,6 +512,21 @@ export class LogsGroup extends HttpApiGroup.make("logs")
 {}
 
 /**
+ * The Connections page: the organisation's connections, filtered and paged (every role reads it);
+ * deleting one (developer and up) runs `DELETE /v1/connections/{id}`'s code.
+ *
+ * @since 0.1.0
+ * @category groups
+ */
+export class ConnectionsGroup extends HttpApiGroup.make("connections")
+  .add(HttpApiEndpoint.get("list", "/connections").setUrlParams(ConnectionsQuery).addSuccess(ConnectionPage))
+  .add(
+    HttpApiEndpoint.del("remove", "/connections/:connection_id").setPath(ConnectionPath).addSuccess(ConnectionEntry)
+  )
+  .middleware(DashboardSession)
+{}
+
+/**
  * The dashboard's internal API, under {@link PREFIX}.
  *
  * @since 0.1.0
@@ -480,6 +538,7 @@ export class DashboardApi extends HttpApi.make("dashboard")
   .add(TeamGroup)
   .add(KeysGroup)
   .add(LogsGroup)
+  .add(ConnectionsGroup)
   .prefix(PREFIX)
   .addError(ValidationError)
   .addError(AuthenticationError)
@@ -491,4 +550,10 @@ export class DashboardApi extends HttpApi.make("dashboard")
   .addError(RateLimitError)
   .addError(InternalError)
   .addError(ServiceUnavailableError)
+  // the connection actions run `/v1`'s code, which may answer any of its errors
+  .addError(MethodNotAllowed)
+  .addError(UnprocessableError)
+  .addError(ProviderBadGateway)
+  .addError(ProviderUnavailableError)
+  .addError(ProviderTimeoutError)
 {}

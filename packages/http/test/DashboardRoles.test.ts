@@ -7,6 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Bootstrap, Http } from "@tracebridge/http"
 import { Effect, Layer, Option } from "effect"
+import { ConnectionStore } from "../src/persistence/ConnectionStore.js"
 import * as Server from "../src/Server.js"
 import * as Crypto from "../src/services/Crypto.js"
 import { accept, firstOwner, invited, type Member, raw, tokenFor } from "./support/Dashboard.js"
@@ -24,6 +25,26 @@ const roles: ReadonlyArray<Role> = ["owner", "admin", "developer", "viewer"]
 /** The status each role gets; one number: every role. */
 type Expected = number | Readonly<Record<Role, number>>
 const by = (owner: number, admin: number, developer: number, viewer: number) => ({ owner, admin, developer, viewer })
+
+/** Stores a sandbox connection of an organisation directly. */
+const connectionOf = (organisationId: string, id: string) =>
+  Effect.flatMap(ConnectionStore, (store) =>
+    store.insertConnection({
+      id,
+      organisation_id: organisationId,
+      provider: "provider_a",
+      state: "CO",
+      status: "active",
+      is_sandbox: true,
+      external_id: null,
+      credentials: null,
+      key_id: null,
+      token_issued: false,
+      created_at: 0,
+      updated_at: 0,
+      sandbox_version: 0,
+      sandbox_fault: null
+    }))
 
 describe("Dashboard roles", () => {
   it.scoped("every call, four roles, and another organisation's data never reachable", () =>
@@ -44,6 +65,7 @@ describe("Dashboard roles", () => {
       const keyB = yield* raw("POST", "/dashboard/api/keys", { cookie: ownerB.cookie, csrf: ownerB.csrf })
       assert.strictEqual(keyB.status, 201)
       const clientB = keyB.body.client_id as string
+      yield* connectionOf(orgB.id, "conn_b")
 
       for (const role of roles) {
         const me = members[role]
@@ -52,6 +74,7 @@ describe("Dashboard roles", () => {
         const removable = yield* invited(owner, `removable-${role}@a.example`, "viewer")
         const keyA = (yield* raw("POST", "/dashboard/api/keys", { cookie: owner.cookie, csrf: owner.csrf })).body
           .client_id as string
+        yield* connectionOf(owner.organisationId, `conn_a_${role}`)
 
         const calls: ReadonlyArray<
           readonly [string, "GET" | "POST" | "PATCH" | "DELETE", string, unknown, Expected]
@@ -120,6 +143,15 @@ describe("Dashboard roles", () => {
           ],
           ["revoke a key", "POST", `/dashboard/api/keys/${keyA}/revoke`, undefined, by(200, 200, 200, 403)],
           ["enrol TOTP", "POST", "/dashboard/api/totp/enrol", undefined, 200],
+          ["connections", "GET", "/dashboard/api/connections", undefined, 200],
+          [
+            "delete a connection",
+            "DELETE",
+            `/dashboard/api/connections/conn_a_${role}`,
+            undefined,
+            by(200, 200, 200, 403)
+          ],
+          ["delete B's connection", "DELETE", "/dashboard/api/connections/conn_b", undefined, by(404, 404, 404, 403)],
           // another organisation's member and key: never reachable
           [
             "change B's member",

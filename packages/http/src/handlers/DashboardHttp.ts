@@ -14,7 +14,9 @@ import { DashboardApi } from "@tracebridge/api"
 import { Effect, Layer, Option, Redacted } from "effect"
 import * as DocsRoute from "../docs/Route.js"
 import * as Errors from "../Errors.js"
+import * as ConnectionStore from "../persistence/ConnectionStore.js"
 import * as PublicOrigin from "../PublicOrigin.js"
+import * as Connections from "../services/Connections.js"
 import * as Dashboard from "../services/Dashboard.js"
 import * as RequestLog from "../services/RequestLog.js"
 
@@ -202,6 +204,60 @@ const LogsGroupLive = HttpApiBuilder.group(
           })))
 )
 
+/** A stored connection as the Connections page shows it (no login, no sandbox state). */
+const entryOf = (c: ConnectionStore.Connection) => ({
+  id: c.id,
+  external_id: c.external_id,
+  provider: c.provider,
+  state: c.state,
+  status: c.status,
+  is_sandbox: c.is_sandbox,
+  created_at: c.created_at,
+  updated_at: c.updated_at
+})
+
+const ConnectionsGroupLive = HttpApiBuilder.group(
+  DashboardApi.DashboardApi,
+  "connections",
+  (handlers) =>
+    Effect.gen(function*() {
+      const store = yield* ConnectionStore.ConnectionStore
+      const connections = yield* Connections.Connections
+      const dashboard = yield* Dashboard.Dashboard
+      return handlers
+        .handle("list", ({ urlParams }) =>
+          Effect.gen(function*() {
+            const session = yield* CurrentSession
+            const { page: pageNumber, per_page, ...filters } = urlParams
+            const page = pageNumber ?? 1
+            const perPage = per_page ?? 25
+            const { items, total } = yield* store.searchConnections(
+              session.organisation_id,
+              filters,
+              (page - 1) * perPage,
+              perPage
+            )
+            return {
+              data: items.map(entryOf),
+              page,
+              per_page: perPage,
+              total,
+              has_more: (page - 1) * perPage + items.length < total
+            }
+          }))
+        .handle("remove", ({ path }) =>
+          Effect.gen(function*() {
+            const session = yield* CurrentSession
+            const principal = yield* dashboard.actAs(session, "developer", "Deleting a connection")
+            // DELETE /v1/connections/{id}'s own code: another organisation's connection is 404
+            yield* connections.remove(principal, path.connection_id)
+            yield* dashboard.record(session, "connection.deleted", path.connection_id)
+            const stored = yield* store.getConnection(path.connection_id)
+            return entryOf(Option.getOrThrow(stored))
+          }))
+    })
+)
+
 const placeholder = (title: string, body: string) =>
   `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -250,7 +306,8 @@ export const HttpDashboardLive = Layer.mergeAll(
   TotpGroupLive,
   TeamGroupLive,
   KeysGroupLive,
-  LogsGroupLive
+  LogsGroupLive,
+  ConnectionsGroupLive
 ).pipe(
   Layer.provide(SessionLive),
   Layer.provide(Dashboard.layer)

@@ -42,6 +42,19 @@ export interface Connection {
 }
 
 /**
+ * The filters of {@link Service.searchConnections}; an absent one matches every connection.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SearchFilters {
+  readonly status?: Connection["status"] | undefined
+  readonly provider?: string | undefined
+  readonly state?: string | undefined
+  readonly external_id?: string | undefined
+}
+
+/**
  * Connections. Every method is atomic on its own; `Transactions` runs several as one. The sandbox
  * version and fault are written through `SandboxLog`.
  *
@@ -54,6 +67,16 @@ export interface Service {
   /** One organisation's connections, oldest first, with the total. */
   readonly listConnections: (
     organisationId: string,
+    offset: number,
+    limit: number
+  ) => Effect.Effect<{ readonly items: ReadonlyArray<Connection>; readonly total: number }>
+  /**
+   * One organisation's connections matching every given filter (the dashboard's Connections
+   * page), oldest first, with the total of the matches.
+   */
+  readonly searchConnections: (
+    organisationId: string,
+    filters: SearchFilters,
     offset: number,
     limit: number
   ) => Effect.Effect<{ readonly items: ReadonlyArray<Connection>; readonly total: number }>
@@ -124,6 +147,22 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
         ),
         total: count(sql`SELECT COUNT(*) AS n FROM connections WHERE organisation_id = ${organisationId}`)
       }),
+    searchConnections: (organisationId, filters, offset, limit) => {
+      const conditions = [sql`organisation_id = ${organisationId}`]
+      if (filters.status !== undefined) conditions.push(sql`status = ${filters.status}`)
+      if (filters.provider !== undefined) conditions.push(sql`provider = ${filters.provider}`)
+      if (filters.state !== undefined) conditions.push(sql`state = ${filters.state}`)
+      if (filters.external_id !== undefined) conditions.push(sql`external_id = ${filters.external_id}`)
+      const where = sql.and(conditions)
+      return Effect.all({
+        items: all(
+          sql`SELECT * FROM connections WHERE ${where}
+              ORDER BY created_at, id LIMIT ${Math.max(0, limit)} OFFSET ${Math.max(0, offset)}`,
+          toConnection
+        ),
+        total: count(sql`SELECT COUNT(*) AS n FROM connections WHERE ${where}`)
+      })
+    },
     updateConnection: (id, patch) => {
       const set: Record<string, unknown> = {}
       if (patch.status !== undefined) set.status = patch.status

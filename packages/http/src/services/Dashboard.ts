@@ -19,6 +19,7 @@
  */
 import { HttpApp, HttpServerResponse } from "@effect/platform"
 import type { DashboardApi } from "@tracebridge/api"
+import type { Principal } from "@tracebridge/api/Security"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { createHmac, randomBytes, scrypt, timingSafeEqual } from "node:crypto"
 import * as OTPAuth from "otpauth"
@@ -226,6 +227,20 @@ export interface Service {
     session: SessionInfo,
     clientId: string
   ) => Effect.Effect<typeof DashboardApi.ApiKey.Type, Failure>
+
+  /**
+   * Checks the member's role for a change (`what` names it in the 403), and gives the `/v1`
+   * principal the change runs as: the member's organisation, every connection of it, the scopes
+   * its plan allows; so the dashboard's actions run `/v1`'s own code.
+   */
+  readonly actAs: (session: SessionInfo, needed: Role, what: string) => Effect.Effect<Principal, Failure>
+  /** Records a change made by the member in the organisation's audit log. */
+  readonly record: (
+    session: SessionInfo,
+    action: string,
+    target: string | null,
+    detail?: Record<string, unknown>
+  ) => Effect.Effect<void>
 }
 
 /**
@@ -807,7 +822,23 @@ export const layer = Layer.effect(
           const now = yield* Clock.currentTimeMillis
           const client = yield* clientOf(session, clientId)
           return keyView(client, yield* emailsOf(session.organisation_id, [client.created_by]), now)
-        })
+        }),
+
+      actAs: (session, needed, what) =>
+        Effect.gen(function*() {
+          yield* requireRole(session, needed, what)
+          const organisation = yield* organisationOf(session.organisation_id)
+          return {
+            organisation,
+            kind: "access",
+            client_id: null,
+            connection_id: null,
+            scopes: organisation.plan === "production" ? ["sandbox", "production"] : ["sandbox"]
+          }
+        }),
+
+      record: (session, action, target, detail) =>
+        provide(audit(session.organisation_id, actorOf(session), action, target, detail))
     }
     return service
   })
