@@ -10,6 +10,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { FetchHttpClient } from "@effect/platform"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
+import type { operations } from "@tracebridge/client"
 import { Tracebridge } from "@tracebridge/client"
 import { McpServer } from "@tracebridge/mcp"
 import { Console, Effect, HashMap, Layer, Option, Redacted } from "effect"
@@ -17,6 +18,10 @@ import { spawn } from "node:child_process"
 import { createRequire } from "node:module"
 import * as Credentials from "./Credentials.js"
 import * as Listen from "./Listen.js"
+
+type PublicToken = operations["createSandboxPublicToken"]["requestBody"]["content"]["application/json"]
+type Simulate = operations["simulateScenario"]["requestBody"]["content"]["application/json"]
+type EventsQuery = NonNullable<operations["listEvents"]["parameters"]["query"]>
 
 const json = Options.boolean("json").pipe(Options.withDescription("Print JSON, one object per line"))
 
@@ -125,25 +130,28 @@ const trigger = Command.make(
       const sdk = sdkOf(yield* Credentials.resolve())
       const connectionId = Option.isSome(connection) ? connection.value : yield* Effect.gen(function*() {
         const created = yield* api("making a sandbox connection", () =>
-          sdk.post("/v1/sandbox/public_token/create", { body: { provider, state } as never }))
+          sdk.post("/v1/sandbox/public_token/create", {
+            // the API checks both against its providers and their states
+            body: { provider, state: state as NonNullable<PublicToken["state"]> }
+          }))
         const exchanged = yield* api("making a sandbox connection", () =>
           sdk.post("/v1/link/token/exchange", {
             body: { public_token: (created as { data: { public_token: string } }).data.public_token }
           }))
         return (exchanged as { data: { connection_id: string } }).data.connection_id
       })
-      const body = {
-        scenario,
+      const body: Simulate = {
+        // the API refuses an unknown scenario with the list of the known ones
+        scenario: scenario as Simulate["scenario"],
         params: Option.match(params, {
           onNone: () => ({}),
-          onSome: (map) =>
-            Object.fromEntries(HashMap.toEntries(map))
+          onSome: (map) => Object.fromEntries(HashMap.toEntries(map))
         })
       }
       const answer = yield* api("simulate", () =>
         sdk.post("/v1/sandbox/{connection_id}/simulate", {
           params: { path: { connection_id: connectionId } },
-          body: body as never
+          body
         }))
       const data = (answer as { data: { event: { id: string; type: string } | null; deliveries: number } }).data
       yield* print(
@@ -170,13 +178,13 @@ const eventsList = Command.make(
   ({ connection, failed, json, limit, type }) =>
     Effect.gen(function*() {
       const sdk = sdkOf(yield* Credentials.resolve())
-      const query = {
-        per_page: String(Math.min(100, Math.max(1, limit))),
+      const query: EventsQuery = {
+        per_page: Math.min(100, Math.max(1, limit)),
         ...(failed ? { delivery_success: "false" } : {}),
-        ...(Option.isSome(type) ? { type: type.value } : {}),
+        ...(Option.isSome(type) ? { type: type.value as NonNullable<EventsQuery["type"]> } : {}),
         ...(Option.isSome(connection) ? { connection_id: connection.value } : {})
       }
-      const answer = yield* api("listing events", () => sdk.get("/v1/events", { params: { query: query as never } }))
+      const answer = yield* api("listing events", () => sdk.get("/v1/events", { params: { query } }))
       const events = (answer as {
         data: ReadonlyArray<
           { id: string; type: string; created_at: string; connection_id: string; delivery: { status: string } }

@@ -29,8 +29,8 @@
  *
  * @since 0.1.0
  */
-import type { HttpApp, HttpServerResponse } from "@effect/platform"
-import { HttpClient, HttpServerError, HttpServerRequest } from "@effect/platform"
+import type { HttpApp, HttpBody, HttpServerResponse } from "@effect/platform"
+import { HttpClient, HttpServerError, HttpServerRequest, UrlParams } from "@effect/platform"
 import type { ProviderPort } from "@tracebridge/core"
 import { ProviderModule } from "@tracebridge/core"
 import {
@@ -253,8 +253,8 @@ export const port = (self: ProviderPort.Service): ProviderPort.Service => {
 
 const decoder = new TextDecoder()
 
-const bodyKey = (body: { readonly _tag: string; readonly body?: unknown }): string =>
-  body._tag === "Uint8Array" && body.body instanceof Uint8Array
+const bodyKey = (body: HttpBody.HttpBody): string =>
+  body._tag === "Uint8Array"
     ? decoder.decode(body.body)
     : body._tag === "Raw" && typeof body.body === "string"
     ? body.body
@@ -286,12 +286,12 @@ export const recording = (
       return Effect.flatMap(FiberRef.get(upstream), (context) => {
         const key = `${request.method} ${request.url}?${
           request.urlParams.length === 0 ? "" : JSON.stringify(request.urlParams)
-        } ${bodyKey(request.body as never)}`
+        } ${bodyKey(request.body)}`
         let attempt = 1
         for (const earlier of pending.calls) if (earlier.key === key && failed(earlier)) attempt++
         const params = request.urlParams.length === 0
           ? ""
-          : `${request.url.includes("?") ? "&" : "?"}${new URLSearchParams(request.urlParams as never).toString()}`
+          : `${request.url.includes("?") ? "&" : "?"}${UrlParams.toString(request.urlParams)}`
         const call: PendingCall = {
           at: now(),
           provider: context?.provider ?? fallbackProvider,
