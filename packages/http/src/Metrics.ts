@@ -19,6 +19,7 @@ import { Effect, FiberRef, Metric, MetricBoundaries, MetricLabel } from "effect"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { Lru } from "./Lru.js"
 import type { Snapshot } from "./persistence/MetricsStore.js"
+import * as PortCalls from "./PortCalls.js"
 import * as Routes from "./Routes.js"
 
 let on = false
@@ -216,10 +217,6 @@ const outcomeOf = (error: unknown): string => {
   return short.replace(/^Provider/, "").replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase()
 }
 
-const isSession = (u: unknown): u is { readonly provider: string; readonly state: string } =>
-  typeof u === "object" && u !== null && typeof (u as { provider?: unknown }).provider === "string" &&
-  typeof (u as { state?: unknown }).state === "string" && "environment" in u
-
 /**
  * A provider port whose calls are counted by provider, state and outcome, and whose list reads
  * count their skipped rows by resource. The governor sees the call's provider and state.
@@ -227,47 +224,27 @@ const isSession = (u: unknown): u is { readonly provider: string; readonly state
  * @since 0.1.0
  * @category wrappers
  */
-export const port = (self: ProviderPort.Service): ProviderPort.Service => {
-  // one wrapper per method, made at its first call (not one per property read)
-  const wrappers = new Map<PropertyKey, (...args: Array<unknown>) => unknown>()
-  return new Proxy(self, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver)
-      if (typeof value !== "function" || property === "descriptor") return value
-      const known = wrappers.get(property)
-      if (known !== undefined) return known
-      const wrapper = (...args: Array<unknown>) => {
-        const result = value.apply(target, args)
-        const session = isSession(args[0]) ? args[0] : isSession(args[1]) ? args[1] : undefined
-        if (!on || session === undefined || !Effect.isEffect(result)) return result
-        const tags = { provider: session.provider, state: session.state }
-        const resource = typeof args[0] === "string" ? args[0] : undefined
-        return (result as Effect.Effect<unknown, unknown>).pipe(
-          Effect.tapBoth({
-            onFailure: (error) =>
-              Effect.sync(() =>
-                metrics.upstreamRequests.unsafeUpdate(1, labels({ ...tags, outcome: outcomeOf(error) }))
-              ),
-            onSuccess: (a) =>
-              Effect.sync(() => {
-                metrics.upstreamRequests.unsafeUpdate(1, labels({ ...tags, outcome: "ok" }))
-                const skipped = typeof a === "object" && a !== null ? (a as { skipped?: unknown }).skipped : undefined
-                if (resource !== undefined && Array.isArray(skipped) && skipped.length > 0) {
-                  metrics.skippedRows.unsafeUpdate(
-                    skipped.length,
-                    labels({ provider: session.provider, resource })
-                  )
-                }
-              })
-          }),
-          Effect.locally(upstreamContext, tags)
-        )
-      }
-      wrappers.set(property, wrapper)
-      return wrapper
-    }
+export const port = (self: ProviderPort.Service): ProviderPort.Service =>
+  PortCalls.wrap(self, (call, effect) => {
+    if (!on) return effect
+    const tags = { provider: call.provider, state: call.state }
+    const resource = typeof call.args[0] === "string" ? call.args[0] : undefined
+    return effect.pipe(
+      Effect.tapBoth({
+        onFailure: (error) =>
+          Effect.sync(() => metrics.upstreamRequests.unsafeUpdate(1, labels({ ...tags, outcome: outcomeOf(error) }))),
+        onSuccess: (a) =>
+          Effect.sync(() => {
+            metrics.upstreamRequests.unsafeUpdate(1, labels({ ...tags, outcome: "ok" }))
+            const skipped = typeof a === "object" && a !== null ? (a as { skipped?: unknown }).skipped : undefined
+            if (resource !== undefined && Array.isArray(skipped) && skipped.length > 0) {
+              metrics.skippedRows.unsafeUpdate(skipped.length, labels({ provider: call.provider, resource }))
+            }
+          })
+      }),
+      Effect.locally(upstreamContext, tags)
+    )
   })
-}
 
 const providerOfKey = (key: string) => key.split("|")[0] ?? "unknown"
 

@@ -52,6 +52,7 @@ import * as Metrics from "./Metrics.js"
 import { Accounts } from "./persistence/Accounts.js"
 import type { Call, Entry } from "./persistence/RequestLogStore.js"
 import { RequestLogStore } from "./persistence/RequestLogStore.js"
+import * as PortCalls from "./PortCalls.js"
 import * as Redact from "./Redact.js"
 import * as RequestLog from "./RequestLog.js"
 
@@ -215,10 +216,6 @@ const upstream = FiberRef.unsafeMake<
   { readonly provider: string; readonly state: string; readonly operation: string } | undefined
 >(undefined)
 
-const isSession = (u: unknown): u is { readonly provider: string; readonly state: string } =>
-  typeof u === "object" && u !== null && typeof (u as { provider?: unknown }).provider === "string" &&
-  typeof (u as { state?: unknown }).state === "string" && "environment" in u
-
 /**
  * A provider port whose calls tell the `HttpClient` under them ({@link recording}) their provider,
  * state and method (installed only while the log is on).
@@ -226,30 +223,12 @@ const isSession = (u: unknown): u is { readonly provider: string; readonly state
  * @since 0.1.0
  * @category wrappers
  */
-export const port = (self: ProviderPort.Service): ProviderPort.Service => {
-  const wrappers = new Map<PropertyKey, (...args: Array<unknown>) => unknown>()
-  return new Proxy(self, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver)
-      if (typeof value !== "function" || property === "descriptor") return value
-      const known = wrappers.get(property)
-      if (known !== undefined) return known
-      const operation = String(property)
-      const wrapper = (...args: Array<unknown>) => {
-        const result = value.apply(target, args)
-        const session = isSession(args[0]) ? args[0] : isSession(args[1]) ? args[1] : undefined
-        if (session === undefined || !Effect.isEffect(result)) return result
-        return Effect.locally(result as Effect.Effect<unknown, unknown>, upstream, {
-          provider: session.provider,
-          state: session.state,
-          operation
-        })
-      }
-      wrappers.set(property, wrapper)
-      return wrapper
-    }
-  })
-}
+export const port = (self: ProviderPort.Service): ProviderPort.Service =>
+  PortCalls.wrap(
+    self,
+    (call, effect) =>
+      Effect.locally(effect, upstream, { provider: call.provider, state: call.state, operation: call.operation })
+  )
 
 const decoder = new TextDecoder()
 
