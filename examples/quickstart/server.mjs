@@ -89,10 +89,11 @@ const tracebridge = process.env.TRACEBRIDGE_URL ? configured() : await embedded(
 // The Tracebridge API, from the server side.
 
 class ApiError extends Error {
-  constructor(status, body) {
+  constructor(status, body, retryAfter) {
     super(body?.error?.message ?? `Tracebridge answered ${status}`)
     this.status = status
     this.body = body
+    this.retryAfter = retryAfter
   }
 }
 
@@ -124,7 +125,7 @@ const api = async (method, path, json) => {
     body: json === undefined ? undefined : JSON.stringify(json)
   })
   const body = await response.json()
-  if (!response.ok) throw new ApiError(response.status, body)
+  if (!response.ok) throw new ApiError(response.status, body, response.headers.get("retry-after"))
   return body
 }
 
@@ -135,17 +136,27 @@ const webhookUrl = `${self}/webhooks`
 let webhookSecret = null
 const received = []
 
+// A 503 (the server busy or starting) or a 429 is retried after its Retry-After, a few times.
 const subscribe = async () => {
-  try {
-    const created = await api("POST", "/v1/webhooks", {
-      url: webhookUrl,
-      events: ["transfer.arrived", "transfer.completed", "lab_result.received"],
-      description: "quickstart"
-    })
-    webhookSecret = created.data.secret
-    console.log(`[quickstart] subscribed ${webhookUrl} to Tracebridge's webhooks`)
-  } catch (error) {
-    console.error(`[quickstart] could not subscribe to webhooks: ${error.message}`)
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const created = await api("POST", "/v1/webhooks", {
+        url: webhookUrl,
+        events: ["transfer.arrived", "transfer.completed", "lab_result.received"],
+        description: "quickstart"
+      })
+      webhookSecret = created.data.secret
+      console.log(`[quickstart] subscribed ${webhookUrl} to Tracebridge's webhooks`)
+      return
+    } catch (error) {
+      const retryable = !(error instanceof ApiError) || error.status === 503 || error.status === 429
+      if (!retryable || attempt === 5) {
+        console.error(`[quickstart] could not subscribe to webhooks: ${error.message}`)
+        return
+      }
+      const after = Number(error.retryAfter ?? 1)
+      await new Promise((resolve) => setTimeout(resolve, Math.min(10, Math.max(1, after)) * 1000))
+    }
   }
 }
 

@@ -54,6 +54,8 @@ beforeAll(async () => {
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   expect(output).toContain(`open ${origin}`)
+  // the app subscribed itself to the webhooks (what it printed says why when it did not)
+  expect(output).toContain("[quickstart] subscribed")
   browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
     headless: true,

@@ -115,9 +115,6 @@ describe("DatabaseGovernor", () => {
           Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(
             new Map([
               ["TRACEBRIDGE_PROVIDER_A_BASE_URL", `${running.origin}/provider_a/{state}`],
-              // This test hung once in CI (60 s) with the request log's writer on this SQLite file;
-              // it is about the governor's buckets, so the log is off until that is understood.
-              ["TRACEBRIDGE_REQUEST_LOG", "off"],
               ["PROVIDER_A_VENDOR_KEY", vendorKey]
             ])
           )))

@@ -8,7 +8,9 @@
  *   blocks the event loop: it stays short, and longer waits are retries on an Effect `Schedule` (exponential,
  *   jittered, capped) that sleep without blocking, all within `wait`;
  * - the permit is taken within `wait`, and given back when `BEGIN` fails (the stock
- *   `LibsqlClient` keeps it when its `BEGIN` fails, and every later statement waits forever);
+ *   `LibsqlClient` keeps it when its `BEGIN` fails, and every later statement waits forever); it
+ *   is a `Permit`, not a `Semaphore` under a timeout, which can lose it when the wait ends as it
+ *   comes free;
  * - a connection on which a statement failed busy or locked is closed and opened again: libsql
  *   leaves such a statement in progress, and until the garbage collector finalizes it every
  *   `COMMIT` on that connection fails (tursodatabase/libsql-client-ts#352);
@@ -21,6 +23,7 @@ import type { SqlConnection } from "@effect/sql"
 import type { Client as SdkClient, InStatement, InValue, ResultSet } from "@libsql/client"
 import { createClient } from "@libsql/client"
 import { Cause, Clock, Data, Duration, Effect, Exit, Layer, Schedule, Scope } from "effect"
+import * as Permit from "./Permit.js"
 
 /**
  * The database could not be had within the wait: busy or locked by another connection past the
@@ -192,7 +195,7 @@ export const make = (
     const retry = busyRetry(options.wait)
     const singleConnection = new Connection(single, retry)
     const txConnection = new Connection(txs, undefined)
-    const permit = yield* Effect.makeSemaphore(1)
+    const permit = Permit.make(1)
     const spanAttributes: Array<[string, unknown]> = [["db.system.name", "sqlite"]]
 
     const begin = Effect.tryPromise({
@@ -227,15 +230,15 @@ export const make = (
         catch: sqlError(`Failed to ${statement === "COMMIT" ? "commit" : "roll back"} transaction`)
       })
 
-    /** The one permit, within `wait` (on the real clock); past it, unavailable. */
+    /**
+     * The one permit for the scope, within `wait` (on the real clock); past it, unavailable. Not
+     * `Semaphore.take` under a timeout, which can lose the permit (`Permit.ts`).
+     */
     const takePermit = (reason: string, message: string) =>
-      permit.take(1).pipe(
-        Effect.timeoutFail({
-          duration: options.wait,
-          onTimeout: () => new SqlError.SqlError({ cause: new Unavailable({ reason }), message })
-        }),
-        onRealClock
-      )
+      Effect.flatMap(permit.take(options.wait), (had) =>
+        had
+          ? Effect.void
+          : Effect.fail(new SqlError.SqlError({ cause: new Unavailable({ reason }), message })))
 
     /**
      * The transaction connection: the permit within `wait`, then `BEGIN IMMEDIATE` (retried while
@@ -243,9 +246,14 @@ export const make = (
      */
     const acquireConnection = Effect.uninterruptibleMask((restore) =>
       Effect.gen(function*() {
-        yield* restore(takePermit("the transaction connection stayed in use", "Failed to begin transaction"))
         const scope = yield* Scope.make()
-        yield* Scope.addFinalizer(scope, permit.release(1))
+        const had = yield* Effect.exit(restore(
+          Scope.extend(takePermit("the transaction connection stayed in use", "Failed to begin transaction"), scope)
+        ))
+        if (Exit.isFailure(had)) {
+          yield* Scope.close(scope, Exit.void)
+          return yield* Effect.failCause(had.cause)
+        }
         const began = yield* Effect.exit(restore(begin))
         if (Exit.isFailure(began)) {
           yield* Scope.close(scope, Exit.void)
@@ -272,13 +280,10 @@ export const make = (
      * process's own open transaction meets SQLite's lock, and each try blocks the process for the
      * busy timeout while the transaction it waits for cannot move.
      */
-    const acquireSingle: Effect.Effect<SqlConnection.Connection, SqlError.SqlError, Scope.Scope> = Effect
-      .uninterruptibleMask((restore) =>
-        Effect.zipRight(
-          restore(takePermit("a transaction kept the database", "Failed to execute statement")),
-          Effect.addFinalizer(() => permit.release(1))
-        )
-      ).pipe(Effect.as(singleConnection))
+    const acquireSingle: Effect.Effect<SqlConnection.Connection, SqlError.SqlError, Scope.Scope> = takePermit(
+      "a transaction kept the database",
+      "Failed to execute statement"
+    ).pipe(Effect.as(singleConnection))
 
     const client = yield* SqlClient.make({
       acquirer: acquireSingle,
