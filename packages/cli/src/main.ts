@@ -15,7 +15,8 @@ import { Tracebridge } from "@tracebridge/client"
 import { McpServer } from "@tracebridge/mcp"
 import { Console, Effect, HashMap, Layer, Option, Redacted } from "effect"
 import { spawn } from "node:child_process"
-import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
 import * as Credentials from "./Credentials.js"
 import * as Listen from "./Listen.js"
 
@@ -245,17 +246,26 @@ const events = Command.make("events").pipe(
   Command.withSubcommands([eventsList, eventsResend])
 )
 
+/** The sandbox package's checked-in launcher (its `bin`), found from the package's entry point. */
+const sandboxBin = () =>
+  join(dirname(fileURLToPath(import.meta.resolve("@tracebridge/sandbox"))), "..", "bin", "tracebridge-sandbox.mjs")
+
 const sandboxStart = Command.make(
   "start",
-  { args: Args.text({ name: "arg" }).pipe(Args.repeated, Args.withDescription("Passed to tracebridge-sandbox")) },
-  ({ args }) =>
+  {
+    json: Options.boolean("json").pipe(
+      Options.withDescription("Once listening, print one JSON line (origin, base URLs, control routes), not the banner")
+    ),
+    args: Args.text({ name: "arg" }).pipe(
+      Args.repeated,
+      Args.withDescription("Passed to tracebridge-sandbox (after --): --port, --seed, --size, …")
+    )
+  },
+  ({ args, json }) =>
     Effect.async<void, Credentials.CliError>((resume) => {
-      const require = createRequire(import.meta.url)
-      const bin = require.resolve("@tracebridge/sandbox/package.json").replace(
-        /package\.json$/,
-        "bin/tracebridge-sandbox.mjs"
-      )
-      const child = spawn(process.execPath, [bin, ...args], { stdio: "inherit" })
+      const child = spawn(process.execPath, [sandboxBin(), ...args, ...(json ? ["--json"] : [])], {
+        stdio: "inherit"
+      })
       const forward = (signal: NodeJS.Signals) => () => child.kill(signal)
       process.once("SIGINT", forward("SIGINT"))
       process.once("SIGTERM", forward("SIGTERM"))

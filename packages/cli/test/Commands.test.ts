@@ -9,7 +9,7 @@ import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import type { TestServer } from "../../client/test/support/Server.js"
 import { startServer } from "../../client/test/support/Server.js"
-import { configDir, run } from "./support/Cli.js"
+import { configDir, run, start, until } from "./support/Cli.js"
 
 let server: TestServer
 beforeAll(async () => {
@@ -124,4 +124,29 @@ describe("tracebridge trigger and events", () => {
     assert.strictEqual(unknown.code, 1)
     assert.match(unknown.stderr, /resource_not_found/)
   })
+})
+
+describe("tracebridge sandbox start", () => {
+  it("runs the standalone emulator; --json prints where it listens as one JSON line", async () => {
+    const command = start(["sandbox", "start", "--json", "--", "--port", "0", "--seed", "cli-json"], {})
+    try {
+      await until("the JSON line", () => command.lines().length > 0, 60_000)
+      const [line] = command.lines()
+      const started = JSON.parse(line!) as {
+        origin: string
+        seed: string
+        providers: ReadonlyArray<{ provider: string; base_url: string; example_url: string }>
+        control: { state: string }
+      }
+      assert.strictEqual(started.seed, "cli-json")
+      assert.deepStrictEqual(started.providers.map((p) => p.provider), ["provider_a", "provider_b"])
+      assert.strictEqual(started.providers[0]!.base_url, `${started.origin}/provider_a/{STATE}`)
+      const state = await fetch(started.control.state)
+      assert.strictEqual(state.status, 200)
+    } finally {
+      const exited = new Promise((resolve) => command.child.once("exit", resolve))
+      command.child.kill("SIGTERM")
+      await exited
+    }
+  }, 90_000)
 })

@@ -180,6 +180,41 @@ export const banner = (running: Running): string => {
   ].join("\n")
 }
 
+/**
+ * What `tracebridge-sandbox --json` prints once it listens, as one JSON line: the banner's facts
+ * for a script (the origin, the seed and reference date, each provider's base URL template and an
+ * example, and the control routes).
+ *
+ * @since 0.1.0
+ * @category banner
+ */
+export const started = (running: Running) => {
+  const { origin, sandbox } = running
+  return {
+    origin,
+    seed: sandbox.options.seed,
+    reference_date: sandbox.options.referenceDate,
+    providers: Registry.installed.providers.map((provider) => {
+      const name = nameOf(provider)
+      const example = Descriptor.states(provider.module.descriptor)[0] ?? "CO"
+      return {
+        provider: name,
+        style: provider.banner.style,
+        base_url: baseUrl(origin, name, "{STATE}"),
+        example_url: `${baseUrl(origin, name, example)}${provider.banner.examplePath}`,
+        good_login: provider.banner.loginHint
+      }
+    }),
+    control: {
+      state: `${origin}/_sandbox/state`,
+      reset: `${origin}/_sandbox/reset`,
+      seed: `${origin}/_sandbox/seed`,
+      scenarios: `${origin}/_sandbox/scenarios/{name}`,
+      faults: `${origin}/_sandbox/faults`
+    }
+  }
+}
+
 const credentials = (login: Readonly<Record<string, string>>) =>
   Object.entries(login).map(([field, value]) => `${field}=${value}`).join(" ")
 
@@ -218,6 +253,7 @@ export const help = (providers: Registry.Lookup = Registry.installed): string =>
       "--requests-per-second <n>",
       `GET calls a second per facility (3x per vendor key) before a 429 with Retry-After, where the emulated system limits bursts; 0: no limit (default ${DEFAULTS.requestsPerSecond})`
     ],
+    ["--json", "once listening, print one JSON line (origin, providers' base URLs, control routes), not the banner"],
     ["-h, --help", "print this and exit"]
   ]
   const width = Math.max(...flags.map(([flag]) => flag.length)) + 2

@@ -1,17 +1,20 @@
 #!/usr/bin/env node
 /**
  * `tracebridge-sandbox [--port 4010] [--host 127.0.0.1] [--seed 42] [--size small|large|<packages>]
- * [--reference-date 2026-03-15T00:00:00Z] [--requests-per-second 50]`: the sandbox on a socket, for CI.
+ * [--reference-date 2026-03-15T00:00:00Z] [--requests-per-second 50] [--json]`: the sandbox on a socket,
+ * for CI. `--json` prints one JSON line (`started`) instead of the banner, once it listens.
  * `--help` lists the flags, each provider's base URL, auth and test logins, and the control API.
  *
  * Bundled into `dist/tracebridge-sandbox.mjs`; the package's bin is `bin/tracebridge-sandbox.mjs`, a
  * checked-in launcher that builds the bundle when it is missing (a fresh clone) and loads it.
  */
-import { banner, DEFAULTS, help, start } from "./Standalone.js"
+import { banner, DEFAULTS, help, start, started } from "./Standalone.js"
 
 const FLAGS = ["port", "host", "seed", "size", "reference-date", "requests-per-second"] as const
 
-const args = process.argv.slice(2)
+const argv = process.argv.slice(2)
+const json = argv.includes("--json")
+const args = argv.filter((arg) => arg !== "--json")
 
 if (args.includes("--help") || args.includes("-h")) {
   process.stdout.write(`${help()}\n`)
@@ -65,7 +68,7 @@ start({
   size,
   requestsPerSecond
 }).then((running) => {
-  process.stdout.write(`${banner(running)}\n`)
+  process.stdout.write(`${json ? JSON.stringify(started(running)) : banner(running)}\n`)
   const stop = () => running.close().then(() => process.exit(0))
   process.on("SIGINT", stop)
   process.on("SIGTERM", stop)
