@@ -48,8 +48,13 @@ export const configDir = (env: NodeJS.ProcessEnv = process.env): string =>
 
 const configFile = (env: NodeJS.ProcessEnv) => join(configDir(env), "config.json")
 
-/** Writes a file only its owner can read, in a folder only its owner can enter, in one step. */
-const writePrivate = (path: string, dir: string, text: string) => {
+/**
+ * Writes a file only its owner can read, in a folder only its owner can enter, in one step.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const writePrivate = (path: string, dir: string, text: string) => {
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   chmodSync(dir, 0o700)
   const temporary = `${path}.${process.pid}.tmp`

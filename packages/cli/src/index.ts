@@ -12,7 +12,17 @@ export * as Credentials from "./Credentials.js"
 /**
  * @since 0.1.0
  */
+export * as DashboardSession from "./DashboardSession.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Listen from "./Listen.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Logs from "./Logs.js"
 
 /**
  * @since 0.1.0

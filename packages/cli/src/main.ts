@@ -6,19 +6,21 @@
  *
  * @since 0.1.0
  */
-import { Args, Command, Options } from "@effect/cli"
+import { Args, Command, Options, Prompt } from "@effect/cli"
 import { FetchHttpClient } from "@effect/platform"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { operations } from "@tracebridge/client"
 import { Tracebridge } from "@tracebridge/client"
 import { McpServer } from "@tracebridge/mcp"
-import { Console, Effect, HashMap, Layer, Option, Redacted } from "effect"
+import { Console, Duration, Effect, HashMap, Layer, Option, Redacted } from "effect"
 import { spawn } from "node:child_process"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Credentials from "./Credentials.js"
+import * as DashboardSession from "./DashboardSession.js"
 import * as Listen from "./Listen.js"
+import * as Logs from "./Logs.js"
 
 type PublicToken = operations["createSandboxPublicToken"]["requestBody"]["content"]["application/json"]
 type Simulate = operations["simulateScenario"]["requestBody"]["content"]["application/json"]
@@ -52,9 +54,25 @@ const api = <A>(what: string, call: () => Promise<A>) =>
 const login = Command.make(
   "login",
   {
-    clientId: Options.text("client-id").pipe(Options.withDescription("The API client's id (tb_client_…)")),
+    clientId: Options.text("client-id").pipe(
+      Options.optional,
+      Options.withDescription("The API client's id (tb_client_…)")
+    ),
     clientSecret: Options.redacted("client-secret").pipe(
+      Options.optional,
       Options.withDescription("The API client's secret; kept in the config file, readable by you only")
+    ),
+    email: Options.text("email").pipe(
+      Options.optional,
+      Options.withDescription("Sign in to the dashboard as this member instead (for `logs tail`)")
+    ),
+    password: Options.redacted("password").pipe(
+      Options.optional,
+      Options.withDescription("With --email: the password (default: $TRACEBRIDGE_DASHBOARD_PASSWORD, else asked)")
+    ),
+    totpCode: Options.text("totp-code").pipe(
+      Options.optional,
+      Options.withDescription("With --email: the current code of your authenticator, when two-factor is on")
     ),
     apiUrl: Options.text("api-url").pipe(
       Options.withDefault(Credentials.DEFAULT_API_URL),
@@ -62,23 +80,99 @@ const login = Command.make(
     ),
     json
   },
-  ({ apiUrl, clientId, clientSecret, json }) =>
+  ({ apiUrl, clientId, clientSecret, email, json, password, totpCode }) =>
     Effect.gen(function*() {
+      const origin = apiUrl.replace(/\/+$/, "")
+      if (Option.isSome(email)) {
+        const secret = Option.isSome(password)
+          ? Redacted.value(password.value)
+          : process.env.TRACEBRIDGE_DASHBOARD_PASSWORD ?? Redacted.value(
+            yield* Prompt.password({ message: `Dashboard password for ${email.value}` }).pipe(
+              Effect.mapError(() => new Credentials.CliError("no password given"))
+            )
+          )
+        const session = yield* DashboardSession.signIn(origin, {
+          email: email.value,
+          password: secret,
+          totpCode: Option.getOrUndefined(totpCode)
+        })
+        const file = yield* DashboardSession.save(session)
+        return yield* print(
+          json
+            ? JSON.stringify({
+              email: session.email,
+              organisation_id: session.organisationId,
+              role: session.role,
+              api_url: origin,
+              expires_at: new Date(session.expiresAt).toISOString(),
+              session_file: file
+            })
+            : `Signed in to the dashboard as ${session.email} (${session.role} of ${session.organisationId}) until ${
+              new Date(session.expiresAt).toISOString()
+            }; saved in ${file} (readable by you only)`
+        )
+      }
+      if (Option.isNone(clientId) || Option.isNone(clientSecret)) {
+        return yield* Effect.fail(
+          new Credentials.CliError(
+            "give --client-id and --client-secret (an API client), or --email (the dashboard, for logs tail)"
+          )
+        )
+      }
       const credentials = {
-        apiUrl: apiUrl.replace(/\/+$/, ""),
-        clientId,
-        clientSecret: Redacted.value(clientSecret)
+        apiUrl: origin,
+        clientId: clientId.value,
+        clientSecret: Redacted.value(clientSecret.value)
       }
       // checked before it is saved: a wrong secret is said now, not at the next command
       yield* api("sign-in failed", () => sdkOf(credentials).accessToken())
       const file = yield* Credentials.save(credentials)
       yield* print(
         json
-          ? JSON.stringify({ client_id: clientId, api_url: credentials.apiUrl, config_file: file })
-          : `Signed in as ${clientId} at ${credentials.apiUrl}; saved in ${file} (readable by you only)`
+          ? JSON.stringify({ client_id: credentials.clientId, api_url: credentials.apiUrl, config_file: file })
+          : `Signed in as ${credentials.clientId} at ${credentials.apiUrl}; saved in ${file} (readable by you only)`
       )
     })
-).pipe(Command.withDescription("Save the API client's credentials for the other commands"))
+).pipe(Command.withDescription("Save the API client's credentials (or, with --email, a dashboard session)"))
+
+const logsTail = Command.make(
+  "tail",
+  {
+    status: Options.choice("status", ["2xx", "4xx", "5xx"]).pipe(
+      Options.optional,
+      Options.withDescription("Only requests answered with this status class")
+    ),
+    route: Options.text("route").pipe(
+      Options.optional,
+      Options.withDescription("Only this route template, e.g. /v1/connections/:connection_id")
+    ),
+    connection: Options.text("connection").pipe(Options.optional, Options.withDescription("Only this connection")),
+    interval: Options.integer("interval").pipe(
+      Options.withDefault(2),
+      Options.withDescription("Seconds between two looks at the log (1–60)")
+    ),
+    json
+  },
+  ({ connection, interval, json, route, status }) =>
+    Effect.gen(function*() {
+      const session = yield* DashboardSession.resolve()
+      return yield* Logs.tail(
+        session,
+        {
+          status: Option.getOrUndefined(status),
+          route: Option.getOrUndefined(route),
+          connection: Option.getOrUndefined(connection)
+        },
+        { json, interval: Duration.seconds(Math.min(60, Math.max(1, interval))) },
+        print
+      )
+    })
+).pipe(Command.withDescription("Follow the organisation's request log, with each request's upstream calls"))
+
+const logs = Command.make("logs").pipe(
+  Command.withDescription("The organisation's request log (the dashboard's)"),
+  Command.withSubcommands([logsTail])
+)
 
 const listen = Command.make(
   "listen",
@@ -314,8 +408,8 @@ const mcp = Command.make("mcp", {}, () =>
   })).pipe(Command.withDescription("Serve the MCP tools over stdio, as this API client (for an MCP client's config)"))
 
 const tracebridge = Command.make("tracebridge").pipe(
-  Command.withDescription("Tracebridge from a terminal: local webhooks, sandbox scenarios, events"),
-  Command.withSubcommands([login, listen, trigger, events, sandbox, mcp])
+  Command.withDescription("Tracebridge from a terminal: local webhooks, sandbox scenarios, events, the request log"),
+  Command.withSubcommands([login, listen, trigger, events, logs, sandbox, mcp])
 )
 
 const cli = Command.run(tracebridge, { name: "tracebridge", version: "0.1.0" })

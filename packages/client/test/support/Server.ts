@@ -29,6 +29,8 @@ export interface TestServer {
   readonly baseUrl: string
   readonly clientId: string
   readonly clientSecret: string
+  /** What the server printed on stdout (its first-start banner, with the first owner's link). */
+  readonly stdout: () => string
   /** Moves the server's clock two hours on (only with `shiftableClock`). */
   readonly shiftClock: () => void
   readonly stop: () => Promise<void>
@@ -58,9 +60,11 @@ export const startServer = async (
         TRACEBRIDGE_WEBHOOK_TICK_MS: "100",
         ...options.env
       },
-      stdio: ["ignore", "ignore", "pipe"]
+      stdio: ["ignore", "pipe", "pipe"]
     }
   )
+  let stdout = ""
+  child.stdout!.on("data", (chunk) => (stdout += chunk))
   child.stderr!.on("data", (chunk) => (output += chunk))
   const baseUrl = `http://127.0.0.1:${port}`
   const stop = async () => {
@@ -80,7 +84,7 @@ export const startServer = async (
     }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
-  return { baseUrl, clientId, clientSecret, shiftClock: () => child.kill("SIGUSR2"), stop }
+  return { baseUrl, clientId, clientSecret, stdout: () => stdout, shiftClock: () => child.kill("SIGUSR2"), stop }
 }
 
 /** A `fetch` that records every request and answer it passes on. */
