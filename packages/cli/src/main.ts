@@ -377,7 +377,10 @@ const sandbox = Command.make("sandbox").pipe(
   Command.withSubcommands([sandboxStart])
 )
 
-const mcp = Command.make("mcp", {}, () =>
+const mcp = Command.make("mcp", {
+  // every command takes --json; this one's output is the MCP protocol, JSON-RPC already
+  json: Options.boolean("json").pipe(Options.withDescription("Accepted: stdio carries JSON-RPC messages only"))
+}, () =>
   Effect.gen(function*() {
     const credentials = yield* Credentials.resolve()
     const sdk = sdkOf(credentials)

@@ -35,7 +35,8 @@ describe("tracebridge mcp", () => {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [bin, "mcp"],
+        // every command takes --json (here a no-op: stdio carries JSON-RPC only)
+        args: [bin, "mcp", "--json"],
         env: { ...process.env as Record<string, string>, ...env }
       })
     )
