@@ -9,8 +9,8 @@
  *
  * Bounded in every dimension (issue #28, `docs/security.md`):
  * - a receiver's answer is read up to `READ_LIMIT` (64 KB), then the stream is dropped and the
- *   connection aborted; at most `LOG_LIMIT` (1 KB) of it (an excerpt of a non-2xx answer) goes
- *   into the delivery log, and no logged error is longer; the attempt keeps a preview of the answer
+ *   connection aborted; at most `LOG_LIMIT` (1 KB) of it (an excerpt of a non-2xx answer, redacted
+ *   as the preview is) goes into the delivery log, and no logged error is longer; the attempt keeps a preview of the answer
  *   for the dashboard (`response_preview`, issue #33): at most `PREVIEW_LIMIT` (2 KB), redacted
  *   (`previewOf`: issued tokens and configured secrets by value, and every value under a
  *   secret-looking JSON key), never a request header;
@@ -408,15 +408,19 @@ export const layer = Layer.effect(
               error: capLog(`request failed: ${e.reason}`),
               final: false
             }),
-            onSuccess: ({ excerpt, status }) => ({
-              started,
-              status_code: status,
-              error: status >= 200 && status < 300
-                ? null
-                : capLog(excerpt.trim() === "" ? `answered ${status}` : `answered ${status}: ${excerpt}`),
-              preview: previewOf(excerpt, redact),
-              final: false
-            })
+            onSuccess: ({ excerpt, status }) => {
+              // the log's excerpt is the preview's start: redacted the same way
+              const preview = previewOf(excerpt, redact)
+              return {
+                started,
+                status_code: status,
+                error: status >= 200 && status < 300
+                  ? null
+                  : capLog(preview.trim() === "" ? `answered ${status}` : `answered ${status}: ${preview}`),
+                preview,
+                final: false
+              }
+            }
           })
         )
       }).pipe(
