@@ -53,6 +53,22 @@ const SyncProblemRow = Schema.Struct({
 export type SyncProblem = typeof SyncProblemRow.Type
 const toSyncProblem = SqlRow.decoder(SyncProblemRow)
 
+const ConnectionInErrorRow = Schema.Struct({
+  id: Schema.String,
+  external_id: Schema.NullOr(Schema.String),
+  provider: Schema.String,
+  state: Schema.String,
+  updated_at: SqlRow.NumberFromColumn
+})
+/**
+ * A connection in `error`, as the Issues feed names it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ConnectionInError = typeof ConnectionInErrorRow.Type
+const toConnectionInError = SqlRow.decoder(ConnectionInErrorRow)
+
 const MembershipRow = Schema.Struct({
   user_id: Schema.String,
   organisation_id: Schema.String,
@@ -178,6 +194,14 @@ export interface Service {
     lagBefore: number,
     limit: number
   ) => Effect.Effect<ReadonlyArray<SyncProblem>>
+  /**
+   * The organisation's connections in `error` (the state system refused their login: they need a
+   * relink), the most recently changed first, at most `limit`, for the Issues feed.
+   */
+  readonly connectionsInError: (
+    organisationId: string,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<ConnectionInError>>
 }
 
 /**
@@ -317,6 +341,13 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
             ORDER BY COALESCE(f.failing_since, f.last_synced_at, c.updated_at) DESC, f.connection_id, f.facility_id
             LIMIT ${Math.max(0, limit)}`,
         toSyncProblem
+      ),
+    connectionsInError: (organisationId, limit) =>
+      all(
+        sql`SELECT id, external_id, provider, state, updated_at FROM connections
+            WHERE organisation_id = ${organisationId} AND status = 'error'
+            ORDER BY updated_at DESC, id LIMIT ${Math.max(0, limit)}`,
+        toConnectionInError
       )
   })
 )
