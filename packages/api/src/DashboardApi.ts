@@ -424,6 +424,219 @@ export const ConnectionPage = Schema.Struct({
   has_more: Schema.Boolean
 }).annotations({ identifier: "DashboardConnectionPage" })
 
+/** A synced facility on a connection's page: the managed sync's state, and each list's. @since 0.1.0 @category schemas */
+export const FacilitySync = Schema.Struct({
+  facility_id: Schema.String,
+  status: Schema.Literal("backfilling", "live", "error"),
+  backfilled_through: Schema.NullOr(Millis),
+  last_synced_at: Schema.NullOr(Millis),
+  lag_ms: Schema.NullOr(Schema.Number).annotations({ description: "Milliseconds since the last sync; null before it" }),
+  lagging: Schema.Boolean.annotations({
+    description: "Whether the lag is more than LAG_FACTOR times the poll interval"
+  }),
+  failing_since: Schema.NullOr(Millis),
+  last_error: Schema.NullOr(Schema.String),
+  resources: Schema.Array(Schema.Struct({
+    type: Schema.String,
+    status: Schema.String,
+    count: Schema.Int,
+    backfilled_through: Schema.NullOr(Millis),
+    last_synced_at: Schema.NullOr(Millis),
+    last_error: Schema.NullOr(Schema.String)
+  }))
+}).annotations({ identifier: "DashboardFacilitySync" })
+
+/** Where a webhook delivery stands. @since 0.1.0 @category schemas */
+export const DeliveryStatus = Schema.Literal("pending", "succeeded", "failed")
+
+/** One event of a connection and where its deliveries stand. @since 0.1.0 @category schemas */
+export const ConnectionEvent = Schema.Struct({
+  id: Schema.String,
+  type: Schema.String,
+  created_at: Millis,
+  delivery_status: Schema.Literal("delivered", "pending", "failed"),
+  deliveries: Schema.Array(Schema.Struct({
+    webhook_id: Schema.String,
+    delivery_id: Schema.String,
+    status: DeliveryStatus,
+    attempts: Schema.Int
+  }))
+}).annotations({ identifier: "DashboardConnectionEvent" })
+
+/** A connection's last error: its newest failed request, or its newest sync failure. @since 0.1.0 @category schemas */
+export const LastError = Schema.Struct({
+  at: Millis,
+  source: Schema.Literal("request", "sync"),
+  message: Schema.String,
+  request_id: Schema.NullOr(Schema.String),
+  facility_id: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "DashboardLastError" })
+
+/**
+ * A connection's page: the connection, its facilities' sync, its recent events with their
+ * deliveries, and its recent failed requests.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ConnectionDetail = Schema.Struct({
+  connection: Schema.Struct({
+    ...ConnectionEntry.fields,
+    environment: Schema.Literal("sandbox", "production"),
+    needs_relink: Schema.Boolean,
+    last_error: Schema.NullOr(LastError)
+  }),
+  facilities: Schema.Array(FacilitySync),
+  events: Schema.Array(ConnectionEvent),
+  failed_requests: Schema.Array(LogEntry)
+}).annotations({ identifier: "DashboardConnectionDetail" })
+
+/** An update-mode link token that opens the Connect widget on a connection. @since 0.1.0 @category schemas */
+export const RelinkToken = Schema.Struct({
+  link_token: Schema.String,
+  expires_at: Millis
+}).annotations({ identifier: "DashboardRelinkToken" })
+
+// ---------------------------------------------------------------------------------------------
+// Issues
+// ---------------------------------------------------------------------------------------------
+
+/** What an issue is about. @since 0.1.0 @category schemas */
+export const IssueKind = Schema.Literal(
+  "connection_needs_relink",
+  "sync_failed",
+  "sync_lagging",
+  "webhook_failing",
+  "webhook_deliveries_failed"
+)
+
+/**
+ * One problem of the organisation that needs a person: what it is, how bad, what to do, the ids
+ * involved and since when. Issues are computed at each call, so one closes itself once its cause
+ * is gone.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Issue = Schema.Struct({
+  id: Schema.String.annotations({ description: "Stable while the issue lasts: its kind and ids" }),
+  kind: IssueKind,
+  severity: Schema.Literal("critical", "warning"),
+  message: Schema.String,
+  action: Schema.String,
+  connection_id: Schema.NullOr(Schema.String),
+  facility_id: Schema.NullOr(Schema.String),
+  webhook_id: Schema.NullOr(Schema.String),
+  count: Schema.NullOr(Schema.Int).annotations({ description: "How many deliveries, for the webhook kinds" }),
+  since: Millis
+}).annotations({ identifier: "DashboardIssue" })
+
+/** @since 0.1.0 @category schemas */
+export const IssuesPage = Schema.Struct({
+  data: Schema.Array(Issue),
+  truncated: Schema.Boolean.annotations({ description: "Whether more issues exist than the 100 listed" })
+}).annotations({ identifier: "DashboardIssues" })
+
+// ---------------------------------------------------------------------------------------------
+// Webhooks
+// ---------------------------------------------------------------------------------------------
+
+/** How many deliveries stand at each outcome. @since 0.1.0 @category schemas */
+export const DeliveryCounts = Schema.Struct({
+  succeeded: Schema.Int,
+  failed: Schema.Int,
+  retrying: Schema.Int,
+  pending: Schema.Int
+}).annotations({ identifier: "DashboardDeliveryCounts" })
+
+/** A webhook endpoint as the Webhooks page lists it (never its secret). @since 0.1.0 @category schemas */
+export const WebhookEntry = Schema.Struct({
+  id: Schema.String,
+  url: Schema.String,
+  events: Schema.Array(Schema.String),
+  description: Schema.NullOr(Schema.String),
+  status: Schema.Literal("enabled", "disabled"),
+  created_at: Millis,
+  deliveries_24h: DeliveryCounts
+}).annotations({ identifier: "DashboardWebhook" })
+
+/** @since 0.1.0 @category schemas */
+export const WebhookList = Schema.Struct({ data: Schema.Array(WebhookEntry) }).annotations({
+  identifier: "DashboardWebhooks"
+})
+
+/** The delivery list's filter and page. @since 0.1.0 @category schemas */
+export const DeliveriesQuery = Schema.Struct({
+  status: Schema.optional(DeliveryStatus),
+  cursor: Schema.optional(Schema.String.pipe(Schema.maxLength(500))),
+  limit: Schema.optional(PerPage)
+})
+
+/** One delivery of an event to an endpoint. @since 0.1.0 @category schemas */
+export const DeliveryEntry = Schema.Struct({
+  id: Schema.String,
+  webhook_id: Schema.String,
+  event_id: Schema.String,
+  event_type: Schema.String,
+  status: DeliveryStatus,
+  attempts: Schema.Int,
+  last_status_code: Schema.NullOr(Schema.Int),
+  next_attempt_at: Schema.NullOr(Millis),
+  created_at: Millis,
+  updated_at: Millis
+}).annotations({ identifier: "DashboardDelivery" })
+
+/** @since 0.1.0 @category schemas */
+export const DeliveryPage = Schema.Struct({
+  data: Schema.Array(DeliveryEntry),
+  next_cursor: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "DashboardDeliveryPage" })
+
+/** One attempt of a delivery. @since 0.1.0 @category schemas */
+export const DeliveryAttempt = Schema.Struct({
+  attempt: Schema.Int,
+  at: Millis,
+  duration_ms: Schema.Number,
+  status_code: Schema.NullOr(Schema.Int),
+  error: Schema.NullOr(Schema.String),
+  response_preview: Schema.NullOr(Schema.String).annotations({
+    description: "The receiver's answer: its first 2 KB at most, redacted; null when no answer came"
+  })
+}).annotations({ identifier: "DashboardDeliveryAttempt" })
+
+/** A delivery with every attempt. @since 0.1.0 @category schemas */
+export const DeliveryDetail = Schema.Struct({
+  ...DeliveryEntry.fields,
+  attempt_log: Schema.Array(DeliveryAttempt)
+}).annotations({ identifier: "DashboardDeliveryDetail" })
+
+const WebhookPath = Schema.Struct({ webhook_id: Schema.String.pipe(Schema.maxLength(200)) })
+const DeliveryPath = Schema.Struct({ delivery_id: Schema.String.pipe(Schema.maxLength(200)) })
+
+// ---------------------------------------------------------------------------------------------
+// Overview
+// ---------------------------------------------------------------------------------------------
+
+/** The Overview page: the organisation at a glance. @since 0.1.0 @category schemas */
+export const Overview = Schema.Struct({
+  plan: Schema.Literal("sandbox", "production"),
+  connections: Schema.Struct({
+    active: Schema.Int,
+    pending: Schema.Int,
+    error: Schema.Int,
+    inactive: Schema.Int
+  }),
+  requests_24h: Schema.Struct({
+    total: Schema.Int,
+    "2xx": Schema.Int,
+    "3xx": Schema.Int,
+    "4xx": Schema.Int,
+    "5xx": Schema.Int
+  }),
+  deliveries_24h: DeliveryCounts,
+  open_issues: Schema.Int
+}).annotations({ identifier: "DashboardOverview" })
+
 // ---------------------------------------------------------------------------------------------
 // Groups
 // ---------------------------------------------------------------------------------------------
@@ -520,9 +733,58 @@ export class LogsGroup extends HttpApiGroup.make("logs")
  */
 export class ConnectionsGroup extends HttpApiGroup.make("connections")
   .add(HttpApiEndpoint.get("list", "/connections").setUrlParams(ConnectionsQuery).addSuccess(ConnectionPage))
+  .add(HttpApiEndpoint.get("get", "/connections/:connection_id").setPath(ConnectionPath).addSuccess(ConnectionDetail))
   .add(
     HttpApiEndpoint.del("remove", "/connections/:connection_id").setPath(ConnectionPath).addSuccess(ConnectionEntry)
   )
+  .add(
+    HttpApiEndpoint.post("relink", "/connections/:connection_id/relink").setPath(ConnectionPath).addSuccess(
+      RelinkToken
+    )
+  )
+  .middleware(DashboardSession)
+{}
+
+/**
+ * The Issues feed: the organisation's problems that need a person, newest first (every role).
+ *
+ * @since 0.1.0
+ * @category groups
+ */
+export class IssuesGroup extends HttpApiGroup.make("issues")
+  .add(HttpApiEndpoint.get("list", "/issues").addSuccess(IssuesPage))
+  .middleware(DashboardSession)
+{}
+
+/**
+ * The Webhooks page: the organisation's endpoints with their last day's deliveries, each
+ * endpoint's deliveries, one delivery's attempts (every role), and a resend (developer and up).
+ *
+ * @since 0.1.0
+ * @category groups
+ */
+export class WebhooksGroup extends HttpApiGroup.make("webhooks")
+  .add(HttpApiEndpoint.get("list", "/webhooks").addSuccess(WebhookList))
+  .add(
+    HttpApiEndpoint.get("deliveries", "/webhooks/:webhook_id/deliveries").setPath(WebhookPath).setUrlParams(
+      DeliveriesQuery
+    ).addSuccess(DeliveryPage)
+  )
+  .add(HttpApiEndpoint.get("delivery", "/deliveries/:delivery_id").setPath(DeliveryPath).addSuccess(DeliveryDetail))
+  .add(
+    HttpApiEndpoint.post("resend", "/deliveries/:delivery_id/resend").setPath(DeliveryPath).addSuccess(DeliveryDetail)
+  )
+  .middleware(DashboardSession)
+{}
+
+/**
+ * The Overview page (every role).
+ *
+ * @since 0.1.0
+ * @category groups
+ */
+export class OverviewGroup extends HttpApiGroup.make("overview")
+  .add(HttpApiEndpoint.get("get", "/overview").addSuccess(Overview))
   .middleware(DashboardSession)
 {}
 
@@ -539,6 +801,9 @@ export class DashboardApi extends HttpApi.make("dashboard")
   .add(KeysGroup)
   .add(LogsGroup)
   .add(ConnectionsGroup)
+  .add(IssuesGroup)
+  .add(WebhooksGroup)
+  .add(OverviewGroup)
   .prefix(PREFIX)
   .addError(ValidationError)
   .addError(AuthenticationError)

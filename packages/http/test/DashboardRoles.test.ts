@@ -1,13 +1,14 @@
 /**
  * The dashboard's role matrix (issue #33, `docs/dashboard.md`): every call of the internal API,
  * by each of the four roles, against the member's own organisation and against another
- * organisation's members and API keys, which are never reachable (404 where the role may act,
- * 403 where it may not), never listed, and never changed.
+ * organisation's members, API keys, connections, webhooks and deliveries, which are never reachable
+ * (404 where the role may act, 403 where it may not), never listed, and never changed.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Bootstrap, Http } from "@tracebridge/http"
-import { Effect, Layer, Option } from "effect"
+import { Duration, Effect, Layer, Option, TestClock } from "effect"
 import { ConnectionStore } from "../src/persistence/ConnectionStore.js"
+import { WebhookStore } from "../src/persistence/WebhookStore.js"
 import * as Server from "../src/Server.js"
 import * as Crypto from "../src/services/Crypto.js"
 import { accept, firstOwner, invited, type Member, raw, tokenFor } from "./support/Dashboard.js"
@@ -46,6 +47,54 @@ const connectionOf = (organisationId: string, id: string) =>
       sandbox_fault: null
     }))
 
+/** Stores a webhook endpoint of an organisation directly (its secret is never used here). */
+const webhookOf = (organisationId: string, id: string) =>
+  Effect.flatMap(WebhookStore, (store) =>
+    store.insertWebhookEndpoint({
+      id,
+      organisation_id: organisationId,
+      url: "http://127.0.0.1:9/hooks",
+      events: JSON.stringify(["lab_result.received"]),
+      description: null,
+      status: "enabled",
+      secret: "sealed",
+      key_id: "k",
+      previous_secret: null,
+      previous_key_id: null,
+      previous_expires_at: null,
+      created_at: 0,
+      updated_at: 0
+    }))
+
+/** Stores an event of a connection and one failed delivery of it to an endpoint. */
+const failedDeliveryOf = (organisationId: string, connectionId: string, endpointId: string, id: string) =>
+  Effect.flatMap(WebhookStore, (store) =>
+    store.insertWebhookEvent(
+      {
+        id: `evt_${id}`,
+        organisation_id: organisationId,
+        connection_id: connectionId,
+        type: "lab_result.received",
+        body: "{}",
+        created_at: 0,
+        trace_parent: null
+      },
+      [{
+        id,
+        organisation_id: organisationId,
+        endpoint_id: endpointId,
+        event_id: `evt_${id}`,
+        event_type: "lab_result.received",
+        status: "failed",
+        attempts: 8,
+        claims: 8,
+        next_attempt_at: null,
+        locked_until: null,
+        created_at: 0,
+        updated_at: 0
+      }]
+    ))
+
 describe("Dashboard roles", () => {
   it.scoped("every call, four roles, and another organisation's data never reachable", () =>
     Effect.gen(function*() {
@@ -66,8 +115,14 @@ describe("Dashboard roles", () => {
       assert.strictEqual(keyB.status, 201)
       const clientB = keyB.body.client_id as string
       yield* connectionOf(orgB.id, "conn_b")
+      yield* webhookOf(orgB.id, "wh_b")
+      yield* failedDeliveryOf(orgB.id, "conn_b", "wh_b", "whd_b")
+      yield* connectionOf(owner.organisationId, "conn_a_hooks")
+      yield* webhookOf(owner.organisationId, "wh_a")
 
       for (const role of roles) {
+        // the per-address rate limit's bucket (200) refills: every call here comes from one address
+        yield* TestClock.adjust(Duration.seconds(3))
         const me = members[role]
         // fresh targets in A for this role's changes, made by the owner
         const target = yield* invited(owner, `target-${role}@a.example`, "viewer")
@@ -75,6 +130,8 @@ describe("Dashboard roles", () => {
         const keyA = (yield* raw("POST", "/dashboard/api/keys", { cookie: owner.cookie, csrf: owner.csrf })).body
           .client_id as string
         yield* connectionOf(owner.organisationId, `conn_a_${role}`)
+        yield* connectionOf(owner.organisationId, `conn_a_relink_${role}`)
+        yield* failedDeliveryOf(owner.organisationId, "conn_a_hooks", "wh_a", `whd_a_${role}`)
 
         const calls: ReadonlyArray<
           readonly [string, "GET" | "POST" | "PATCH" | "DELETE", string, unknown, Expected]
@@ -152,6 +209,37 @@ describe("Dashboard roles", () => {
             by(200, 200, 200, 403)
           ],
           ["delete B's connection", "DELETE", "/dashboard/api/connections/conn_b", undefined, by(404, 404, 404, 403)],
+          ["a connection's page", "GET", `/dashboard/api/connections/conn_a_relink_${role}`, undefined, 200],
+          ["B's connection's page", "GET", "/dashboard/api/connections/conn_b", undefined, 404],
+          [
+            "relink a connection",
+            "POST",
+            `/dashboard/api/connections/conn_a_relink_${role}/relink`,
+            undefined,
+            by(200, 200, 200, 403)
+          ],
+          [
+            "relink B's connection",
+            "POST",
+            "/dashboard/api/connections/conn_b/relink",
+            undefined,
+            by(404, 404, 404, 403)
+          ],
+          ["issues", "GET", "/dashboard/api/issues", undefined, 200],
+          ["overview", "GET", "/dashboard/api/overview", undefined, 200],
+          ["webhooks", "GET", "/dashboard/api/webhooks", undefined, 200],
+          ["a webhook's deliveries", "GET", "/dashboard/api/webhooks/wh_a/deliveries", undefined, 200],
+          ["B's webhook's deliveries", "GET", "/dashboard/api/webhooks/wh_b/deliveries", undefined, 404],
+          ["a delivery", "GET", `/dashboard/api/deliveries/whd_a_${role}`, undefined, 200],
+          ["B's delivery", "GET", "/dashboard/api/deliveries/whd_b", undefined, 404],
+          [
+            "resend a delivery",
+            "POST",
+            `/dashboard/api/deliveries/whd_a_${role}/resend`,
+            undefined,
+            by(200, 200, 200, 403)
+          ],
+          ["resend B's delivery", "POST", "/dashboard/api/deliveries/whd_b/resend", undefined, by(404, 404, 404, 403)],
           // another organisation's member and key: never reachable
           [
             "change B's member",
@@ -226,6 +314,12 @@ describe("Dashboard roles", () => {
       assert.strictEqual((yield* tokenFor(clientB, keyB.body.client_secret)).status, 200)
       const auditB = yield* raw("GET", "/dashboard/api/audit?per_page=100", { cookie: ownerB.cookie })
       assert.notInclude(auditB.text, "a.example")
+      // B's delivery was never resent, its connection never given a link token
+      const deliveryB = yield* raw("GET", "/dashboard/api/deliveries/whd_b", { cookie: ownerB.cookie })
+      assert.strictEqual(deliveryB.body.status, "failed")
+      assert.notInclude(auditB.text, "webhook_delivery.resent")
+      assert.notInclude(auditB.text, "connection.relink_started")
+      yield* TestClock.adjust(Duration.seconds(3))
       // an unauthenticated call is refused 401 everywhere but sign-in and accepting an invitation
       for (
         const [method, url] of [
@@ -234,7 +328,14 @@ describe("Dashboard roles", () => {
           ["GET", "/dashboard/api/audit"],
           ["GET", "/dashboard/api/keys"],
           ["POST", "/dashboard/api/keys"],
-          ["POST", "/dashboard/api/totp/enrol"]
+          ["POST", "/dashboard/api/totp/enrol"],
+          ["GET", "/dashboard/api/issues"],
+          ["GET", "/dashboard/api/overview"],
+          ["GET", "/dashboard/api/webhooks"],
+          ["GET", "/dashboard/api/deliveries/whd_b"],
+          ["POST", "/dashboard/api/deliveries/whd_b/resend"],
+          ["GET", "/dashboard/api/connections/conn_b"],
+          ["POST", "/dashboard/api/connections/conn_b/relink"]
         ] as const
       ) {
         const answer = yield* raw(method, url)

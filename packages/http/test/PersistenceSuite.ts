@@ -728,11 +728,15 @@ export const persistenceSuite = (
               return at(a) - at(b)
             })
           )
-          const second = { ...attempt, n: 2, at: now + 60_010, status_code: 200 }
+          const second = { ...attempt, n: 2, at: now + 60_010, status_code: 200, response_preview: "{\"ok\":true}" }
           assert.isTrue(
             yield* webhookStore.recordWebhookAttempt(second, { status: "succeeded", next_attempt_at: null })
           )
-          assert.deepStrictEqual(yield* webhookStore.listWebhookAttempts([due1.id, due2.id]), [attempt, second])
+          // an attempt logged without a preview reads back with none (migration 0017's column)
+          assert.deepStrictEqual(yield* webhookStore.listWebhookAttempts([due1.id, due2.id]), [
+            { ...attempt, response_preview: null },
+            second
+          ])
           yield* webhookStore.retryWebhookDelivery(due1.id, now + 70_000)
           const retried = Option.getOrThrow(yield* webhookStore.getWebhookDelivery(due1.id))
           assert.deepStrictEqual([retried.status, retried.next_attempt_at, retried.locked_until, retried.attempts], [

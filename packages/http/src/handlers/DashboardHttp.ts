@@ -18,6 +18,7 @@ import * as ConnectionStore from "../persistence/ConnectionStore.js"
 import * as PublicOrigin from "../PublicOrigin.js"
 import * as Connections from "../services/Connections.js"
 import * as Dashboard from "../services/Dashboard.js"
+import * as DashboardHealth from "../services/DashboardHealth.js"
 import * as RequestLog from "../services/RequestLog.js"
 
 const { CurrentSession, DashboardSession, SESSION_COOKIE } = DashboardApi
@@ -224,6 +225,7 @@ const ConnectionsGroupLive = HttpApiBuilder.group(
       const store = yield* ConnectionStore.ConnectionStore
       const connections = yield* Connections.Connections
       const dashboard = yield* Dashboard.Dashboard
+      const health = yield* DashboardHealth.DashboardHealth
       return handlers
         .handle("list", ({ urlParams }) =>
           Effect.gen(function*() {
@@ -255,7 +257,49 @@ const ConnectionsGroupLive = HttpApiBuilder.group(
             const stored = yield* store.getConnection(path.connection_id)
             return entryOf(Option.getOrThrow(stored))
           }))
+        .handle("get", ({ path }) =>
+          Effect.flatMap(CurrentSession, (session) => health.connection(session, path.connection_id)))
+        .handle("relink", ({ path }) =>
+          Effect.flatMap(CurrentSession, (session) =>
+            health.relink(session, path.connection_id)))
     })
+)
+
+const IssuesGroupLive = HttpApiBuilder.group(
+  DashboardApi.DashboardApi,
+  "issues",
+  (handlers) =>
+    Effect.map(
+      DashboardHealth.DashboardHealth,
+      (health) => handlers.handle("list", () => Effect.flatMap(CurrentSession, health.issues))
+    )
+)
+
+const WebhooksGroupLive = HttpApiBuilder.group(
+  DashboardApi.DashboardApi,
+  "webhooks",
+  (handlers) =>
+    Effect.map(DashboardHealth.DashboardHealth, (health) =>
+      handlers
+        .handle("list", () => Effect.flatMap(CurrentSession, health.webhooks))
+        .handle("deliveries", ({ path, urlParams }) =>
+          Effect.flatMap(CurrentSession, (session) => health.deliveries(session, path.webhook_id, urlParams)))
+        .handle("delivery", ({ path }) =>
+          Effect.flatMap(CurrentSession, (session) =>
+            health.delivery(session, path.delivery_id)))
+        .handle("resend", ({ path }) =>
+          Effect.flatMap(CurrentSession, (session) =>
+            health.resend(session, path.delivery_id))))
+)
+
+const OverviewGroupLive = HttpApiBuilder.group(
+  DashboardApi.DashboardApi,
+  "overview",
+  (handlers) =>
+    Effect.map(
+      DashboardHealth.DashboardHealth,
+      (health) => handlers.handle("get", () => Effect.flatMap(CurrentSession, health.overview))
+    )
 )
 
 const placeholder = (title: string, body: string) =>
@@ -295,7 +339,7 @@ export const PagesLive = HttpApiBuilder.Router.use((router) =>
 )
 
 /**
- * The internal API's routes (all four groups, with the session middleware), as a layer for
+ * The internal API's routes (every group, with the session middleware), as a layer for
  * `HttpApiBuilder.serve`, with the `Dashboard` service.
  *
  * @since 0.1.0
@@ -307,8 +351,12 @@ export const HttpDashboardLive = Layer.mergeAll(
   TeamGroupLive,
   KeysGroupLive,
   LogsGroupLive,
-  ConnectionsGroupLive
+  ConnectionsGroupLive,
+  IssuesGroupLive,
+  WebhooksGroupLive,
+  OverviewGroupLive
 ).pipe(
   Layer.provide(SessionLive),
+  Layer.provide(DashboardHealth.layer),
   Layer.provide(Dashboard.layer)
 )

@@ -35,6 +35,40 @@ const UserRow = Schema.Struct({
 export type User = typeof UserRow.Type
 const toUser = SqlRow.decoder(UserRow)
 
+const SyncProblemRow = Schema.Struct({
+  connection_id: Schema.String,
+  facility_id: Schema.String,
+  status: Schema.Literal("backfilling", "live", "error"),
+  last_synced_at: SqlRow.NumberOrNullFromColumn,
+  failing_since: SqlRow.NumberOrNullFromColumn,
+  last_error: Schema.NullOr(Schema.String),
+  updated_at: SqlRow.NumberFromColumn
+})
+/**
+ * A synced facility that needs a look (`syncProblems`); `updated_at` is its connection's.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type SyncProblem = typeof SyncProblemRow.Type
+const toSyncProblem = SqlRow.decoder(SyncProblemRow)
+
+const ConnectionInErrorRow = Schema.Struct({
+  id: Schema.String,
+  external_id: Schema.NullOr(Schema.String),
+  provider: Schema.String,
+  state: Schema.String,
+  updated_at: SqlRow.NumberFromColumn
+})
+/**
+ * A connection in `error`, as the Issues feed names it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ConnectionInError = typeof ConnectionInErrorRow.Type
+const toConnectionInError = SqlRow.decoder(ConnectionInErrorRow)
+
 const MembershipRow = Schema.Struct({
   user_id: Schema.String,
   organisation_id: Schema.String,
@@ -149,6 +183,25 @@ export interface Service {
   readonly insertAudit: (a: Audit) => Effect.Effect<void>
   /** An organisation's audit entries, newest first. */
   readonly listAudit: (organisationId: string, offset: number, limit: number) => Effect.Effect<ReadonlyArray<Audit>>
+  /**
+   * The organisation's synced facilities (of connections not disconnected) that need a look, for
+   * the Issues feed: failed (`error`), failing (`failing_since` set), or live and last synced
+   * before `lagBefore` (or never); the oldest problem first, at most `limit`. Reads the sync's own
+   * table (`sync_facilities`) joined with the connections.
+   */
+  readonly syncProblems: (
+    organisationId: string,
+    lagBefore: number,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<SyncProblem>>
+  /**
+   * The organisation's connections in `error` (the state system refused their login: they need a
+   * relink), the most recently changed first, at most `limit`, for the Issues feed.
+   */
+  readonly connectionsInError: (
+    organisationId: string,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<ConnectionInError>>
 }
 
 /**
@@ -276,6 +329,25 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
         sql`SELECT * FROM dashboard_audit WHERE organisation_id = ${organisationId}
             ORDER BY at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
         toAudit
+      ),
+    syncProblems: (organisationId, lagBefore, limit) =>
+      all(
+        sql`SELECT f.connection_id, f.facility_id, f.status, f.last_synced_at, f.failing_since, f.last_error,
+              c.updated_at
+            FROM sync_facilities f JOIN connections c ON c.id = f.connection_id
+            WHERE c.organisation_id = ${organisationId} AND c.status <> 'inactive'
+              AND (f.status = 'error' OR f.failing_since IS NOT NULL
+                OR (f.status = 'live' AND f.last_synced_at IS NOT NULL AND f.last_synced_at < ${lagBefore}))
+            ORDER BY COALESCE(f.failing_since, f.last_synced_at, c.updated_at) DESC, f.connection_id, f.facility_id
+            LIMIT ${Math.max(0, limit)}`,
+        toSyncProblem
+      ),
+    connectionsInError: (organisationId, limit) =>
+      all(
+        sql`SELECT id, external_id, provider, state, updated_at FROM connections
+            WHERE organisation_id = ${organisationId} AND status = 'error'
+            ORDER BY updated_at DESC, id LIMIT ${Math.max(0, limit)}`,
+        toConnectionInError
       )
   })
 )

@@ -168,6 +168,11 @@ export interface Service {
     organisationId: string,
     requestId: string
   ) => Effect.Effect<Option.Option<{ readonly entry: Entry; readonly calls: ReadonlyArray<Call> }>>
+  /** How many of the organisation's requests arrived at `since` or later, per status class. */
+  readonly countsSince: (
+    organisationId: string,
+    since: number
+  ) => Effect.Effect<ReadonlyArray<{ readonly status_class: string; readonly n: number }>>
   /** Deletes the entries (and their calls) that arrived before `before` (epoch ms); answers how many. */
   readonly prune: (before: number) => Effect.Effect<number>
 }
@@ -183,6 +188,8 @@ const toEntry = SqlRow.decoder(Entry)
 const toCall = SqlRow.decoder(Call)
 /** Rows per insert statement: 16 columns each stays under SQLite's 32766 parameters (Postgres: 65535). */
 const INSERT_ROWS = 1000
+const ClassCount = Schema.Struct({ status_class: Schema.String, n: NumberFromColumn })
+const toClassCount = SqlRow.decoder(ClassCount)
 const RequestId = Schema.Struct({ request_id: Schema.String })
 const toRequestId = SqlRow.decoder(RequestId)
 
@@ -273,6 +280,12 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
           )
           return Option.some({ entry: found.value, calls })
         }),
+      countsSince: (organisationId, since) =>
+        all(
+          sql`SELECT status_class, COUNT(*) AS n FROM request_log
+              WHERE organisation_id = ${organisationId} AND at >= ${since} GROUP BY status_class`,
+          toClassCount
+        ),
       prune: (before) =>
         Effect.gen(function*() {
           let deleted = 0

@@ -87,6 +87,57 @@ export interface WebhookAttempt {
   readonly status_code: number | null
   readonly error: string | null
   readonly duration_ms: number
+  /**
+   * The start of the receiver's answer: at most 2 KB, redacted (`WebhookDispatcher.previewOf`);
+   * null when no answer came (and for attempts logged before migration 0017).
+   */
+  readonly response_preview?: string | null
+}
+
+/**
+ * Where a delivery stands for the dashboard: `retrying` is a `pending` one with a failed attempt.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type DeliveryOutcome = "pending" | "retrying" | "succeeded" | "failed"
+
+/**
+ * How many of an endpoint's deliveries made since a time stand at each outcome.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface OutcomeCount {
+  readonly endpoint_id: string
+  readonly outcome: DeliveryOutcome
+  readonly n: number
+}
+
+/**
+ * An endpoint's deliveries that need a look: `failed` ones (for good: every retry spent, or
+ * dead-lettered) and `retrying` ones, how many, and the oldest's time (`since`: when the failed
+ * one ended, when the retrying one was made).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DeliveryProblem {
+  readonly endpoint_id: string
+  readonly kind: "failed" | "retrying"
+  readonly n: number
+  readonly since: number
+}
+
+/**
+ * Where a page of deliveries starts: after this one, newest first.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DeliveryCursor {
+  readonly created_at: number
+  readonly id: string
 }
 
 /**
@@ -158,6 +209,29 @@ export interface Service {
   ) => Effect.Effect<{ readonly items: ReadonlyArray<WebhookDelivery>; readonly total: number }>
   /** The attempts of some deliveries, in order. */
   readonly listWebhookAttempts: (deliveryIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<WebhookAttempt>>
+  /**
+   * An endpoint's deliveries newest first (`created_at`, then id), after `cursor`, optionally of
+   * one status, at most `limit` (the dashboard's delivery list).
+   */
+  readonly searchWebhookDeliveries: (
+    endpointId: string,
+    status: DeliveryStatus | undefined,
+    cursor: DeliveryCursor | undefined,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<WebhookDelivery>>
+  /** How many deliveries of these endpoints made at `since` or later stand at each outcome. */
+  readonly deliveryOutcomes: (
+    endpointIds: ReadonlyArray<string>,
+    since: number
+  ) => Effect.Effect<ReadonlyArray<OutcomeCount>>
+  /**
+   * These endpoints' deliveries still retrying, and those that failed for good at `failedSince` or
+   * later, grouped per endpoint and kind.
+   */
+  readonly deliveryProblems: (
+    endpointIds: ReadonlyArray<string>,
+    failedSince: number
+  ) => Effect.Effect<ReadonlyArray<DeliveryProblem>>
   /**
    * Claims up to `limit` pending deliveries due at `now` that no live claim holds, holding them
    * until `lockedUntil` and counting the attempt each is claimed for (`claims + 1`, before anything
@@ -271,9 +345,25 @@ const AttemptRow = Schema.Struct({
   at: NumberFromColumn,
   status_code: NumberOrNullFromColumn,
   error: Schema.NullOr(Schema.String),
-  duration_ms: NumberFromColumn
+  duration_ms: NumberFromColumn,
+  response_preview: Schema.NullOr(Schema.String)
 })
 const toAttempt: (row: unknown) => WebhookAttempt = SqlRow.decoder(AttemptRow)
+
+const OutcomeRow = Schema.Struct({
+  endpoint_id: Schema.String,
+  outcome: Schema.Literal("pending", "retrying", "succeeded", "failed"),
+  n: NumberFromColumn
+})
+const toOutcome: (row: unknown) => OutcomeCount = SqlRow.decoder(OutcomeRow)
+
+const ProblemRow = Schema.Struct({
+  endpoint_id: Schema.String,
+  kind: Schema.Literal("failed", "retrying"),
+  n: NumberFromColumn,
+  since: NumberFromColumn
+})
+const toProblem: (row: unknown) => DeliveryProblem = SqlRow.decoder(ProblemRow)
 
 /** A `poll_snapshots` row. */
 const SnapshotRow = Schema.Struct({
@@ -341,6 +431,47 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
           : all(
             sql`SELECT * FROM webhook_attempts WHERE ${sql.in("delivery_id", ids)} ORDER BY delivery_id, n`,
             toAttempt
+          ),
+      searchWebhookDeliveries: (endpointId, status, cursor, limit) => {
+        const conditions = [sql`endpoint_id = ${endpointId}`]
+        if (status !== undefined) conditions.push(sql`status = ${status}`)
+        if (cursor !== undefined) {
+          conditions.push(
+            sql`(created_at < ${cursor.created_at} OR (created_at = ${cursor.created_at} AND id < ${cursor.id}))`
+          )
+        }
+        return all(
+          sql`SELECT * FROM webhook_deliveries WHERE ${sql.and(conditions)}
+              ORDER BY created_at DESC, id DESC LIMIT ${Math.max(0, limit)}`,
+          toDelivery
+        )
+      },
+      deliveryOutcomes: (endpointIds, since) =>
+        endpointIds.length === 0
+          ? Effect.succeed([])
+          : all(
+            sql`SELECT endpoint_id, outcome, COUNT(*) AS n FROM (
+                  SELECT endpoint_id,
+                    CASE WHEN status = 'pending' AND attempts > 0 THEN 'retrying' ELSE status END AS outcome
+                  FROM webhook_deliveries
+                  WHERE ${sql.in("endpoint_id", endpointIds)} AND created_at >= ${since}
+                ) d
+                GROUP BY endpoint_id, outcome`,
+            toOutcome
+          ),
+      deliveryProblems: (endpointIds, failedSince) =>
+        endpointIds.length === 0
+          ? Effect.succeed([])
+          : all(
+            sql`SELECT endpoint_id,
+                  CASE WHEN status = 'failed' THEN 'failed' ELSE 'retrying' END AS kind,
+                  COUNT(*) AS n,
+                  MIN(CASE WHEN status = 'failed' THEN updated_at ELSE created_at END) AS since
+                FROM webhook_deliveries
+                WHERE ${sql.in("endpoint_id", endpointIds)}
+                  AND ((status = 'failed' AND updated_at >= ${failedSince}) OR (status = 'pending' AND attempts > 0))
+                GROUP BY endpoint_id, CASE WHEN status = 'failed' THEN 'failed' ELSE 'retrying' END`,
+            toProblem
           ),
       // One statement: the CTE picks due rows once (Postgres materialises a locking CTE; a plain
       // IN (subquery … LIMIT) may be re-run and claim more than the limit); on Postgres it locks

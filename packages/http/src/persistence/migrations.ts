@@ -435,6 +435,17 @@ const requestLog = Effect.gen(function*() {
 })
 
 /**
+ * A preview of each webhook attempt's answer (issue #33, the dashboard's delivery page): the
+ * receiver's response body, its first 2 KB at most, redacted (`WebhookDispatcher.previewOf`); null
+ * when no answer came, and for attempts made before this migration. Never a request header, never
+ * the signing secret.
+ */
+const webhookAttemptPreview = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE webhook_attempts ADD COLUMN response_preview TEXT`
+})
+
+/**
  * Every migration, for the driver's migrator layer (`LibsqlMigrator.layer({ loader })`,
  * `PgMigrator.layer({ loader })`).
  *
@@ -458,5 +469,6 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "0013_webhook_event_trace_parent": webhookEventTraceParent,
   "0014_event_reads": eventReads,
   "0015_dashboard_accounts": dashboardAccounts,
-  "0016_request_log": requestLog
+  "0016_request_log": requestLog,
+  "0017_webhook_attempt_preview": webhookAttemptPreview
 })

@@ -9,8 +9,11 @@
  *
  * Bounded in every dimension (issue #28, `docs/security.md`):
  * - a receiver's answer is read up to `READ_LIMIT` (64 KB), then the stream is dropped and the
- *   connection aborted; at most `LOG_LIMIT` (1 KB) of it (an excerpt of a non-2xx answer) goes
- *   into the delivery log, and no logged error is longer;
+ *   connection aborted; at most `LOG_LIMIT` (1 KB) of it (an excerpt of a non-2xx answer, redacted
+ *   as the preview is) goes into the delivery log, and no logged error is longer; the attempt keeps a preview of the answer
+ *   for the dashboard (`response_preview`, issue #33): at most `PREVIEW_LIMIT` (2 KB), redacted
+ *   (`previewOf`: issued tokens and configured secrets by value, and every value under a
+ *   secret-looking JSON key), never a request header;
  * - connect, headers and body together have 10 s (`TIMEOUT`), and the attempt is interruptible
  *   throughout: the timeout, and a shutdown, really stop it. Only recording its result is protected;
  * - a scheduler runs at most `CONCURRENCY` attempts in the process, at most `PER_ORGANISATION` of
@@ -56,6 +59,7 @@ import type {
   WebhookEventRow
 } from "../persistence/WebhookStore.js"
 import { WebhookStore } from "../persistence/WebhookStore.js"
+import * as Redact from "../Redact.js"
 import * as Tracing from "../Tracing.js"
 import { Crypto } from "./Crypto.js"
 import { UrlGuard } from "./UrlGuard.js"
@@ -85,6 +89,12 @@ export const READ_LIMIT = 64 * 1024
 
 /** At most this many bytes (UTF-8) of an attempt's error, with the answer's excerpt, are logged. @since 0.1.0 @category constants */
 export const LOG_LIMIT = 1024
+
+/** At most this many bytes (UTF-8) of a receiver's answer are kept as the attempt's preview. @since 0.1.0 @category constants */
+export const PREVIEW_LIMIT = 2048
+
+/** How much of an answer is kept to make the preview from (a JSON body is redacted whole when it fits). */
+const KEEP_LIMIT = 16 * 1024
 
 /** Attempts in flight in one process, at most. @since 0.1.0 @category constants */
 export const CONCURRENCY = 32
@@ -172,19 +182,14 @@ export const nextAttemptAt = (n: number, now: number): number | undefined => {
   return delay === undefined ? undefined : now + Duration.toMillis(delay)
 }
 
-/**
- * `text` cut to at most `LOG_LIMIT` bytes of UTF-8 (whole characters, then "…").
- *
- * @since 0.1.0
- * @category logging
- */
-export const capLog = (text: string): string => {
-  if (Buffer.byteLength(text, "utf8") <= LOG_LIMIT) return text
+/** `text` cut to at most `limit` bytes of UTF-8 (whole characters, then "…"). */
+const capBytes = (text: string, limit: number): string => {
+  if (Buffer.byteLength(text, "utf8") <= limit) return text
   let out = ""
   let bytes = 0
   for (const ch of text) {
     const size = Buffer.byteLength(ch, "utf8")
-    if (bytes + size > LOG_LIMIT - 3) break
+    if (bytes + size > limit - 3) break
     out += ch
     bytes += size
   }
@@ -192,8 +197,41 @@ export const capLog = (text: string): string => {
 }
 
 /**
+ * `text` cut to at most `LOG_LIMIT` bytes of UTF-8 (whole characters, then "…").
+ *
+ * @since 0.1.0
+ * @category logging
+ */
+export const capLog = (text: string): string => capBytes(text, LOG_LIMIT)
+
+/** `"<secret-looking key>": "<value>"` in JSON text that did not parse (cut short, or not quite JSON). */
+const sensitivePair = new RegExp(
+  `("[^"\\\\]*(?:${Redact.sensitiveName.source})[^"\\\\]*"\\s*:\\s*)("(?:[^"\\\\]|\\\\.)*"|[^,}\\]\\s]+)`,
+  "gi"
+)
+
+/**
+ * A receiver's answer as the attempt keeps it for the dashboard: JSON with every value under a
+ * secret-looking key replaced (`Redact.json`; in text that does not parse, such pairs by pattern),
+ * every issued token and configured secret redacted by value (`redact`), then cut to
+ * `PREVIEW_LIMIT` bytes.
+ *
+ * @since 0.1.0
+ * @category logging
+ */
+export const previewOf = (body: string, redact: (s: string) => string = Redact.text): string => {
+  let redacted: string
+  try {
+    redacted = JSON.stringify(Redact.json(JSON.parse(body), redact))
+  } catch {
+    redacted = redact(body.replace(sensitivePair, (_, key: string) => `${key}"${Redact.marker}"`))
+  }
+  return capBytes(redacted, PREVIEW_LIMIT)
+}
+
+/**
  * Reads a receiver's answer up to `READ_LIMIT` bytes (then stops pulling, which drops the stream)
- * and keeps its first `LOG_LIMIT` bytes as text; a body that fails to arrive reads as empty.
+ * and keeps its first `KEEP_LIMIT` bytes as text; a body that fails to arrive reads as empty.
  */
 const readCapped = <E>(body: Stream.Stream<Uint8Array, E>): Effect.Effect<string> =>
   body.pipe(
@@ -202,9 +240,9 @@ const readCapped = <E>(body: Stream.Stream<Uint8Array, E>): Effect.Effect<string
       (s) => s.read < READ_LIMIT,
       (s, chunk) => ({
         read: s.read + chunk.length,
-        kept: s.kept.length >= LOG_LIMIT
+        kept: s.kept.length >= KEEP_LIMIT
           ? s.kept
-          : Buffer.concat([s.kept, chunk.subarray(0, LOG_LIMIT - s.kept.length)])
+          : Buffer.concat([s.kept, chunk.subarray(0, KEEP_LIMIT - s.kept.length)])
       })
     ),
     Effect.map((s) => s.kept.toString("utf8")),
@@ -243,6 +281,8 @@ interface Attempt {
   readonly started: number
   readonly status_code: number | null
   readonly error: string | null
+  /** The answer's preview (`previewOf`); absent when no answer came. */
+  readonly preview?: string
   /** No retry: the delivery is `failed` whatever attempt this is. */
   readonly final: boolean
   /** Stopped by a shutdown: due again at once (unless it was the last attempt). */
@@ -292,6 +332,7 @@ export const layer = Layer.effect(
       onSome: HttpClient.withScope
     })
     const wakeUp = yield* Queue.sliding<void>(1)
+    const redact = yield* Redact.fromConfig
 
     const secretsOf: Service["secretsOf"] = (endpoint, now) => [
       crypto.decrypt(endpoint.secret, endpoint.key_id),
@@ -367,14 +408,19 @@ export const layer = Layer.effect(
               error: capLog(`request failed: ${e.reason}`),
               final: false
             }),
-            onSuccess: ({ excerpt, status }) => ({
-              started,
-              status_code: status,
-              error: status >= 200 && status < 300
-                ? null
-                : capLog(excerpt.trim() === "" ? `answered ${status}` : `answered ${status}: ${excerpt}`),
-              final: false
-            })
+            onSuccess: ({ excerpt, status }) => {
+              // the log's excerpt is the preview's start: redacted the same way
+              const preview = previewOf(excerpt, redact)
+              return {
+                started,
+                status_code: status,
+                error: status >= 200 && status < 300
+                  ? null
+                  : capLog(preview.trim() === "" ? `answered ${status}` : `answered ${status}: ${preview}`),
+                preview,
+                final: false
+              }
+            }
           })
         )
       }).pipe(
@@ -409,7 +455,8 @@ export const layer = Layer.effect(
             at: result.started,
             status_code: result.status_code,
             error: result.error,
-            duration_ms: Math.max(0, ended - result.started)
+            duration_ms: Math.max(0, ended - result.started),
+            response_preview: result.preview ?? null
           },
           next
         )

@@ -18,13 +18,23 @@ export interface Receiver {
   readonly script: Array<number>
   /** Milliseconds to wait before answering. */
   delayMs: number
+  /** The answer's body (default "ok"), and its content type (default text/plain). */
+  body: string
+  contentType: string
 }
 
 /** Starts a receiver for the scope of the test. */
 export const receiver = (script: ReadonlyArray<number> = [200]) =>
   Effect.acquireRelease(
     Effect.async<{ readonly server: http.Server; readonly state: Receiver }>((resume) => {
-      const state: Receiver = { url: "", received: [], script: [...script], delayMs: 0 }
+      const state: Receiver = {
+        url: "",
+        received: [],
+        script: [...script],
+        delayMs: 0,
+        body: "ok",
+        contentType: "text/plain"
+      }
       let served = 0
       const server = http.createServer((req, res) => {
         const chunks: Array<Buffer> = []
@@ -32,7 +42,10 @@ export const receiver = (script: ReadonlyArray<number> = [200]) =>
         req.on("end", () => {
           state.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8") })
           const status = state.script[Math.min(served++, state.script.length - 1)] ?? 200
-          setTimeout(() => res.writeHead(status, { "content-type": "text/plain" }).end("ok"), state.delayMs)
+          setTimeout(
+            () => res.writeHead(status, { "content-type": state.contentType }).end(state.body),
+            state.delayMs
+          )
         })
       })
       server.listen(0, "127.0.0.1", () => {
