@@ -5,13 +5,15 @@
  *
  * - the first owner's link (from the start banner) is accepted, which signs in;
  * - an API key is made, its secret shown once, and it works at `POST /v1/oauth/token`;
- * - a failed `/v1` request is found in Logs, and its page shows its error answer;
+ * - a failed `/v1` request (a sandbox login expired by a fault) is found in Logs, and its page
+ *   shows its error answer and the upstream call behind it, with BioTrack's errorcode 63;
  * - a sandbox connection (whose `external_id` is markup, shown as text) is listed, filtered and
  *   deleted after a confirmation;
  * - the key is rolled (the old secret still works during the overlap) and revoked (its secrets and
  *   its access token stop at once);
  * - a viewer is invited by link, signs in, and sees no button that makes a secret;
- * - sign-out and sign-in, and TOTP enrolment's QR code.
+ * - TOTP: enrolment's QR code, a code turns it on, sign-in then asks for a code, and off again;
+ * - sign-out and sign-in.
  *
  * The served page has no inline script or style, under the strict CSP, for every client route;
  * `/dashboard/api/…` stays the API's (JSON 404, 405).
@@ -24,6 +26,7 @@
  *   TRACEBRIDGE_SCREENSHOTS=docs npx vitest run packages/dashboard/test/Pages.test.ts
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import { createHmac } from "node:crypto"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
@@ -129,6 +132,21 @@ const v1 = async (method: string, path: string, access: string, json?: unknown) 
     ...(json === undefined ? {} : { body: JSON.stringify(json) })
   })
   return { status: response.status, body: await response.json() as any }
+}
+
+/** RFC 6238 (SHA-1, 6 digits, 30 s) for a base32 secret, `steps` time steps from now. */
+const totp = (base32: string, steps: number) => {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+  let bits = ""
+  for (const char of base32.replace(/=+$/, "").toUpperCase()) {
+    bits += alphabet.indexOf(char).toString(2).padStart(5, "0")
+  }
+  const key = Buffer.from((bits.match(/.{8}/g) ?? []).map((byte) => parseInt(byte, 2)))
+  const counter = Buffer.alloc(8)
+  counter.writeBigUInt64BE(BigInt(Math.floor(Date.now() / 30_000) + steps))
+  const mac = createHmac("sha1", key).update(counter).digest()
+  const offset = mac[mac.length - 1]! & 0xf
+  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, "0")
 }
 
 interface Viewport {
@@ -314,12 +332,13 @@ describe.sequential("dashboard pages", () => {
         expect(await page.content()).not.toContain(secret)
         await shoot(page, "keys", viewport)
 
-        // --- /v1 traffic: a sandbox connection whose external_id is markup, and a failed request
+        // --- /v1 traffic: a sandbox BioTrack-style connection whose external_id is markup, whose
+        // login then expires (a sandbox fault): its read fails with the state system's errorcode 63
         const access = first.access!
         const externalId = `<script>alert("x")</script> store-${viewport.name}`
         const made = await v1("POST", "/v1/sandbox/public_token/create", access, {
-          provider: "provider_a",
-          state: "CO",
+          provider: "provider_b",
+          state: "IL",
           external_id: externalId
         })
         expect(made.status).toBe(200)
@@ -328,14 +347,18 @@ describe.sequential("dashboard pages", () => {
         })
         expect(exchanged.status).toBe(200)
         const connectionId = exchanged.body.data.connection_id as string
-        expect((await v1("GET", `/v1/connections/${connectionId}/facilities`, access)).status).toBe(200)
-        const failed = await v1("GET", `/v1/connections/${connectionId}/facilities/fac_missing/packages`, access)
-        expect(failed.status).toBeGreaterThanOrEqual(400)
+        expect((await v1("PUT", `/v1/sandbox/${connectionId}/faults`, access, { kind: "expired_login" })).status).toBe(
+          200
+        )
+        const failed = await v1("GET", `/v1/connections/${connectionId}/facilities`, access)
+        expect(failed.status).toBe(409)
+        expect(failed.body.error.code).toBe("connection_login_required")
 
-        // --- Logs: find the failed request and open its page
+        // --- Logs: find the failed request and open its page, with its upstream calls
         await nav(page, "Logs")
-        await page.getByLabel("Status").selectOption("4xx")
-        const row = page.getByRole("link", { name: new RegExp(`/facilities/:facility_id/packages ${failed.status}$`) })
+        await page.getByLabel("Status", { exact: true }).selectOption("4xx")
+        await page.getByLabel("Connection", { exact: true }).fill(connectionId)
+        const row = page.getByRole("link", { name: /\/v1\/connections\/:connection_id\/facilities 409$/ })
         for (let i = 0; i < 40 && (await row.count()) === 0; i++) {
           await page.getByRole("button", { name: "Filter" }).click()
           await page.waitForTimeout(250)
@@ -346,13 +369,21 @@ describe.sequential("dashboard pages", () => {
         await row.first().click()
         await heading(page, /^Request req_/)
         await page.getByRole("heading", { name: "Error answer" }).waitFor()
-        expect(await page.locator("pre.body").last().innerText()).toContain(failed.body.error.code)
+        expect(await page.locator("pre.body").last().innerText()).toContain("connection_login_required")
+        // the state system's own answer behind the 409: BioTrack's errorcode 63
+        const upstream = page.getByRole("region", { name: "Upstream calls" }).getByRole("row").filter({
+          hasText: "provider_b"
+        })
+        expect(await upstream.count()).toBeGreaterThan(0)
+        const codes = await upstream.evaluateAll((rows) => rows.map((r) => r.lastElementChild!.textContent))
+        expect(codes, (await upstream.allInnerTexts()).join("\n")).toContain("63")
         await check(page, "a request's page")
+        await page.getByRole("heading", { name: "Error answer" }).evaluate((h) => h.scrollIntoView({ block: "start" }))
         await shoot(page, "log-detail", viewport)
 
         // --- Connections: filter, the markup shown as text, delete after a confirmation
         await nav(page, "Connections")
-        await page.getByLabel("External ID").fill(externalId)
+        await page.getByLabel("External ID", { exact: true }).fill(externalId)
         await page.getByRole("button", { name: "Filter" }).click()
         const connection = page.getByRole("row").filter({ hasText: connectionId })
         await connection.waitFor()
@@ -407,13 +438,20 @@ describe.sequential("dashboard pages", () => {
         }
         await page.getByRole("cell", { name: "member.invited" }).first().waitFor()
 
-        // --- Account: TOTP enrolment shows a QR code drawn here and the URI as text
+        // --- Account: TOTP enrolment shows a QR code drawn here and the URI as text; a code turns it on.
+        // A code works once, and only a later step's after it: on, the previous step's code (one
+        // step of drift is allowed); sign-in, the current one; off, the next one.
         await nav(page, "Account")
         await page.getByRole("button", { name: "Set up two-factor" }).click()
         await page.getByRole("img", { name: /QR code/ }).waitFor()
         expect(await page.locator("code", { hasText: "otpauth://totp/" }).count()).toBe(1)
+        const totpSecret = (await page.locator("code.wrap").last().innerText()).trim()
+        expect(totpSecret).toMatch(/^[A-Z2-7]+=*$/)
         await check(page, "account")
-        await shoot(page, "account", viewport, [page.locator("code.wrap")])
+        await shoot(page, "account", viewport, [page.locator("code.wrap"), page.locator("img.qr")])
+        await page.getByLabel("Code from your authenticator app").fill(totp(totpSecret, -1))
+        await page.getByRole("button", { name: "Turn on two-factor" }).click()
+        await page.getByRole("status").filter({ hasText: "Two-factor sign-in is on." }).waitFor()
 
         // --- sign out; the viewer accepts, and sees no secret-making button
         await signOut(page)
@@ -431,7 +469,22 @@ describe.sequential("dashboard pages", () => {
         expect(await page.getByRole("button", { name: "Delete" }).count()).toBe(0)
         await signOut(page)
 
-        // --- the owner signs in again with the form
+        // --- the owner signs in again: the page asks for the code, then turns two-factor off
+        await page.getByLabel("E-mail").fill(owner)
+        await page.getByLabel("Password").fill(PASSWORD)
+        await page.getByRole("button", { name: "Sign in" }).click()
+        const code = page.getByLabel("Code from your authenticator app")
+        await code.waitFor()
+        expect(await page.getByRole("alert").count()).toBe(0)
+        await check(page, "sign-in, the code")
+        await code.fill(totp(totpSecret, 0))
+        await page.getByRole("button", { name: "Sign in" }).click()
+        await heading(page, "API keys")
+        await nav(page, "Account")
+        await page.getByLabel("Code from your authenticator app").fill(totp(totpSecret, 1))
+        await page.getByRole("button", { name: "Turn off two-factor" }).click()
+        await page.getByRole("status").filter({ hasText: "Two-factor sign-in is off." }).waitFor()
+        await signOut(page)
         await signIn(page, owner)
         await signOut(page)
 
