@@ -149,7 +149,7 @@ if (!custom) {
             `packages/${dir}/package.json: ${field} → ${dep} points the wrong way ` +
               `(allowed: core → nothing; adapter-*, sync → core; providers → core, adapter-*, sync; ` +
               `api, sandbox → core, adapter-*, sync, mcp, providers; dashboard → these and api, sandbox; ` +
-                `http, cli → all of these)`
+              `http, cli → all of these)`
           )
         }
       }
