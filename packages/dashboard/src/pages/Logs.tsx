@@ -185,7 +185,7 @@ export const LogDetail = ({ requestId }: { readonly requestId: string }) => {
             <dt>Status</dt>
             <dd>
               <span className={`status ${statusClass(d.status)}`}>{d.status}</span>
-              {d.error_code !== null && <>· {d.error_code}</>}
+              {d.error_code !== null && ` · ${d.error_code}`}
             </dd>
             <dt>Duration</dt>
             <dd>{Math.round(d.duration_ms)} ms</dd>
