@@ -119,7 +119,13 @@ export const problemOf = (failure: unknown): Problem => {
       )
     }
     if (tagged._tag === "ParseError") {
-      return new Problem("The server's answer could not be read. Reload the page.", undefined, undefined, undefined)
+      // a value the contract refuses before sending, or an answer it cannot read: never the schema's text
+      return new Problem(
+        "A value was not accepted, or the server's answer could not be read. Check the form, or reload the page.",
+        undefined,
+        undefined,
+        undefined
+      )
     }
   }
   return new Problem("Something went wrong. Reload the page and try again.", undefined, undefined, undefined)

@@ -18,6 +18,9 @@
  * The served page has no inline script or style, under the strict CSP, for every client route;
  * `/dashboard/api/…` stays the API's (JSON 404, 405).
  *
+ * Keyboard: a new page focuses its heading, and Tab and Shift+Tab reach the page's button, the
+ * navigation and the skip link.
+ *
  * On every page: no sideways scrolling, no axe-core violation of impact serious or critical, and
  * no CSP refusal (the pages run under `script-src 'self'; style-src 'self'`). Screenshots go to
  * packages/dashboard/build/screenshots; with TRACEBRIDGE_SCREENSHOTS=docs they also replace the
@@ -312,6 +315,17 @@ describe.sequential("dashboard pages", () => {
 
         // --- API keys: create; the secret is shown once and works
         await check(page, "keys")
+        // by keyboard: a new page focuses its heading; Tab goes on to the page's button, and back
+        // (Shift+Tab) through the navigation to the skip link
+        const focused = () => page.evaluate(() => document.activeElement?.textContent ?? "")
+        await page.keyboard.press("Tab")
+        expect(await focused()).toBe("Create API key")
+        const passed: Array<string> = []
+        for (let i = 0; i < 12 && passed.at(-1) !== "Skip to content"; i++) {
+          await page.keyboard.press("Shift+Tab")
+          passed.push(await focused())
+        }
+        expect(passed).toEqual(["Sign out", "Account", "Team", "Logs", "Connections", "API keys", "Skip to content"])
         await page.getByRole("button", { name: "Create API key" }).click()
         const secretCode = page.locator("#revealed-secret")
         await secretCode.waitFor()
