@@ -13,6 +13,7 @@ import tseslint from "typescript-eslint"
 /** What `eslint .` lints. */
 const files = [
   "packages/*/src/**/*.ts",
+  "packages/*/src/**/*.tsx",
   "packages/*/test/**/*.ts",
   "scripts/**/*.ts",
   "scripts/**/*.mjs",

@@ -2,7 +2,8 @@
 // Generates each package's src/index.ts: one namespace export per top-level module
 // (`export * as Package from "./Package.js"`), plus flat re-exports of the modules a package lists
 // under `"barrel": { "flat": [...] }` in its package.json (e.g. `normalize` at the package root).
-// With --check, fails if a barrel is out of date.
+// With --check, fails if a barrel is out of date. A package with `"barrel": false` (an app such as
+// packages/dashboard, whose "." is its built page) has none.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 
@@ -18,6 +19,8 @@ for (const pkg of readdirSync(join(root, "packages"))) {
     .map((f) => f.slice(0, -3))
     .sort()
   const manifest = JSON.parse(readFileSync(join(root, "packages", pkg, "package.json"), "utf8"))
+  // an app (the dashboard's pages, built by Vite into dist/) opts out with `"barrel": false`
+  if (manifest.barrel === false) continue
   const flat = manifest.barrel?.flat ?? []
   const body = [
     "/**",

@@ -5,8 +5,9 @@
 //   node scripts/circular.mjs DIR...     only the import-cycle check, over the given folders
 //
 // The layers, innermost first: core ← adapter-* and sync ← providers (the catalog) ← api (the
-// contract) and sandbox ← http and cli (the two programs: the server, and the developer's command,
-// which talks to the server through the SDK and never imports it). Client-side packages
+// contract) and sandbox ← dashboard (the pages, which import the contract for their typed client)
+// ← http and cli (the two programs: the server, which serves the dashboard's built pages, and the
+// developer's command, which talks to the server through the SDK and never imports it). Client-side packages
 // (connect, client, webhooks) sit with core: they depend on nothing of ours. The managed sync
 // (sync) knows no provider: it sits beside the adapters and depends on core only, as does the MCP
 // server (mcp), whose tools reach the API over HTTP with the caller's token. A package may depend only on
@@ -36,10 +37,19 @@ const layerOf = (dir) =>
     ? 2
     : dir === "api" || dir === "sandbox"
     ? 3
-    : dir === "http" || dir === "cli"
+    : dir === "dashboard"
     ? 4
+    : dir === "http" || dir === "cli"
+    ? 5
     : undefined
-const layerNames = ["core|connect|client|webhooks", "adapter-*|sync|mcp", "providers", "api|sandbox", "http|cli"]
+const layerNames = [
+  "core|connect|client|webhooks",
+  "adapter-*|sync|mcp",
+  "providers",
+  "api|sandbox",
+  "dashboard",
+  "http|cli"
+]
 const mayDependOn = (from, to) => layerOf(to) < layerOf(from)
 
 const packageDirs = readdirSync(join(root, "packages"), { withFileTypes: true })
@@ -74,7 +84,7 @@ let edges = 0
 if (failures.length === 0) {
   const result = await madge(targets, {
     baseDir: custom ? undefined : root,
-    fileExtensions: ["ts"],
+    fileExtensions: ["ts", "tsx"],
     excludeRegExp: [/\.d\.ts$/],
     tsConfig,
     tsConfigPath: join(root, "tsconfig.base.json"),
@@ -138,7 +148,8 @@ if (!custom) {
           failures.push(
             `packages/${dir}/package.json: ${field} → ${dep} points the wrong way ` +
               `(allowed: core → nothing; adapter-*, sync → core; providers → core, adapter-*, sync; ` +
-              `api, sandbox → core, adapter-*, sync, mcp, providers; http, cli → all of these)`
+              `api, sandbox → core, adapter-*, sync, mcp, providers; dashboard → these and api, sandbox; ` +
+              `http, cli → all of these)`
           )
         }
       }
@@ -166,7 +177,7 @@ function countRelativeValueImports(dirs) {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const p = join(dir, e.name)
       if (e.isDirectory() && e.name !== "node_modules") walk(p)
-      else if (e.isFile() && e.name.endsWith(".ts") && !e.name.endsWith(".d.ts")) {
+      else if (e.isFile() && /\.tsx?$/.test(e.name) && !e.name.endsWith(".d.ts")) {
         const text = readFileSync(p, "utf8")
         const re = /^\s*(?:import|export)\s+[^;]*?from\s+["'](\.{1,2}\/[^"']+)["']/gm
         while (re.exec(text)) n++

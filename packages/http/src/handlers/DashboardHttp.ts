@@ -1,7 +1,7 @@
 /**
  * The dashboard's internal API (`DashboardApi`, issue #33, ADR 0026) on the server: the session
  * cookie's middleware (with the CSRF check of every change), the groups' handlers, and the
- * `/dashboard` page (a placeholder until the pages are built, already under a strict CSP).
+ * `/dashboard` pages (the app built by `@tracebridge/dashboard`, under a strict CSP).
  *
  * The groups are attached to the same router as `/v1`, so the request middleware of `Http.ts`
  * (request ids, the body limits, the rate limit, the error envelope) covers them too; they are not
@@ -12,7 +12,6 @@
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { DashboardApi } from "@tracebridge/api"
 import { Effect, Layer, Option, Redacted } from "effect"
-import * as DocsRoute from "../docs/Route.js"
 import * as Errors from "../Errors.js"
 import * as ConnectionStore from "../persistence/ConnectionStore.js"
 import * as PublicOrigin from "../PublicOrigin.js"
@@ -20,6 +19,7 @@ import * as Connections from "../services/Connections.js"
 import * as Dashboard from "../services/Dashboard.js"
 import * as DashboardHealth from "../services/DashboardHealth.js"
 import * as RequestLog from "../services/RequestLog.js"
+import * as DashboardPages from "./DashboardPages.js"
 
 const { CurrentSession, DashboardSession, SESSION_COOKIE } = DashboardApi
 
@@ -302,39 +302,21 @@ const OverviewGroupLive = HttpApiBuilder.group(
     )
 )
 
-const placeholder = (title: string, body: string) =>
-  `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>${title} · Tracebridge dashboard</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;margin:0 auto;padding:24px;max-width:720px;color:#0f172a}code{overflow-wrap:anywhere}</style></head>
-<body><main><h1>${title}</h1>${body}</main></body></html>
-`
-
-const home = placeholder(
-  "Tracebridge dashboard",
-  `<p>The dashboard's pages are on their way. Its internal API is served under <code>/dashboard/api</code>
-(sign-in, team, API keys); see <code>docs/dashboard.md</code>.</p>`
-)
-const accept = placeholder(
-  "Accept an invitation",
-  `<p>The page that accepts this invitation is on its way. Until then, accept it with
-<code>POST /dashboard/api/invitations/accept</code> and a JSON body
-<code>{"token": "…", "email": "…", "password": "…"}</code> (the token is in this page's address).</p>`
-)
-
 /**
- * `/dashboard` and `/dashboard/accept`: placeholders for the pages (no script; the CSP allows their
- * own style sheet by hash and nothing else).
+ * The dashboard's pages (ADR 0028): `/dashboard`, `/dashboard/accept` and every client-side route
+ * under `/dashboard/` (but `/dashboard/api/…`) answer the app built by `@tracebridge/dashboard`,
+ * `/dashboard/assets/…` its files, all under a strict CSP (`DashboardPages.ts`). The build is read
+ * once, at start; without one, `/dashboard` answers 503 saying how to build it.
  *
  * @since 0.1.0
  * @category layers
  */
 export const PagesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const page = (html: string) =>
-      Effect.succeed(HttpServerResponse.html(html).pipe(HttpServerResponse.setHeaders(DocsRoute.headersOf(html))))
-    yield* router.get("/dashboard", page(home))
-    yield* router.get("/dashboard/accept", page(accept))
+    const { app, asset } = DashboardPages.handlers(DashboardPages.read(DashboardPages.distDir()))
+    yield* router.get("/dashboard", app)
+    yield* router.get("/dashboard/assets/*", asset)
+    yield* router.get("/dashboard/*", app)
   })
 )
 

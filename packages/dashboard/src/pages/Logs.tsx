@@ -1,0 +1,241 @@
+/**
+ * The Logs page: the organisation's `/v1` requests, newest first, filtered by status class, route,
+ * connection and request id, paged by cursor; and one request's page: its redacted request body,
+ * its error answer, and each upstream call it made to the state system.
+ */
+import type { LogsQuery } from "@tracebridge/api/DashboardApi"
+import { useState } from "react"
+import { call } from "../Client.js"
+import { BASE, Link } from "../Router.js"
+import { ErrorText, formatTime, Page, Table, useLoad } from "../Ui.js"
+
+type Query = typeof LogsQuery.Type
+
+interface Filters {
+  readonly status_class: string
+  readonly route: string
+  readonly connection_id: string
+  readonly request_id: string
+}
+const none: Filters = { status_class: "", route: "", connection_id: "", request_id: "" }
+
+const queryOf = (f: Filters, cursor: string | undefined): Query => ({
+  ...(f.status_class === "" ? {} : { status_class: f.status_class as NonNullable<Query["status_class"]> }),
+  ...(f.route.trim() === "" ? {} : { route: f.route.trim() }),
+  ...(f.connection_id.trim() === "" ? {} : { connection_id: f.connection_id.trim() }),
+  ...(f.request_id.trim() === "" ? {} : { request_id: f.request_id.trim() }),
+  ...(cursor === undefined ? {} : { cursor }),
+  limit: 25
+})
+
+const statusClass = (status: number) => status >= 500 ? "status-error" : status >= 400 ? "status-warn" : "status-ok"
+
+export const Logs = () => {
+  const [draft, setDraft] = useState<Filters>(none)
+  const [filters, setFilters] = useState<Filters>(none)
+  // the cursors of the pages before this one (the first page has none)
+  const [cursors, setCursors] = useState<ReadonlyArray<string | undefined>>([undefined])
+  const cursor = cursors[cursors.length - 1]
+  const list = useLoad(() => call((c) => c.logs.list({ urlParams: queryOf(filters, cursor) })), [filters, cursor])
+  const set = (key: keyof Filters) => (e: { target: { value: string } }) =>
+    setDraft({ ...draft, [key]: e.target.value })
+
+  return (
+    <Page title="Logs">
+      <form
+        className="form filters"
+        aria-label="Filter requests"
+        onSubmit={(event) => {
+          event.preventDefault()
+          setCursors([undefined])
+          setFilters(draft)
+          // the same filters again: read the newest requests
+          list.reload()
+        }}
+      >
+        <div className="field">
+          <label htmlFor="l-status">Status</label>
+          <select id="l-status" value={draft.status_class} onChange={set("status_class")}>
+            <option value="">Any</option>
+            <option value="2xx">2xx (success)</option>
+            <option value="4xx">4xx (refused)</option>
+            <option value="5xx">5xx (failed)</option>
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="l-route">Route</label>
+          <input id="l-route" value={draft.route} placeholder="/v1/packages" onChange={set("route")} />
+        </div>
+        <div className="field">
+          <label htmlFor="l-connection">Connection</label>
+          <input id="l-connection" value={draft.connection_id} onChange={set("connection_id")} />
+        </div>
+        <div className="field">
+          <label htmlFor="l-request">Request ID</label>
+          <input id="l-request" value={draft.request_id} onChange={set("request_id")} />
+        </div>
+        <div className="field buttons">
+          <button type="submit" className="primary">Filter</button>
+          <button
+            type="button"
+            onClick={() => {
+              setDraft(none)
+              setFilters(none)
+              setCursors([undefined])
+            }}
+          >
+            Clear
+          </button>
+        </div>
+      </form>
+      <ErrorText error={list.error} />
+      {list.data !== undefined && (
+        <>
+          {list.data.data.length === 0 ? <p role="status">No requests match.</p> : (
+            <Table label="Requests">
+              <thead>
+                <tr>
+                  <th scope="col">Time</th>
+                  <th scope="col">Request</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Duration</th>
+                  <th scope="col">Error</th>
+                  <th scope="col">Upstream</th>
+                  <th scope="col">Request ID</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.data.map((entry) => (
+                  <tr key={entry.request_id}>
+                    <td>{formatTime(entry.at)}</td>
+                    <td>
+                      <code>{entry.method} {entry.route}</code>
+                    </td>
+                    <td>
+                      <span className={`status ${statusClass(entry.status)}`}>{entry.status}</span>
+                    </td>
+                    <td>{Math.round(entry.duration_ms)} ms</td>
+                    <td>{entry.error_code ?? "—"}</td>
+                    <td>{entry.upstream_calls}</td>
+                    <td>
+                      <Link
+                        to={`${BASE}/logs/${encodeURIComponent(entry.request_id)}`}
+                        aria-label={`Request ${entry.request_id}: ${entry.method} ${entry.route} ${entry.status}`}
+                      >
+                        {entry.request_id}
+                      </Link>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+          )}
+          <p className="pager">
+            <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+              Newer
+            </button>
+            <button
+              type="button"
+              disabled={list.data.next_cursor === null}
+              onClick={() => setCursors([...cursors, list.data!.next_cursor ?? undefined])}
+            >
+              Older
+            </button>
+          </p>
+        </>
+      )}
+    </Page>
+  )
+}
+
+/** A stored body, pretty-printed when it is JSON (always shown as text). */
+const Body = ({ text }: { readonly text: string | null }) => {
+  if (text === null) return <p className="muted">None.</p>
+  let shown = text
+  try {
+    shown = JSON.stringify(JSON.parse(text), null, 2)
+  } catch {
+    // not JSON: as stored
+  }
+  return <pre className="body">{shown}</pre>
+}
+
+export const LogDetail = ({ requestId }: { readonly requestId: string }) => {
+  const detail = useLoad(() => call((c) => c.logs.get({ path: { request_id: requestId } })), [requestId])
+  const d = detail.data
+  return (
+    <Page title={`Request ${requestId}`}>
+      <p>
+        <Link to={`${BASE}/logs`}>Back to the logs</Link>
+      </p>
+      <ErrorText error={detail.error} />
+      {d !== undefined && (
+        <>
+          <dl className="pairs">
+            <dt>Time</dt>
+            <dd>{formatTime(d.at)}</dd>
+            <dt>Request</dt>
+            <dd>
+              <code>{d.method} {d.path}</code>
+            </dd>
+            <dt>Route</dt>
+            <dd>
+              <code>{d.route}</code>
+            </dd>
+            <dt>Status</dt>
+            <dd>
+              <span className={`status ${statusClass(d.status)}`}>{d.status}</span>
+              {d.error_code !== null && ` · ${d.error_code}`}
+            </dd>
+            <dt>Duration</dt>
+            <dd>{Math.round(d.duration_ms)} ms</dd>
+            <dt>Principal</dt>
+            <dd>{d.principal ?? "—"}</dd>
+            <dt>Connection</dt>
+            <dd>{d.connection_id ?? "—"}</dd>
+          </dl>
+          <h2>Request body{d.request_body_truncated ? " (truncated)" : ""}</h2>
+          <Body text={d.request_body} />
+          <h2>Error answer</h2>
+          <Body text={d.error_body} />
+          <h2>Upstream calls</h2>
+          {d.upstream.length === 0 ?
+            <p className="muted">This request made no call to a state system.</p> :
+            (
+              <Table label="Upstream calls">
+                <thead>
+                  <tr>
+                    <th scope="col">#</th>
+                    <th scope="col">Provider</th>
+                    <th scope="col">Call</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Duration</th>
+                    <th scope="col">Attempt</th>
+                    <th scope="col">429</th>
+                    <th scope="col">Provider error</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {d.upstream.map((u) => (
+                    <tr key={u.n}>
+                      <td>{u.n}</td>
+                      <td>{u.provider} {u.state}</td>
+                      <td>
+                        <code>{u.method} {u.path}</code>
+                        {u.operation !== null && <div className="muted">{u.operation}</div>}
+                      </td>
+                      <td>{u.status ?? u.failure ?? "—"}</td>
+                      <td>{Math.round(u.duration_ms)} ms</td>
+                      <td>{u.attempt}</td>
+                      <td>{u.rate_limited ? "yes" : "no"}</td>
+                      <td>{u.error_code ?? "—"}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </Table>
+            )}
+        </>
+      )}
+    </Page>
+  )
+}

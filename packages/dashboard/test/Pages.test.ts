@@ -1,0 +1,516 @@
+/**
+ * The dashboard's pages in real Chromium (playwright-core driving Debian's /usr/bin/chromium,
+ * never a downloaded browser) against the built server (`packages/http/dist/main.js`, a child
+ * process on a free port with a data folder of its own), at 1280 × 800 and at 375 × 740:
+ *
+ * - the first owner's link (from the start banner) is accepted, which signs in;
+ * - an API key is made, its secret shown once, and it works at `POST /v1/oauth/token`;
+ * - a failed `/v1` request (a sandbox login expired by a fault) is found in Logs, and its page
+ *   shows its error answer and the upstream call behind it, with BioTrack's errorcode 63;
+ * - a sandbox connection (whose `external_id` is markup, shown as text) is listed, filtered and
+ *   deleted after a confirmation;
+ * - the key is rolled (the old secret still works during the overlap) and revoked (its secrets and
+ *   its access token stop at once);
+ * - a viewer is invited by link, signs in, and sees no button that makes a secret;
+ * - TOTP: enrolment's QR code, a code turns it on, sign-in then asks for a code, and off again;
+ * - sign-out and sign-in.
+ *
+ * The served page has no inline script or style, under the strict CSP, for every client route;
+ * `/dashboard/api/…` stays the API's (JSON 404, 405).
+ *
+ * Keyboard: a new page focuses its heading, and Tab and Shift+Tab reach the page's button, the
+ * navigation and the skip link.
+ *
+ * On every page: no sideways scrolling, no axe-core violation of impact serious or critical, and
+ * no CSP refusal (the pages run under `script-src 'self'; style-src 'self'`). Screenshots go to
+ * packages/dashboard/build/screenshots; with TRACEBRIDGE_SCREENSHOTS=docs they also replace the
+ * ones in docs/images/dashboard/ (see docs/dashboard.md):
+ *
+ *   TRACEBRIDGE_SCREENSHOTS=docs npx vitest run packages/dashboard/test/Pages.test.ts
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { createHmac } from "node:crypto"
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const root = fileURLToPath(new URL("../../../", import.meta.url))
+const main = join(root, "packages/http/dist/main.js")
+const shots = join(root, "packages/dashboard/build/screenshots")
+const docs = join(root, "docs/images/dashboard")
+const toDocs = process.env.TRACEBRIDGE_SCREENSHOTS === "docs"
+mkdirSync(shots, { recursive: true })
+if (toDocs) mkdirSync(docs, { recursive: true })
+
+const axeSource = readFileSync(join(root, "node_modules/axe-core/axe.min.js"), "utf8")
+const PASSWORD = "a long enough passphrase"
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+
+let server: ChildProcess
+let browser: Browser
+let origin = ""
+let output = ""
+let dataDir = ""
+let ownerLink = ""
+
+beforeAll(async () => {
+  for (const built of [main, join(root, "packages/dashboard/dist/index.html")]) {
+    if (!existsSync(built)) {
+      throw new Error(`${built} is missing: build first (npx turbo run build --filter=@tracebridge/http)`)
+    }
+  }
+  const port = await freePort()
+  origin = `http://127.0.0.1:${port}`
+  dataDir = mkdtempSync(join(tmpdir(), "tracebridge-dashboard-"))
+  const env: Record<string, string> = {}
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith("TRACEBRIDGE_")) env[key] = value
+  }
+  server = spawn(process.execPath, [main], {
+    env: {
+      ...env,
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      TRACEBRIDGE_DATA_DIR: dataDir,
+      TRACEBRIDGE_LOG_FORMAT: "json"
+    },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  server.stdout!.on("data", (chunk) => (output += chunk))
+  server.stderr!.on("data", (chunk) => (output += chunk))
+  const linkPattern = new RegExp(`${origin}/dashboard/accept\\?token=tbi_[A-Za-z0-9_-]+`)
+  for (let i = 0; i < 300 && !(linkPattern.test(output) && output.includes("Tracebridge API on")); i++) {
+    if (server.exitCode !== null) throw new Error(`the server exited: ${output}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  ownerLink = linkPattern.exec(output)![0]
+  browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-quic"]
+  })
+}, 60_000)
+
+afterAll(async () => {
+  await browser?.close()
+  if (server && server.exitCode === null) {
+    const exited = new Promise((resolve) => server.once("exit", resolve))
+    server.kill("SIGTERM")
+    await exited
+  }
+  if (dataDir !== "") rmSync(dataDir, { recursive: true, force: true })
+})
+
+/** `POST /v1/oauth/token` with a client's id and secret: the status, and the token when issued. */
+const token = async (clientId: string, secret: string) => {
+  const response = await fetch(`${origin}/v1/oauth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ grant_type: "client_credentials", client_id: clientId, client_secret: secret })
+  })
+  const body = await response.json() as { access_token?: string }
+  return { status: response.status, access: body.access_token }
+}
+
+const v1 = async (method: string, path: string, access: string, json?: unknown) => {
+  const response = await fetch(`${origin}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${access}`,
+      ...(json === undefined ? {} : { "content-type": "application/json" })
+    },
+    ...(json === undefined ? {} : { body: JSON.stringify(json) })
+  })
+  return { status: response.status, body: await response.json() as any }
+}
+
+/** RFC 6238 (SHA-1, 6 digits, 30 s) for a base32 secret, `steps` time steps from now. */
+const totp = (base32: string, steps: number) => {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+  let bits = ""
+  for (const char of base32.replace(/=+$/, "").toUpperCase()) {
+    bits += alphabet.indexOf(char).toString(2).padStart(5, "0")
+  }
+  const key = Buffer.from((bits.match(/.{8}/g) ?? []).map((byte) => parseInt(byte, 2)))
+  const counter = Buffer.alloc(8)
+  counter.writeBigUInt64BE(BigInt(Math.floor(Date.now() / 30_000) + steps))
+  const mac = createHmac("sha1", key).update(counter).digest()
+  const offset = mac[mac.length - 1]! & 0xf
+  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, "0")
+}
+
+interface Viewport {
+  readonly name: string
+  readonly width: number
+  readonly height: number
+}
+
+const viewports: ReadonlyArray<Viewport> = [
+  { name: "1280", width: 1280, height: 800 },
+  { name: "375", width: 375, height: 740 }
+]
+
+/** A page of a fresh context that records CSP refusals, script errors and dialogs. */
+const open = async (viewport: Viewport) => {
+  const context: BrowserContext = await browser.newContext({ viewport })
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin })
+  const page = await context.newPage()
+  const problems: Array<string> = []
+  page.on("console", (message) => {
+    if (message.type() === "error" || /Content.Security.Policy|Refused to/i.test(message.text())) {
+      // a refused call's 401/403/404 is the API answering, not the page failing
+      if (!/Failed to load resource: the server responded with a status of (401|403|404)/.test(message.text())) {
+        problems.push(message.text())
+      }
+    }
+  })
+  page.on("pageerror", (error) => problems.push(String(error)))
+  page.on("dialog", (dialog) => {
+    problems.push(`a dialog opened: ${dialog.message()}`)
+    void dialog.dismiss()
+  })
+  return { context, page, problems }
+}
+
+/** No sideways scrolling, and no serious or critical axe-core violation. */
+const check = async (page: Page, where: string) => {
+  const [scrollWidth, innerWidth, wide] = await page.evaluate(() =>
+    [
+      document.scrollingElement!.scrollWidth,
+      window.innerWidth,
+      // what sticks out, to say where (outside the boxes that scroll on their own)
+      [...document.querySelectorAll("body *")]
+        .filter((el) => !el.closest(".table-box") && el.getBoundingClientRect().right > window.innerWidth + 0.5)
+        .slice(0, 5)
+        .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}.${el.className}`)
+        .join(", ")
+    ] as const
+  )
+  expect(scrollWidth, `${where}: the page scrolls sideways (${wide})`).toBeLessThanOrEqual(innerWidth)
+  // evaluated over the DevTools protocol, which the page's CSP does not govern (no bypassCSP)
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(axeSource)
+  const violations = await page.evaluate(async () => {
+    const result = await (window as any).axe.run(document, { resultTypes: ["violations"] })
+    return (result.violations as Array<any>)
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n: any) => n.target.join(" ")).join(", ")}`)
+  })
+  expect(violations, `${where}: axe`).toEqual([])
+}
+
+const shoot = async (page: Page, name: string, viewport: Viewport, mask: ReadonlyArray<Locator> = []) => {
+  const file = `${name}-${viewport.name}.png`
+  await page.screenshot({ path: join(shots, file), mask: [...mask], maskColor: "#334155" })
+  if (toDocs) copyFileSync(join(shots, file), join(docs, file))
+}
+
+const heading = (page: Page, name: string | RegExp) => page.getByRole("heading", { level: 1, name }).waitFor()
+
+const nav = async (page: Page, name: string) => {
+  await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name }).click()
+  await heading(page, name === "API keys" ? "API keys" : name)
+}
+
+const accept = async (page: Page, link: string, email: string) => {
+  await page.goto(link)
+  await heading(page, "Accept an invitation")
+  await page.getByLabel("E-mail").fill(email)
+  await page.getByLabel(/^Password/).fill(PASSWORD)
+  await page.getByRole("button", { name: "Accept and sign in" }).click()
+  await heading(page, "API keys")
+  // the token left the address bar
+  expect(page.url()).toBe(`${origin}/dashboard/keys`)
+}
+
+const signOut = async (page: Page) => {
+  await page.getByRole("button", { name: "Sign out" }).click()
+  await heading(page, "Sign in")
+}
+
+const signIn = async (page: Page, email: string) => {
+  await page.getByLabel("E-mail").fill(email)
+  await page.getByLabel("Password").fill(PASSWORD)
+  await page.getByRole("button", { name: "Sign in" }).click()
+  await heading(page, "API keys")
+}
+
+/** The invitation links the first width's owner makes for the next width's owner. */
+const nextOwnerLinks: Array<string> = []
+
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+
+describe.sequential("dashboard pages", () => {
+  it("every client route answers the built page under the strict CSP; the API's unknown paths stay JSON 404s", async () => {
+    for (
+      const path of [
+        "/dashboard",
+        "/dashboard/",
+        "/dashboard/accept?token=tbi_x",
+        "/dashboard/keys",
+        "/dashboard/no/such/page"
+      ]
+    ) {
+      const response = await fetch(`${origin}${path}`)
+      expect(response.status, path).toBe(200)
+      expect(response.headers.get("content-type"), path).toMatch(/^text\/html/)
+      expect(response.headers.get("content-security-policy"), path).toBe(CSP)
+      expect(response.headers.get("referrer-policy"), path).toBe("no-referrer")
+      expect(response.headers.get("cache-control"), path).toBe("no-cache")
+      const html = await response.text()
+      // no inline script or style: scripts by file, style sheets by link, no style attribute
+      expect(html, path).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/)
+      expect(html, path).not.toMatch(/<style|\sstyle=/)
+      expect(html, path).not.toContain("tbi_x")
+      const assets = [...html.matchAll(/(?:src|href)="(\/dashboard\/assets\/[^"]+)"/g)].map((m) => m[1]!)
+      expect(assets.some((a) => a.endsWith(".js")) && assets.some((a) => a.endsWith(".css")), path).toBe(true)
+      for (const asset of assets) {
+        const file = await fetch(`${origin}${asset}`)
+        expect(file.status, asset).toBe(200)
+        expect(file.headers.get("content-type"), asset).toMatch(
+          asset.endsWith(".js") ? /^text\/javascript/ : /^text\/css/
+        )
+        expect(file.headers.get("cache-control"), asset).toBe("public, max-age=31536000, immutable")
+        expect(file.headers.get("x-content-type-options"), asset).toBe("nosniff")
+      }
+    }
+    for (const path of ["/dashboard/api/unknown", "/dashboard/api", "/dashboard/assets/missing.js"]) {
+      const response = await fetch(`${origin}${path}`)
+      expect(response.status, path).toBe(404)
+      expect(response.headers.get("content-type"), path).toMatch(/^application\/json/)
+      expect((await response.json() as any).error.type, path).toBe("not_found_error")
+    }
+    // a known API path with another method is still the API's 405
+    const wrong = await fetch(`${origin}/dashboard/api/keys/tb_client_x/roll`)
+    expect(wrong.status).toBe(405)
+    expect(wrong.headers.get("allow")).toBe("POST")
+  })
+
+  for (const viewport of viewports) {
+    it(`at ${viewport.width} px: keys, logs, connections, team, account, a viewer, sign-in`, async () => {
+      const { context, page, problems } = await open(viewport)
+      const owner = `owner-${viewport.name}@example.test`
+      const viewer = `viewer-${viewport.name}@example.test`
+      try {
+        // --- accept the invitation (the banner's first-owner link, or one the first owner made)
+        const link = viewport === viewports[0] ? ownerLink : nextOwnerLinks.shift()!
+        await page.goto(link)
+        await heading(page, "Accept an invitation")
+        await check(page, "accept")
+        await shoot(page, "accept", viewport)
+        await accept(page, link, owner)
+
+        // --- API keys: create; the secret is shown once and works
+        await check(page, "keys")
+        // by keyboard: a new page focuses its heading; Tab goes on to the page's button, and back
+        // (Shift+Tab) through the navigation to the skip link
+        const focused = () => page.evaluate(() => document.activeElement?.textContent ?? "")
+        await page.keyboard.press("Tab")
+        expect(await focused()).toBe("Create API key")
+        const passed: Array<string> = []
+        for (let i = 0; i < 12 && passed.at(-1) !== "Skip to content"; i++) {
+          await page.keyboard.press("Shift+Tab")
+          passed.push(await focused())
+        }
+        expect(passed).toEqual(["Sign out", "Account", "Team", "Logs", "Connections", "API keys", "Skip to content"])
+        await page.getByRole("button", { name: "Create API key" }).click()
+        const secretCode = page.locator("#revealed-secret")
+        await secretCode.waitFor()
+        const secret = (await secretCode.innerText()).trim()
+        const clientId = (await page.getByRole("region", { name: "New secret" }).locator("code").first().innerText())
+          .trim()
+        expect(secret).toMatch(/^tb_secret_/)
+        await check(page, "keys with a secret")
+        await shoot(page, "keys-secret", viewport, [secretCode])
+        const first = await token(clientId, secret)
+        expect(first.status).toBe(200)
+        await page.getByRole("button", { name: "Copy secret" }).click()
+        await page.getByText("Copied.").waitFor()
+        await page.getByRole("button", { name: "I have copied it" }).click()
+        await page.reload()
+        await heading(page, "API keys")
+        await page.getByRole("cell", { name: clientId }).waitFor()
+        expect(await page.content()).not.toContain(secret)
+        await shoot(page, "keys", viewport)
+
+        // --- /v1 traffic: a sandbox BioTrack-style connection whose external_id is markup, whose
+        // login then expires (a sandbox fault): its read fails with the state system's errorcode 63
+        const access = first.access!
+        const externalId = `<script>alert("x")</script> store-${viewport.name}`
+        const made = await v1("POST", "/v1/sandbox/public_token/create", access, {
+          provider: "provider_b",
+          state: "IL",
+          external_id: externalId
+        })
+        expect(made.status).toBe(200)
+        const exchanged = await v1("POST", "/v1/link/token/exchange", access, {
+          public_token: made.body.data.public_token
+        })
+        expect(exchanged.status).toBe(200)
+        const connectionId = exchanged.body.data.connection_id as string
+        expect((await v1("PUT", `/v1/sandbox/${connectionId}/faults`, access, { kind: "expired_login" })).status).toBe(
+          200
+        )
+        const failed = await v1("GET", `/v1/connections/${connectionId}/facilities`, access)
+        expect(failed.status).toBe(409)
+        expect(failed.body.error.code).toBe("connection_login_required")
+
+        // --- Logs: find the failed request and open its page, with its upstream calls
+        await nav(page, "Logs")
+        await page.getByLabel("Status", { exact: true }).selectOption("4xx")
+        await page.getByLabel("Connection", { exact: true }).fill(connectionId)
+        const row = page.getByRole("link", { name: /\/v1\/connections\/:connection_id\/facilities 409$/ })
+        for (let i = 0; i < 40 && (await row.count()) === 0; i++) {
+          await page.getByRole("button", { name: "Filter" }).click()
+          await page.waitForTimeout(250)
+        }
+        await row.first().waitFor()
+        await check(page, "logs")
+        await shoot(page, "logs", viewport)
+        await row.first().click()
+        await heading(page, /^Request req_/)
+        await page.getByRole("heading", { name: "Error answer" }).waitFor()
+        expect(await page.locator("pre.body").last().innerText()).toContain("connection_login_required")
+        // the state system's own answer behind the 409: BioTrack's errorcode 63
+        const upstream = page.getByRole("region", { name: "Upstream calls" }).getByRole("row").filter({
+          hasText: "provider_b"
+        })
+        expect(await upstream.count()).toBeGreaterThan(0)
+        const codes = await upstream.evaluateAll((rows) => rows.map((r) => r.lastElementChild!.textContent))
+        expect(codes, (await upstream.allInnerTexts()).join("\n")).toContain("63")
+        await check(page, "a request's page")
+        await page.getByRole("heading", { name: "Error answer" }).evaluate((h) => h.scrollIntoView({ block: "start" }))
+        await shoot(page, "log-detail", viewport)
+
+        // --- Connections: filter, the markup shown as text, delete after a confirmation
+        await nav(page, "Connections")
+        await page.getByLabel("External ID", { exact: true }).fill(externalId)
+        await page.getByRole("button", { name: "Filter" }).click()
+        const connection = page.getByRole("row").filter({ hasText: connectionId })
+        await connection.waitFor()
+        expect(await connection.getByRole("cell").nth(1).innerText()).toBe(externalId)
+        await check(page, "connections")
+        await shoot(page, "connections", viewport)
+        await connection.getByRole("button", { name: "Delete" }).click()
+        await connection.getByRole("button", { name: "Yes, delete" }).click()
+        await page.getByRole("status").filter({ hasText: "was deleted" }).waitFor()
+        await connection.getByText("inactive").waitFor()
+
+        // --- roll (the old secret works during the overlap), then revoke (everything stops)
+        await nav(page, "API keys")
+        const keyRow = page.getByRole("row").filter({ hasText: clientId })
+        await keyRow.getByRole("button", { name: "Roll…" }).click()
+        await keyRow.getByLabel("Old secret keeps working").selectOption({ label: "1 hour" })
+        await check(page, "keys, rolling")
+        await keyRow.getByRole("button", { name: "Roll secret" }).click()
+        await page.getByRole("region", { name: "New secret" }).getByText("Old secret works until").waitFor()
+        const rolled = (await page.locator("#revealed-secret").innerText()).trim()
+        expect(rolled).not.toBe(secret)
+        expect((await token(clientId, secret)).status).toBe(200)
+        expect((await token(clientId, rolled)).status).toBe(200)
+        await page.getByRole("button", { name: "I have copied it" }).click()
+        await keyRow.getByRole("button", { name: "Revoke" }).click()
+        await keyRow.getByRole("button", { name: "Yes, revoke" }).click()
+        await page.getByRole("status").filter({ hasText: "is revoked" }).waitFor()
+        expect((await token(clientId, rolled)).status).toBe(401)
+        expect((await token(clientId, secret)).status).toBe(401)
+        expect((await v1("GET", "/v1/connections", access)).status).toBe(401)
+
+        // --- Team: invite a viewer (and, on the first width, the next width's owner)
+        await nav(page, "Team")
+        await check(page, "team")
+        const invite = async (email: string, role: string) => {
+          await page.getByLabel("E-mail").fill(email)
+          await page.getByLabel("Role", { exact: true }).selectOption(role)
+          await page.getByRole("button", { name: "Make invitation link" }).click()
+          const shown = page.locator("#invitation-link")
+          await shown.waitFor()
+          const text = (await shown.innerText()).trim()
+          expect(text).toMatch(new RegExp(`^${origin}/dashboard/accept\\?token=tbi_`))
+          return text
+        }
+        const viewerLink = await invite(viewer, "viewer")
+        await check(page, "team with a link")
+        await shoot(page, "team", viewport, [page.locator("#invitation-link")])
+        await page.getByRole("button", { name: "Done" }).click()
+        if (viewport === viewports[0]) {
+          nextOwnerLinks.push(await invite(`owner-${viewports[1]!.name}@example.test`, "owner"))
+          await page.getByRole("button", { name: "Done" }).click()
+        }
+        await page.getByRole("cell", { name: "member.invited" }).first().waitFor()
+
+        // --- Account: TOTP enrolment shows a QR code drawn here and the URI as text; a code turns it on.
+        // A code works once, and only a later step's after it: on, the previous step's code (one
+        // step of drift is allowed); sign-in, the current one; off, the next one.
+        await nav(page, "Account")
+        await page.getByRole("button", { name: "Set up two-factor" }).click()
+        await page.getByRole("img", { name: /QR code/ }).waitFor()
+        expect(await page.locator("code", { hasText: "otpauth://totp/" }).count()).toBe(1)
+        const totpSecret = (await page.locator("code.wrap").last().innerText()).trim()
+        expect(totpSecret).toMatch(/^[A-Z2-7]+=*$/)
+        await check(page, "account")
+        await shoot(page, "account", viewport, [page.locator("code.wrap"), page.locator("img.qr")])
+        await page.getByLabel("Code from your authenticator app").fill(totp(totpSecret, -1))
+        await page.getByRole("button", { name: "Turn on two-factor" }).click()
+        await page.getByRole("status").filter({ hasText: "Two-factor sign-in is on." }).waitFor()
+
+        // --- sign out; the viewer accepts, and sees no secret-making button
+        await signOut(page)
+        await check(page, "sign-in")
+        await shoot(page, "sign-in", viewport)
+        await accept(page, viewerLink, viewer)
+        await page.getByRole("cell", { name: clientId }).waitFor()
+        expect(await page.getByRole("button", { name: "Create API key" }).count()).toBe(0)
+        expect(await page.getByRole("button", { name: /Roll|Revoke/ }).count()).toBe(0)
+        expect(await page.content()).not.toMatch(/tb_secret_/)
+        await check(page, "keys as a viewer")
+        await shoot(page, "keys-viewer", viewport)
+        await nav(page, "Connections")
+        await page.getByRole("row").filter({ hasText: connectionId }).waitFor()
+        expect(await page.getByRole("button", { name: "Delete" }).count()).toBe(0)
+        await signOut(page)
+
+        // --- the owner signs in again: the page asks for the code, then turns two-factor off
+        await page.getByLabel("E-mail").fill(owner)
+        await page.getByLabel("Password").fill(PASSWORD)
+        await page.getByRole("button", { name: "Sign in" }).click()
+        const code = page.getByLabel("Code from your authenticator app")
+        await code.waitFor()
+        expect(await page.getByRole("alert").count()).toBe(0)
+        await check(page, "sign-in, the code")
+        await code.fill(totp(totpSecret, 0))
+        await page.getByRole("button", { name: "Sign in" }).click()
+        await heading(page, "API keys")
+        await nav(page, "Account")
+        await page.getByLabel("Code from your authenticator app").fill(totp(totpSecret, 1))
+        await page.getByRole("button", { name: "Turn off two-factor" }).click()
+        await page.getByRole("status").filter({ hasText: "Two-factor sign-in is off." }).waitFor()
+        await signOut(page)
+        await signIn(page, owner)
+        await signOut(page)
+
+        expect(problems).toEqual([])
+      } catch (error) {
+        await page.screenshot({ path: join(shots, `failure-${viewport.name}.png`) }).catch(() => {})
+        throw new Error(
+          `${String(error)}\n--- the page said:\n${await page.locator("main").innerText().catch(() => "?")}`
+        )
+      } finally {
+        await context.close()
+      }
+    })
+  }
+})
