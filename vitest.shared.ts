@@ -28,7 +28,12 @@ const subpaths = readdirSync(path.join(root, "packages")).flatMap((dir) => {
 })
 
 /**
- * Settings every package's vitest project shares. Workspace packages resolve to their
+ * Settings every package's vitest project shares. A project whose modules keep no state between
+ * test files sets `isolate: false`: its files then share one module graph per worker instead of
+ * loading it again for each file (for core, sandbox and sync that cut the files' collect time
+ * from 280 s to 37 s). http keeps isolation: several of its files rely on fresh module state
+ * (the metrics registry, the database and rate-limit stores of a file's own layers).
+ * Workspace packages resolve to their
  * `src/` so tests never wait for a build (set `TEST_DIST=1` to test the built `dist/`).
  */
 export const shared: ViteUserConfig = {

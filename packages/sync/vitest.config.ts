@@ -1,4 +1,5 @@
 import { defineProject, mergeConfig } from "vitest/config"
 import { shared } from "../../vitest.shared.js"
 
-export default mergeConfig(shared, defineProject({ test: { name: "sync" } }))
+// isolate: false (shared.ts): its modules hold no state between files, so they load once per worker
+export default mergeConfig(shared, defineProject({ test: { name: "sync", isolate: false } }))
