@@ -13,7 +13,7 @@ import { ConnectionStore } from "../src/persistence/ConnectionStore.js"
 import * as RequestLogCapture from "../src/RequestLogCapture.js"
 import * as Crypto from "../src/services/Crypto.js"
 import * as DashboardHealth from "../src/services/DashboardHealth.js"
-import { accept, clientFor, firstOwner, invited, raw } from "./support/Dashboard.js"
+import { firstOwner, invited, ownerWithKey, raw } from "./support/Dashboard.js"
 import { call, linkSandbox } from "./support/TestApp.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
@@ -56,15 +56,8 @@ const insert = (organisationId: string, id: string, status: "error" | "pending",
 describe("Dashboard connections", () => {
   it.scoped("lists the organisation's connections, filtered and paged, to every role", () =>
     Effect.gen(function*() {
-      const start = Option.getOrThrow(yield* Bootstrap.firstStart)
-      const owner = yield* accept((yield* Bootstrap.firstOwnerLink(start.client_id))!, "owner@example.com")
+      const { access, dashboard, owner } = yield* ownerWithKey
       const viewer = yield* invited(owner, "viewer@example.com", "viewer")
-      const dashboard = yield* clientFor(owner)
-      const key = yield* dashboard.keys.create()
-      const token = yield* call("POST", "/v1/oauth/token", {
-        json: { grant_type: "client_credentials", client_id: key.client_id, client_secret: key.client_secret }
-      })
-      const access = token.body.access_token as string
       const a = yield* linkSandbox(access, "provider_a", "CO")
       const b = yield* linkSandbox(access, "provider_a", "CO")
       const organisationId = (yield* dashboard.session.me()).organisation.id
@@ -124,16 +117,9 @@ describe("Dashboard connections", () => {
 
   it.scoped("deleting a connection runs /v1's delete: developer and up, audited, another organisation's is 404", () =>
     Effect.gen(function*() {
-      const start = Option.getOrThrow(yield* Bootstrap.firstStart)
-      const owner = yield* accept((yield* Bootstrap.firstOwnerLink(start.client_id))!, "owner@example.com")
+      const { access, dashboard, owner } = yield* ownerWithKey
       const viewer = yield* invited(owner, "viewer@example.com", "viewer")
       const developer = yield* invited(owner, "developer@example.com", "developer")
-      const dashboard = yield* clientFor(owner)
-      const key = yield* dashboard.keys.create()
-      const token = yield* call("POST", "/v1/oauth/token", {
-        json: { grant_type: "client_credentials", client_id: key.client_id, client_secret: key.client_secret }
-      })
-      const access = token.body.access_token as string
       const linked = yield* linkSandbox(access)
       const orgB = yield* Bootstrap.createOrganisation("Organisation B")
       yield* insert(orgB.id, "conn_other", "error", "other", Date.now())
@@ -174,15 +160,8 @@ describe("Dashboard connections", () => {
     () =>
       Effect.gen(function*() {
         yield* TestClock.setTime(T0)
-        const start = Option.getOrThrow(yield* Bootstrap.firstStart)
-        const owner = yield* accept((yield* Bootstrap.firstOwnerLink(start.client_id))!, "owner@example.com")
+        const { access, dashboard, key, owner } = yield* ownerWithKey
         const viewer = yield* invited(owner, "viewer@example.com", "viewer")
-        const dashboard = yield* clientFor(owner)
-        const key = yield* dashboard.keys.create()
-        const token = yield* call("POST", "/v1/oauth/token", {
-          json: { grant_type: "client_credentials", client_id: key.client_id, client_secret: key.client_secret }
-        })
-        const access = token.body.access_token as string
         const linked = yield* linkSandbox(access)
         const id = linked.connection_id
         const hook = yield* call("POST", "/v1/webhooks/", {
@@ -264,16 +243,9 @@ describe("Dashboard connections", () => {
     () =>
       Effect.gen(function*() {
         yield* TestClock.setTime(T0)
-        const start = Option.getOrThrow(yield* Bootstrap.firstStart)
-        const owner = yield* accept((yield* Bootstrap.firstOwnerLink(start.client_id))!, "owner@example.com")
+        const { access, dashboard, owner } = yield* ownerWithKey
         const viewer = yield* invited(owner, "viewer@example.com", "viewer")
         const developer = yield* invited(owner, "developer@example.com", "developer")
-        const dashboard = yield* clientFor(owner)
-        const key = yield* dashboard.keys.create()
-        const token = yield* call("POST", "/v1/oauth/token", {
-          json: { grant_type: "client_credentials", client_id: key.client_id, client_secret: key.client_secret }
-        })
-        const access = token.body.access_token as string
         const linked = yield* linkSandbox(access)
         const id = linked.connection_id
         yield* call("POST", `/v1/sandbox/${id}/simulate`, {

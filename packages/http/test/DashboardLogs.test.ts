@@ -9,7 +9,7 @@ import { Bootstrap, Http, Server } from "@tracebridge/http"
 import { Effect, Layer, Option } from "effect"
 import * as RequestLogCapture from "../src/RequestLogCapture.js"
 import * as Crypto from "../src/services/Crypto.js"
-import { accept, clientFor, firstOwner, invited, raw } from "./support/Dashboard.js"
+import { clientFor, firstOwner, invited, ownerWithKey, raw } from "./support/Dashboard.js"
 import { call, linkSandbox } from "./support/TestApp.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
@@ -29,14 +29,7 @@ describe("Dashboard logs", () => {
     "a key made on the page, used from outside: its failing call is in the log with its upstream call",
     () =>
       Effect.gen(function*() {
-        const start = Option.getOrThrow(yield* Bootstrap.firstStart)
-        const owner = yield* accept((yield* Bootstrap.firstOwnerLink(start.client_id))!, "owner@example.com")
-        const dashboard = yield* clientFor(owner)
-        const key = yield* dashboard.keys.create()
-        const token = yield* call("POST", "/v1/oauth/token", {
-          json: { grant_type: "client_credentials", client_id: key.client_id, client_secret: key.client_secret }
-        })
-        const access = token.body.access_token as string
+        const { access, dashboard, key, owner } = yield* ownerWithKey
         const linked = yield* linkSandbox(access)
         const fault = yield* call("PUT", `/v1/sandbox/${linked.connection_id}/faults`, {
           token: access,

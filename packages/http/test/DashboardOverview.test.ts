@@ -10,7 +10,7 @@ import { Duration, Effect, Layer, Option, TestClock } from "effect"
 import * as RequestLogCapture from "../src/RequestLogCapture.js"
 import * as Crypto from "../src/services/Crypto.js"
 import { WebhookDispatcher } from "../src/services/WebhookDispatcher.js"
-import { accept, clientFor, firstOwner, invited, type Member, raw } from "./support/Dashboard.js"
+import { clientFor, firstOwner, invited, type Member, ownerWithKey, raw } from "./support/Dashboard.js"
 import { receiver } from "./support/Receiver.js"
 import { call, linkSandbox } from "./support/TestApp.js"
 import * as TestDatabase from "./support/TestDatabase.js"
@@ -40,15 +40,8 @@ describe("Dashboard overview", () => {
     () =>
       Effect.gen(function*() {
         yield* TestClock.setTime(T0)
-        const start = Option.getOrThrow(yield* Bootstrap.firstStart)
-        const owner = yield* accept((yield* Bootstrap.firstOwnerLink(start.client_id))!, "owner@example.com")
+        const { access, dashboard, owner } = yield* ownerWithKey
         const viewer = yield* invited(owner, "viewer@example.com", "viewer")
-        const dashboard = yield* clientFor(owner)
-        const key = yield* dashboard.keys.create()
-        const token = yield* call("POST", "/v1/oauth/token", {
-          json: { grant_type: "client_credentials", client_id: key.client_id, client_secret: key.client_secret }
-        })
-        const access = token.body.access_token as string
         const a = yield* linkSandbox(access)
         const b = yield* linkSandbox(access)
         yield* linkSandbox(access, "provider_b")

@@ -8,10 +8,10 @@
 import type { HttpClient } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { Bootstrap, Http, Server } from "@tracebridge/http"
-import { Effect, Layer, Option, TestClock } from "effect"
+import { Effect, Layer, TestClock } from "effect"
 import * as Crypto from "../src/services/Crypto.js"
 import { PREVIEW_LIMIT, previewOf, WebhookDispatcher } from "../src/services/WebhookDispatcher.js"
-import { accept, clientFor, firstOwner, invited, type Member, raw } from "./support/Dashboard.js"
+import { clientFor, firstOwner, invited, type Member, ownerWithKey, raw } from "./support/Dashboard.js"
 import { receiver } from "./support/Receiver.js"
 import { call, linkSandbox } from "./support/TestApp.js"
 import * as TestDatabase from "./support/TestDatabase.js"
@@ -56,16 +56,9 @@ describe("Dashboard webhooks", () => {
     () =>
       Effect.gen(function*() {
         yield* TestClock.setTime(T0)
-        const start = Option.getOrThrow(yield* Bootstrap.firstStart)
-        const owner = yield* accept((yield* Bootstrap.firstOwnerLink(start.client_id))!, "owner@example.com")
+        const { access, dashboard, key, owner } = yield* ownerWithKey
         const viewer = yield* invited(owner, "viewer@example.com", "viewer")
         const developer = yield* invited(owner, "developer@example.com", "developer")
-        const dashboard = yield* clientFor(owner)
-        const key = yield* dashboard.keys.create()
-        const token = yield* call("POST", "/v1/oauth/token", {
-          json: { grant_type: "client_credentials", client_id: key.client_id, client_secret: key.client_secret }
-        })
-        const access = token.body.access_token as string
         const linked = yield* linkSandbox(access)
         const hook = yield* receiver([500])
         hook.body = LEAKY

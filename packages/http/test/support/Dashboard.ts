@@ -6,7 +6,7 @@
 import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { DashboardApi } from "@tracebridge/api"
 import { Bootstrap } from "@tracebridge/http"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 
 export interface Answer {
   readonly status: number
@@ -134,3 +134,16 @@ export const clientFor = (member: Member) =>
 /** The token endpoint's answer for a client's credentials. */
 export const tokenFor = (client_id: string, client_secret: string) =>
   raw("POST", "/v1/oauth/token", { json: { grant_type: "client_credentials", client_id, client_secret } })
+
+/**
+ * The first start's owner, the typed client as that owner, an API key made on the page, and an
+ * access token of that key: where most dashboard tests begin.
+ */
+export const ownerWithKey = Effect.gen(function*() {
+  const start = Option.getOrThrow(yield* Bootstrap.firstStart)
+  const owner = yield* accept((yield* Bootstrap.firstOwnerLink(start.client_id))!, "owner@example.com")
+  const dashboard = yield* clientFor(owner)
+  const key = yield* dashboard.keys.create()
+  const token = yield* tokenFor(key.client_id, key.client_secret)
+  return { owner, dashboard, key, access: token.body.access_token as string }
+})
