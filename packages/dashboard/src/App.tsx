@@ -9,12 +9,14 @@ import { Account } from "./pages/Account.js"
 import { Connections } from "./pages/Connections.js"
 import { Keys } from "./pages/Keys.js"
 import { LogDetail, Logs } from "./pages/Logs.js"
+import { Overview } from "./pages/Overview.js"
 import { Accept, SignIn } from "./pages/SignIn.js"
 import { Team } from "./pages/Team.js"
 import { BASE, Link, navigate, useLocation } from "./Router.js"
 import { ErrorText, Page } from "./Ui.js"
 
 const sections = [
+  { path: `${BASE}/overview`, label: "Overview" },
   { path: `${BASE}/keys`, label: "API keys" },
   { path: `${BASE}/connections`, label: "Connections" },
   { path: `${BASE}/logs`, label: "Logs" },
@@ -92,8 +94,8 @@ export const App = () => {
     body = <p role="status">Loading…</p>
   } else if (me === null) {
     body = <SignIn onSignedIn={signedIn} />
-  } else if (path === BASE || path === `${BASE}/signin`) {
-    body = <Keys me={me} />
+  } else if (path === BASE || path === `${BASE}/signin` || path === `${BASE}/overview`) {
+    body = <Overview />
   } else if (path === `${BASE}/keys`) {
     body = <Keys me={me} />
   } else if (path === `${BASE}/team`) {

@@ -244,7 +244,7 @@ const signIn = async (page: Page, email: string) => {
   await page.getByLabel("E-mail").fill(email)
   await page.getByLabel("Password").fill(PASSWORD)
   await page.getByRole("button", { name: "Sign in" }).click()
-  await heading(page, "API keys")
+  await heading(page, "Overview")
 }
 
 /** The invitation links the first width's owner makes for the next width's owner. */
@@ -325,7 +325,16 @@ describe.sequential("dashboard pages", () => {
           await page.keyboard.press("Shift+Tab")
           passed.push(await focused())
         }
-        expect(passed).toEqual(["Sign out", "Account", "Team", "Logs", "Connections", "API keys", "Skip to content"])
+        expect(passed).toEqual([
+          "Sign out",
+          "Account",
+          "Team",
+          "Logs",
+          "Connections",
+          "API keys",
+          "Overview",
+          "Skip to content"
+        ])
         await page.getByRole("button", { name: "Create API key" }).click()
         const secretCode = page.locator("#revealed-secret")
         await secretCode.waitFor()
@@ -394,6 +403,25 @@ describe.sequential("dashboard pages", () => {
         await check(page, "a request's page")
         await page.getByRole("heading", { name: "Error answer" }).evaluate((h) => h.scrollIntoView({ block: "start" }))
         await shoot(page, "log-detail", viewport)
+
+        // --- Overview: the last day's requests count the failed read; the Issues feed is there
+        await nav(page, "Overview")
+        const requests = page.getByRole("region", { name: "Requests, last 24 hours" })
+        await requests.waitFor()
+        const figure = async (name: string) =>
+          Number(
+            await requests.locator("div").filter({ has: page.getByText(name, { exact: true }) }).locator("dd")
+              .innerText()
+          )
+        expect(await figure("4xx")).toBeGreaterThanOrEqual(1)
+        expect(await figure("all")).toBeGreaterThanOrEqual(await figure("4xx") + await figure("2xx"))
+        await page.getByRole("heading", { level: 2, name: /^Issues \(\d+\)$/ }).waitFor()
+        // the refused login is an open issue, naming the connection and saying to relink it
+        const issue = page.getByRole("region", { name: "Issues" }).getByRole("row").filter({ hasText: connectionId })
+        await issue.waitFor()
+        expect(await issue.innerText()).toMatch(/critical[\s\S]*relink/)
+        await check(page, "overview")
+        await shoot(page, "overview", viewport)
 
         // --- Connections: filter, the markup shown as text, delete after a confirmation
         await nav(page, "Connections")
@@ -493,7 +521,7 @@ describe.sequential("dashboard pages", () => {
         await check(page, "sign-in, the code")
         await code.fill(totp(totpSecret, 0))
         await page.getByRole("button", { name: "Sign in" }).click()
-        await heading(page, "API keys")
+        await heading(page, "Overview")
         await nav(page, "Account")
         await page.getByLabel("Code from your authenticator app").fill(totp(totpSecret, 1))
         await page.getByRole("button", { name: "Turn off two-factor" }).click()

@@ -1,0 +1,97 @@
+/**
+ * The Overview page, where the dashboard opens: the organisation's plan, its connections by
+ * status, the last day's requests by status class and webhook deliveries by outcome (from
+ * `GET /dashboard/api/overview`), and the Issues feed (`GET /dashboard/api/issues`): what needs a
+ * person, newest first, each with what to do (its message names the connection, facility or webhook).
+ */
+import { call } from "../Client.js"
+import { ErrorText, formatTime, Page, Table, useLoad } from "../Ui.js"
+
+const Figures = (
+  { label, values }: { readonly label: string; readonly values: ReadonlyArray<readonly [string, number]> }
+) => (
+  <section className="figures" aria-label={label}>
+    <h2>{label}</h2>
+    <dl>
+      {values.map(([name, value]) => (
+        <div key={name}>
+          <dt>{name}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  </section>
+)
+
+export const Overview = () => {
+  const overview = useLoad(() => call((c) => c.overview.get()), [])
+  const issues = useLoad(() => call((c) => c.issues.list()), [])
+  const o = overview.data
+  return (
+    <Page title="Overview">
+      <ErrorText error={overview.error} />
+      {o !== undefined && (
+        <>
+          <p>
+            Plan: <strong>{o.plan}</strong>
+          </p>
+          <div className="figure-row">
+            <Figures
+              label="Connections"
+              values={[
+                ["active", o.connections.active],
+                ["pending", o.connections.pending],
+                ["error", o.connections.error],
+                ["inactive", o.connections.inactive]
+              ]}
+            />
+            <Figures
+              label="Requests, last 24 hours"
+              values={[
+                ["all", o.requests_24h.total],
+                ["2xx", o.requests_24h["2xx"]],
+                ["4xx", o.requests_24h["4xx"]],
+                ["5xx", o.requests_24h["5xx"]]
+              ]}
+            />
+            <Figures
+              label="Webhook deliveries, last 24 hours"
+              values={[
+                ["succeeded", o.deliveries_24h.succeeded],
+                ["retrying", o.deliveries_24h.retrying],
+                ["failed", o.deliveries_24h.failed],
+                ["pending", o.deliveries_24h.pending]
+              ]}
+            />
+          </div>
+        </>
+      )}
+      <h2 id="issues-heading">Issues{o === undefined ? "" : ` (${o.open_issues})`}</h2>
+      <ErrorText error={issues.error} />
+      {issues.data !== undefined && issues.data.data.length === 0 && <p>Nothing needs you: no open issue.</p>}
+      {issues.data !== undefined && issues.data.data.length > 0 && (
+        <Table label="Issues">
+          <thead>
+            <tr>
+              <th scope="col">Severity</th>
+              <th scope="col">What</th>
+              <th scope="col">What to do</th>
+              <th scope="col">Since</th>
+            </tr>
+          </thead>
+          <tbody>
+            {issues.data.data.map((issue) => (
+              <tr key={issue.id}>
+                <td className={issue.severity === "critical" ? "status-error" : "status-warn"}>{issue.severity}</td>
+                <td>{issue.message}</td>
+                <td>{issue.action}</td>
+                <td>{formatTime(issue.since)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+      {issues.data?.truncated === true && <p className="muted">More than 100 issues: the newest 100 are listed.</p>}
+    </Page>
+  )
+}
