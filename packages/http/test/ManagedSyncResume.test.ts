@@ -43,8 +43,16 @@ describe("a backfill whose process is killed half way", () => {
         json: { grant_type: "client_credentials", client_id: CLIENT_ID, client_secret: CLIENT_SECRET }
       })
       const access = (token.body as { access_token: string }).access_token
+      // A node busy backfilling on a loaded two-core machine can take long synchronous turns
+      // (SQLite writes, page mapping; issue #35): a read waits for them, so it gets as long as
+      // the node gives a request's headers (60 s, support/Nodes.ts), not the default 20 s. Seen
+      // in CI: a status read got no answer within 20 s while the first backfill started.
       const call = (node: RunningNode, path: string, json?: unknown) =>
-        node.call(json === undefined ? "GET" : "POST", path, { token: access, ...(json === undefined ? {} : { json }) })
+        node.call(json === undefined ? "GET" : "POST", path, {
+          token: access,
+          timeoutMs: 60_000,
+          ...(json === undefined ? {} : { json })
+        })
       const pub = await call(first, "/v1/sandbox/public_token/create", { provider: "provider_a", state: "CO" })
       const exchanged = await call(first, "/v1/link/token/exchange", {
         public_token: (pub.body as any).data.public_token
@@ -65,7 +73,7 @@ describe("a backfill whose process is killed half way", () => {
       await until("half way through the backfill", async () => {
         const status = await statusOn(first)
         return status.facilities.flatMap((f) => f.resources).filter((r) => r.status === "live").length >= 2
-      }, 30_000)
+      }, 60_000)
       first.child.kill("SIGKILL")
       await until("the first process gone", () => !first.alive(), 5_000)
 
@@ -111,5 +119,5 @@ describe("a backfill whose process is killed half way", () => {
       await Promise.all(running.map((n) => n.stop()))
       removeData(spec)
     }
-  }, 150_000)
+  }, 240_000)
 })
