@@ -46,7 +46,7 @@ export const LinkTokenCreate = Schema.Struct({
     )
   ).annotations({
     description:
-      "Redirect mode: where the Connect page returns to. An absolute URL without user, password or fragment; https (http only to localhost, 127.0.0.0/8 or [::1] in the sandbox); its origin must be on the organisation's allowed redirect origins when it has any",
+      "Redirect mode: where the Connect page returns to. An absolute URL without user, password or fragment; https (http only to localhost, 127.0.0.0/8 or [::1] in the sandbox); when the organisation lists allowed redirect origins, its origin must be one of them",
     examples: ["https://acme.example/linked"]
   }),
   state: Schema.optional(Text),

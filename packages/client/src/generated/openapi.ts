@@ -1204,7 +1204,7 @@ export interface components {
             /**
              * maxLength(2000)
              * Format: uri
-             * @description Redirect mode: where the Connect page returns to. An absolute URL without user, password or fragment; https (http only to localhost, 127.0.0.0/8 or [::1] in the sandbox); its origin must be on the organisation's allowed redirect origins when it has any
+             * @description Redirect mode: where the Connect page returns to. An absolute URL without user, password or fragment; https (http only to localhost, 127.0.0.0/8 or [::1] in the sandbox); when the organisation lists allowed redirect origins, its origin must be one of them
              * @example https://acme.example/linked
              */
             redirect_uri?: string;

@@ -25,7 +25,7 @@ export const table = "effect_sql_migrations"
 export interface Service {
   /**
    * The names (`NNNN_name`) of the migrations this code knows that the database has not applied;
-   * empty when the schema is current. Dies as any statement does when the database cannot answer.
+   * empty when the schema is current. Dies like any other statement when the database cannot answer.
    */
   readonly pending: Effect.Effect<ReadonlyArray<string>>
 }

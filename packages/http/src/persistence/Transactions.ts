@@ -22,7 +22,7 @@ export interface Service {
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /**
    * One transaction with one read: the database answers, and a write's way to it (the transaction
-   * connection, SQLite's write lock) can be had now. Dies as any statement does when it cannot.
+   * connection, SQLite's write lock) can be had now. Dies like any other statement when it cannot.
    */
   readonly probe: Effect.Effect<void>
 }
