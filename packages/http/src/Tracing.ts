@@ -28,6 +28,7 @@ import type { HttpApp } from "@effect/platform"
 import { FetchHttpClient, HttpServerError, HttpServerRequest, HttpTraceContext } from "@effect/platform"
 import type { Duration } from "effect"
 import { Cause, Config, ConfigError, Effect, Either, Exit, FiberRef, Layer, Option, Tracer } from "effect"
+import * as OtlpProtobuf from "./OtlpProtobuf.js"
 import * as Redact from "./Redact.js"
 
 /**
@@ -303,7 +304,8 @@ export const wrap = (inner: Tracer.Tracer, sampler: SamplerName, ratio: number):
       span.end = (endTime, exit) => end(endTime, redactedExit(exit))
       return span
     },
-    context: (f, fiber) => inner.context(f, fiber)
+    // the fiber runtime calls this around every run of every fiber: no frame of its own
+    context: inner.context
   })
 }
 
@@ -373,7 +375,7 @@ export const layerWith = (s: Settings, exportInterval: Duration.DurationInput = 
       (tracer) => Layer.merge(Layer.setTracer(wrap(tracer, s.sampler, s.ratio)), Layer.locallyScoped(exporting, true))
     )
   ).pipe(
-    Layer.provide(s.protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf),
+    Layer.provide(s.protocol === "http/json" ? OtlpSerialization.layerJson : OtlpProtobuf.layer),
     Layer.provide(FetchHttpClient.layer)
   )
 
@@ -408,7 +410,9 @@ export const serverSpan = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E,
       span.attribute("http.request.method", request.method)
       const query = request.url.indexOf("?")
       span.attribute("url.path", query === -1 ? request.url : request.url.slice(0, query))
-      return Effect.flatMap(Effect.exit(Effect.withParentSpan(app, span)), (exit) => {
+      // A request that is not sampled records nothing below it: its spans are Effect's no-op spans.
+      const traced = span.sampled ? Effect.withParentSpan(app, span) : Effect.withTracerEnabled(app, false)
+      return Effect.flatMap(Effect.exit(traced), (exit) => {
         const response = HttpServerError.exitResponse(exit)
         span.attribute("http.response.status_code", response.status)
         const id = response.headers["x-request-id"]

@@ -82,6 +82,11 @@ export * as OpenApiRoute from "./OpenApiRoute.js"
 /**
  * @since 0.1.0
  */
+export * as OtlpProtobuf from "./OtlpProtobuf.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as PortCalls from "./PortCalls.js"
 
 /**

@@ -7,8 +7,9 @@
 import { HttpClient } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { Bootstrap, Http, Server, Tracing } from "@tracebridge/http"
-import { ConfigProvider, Effect, Either, Layer, Option } from "effect"
+import { ConfigProvider, Effect, Either, Layer, Option, Tracer } from "effect"
 import * as Crypto from "../src/services/Crypto.js"
+import { decodeTraces } from "./support/OtlpProto.js"
 import { receiver } from "./support/Receiver.js"
 import { call } from "./support/TestApp.js"
 import * as TestDatabase from "./support/TestDatabase.js"
@@ -43,25 +44,27 @@ const attr = (span: OtlpSpan, key: string): unknown => {
  * the layer closes (a periodic one in flight then would be cut). The test's own client makes no
  * span, so a `traceparent` it sends is the one the test set.
  */
-const traced = (collector: { readonly url: string }) => <A, E, R>(session: Effect.Effect<A, E, R>) =>
-  session.pipe(
-    Effect.locally(HttpClient.currentTracerPropagation, false),
-    Effect.provide(
-      Http.makeHttpLive({ tracing: true }).pipe(
-        Layer.provideMerge(Server.layerTest),
-        Layer.provideMerge(Crypto.layerTest),
-        Layer.provideMerge(TestDatabase.layer),
-        Layer.provide(Tracing.layerWith({
-          url: collector.url.replace(/\/hooks$/, "/v1/traces"),
-          protocol: "http/json",
-          serviceName: "tracebridge-test",
-          resourceAttributes: { "deployment.environment": "test" },
-          sampler: "parentbased_always_on",
-          ratio: 1
-        }, "1 hour"))
+const traced =
+  (collector: { readonly url: string }, protocol: "http/json" | "http/protobuf" = "http/json") =>
+  <A, E, R>(session: Effect.Effect<A, E, R>) =>
+    session.pipe(
+      Effect.locally(HttpClient.currentTracerPropagation, false),
+      Effect.provide(
+        Http.makeHttpLive({ tracing: true }).pipe(
+          Layer.provideMerge(Server.layerTest),
+          Layer.provideMerge(Crypto.layerTest),
+          Layer.provideMerge(TestDatabase.layer),
+          Layer.provide(Tracing.layerWith({
+            url: collector.url.replace(/\/hooks$/, "/v1/traces"),
+            protocol,
+            serviceName: "tracebridge-test",
+            resourceAttributes: { "deployment.environment": "test" },
+            sampler: "parentbased_always_on",
+            ratio: 1
+          }, "1 hour"))
+        )
       )
     )
-  )
 
 /** The sandbox client's access and refresh tokens. */
 const signIn = Effect.gen(function*() {
@@ -284,4 +287,95 @@ describe("Tracing", () => {
     assert.isUndefined(Tracing.exportedAttribute("http.request.header.x-api-key", "secret"))
     assert.strictEqual(Tracing.exportedAttribute("http.route", "/v1/x"), "/v1/x")
   })
+
+  it.scopedLive(
+    "exports over http/protobuf: the batch decodes to the read's server span, with its route and request id",
+    () =>
+      Effect.gen(function*() {
+        const collector = yield* receiver([200])
+        const requestId = yield* Effect.gen(function*() {
+          const { access } = yield* signIn
+          const { connection, connectionToken } = yield* link(access, "user_good_traceproto_3d1f")
+          const facilities = yield* call("GET", `/v1/connections/${connection}/facilities`, { token: access })
+          const read = yield* call(
+            "GET",
+            `/v1/connections/${connection}/facilities/${facilities.body.data[0].id}/packages?per_page=2`,
+            { token: connectionToken, headers: { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` } }
+          )
+          assert.strictEqual(read.status, 200, JSON.stringify(read.body))
+          return read.headers["x-request-id"]!
+        }).pipe(traced(collector, "http/protobuf"))
+        assert.isAbove(collector.received.length, 0, "a batch was posted")
+        for (const r of collector.received) assert.strictEqual(r.headers["content-type"], "application/x-protobuf")
+        const decoded = collector.received.map((r) => decodeTraces(r.raw))
+        const resource = decoded[0].resourceSpans[0].resource.attributes
+        assert.deepInclude(resource, { key: "service.name", value: { stringValue: "tracebridge-test" } })
+        const spans: Array<OtlpSpan> = decoded.flatMap((d) =>
+          (d.resourceSpans as Array<any>).flatMap((rs) => (rs.scopeSpans as Array<any>).flatMap((ss) => ss.spans))
+        )
+        const server = spans.find((s) => s.kind === 2 && attr(s, "tracebridge.request_id") === requestId)
+        assert.isDefined(server, `a server span for ${requestId}: ${spans.map((s) => s.name).join(", ")}`)
+        assert.strictEqual(server!.traceId, TRACE_ID)
+        assert.strictEqual(server!.parentSpanId, CALLER_SPAN)
+        assert.strictEqual(server!.name, "GET /v1/connections/:connection_id/facilities/:facility_id/packages")
+        assert.strictEqual(attr(server!, "http.response.status_code"), "200")
+        assert.isTrue(
+          spans.some((s) => s.name === "provider_a.packages.list" && s.traceId === TRACE_ID),
+          "the port call's span, in the caller's trace"
+        )
+      }),
+    60_000
+  )
+
+  it.scopedLive(
+    "a request that is not sampled makes no span below its server span; a sampled caller's request does",
+    () =>
+      Effect.gen(function*() {
+        let spans: Array<string> = []
+        // Effect's own tracer records what the sampler keeps
+        const inner = yield* Effect.tracer
+        const sampler = Tracing.wrap(inner, "parentbased_always_off", 1)
+        const counting = Tracer.make({
+          span(name, parent, context, links, startTime, kind, options) {
+            // a root span outside a request is a worker's (the request log's writer, the outbox)
+            if (kind === "server" || Option.isSome(parent)) spans.push(name)
+            return sampler.span(name, parent, context, links, startTime, kind, options)
+          },
+          context: (f, fiber) => sampler.context(f, fiber)
+        })
+        const { notSampled, sampled } = yield* Effect.gen(function*() {
+          const { access } = yield* signIn
+          const { connection, connectionToken } = yield* link(access, "user_good_tracecount_8a2b")
+          const facilities = yield* call("GET", `/v1/connections/${connection}/facilities`, { token: access })
+          const path = `/v1/connections/${connection}/facilities/${facilities.body.data[0].id}/packages?per_page=2`
+          spans = []
+          // the test's own client makes no span
+          const first = yield* call("GET", path, { token: connectionToken }).pipe(Effect.withTracerEnabled(false))
+          assert.strictEqual(first.status, 200)
+          const notSampled = spans
+          spans = []
+          // a caller that sampled its trace: parent-based, so this request is recorded
+          const second = yield* call("GET", path, {
+            token: connectionToken,
+            headers: { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` }
+          }).pipe(Effect.withTracerEnabled(false))
+          assert.strictEqual(second.status, 200)
+          return { notSampled, sampled: spans }
+        }).pipe(
+          Effect.locally(HttpClient.currentTracerPropagation, false),
+          Effect.provide(
+            Http.makeHttpLive({ tracing: true }).pipe(
+              Layer.provideMerge(Server.layerTest),
+              Layer.provideMerge(Crypto.layerTest),
+              Layer.provideMerge(TestDatabase.layer),
+              Layer.provide(Layer.setTracer(counting))
+            )
+          )
+        )
+        assert.deepStrictEqual(notSampled, ["http.server GET"], "only the server span, which carries the ids")
+        assert.isAbove(sampled.length, 1, `the sampled request's spans: ${sampled.join(", ")}`)
+        assert.include(sampled, "sql.execute")
+      }),
+    60_000
+  )
 })

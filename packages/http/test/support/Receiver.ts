@@ -9,6 +9,8 @@ import type { AddressInfo } from "node:net"
 export interface Received {
   readonly headers: http.IncomingHttpHeaders
   readonly body: string
+  /** The body's bytes, for a binary body (an OTLP/protobuf batch). */
+  readonly raw: Uint8Array
 }
 
 export interface Receiver {
@@ -40,7 +42,8 @@ export const receiver = (script: ReadonlyArray<number> = [200]) =>
         const chunks: Array<Buffer> = []
         req.on("data", (c: Buffer) => chunks.push(c))
         req.on("end", () => {
-          state.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8") })
+          const raw = Buffer.concat(chunks)
+          state.received.push({ headers: req.headers, body: raw.toString("utf8"), raw })
           const status = state.script[Math.min(served++, state.script.length - 1)] ?? 200
           setTimeout(
             () => res.writeHead(status, { "content-type": state.contentType }).end(state.body),
