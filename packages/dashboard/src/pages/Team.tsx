@@ -186,7 +186,7 @@ const SsoDomains = ({ canManage }: { readonly canManage: boolean }) => {
             />
           </div>
           <div className="field">
-            <label htmlFor="sso-role">Role</label>
+            <label htmlFor="sso-role">Role of new members</label>
             <select id="sso-role" value={role} onChange={(e) => setRole(e.target.value as typeof SsoDomainRole.Type)}>
               {domainRoles.map((r) => <option key={r} value={r}>{r}</option>)}
             </select>
