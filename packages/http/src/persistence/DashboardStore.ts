@@ -208,6 +208,7 @@ export interface Service {
   readonly getIdentity: (issuer: string, subject: string) => Effect.Effect<Option.Option<Identity>>
   readonly insertIdentity: (i: Identity) => Effect.Effect<void>
 
+  /** Stores a sign-in under way; sweeps the ones expired by its `created_at`. */
   readonly insertSsoState: (s: SsoState) => Effect.Effect<void>
   /** Takes a sign-in under way (deleted: a state works once), if it has not expired; sweeps the expired ones. */
   readonly takeSsoState: (stateHash: string, now: number) => Effect.Effect<Option.Option<SsoState>>
@@ -382,7 +383,12 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
     insertIdentity: (i) =>
       exec(sql`INSERT INTO dashboard_identities ${sql.insert({ ...i })} ON CONFLICT (issuer, subject) DO NOTHING`),
 
-    insertSsoState: (st) => exec(sql`INSERT INTO dashboard_sso_states ${sql.insert({ ...st })}`),
+    insertSsoState: (st) =>
+      Effect.zipRight(
+        // every start sweeps the sign-ins that were never finished, so that they do not pile up
+        exec(sql`DELETE FROM dashboard_sso_states WHERE expires_at <= ${st.created_at}`),
+        exec(sql`INSERT INTO dashboard_sso_states ${sql.insert({ ...st })}`)
+      ),
     takeSsoState: (stateHash, now) =>
       Effect.gen(function*() {
         yield* exec(sql`DELETE FROM dashboard_sso_states WHERE expires_at <= ${now}`)
