@@ -114,7 +114,20 @@ export const Organisation = Schema.Struct({
 }).annotations({ identifier: "DashboardOrganisation" })
 
 /**
- * Who is signed in, and the CSRF token every change must send in `X-CSRF-Token`.
+ * One of the organisations the signed-in user is a member of, with the role held there.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const MemberOrganisation = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  role: Role
+}).annotations({ identifier: "DashboardMemberOrganisation" })
+
+/**
+ * Who is signed in, and the CSRF token every change must send in `X-CSRF-Token`; `organisations`
+ * lists every organisation the user may switch the session to (`POST /session/organisation`).
  *
  * @since 0.1.0
  * @category schemas
@@ -123,9 +136,74 @@ export const Me = Schema.Struct({
   user: User,
   organisation: Organisation,
   role: Role,
+  organisations: Schema.Array(MemberOrganisation),
   csrf_token: Schema.String,
   expires_at: Millis
 }).annotations({ identifier: "DashboardMe" })
+
+/** @since 0.1.0 @category schemas */
+export const SwitchOrganisation = Schema.Struct({
+  organisation_id: Schema.String.pipe(Schema.maxLength(200))
+}).annotations({ identifier: "DashboardSwitchOrganisation", parseOptions: strict })
+
+// ---------------------------------------------------------------------------------------------
+// Single sign-on (OIDC)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Where the sign-in page's "Sign in with SSO" link goes: it answers a redirect to the identity
+ * provider (403 `capability_not_enabled` when single sign-on is not configured).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const SSO_START_PATH = `${PREFIX}/sso/start`
+
+/**
+ * The page the identity provider sends the browser back to (the default redirect URL is the
+ * public origin followed by this path); it posts its query to `POST /sso/callback`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const SSO_CALLBACK_PAGE = "/dashboard/sso/callback"
+
+/** Whether single sign-on is configured (the sign-in page shows its link then). @since 0.1.0 @category schemas */
+export const SsoStatus = Schema.Struct({ enabled: Schema.Boolean }).annotations({ identifier: "DashboardSsoStatus" })
+
+/**
+ * The identity provider's answer, as the callback page received it: its address's query string
+ * (`code`, `state`, `iss`, or `error`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const SsoCallback = Schema.Struct({
+  query: Schema.String.pipe(Schema.maxLength(8192))
+}).annotations({ identifier: "DashboardSsoCallback", parseOptions: strict })
+
+/** The roles an e-mail domain may give (never owner). @since 0.1.0 @category schemas */
+export const SsoDomainRole = Schema.Literal("admin", "developer", "viewer")
+
+/** An e-mail domain the organisation claims for single sign-on. @since 0.1.0 @category schemas */
+export const SsoDomain = Schema.Struct({
+  domain: Schema.String,
+  role: Role.annotations({ description: "The role a person of this domain joins with" }),
+  created_at: Millis
+}).annotations({ identifier: "DashboardSsoDomain" })
+
+/** @since 0.1.0 @category schemas */
+export const SsoDomains = Schema.Struct({ data: Schema.Array(SsoDomain) }).annotations({
+  identifier: "DashboardSsoDomains"
+})
+
+/** @since 0.1.0 @category schemas */
+export const SsoDomainCreate = Schema.Struct({
+  domain: Schema.String.pipe(Schema.maxLength(253)),
+  role: Schema.optional(SsoDomainRole).annotations({ description: "Default developer" })
+}).annotations({ identifier: "DashboardSsoDomainCreate", parseOptions: strict })
+
+const SsoDomainPath = Schema.Struct({ domain: Schema.String.pipe(Schema.maxLength(253)) })
 
 /** @since 0.1.0 @category schemas */
 export const SignIn = Schema.Struct({
@@ -642,8 +720,9 @@ export const Overview = Schema.Struct({
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Signing in and out. Sign-in and accepting an invitation are open; `me` and sign-out need the
- * session.
+ * Signing in and out. Sign-in, accepting an invitation and single sign-on (its status, its start,
+ * which redirects to the identity provider, and its callback) are open; `me`, sign-out and
+ * switching the session to another of the user's organisations need the session.
  *
  * @since 0.1.0
  * @category groups
@@ -651,11 +730,18 @@ export const Overview = Schema.Struct({
 export class SessionGroup extends HttpApiGroup.make("session")
   .add(HttpApiEndpoint.post("signIn", "/session").setPayload(SignIn).addSuccess(Me))
   .add(HttpApiEndpoint.post("acceptInvitation", "/invitations/accept").setPayload(AcceptInvitation).addSuccess(Me))
+  .add(HttpApiEndpoint.get("sso", "/sso").addSuccess(SsoStatus))
+  .add(HttpApiEndpoint.get("ssoStart", "/sso/start").addSuccess(Schema.Void, { status: 302 }))
+  .add(HttpApiEndpoint.post("ssoCallback", "/sso/callback").setPayload(SsoCallback).addSuccess(Me))
   .add(
     HttpApiEndpoint.get("me", "/session").addSuccess(Me).middleware(DashboardSession)
   )
   .add(
     HttpApiEndpoint.del("signOut", "/session").addSuccess(Schema.Void, { status: 204 }).middleware(DashboardSession)
+  )
+  .add(
+    HttpApiEndpoint.post("switchOrganisation", "/session/organisation").setPayload(SwitchOrganisation).addSuccess(Me)
+      .middleware(DashboardSession)
   )
 {}
 
@@ -673,7 +759,7 @@ export class TotpGroup extends HttpApiGroup.make("totp")
 {}
 
 /**
- * The organisation's members, invitations and audit log.
+ * The organisation's members, invitations, audit log and single sign-on domains.
  *
  * @since 0.1.0
  * @category groups
@@ -692,6 +778,17 @@ export class TeamGroup extends HttpApiGroup.make("team")
     })
   )
   .add(HttpApiEndpoint.get("audit", "/audit").setUrlParams(AuditQuery).addSuccess(AuditPage))
+  .add(HttpApiEndpoint.get("ssoDomains", "/sso/domains").addSuccess(SsoDomains))
+  .add(
+    HttpApiEndpoint.post("addSsoDomain", "/sso/domains").setPayload(SsoDomainCreate).addSuccess(SsoDomain, {
+      status: 201
+    })
+  )
+  .add(
+    HttpApiEndpoint.del("removeSsoDomain", "/sso/domains/:domain").setPath(SsoDomainPath).addSuccess(Schema.Void, {
+      status: 204
+    })
+  )
   .middleware(DashboardSession)
 {}
 

@@ -10,7 +10,7 @@ import { Connections } from "./pages/Connections.js"
 import { Keys } from "./pages/Keys.js"
 import { LogDetail, Logs } from "./pages/Logs.js"
 import { Overview } from "./pages/Overview.js"
-import { Accept, SignIn } from "./pages/SignIn.js"
+import { Accept, SignIn, SsoCallback } from "./pages/SignIn.js"
 import { Team } from "./pages/Team.js"
 import { BASE, Link, navigate, useLocation } from "./Router.js"
 import { ErrorText, Page } from "./Ui.js"
@@ -24,8 +24,43 @@ const sections = [
   { path: `${BASE}/account`, label: "Account" }
 ] as const
 
+/** The organisation switch: shown when the user is a member of more than one. */
+const OrganisationSwitch = (
+  { me, onSwitched }: { readonly me: Session; readonly onSwitched: (me: Session) => void }
+) => {
+  const [chosen, setChosen] = useState(me.organisation.id)
+  const [error, setError] = useState<unknown>()
+  if (me.organisations.length < 2) return null
+  return (
+    <form
+      className="switch"
+      aria-label="Switch organisation"
+      onSubmit={(event) => {
+        event.preventDefault()
+        setError(undefined)
+        call((c) => c.session.switchOrganisation({ payload: { organisation_id: chosen } })).then((switched) => {
+          onSwitched(switched)
+          navigate(`${BASE}/overview`, true)
+        }, setError)
+      }}
+    >
+      <label htmlFor="organisation-switch">Organisation</label>
+      <select id="organisation-switch" value={chosen} onChange={(e) => setChosen(e.target.value)}>
+        {me.organisations.map((o) => <option key={o.id} value={o.id}>{o.name} ({o.role})</option>)}
+      </select>
+      <button type="submit" disabled={chosen === me.organisation.id}>Switch</button>
+      <ErrorText error={error} />
+    </form>
+  )
+}
+
 const Header = (
-  { me, onSignOut, path }: { readonly me: Session | null; readonly path: string; readonly onSignOut: () => void }
+  { me, onSignOut, onSwitched, path }: {
+    readonly me: Session | null
+    readonly path: string
+    readonly onSignOut: () => void
+    readonly onSwitched: (me: Session) => void
+  }
 ) => (
   <header className="top">
     <div className="brand">
@@ -36,6 +71,7 @@ const Header = (
           {me.organisation.name} · {me.user.email} ({me.role})
         </span>
       )}
+      {me !== null && <OrganisationSwitch key={me.organisation.id} me={me} onSwitched={onSwitched} />}
     </div>
     {me !== null && (
       <nav aria-label="Dashboard">
@@ -67,7 +103,9 @@ export const App = () => {
 
   useEffect(() => {
     whenSignedOut(() => setMe(null))
-    call((c) => c.session.me(), { signingIn: true }).then(signedIn, () => setMe(null))
+    // the SSO callback page signs in itself: a "not signed in" read must not overwrite its answer
+    if (location.pathname.startsWith(`${BASE}/sso/callback`)) setMe(null)
+    else call((c) => c.session.me(), { signingIn: true }).then(signedIn, () => setMe(null))
   }, [signedIn])
 
   const signOut = () => {
@@ -80,7 +118,9 @@ export const App = () => {
   }
 
   let body
-  if (path === `${BASE}/accept`) {
+  if (path === `${BASE}/sso/callback`) {
+    body = <SsoCallback query={search.toString()} onSignedIn={signedIn} />
+  } else if (path === `${BASE}/accept`) {
     body = (
       <Accept
         token={search.get("token") ?? ""}
@@ -120,7 +160,7 @@ export const App = () => {
 
   return (
     <>
-      <Header me={me ?? null} path={path} onSignOut={signOut} />
+      <Header me={me ?? null} path={path} onSignOut={signOut} onSwitched={signedIn} />
       <main id="main">
         <ErrorText error={signOutError} />
         {body}

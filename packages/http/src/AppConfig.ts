@@ -31,6 +31,9 @@
  * | `TRACEBRIDGE_REQUEST_LOG` | on | `off`: the request log captures nothing (`RequestLogCapture.ts`, `docs/request-log.md`) |
  * | `TRACEBRIDGE_REQUEST_LOG_DAYS` | 14 | request log entries older than this are pruned (1 to 365) |
  * | `TRACEBRIDGE_REQUEST_LOG_QUEUE_SIZE` | 10000 | request log entries waiting for the writer before new ones are dropped and counted |
+ * | `TRACEBRIDGE_OIDC_ISSUER` | none | the dashboard's single sign-on: the OpenID provider's issuer URL (https; http only on a loopback host); unset: no SSO (`docs/dashboard.md`, ADR 0029) |
+ * | `TRACEBRIDGE_OIDC_CLIENT_ID`, `TRACEBRIDGE_OIDC_CLIENT_SECRET` | none | the dashboard's client at that provider (both required with the issuer; the secret is never logged or answered) |
+ * | `TRACEBRIDGE_OIDC_REDIRECT_URL` | the public origin + `/dashboard/sso/callback` | the redirect URL registered at the provider |
  *
  * Traces (`OTEL_EXPORTER_OTLP_*`, `OTEL_SERVICE_NAME`, `OTEL_TRACES_SAMPLER*`, …) are read in `Tracing.ts`.
  * The rate limit (`TRACEBRIDGE_RATE_LIMIT_*`) is in `RateLimit.ts` and `docs/limits.md`; the webhook
@@ -38,8 +41,8 @@
  *
  * @since 0.1.0
  */
-import type { Option } from "effect"
-import { Config, ConfigError, Duration, Either } from "effect"
+import type { Redacted } from "effect"
+import { Config, ConfigError, Duration, Either, Option } from "effect"
 
 const seconds = (name: string, defaultSeconds: number, zeroAllowed = false) =>
   Config.number(name).pipe(
@@ -230,3 +233,78 @@ export const publicUrl: Config.Config<Option.Option<string>> = Config.option(
     })
   )
 )
+
+/**
+ * The dashboard's single sign-on settings (`oidc`).
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export interface OidcOptions {
+  readonly issuer: URL
+  readonly clientId: string
+  readonly clientSecret: Redacted.Redacted
+  readonly redirectUrl: Option.Option<string>
+}
+
+const loopback = new Set(["127.0.0.1", "localhost", "[::1]"])
+
+/**
+ * The dashboard's single sign-on (OIDC, ADR 0029): `None` when `TRACEBRIDGE_OIDC_ISSUER` is unset.
+ * With it, the client id and secret are required. The issuer must be https (http only on a
+ * loopback host, for a provider on the same machine); the redirect URL, when set, must be an
+ * absolute http(s) URL.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const oidc: Config.Config<Option.Option<OidcOptions>> = Config.option(Config.string("TRACEBRIDGE_OIDC_ISSUER"))
+  .pipe(
+    Config.mapOrFail((issuer) => {
+      if (Option.isNone(issuer) || issuer.value.trim() === "") return Either.right(Option.none<URL>())
+      try {
+        const url = new URL(issuer.value.trim())
+        if (url.protocol === "https:" || (url.protocol === "http:" && loopback.has(url.hostname))) {
+          return Either.right(Option.some(url))
+        }
+      } catch {
+        // below
+      }
+      return Either.left(
+        ConfigError.InvalidData(
+          ["TRACEBRIDGE_OIDC_ISSUER"],
+          "must be the provider's https:// issuer URL (http:// only on 127.0.0.1, localhost or [::1])"
+        )
+      )
+    }),
+    Config.zip(Config.option(Config.string("TRACEBRIDGE_OIDC_CLIENT_ID"))),
+    Config.zip(Config.option(Config.redacted("TRACEBRIDGE_OIDC_CLIENT_SECRET"))),
+    Config.zip(Config.option(Config.string("TRACEBRIDGE_OIDC_REDIRECT_URL"))),
+    Config.mapOrFail(([[[issuer, clientId], clientSecret], redirectUrl]) => {
+      if (Option.isNone(issuer)) return Either.right(Option.none())
+      if (Option.isNone(clientId) || clientId.value.trim() === "" || Option.isNone(clientSecret)) {
+        return Either.left(
+          ConfigError.MissingData(
+            ["TRACEBRIDGE_OIDC_CLIENT_ID"],
+            "TRACEBRIDGE_OIDC_ISSUER is set: TRACEBRIDGE_OIDC_CLIENT_ID and TRACEBRIDGE_OIDC_CLIENT_SECRET are required too"
+          )
+        )
+      }
+      if (Option.isSome(redirectUrl)) {
+        try {
+          const url = new URL(redirectUrl.value.trim())
+          if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http(s)")
+        } catch {
+          return Either.left(
+            ConfigError.InvalidData(["TRACEBRIDGE_OIDC_REDIRECT_URL"], "must be an absolute http:// or https:// URL")
+          )
+        }
+      }
+      return Either.right(Option.some({
+        issuer: issuer.value,
+        clientId: clientId.value.trim(),
+        clientSecret: clientSecret.value,
+        redirectUrl: Option.map(redirectUrl, (u) => u.trim())
+      }))
+    })
+  )

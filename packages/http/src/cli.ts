@@ -19,6 +19,12 @@
  *                                                   invite a member to the organisation's dashboard
  *                                                   (default role: developer); prints a one-time link,
  *                                                   <public origin>/dashboard/accept?token=…, valid 7 days
+ *   sso-domain add <organisation_id> <domain> [--role admin|developer|viewer]
+ *                                                   claim an e-mail domain for the dashboard's single
+ *                                                   sign-on: a verified e-mail of it joins the
+ *                                                   organisation with the role (default developer)
+ *   sso-domain list <organisation_id>               the organisation's single sign-on domains
+ *   sso-domain remove <organisation_id> <domain>    give a domain up (its members stay)
  *   list-orgs                                       list organisations
  *   list-connections <organisation_id>              list an organisation's connections
  *   reencrypt                                       re-encrypt every stored ciphertext under the current
@@ -36,11 +42,12 @@ import * as Database from "./persistence/Database.js"
 import * as ApiClients from "./services/ApiClients.js"
 import * as Crypto from "./services/Crypto.js"
 import * as KeyRotation from "./services/KeyRotation.js"
+import * as SsoDomains from "./services/SsoDomains.js"
 
 const [command, ...args] = process.argv.slice(2)
 const out = (line: string) => Effect.sync(() => process.stdout.write(`${line}\n`))
 const usage =
-  "usage: tracebridge-admin create-org <name> [--plan sandbox|production] | create-client <organisation_id> | revoke-client <client_id> | rotate-client <client_id> [--expires-in 24h] | set-plan <organisation_id> sandbox|production | set-redirect-origins <organisation_id> [<origin>...] | invite <organisation_id> <email> [--role owner|admin|developer|viewer] | list-orgs | list-connections <organisation_id> | reencrypt"
+  "usage: tracebridge-admin create-org <name> [--plan sandbox|production] | create-client <organisation_id> | revoke-client <client_id> | rotate-client <client_id> [--expires-in 24h] | set-plan <organisation_id> sandbox|production | set-redirect-origins <organisation_id> [<origin>...] | invite <organisation_id> <email> [--role owner|admin|developer|viewer] | sso-domain add <organisation_id> <domain> [--role admin|developer|viewer] | sso-domain list <organisation_id> | sso-domain remove <organisation_id> <domain> | list-orgs | list-connections <organisation_id> | reencrypt"
 
 /** A duration such as `90s`, `30m`, `24h` or `7d`, in milliseconds; undefined when malformed. */
 const durationMs = (text: string): number | undefined => {
@@ -120,6 +127,38 @@ const program = Effect.gen(function*() {
         `invitation for ${email.toLowerCase()} as ${role}, valid until ${new Date(invited.expires_at).toISOString()}:`
       )
       return yield* out(`${invited.link}   (one-time link; shown once)`)
+    }
+    case "sso-domain": {
+      const [action, id, given] = args
+      if (id === undefined || id.startsWith("--")) return yield* Effect.fail(usage)
+      if (Option.isNone(yield* accounts.getOrganisation(id))) return yield* Effect.fail(`no organisation ${id}`)
+      if (action === "list") {
+        for (const d of yield* SsoDomains.list(id)) yield* out(`${d.domain}\t${d.role}`)
+        return
+      }
+      if ((action !== "add" && action !== "remove") || given === undefined || given.startsWith("--")) {
+        return yield* Effect.fail(usage)
+      }
+      const domain = SsoDomains.normalise(given)
+      if (Either.isLeft(domain)) return yield* Effect.fail(domain.left)
+      if (action === "remove") {
+        if (!(yield* SsoDomains.remove(id, domain.right, null))) {
+          return yield* Effect.fail(`${domain.right} is not a single sign-on domain of ${id}`)
+        }
+        return yield* out(`${domain.right}\tremoved`)
+      }
+      const flag = args.indexOf("--role")
+      const role = flag >= 0 ? args[flag + 1] : SsoDomains.DEFAULT_ROLE
+      if (role !== "admin" && role !== "developer" && role !== "viewer") return yield* Effect.fail(usage)
+      const added = yield* SsoDomains.add(id, domain.right, role, null)
+      if (added._tag === "Taken") {
+        return yield* Effect.fail(
+          added.byThisOrganisation
+            ? `${domain.right} is already a single sign-on domain of ${id}`
+            : `${domain.right} is already claimed by another organisation`
+        )
+      }
+      return yield* out(`${domain.right}\t${role}`)
     }
     case "list-orgs":
       for (const o of yield* accounts.listOrganisations()) yield* out(`${o.id}\t${o.name}\t${o.plan}`)

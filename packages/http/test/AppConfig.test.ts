@@ -1,8 +1,9 @@
 /**
- * Configuration read from the environment: the sandbox world size and the upstream deadline.
+ * Configuration read from the environment: the sandbox world size, the upstream deadline, the
+ * server's timeouts and the dashboard's single sign-on.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Duration, Effect, Either } from "effect"
+import { ConfigProvider, Duration, Effect, Either, Option, Redacted } from "effect"
 import * as AppConfig from "../src/AppConfig.js"
 
 const sizeOf = (env: Record<string, string>) =>
@@ -72,6 +73,51 @@ describe("AppConfig", () => {
       ]
     ) {
       assert.isTrue(Either.isLeft(timeoutsOf(bad)), JSON.stringify(bad))
+    }
+  })
+
+  it("TRACEBRIDGE_OIDC_*: off without an issuer; with one, the client's id and secret are required; https or loopback http", () => {
+    const oidcOf = (env: Record<string, string>) =>
+      Effect.runSync(
+        Effect.either(Effect.withConfigProvider(AppConfig.oidc, ConfigProvider.fromMap(new Map(Object.entries(env)))))
+      )
+    const secret = "the-client-secret-4e1f"
+    const client = { TRACEBRIDGE_OIDC_CLIENT_ID: "dash", TRACEBRIDGE_OIDC_CLIENT_SECRET: secret }
+    assert.deepStrictEqual(oidcOf({}), Either.right(Option.none()))
+    assert.deepStrictEqual(oidcOf(client), Either.right(Option.none()))
+    const on = oidcOf({ ...client, TRACEBRIDGE_OIDC_ISSUER: "https://login.example.com/tenant/v2.0" })
+    assert.isTrue(Either.isRight(on) && Option.isSome(on.right))
+    if (Either.isRight(on) && Option.isSome(on.right)) {
+      assert.strictEqual(on.right.value.issuer.href, "https://login.example.com/tenant/v2.0")
+      assert.strictEqual(on.right.value.clientId, "dash")
+      assert.strictEqual(Redacted.value(on.right.value.clientSecret), secret)
+      // redacted whenever printed
+      assert.notInclude(String(on.right.value.clientSecret), secret)
+      assert.notInclude(JSON.stringify(on.right.value), secret)
+      assert.isTrue(Option.isNone(on.right.value.redirectUrl))
+    }
+    assert.isTrue(Either.isRight(oidcOf({ ...client, TRACEBRIDGE_OIDC_ISSUER: "http://127.0.0.1:8080" })))
+    assert.isTrue(
+      Either.isRight(
+        oidcOf({
+          ...client,
+          TRACEBRIDGE_OIDC_ISSUER: "https://idp.example",
+          TRACEBRIDGE_OIDC_REDIRECT_URL: "https://dash.example/dashboard/sso/callback"
+        })
+      )
+    )
+    for (
+      const bad of [
+        { ...client, TRACEBRIDGE_OIDC_ISSUER: "http://idp.example" },
+        { ...client, TRACEBRIDGE_OIDC_ISSUER: "not a url" },
+        { TRACEBRIDGE_OIDC_ISSUER: "https://idp.example", TRACEBRIDGE_OIDC_CLIENT_ID: "dash" },
+        { TRACEBRIDGE_OIDC_ISSUER: "https://idp.example", TRACEBRIDGE_OIDC_CLIENT_SECRET: secret },
+        { ...client, TRACEBRIDGE_OIDC_ISSUER: "https://idp.example", TRACEBRIDGE_OIDC_REDIRECT_URL: "/callback" }
+      ]
+    ) {
+      const refused = oidcOf(bad)
+      assert.isTrue(Either.isLeft(refused), JSON.stringify(bad))
+      if (Either.isLeft(refused)) assert.notInclude(String(refused.left), secret)
     }
   })
 })

@@ -117,6 +117,12 @@ describe("Dashboard roles", () => {
       yield* connectionOf(orgB.id, "conn_b")
       yield* webhookOf(orgB.id, "wh_b")
       yield* failedDeliveryOf(orgB.id, "conn_b", "wh_b", "whd_b")
+      const domainB = yield* raw("POST", "/dashboard/api/sso/domains", {
+        cookie: ownerB.cookie,
+        csrf: ownerB.csrf,
+        json: { domain: "b.example" }
+      })
+      assert.strictEqual(domainB.status, 201)
       yield* connectionOf(owner.organisationId, "conn_a_hooks")
       yield* webhookOf(owner.organisationId, "wh_a")
 
@@ -273,7 +279,31 @@ describe("Dashboard roles", () => {
               403
             )
           ],
-          ["revoke B's key", "POST", `/dashboard/api/keys/${clientB}/revoke`, undefined, by(404, 404, 404, 403)]
+          ["revoke B's key", "POST", `/dashboard/api/keys/${clientB}/revoke`, undefined, by(404, 404, 404, 403)],
+          // single sign-on domains, and the organisation switch
+          ["sso domains", "GET", "/dashboard/api/sso/domains", undefined, 200],
+          [
+            "add an sso domain",
+            "POST",
+            "/dashboard/api/sso/domains",
+            { domain: `${role}.sso-a.example` },
+            by(201, 201, 403, 403)
+          ],
+          [
+            "remove an sso domain",
+            "DELETE",
+            `/dashboard/api/sso/domains/${role}.sso-a.example`,
+            undefined,
+            by(204, 204, 403, 403)
+          ],
+          [
+            "remove B's sso domain",
+            "DELETE",
+            "/dashboard/api/sso/domains/b.example",
+            undefined,
+            by(404, 404, 403, 403)
+          ],
+          ["switch to B", "POST", "/dashboard/api/session/organisation", { organisation_id: orgB.id }, 404]
         ]
         for (const [what, method, url, json, expected] of calls) {
           const status = typeof expected === "number" ? expected : expected[role]
@@ -312,6 +342,8 @@ describe("Dashboard roles", () => {
         [["member@b.example", "viewer"], ["owner@b.example", "owner"]]
       )
       assert.strictEqual((yield* tokenFor(clientB, keyB.body.client_secret)).status, 200)
+      const domainsB = yield* raw("GET", "/dashboard/api/sso/domains", { cookie: ownerB.cookie })
+      assert.deepStrictEqual(domainsB.body.data.map((d: any) => d.domain), ["b.example"])
       const auditB = yield* raw("GET", "/dashboard/api/audit?per_page=100", { cookie: ownerB.cookie })
       assert.notInclude(auditB.text, "a.example")
       // B's delivery was never resent, its connection never given a link token
@@ -325,6 +357,9 @@ describe("Dashboard roles", () => {
         const [method, url] of [
           ["GET", "/dashboard/api/session"],
           ["GET", "/dashboard/api/members"],
+          ["GET", "/dashboard/api/sso/domains"],
+          ["POST", "/dashboard/api/sso/domains"],
+          ["POST", "/dashboard/api/session/organisation"],
           ["GET", "/dashboard/api/audit"],
           ["GET", "/dashboard/api/keys"],
           ["POST", "/dashboard/api/keys"],

@@ -2,10 +2,58 @@
  * Signing in (with the TOTP code when the API asks for it: 401 with `param: "totp_code"`), and
  * accepting an invitation (`/dashboard/accept?token=…`), which signs in.
  */
-import { useState } from "react"
+import { SSO_START_PATH } from "@tracebridge/api/DashboardApi"
+import { useEffect, useRef, useState } from "react"
 import type { Session } from "../Client.js"
 import { call, Problem } from "../Client.js"
-import { ErrorText, Page } from "../Ui.js"
+import { Link, navigate } from "../Router.js"
+import { ErrorText, Page, useLoad } from "../Ui.js"
+
+/** "Sign in with SSO": a plain link to the API, which redirects to the identity provider. */
+const SsoLink = () => {
+  const sso = useLoad(() => call((c) => c.session.sso(), { signingIn: true }), [])
+  return sso.data?.enabled === true ?
+    (
+      <p className="sso">
+        <a className="button" href={SSO_START_PATH}>Sign in with SSO</a>
+      </p>
+    ) :
+    null
+}
+
+/**
+ * Where the identity provider sends the browser back (`/dashboard/sso/callback?code=…&state=…`):
+ * posts the answer to the API once, takes it out of the address, and signs in, or says why not in
+ * the API's words.
+ */
+export const SsoCallback = (
+  { onSignedIn, query }: { readonly query: string; readonly onSignedIn: (me: Session) => void }
+) => {
+  const [error, setError] = useState<unknown>()
+  const sent = useRef(false)
+  useEffect(() => {
+    if (sent.current) return
+    sent.current = true
+    // the code is used once: out of the address and the history
+    history.replaceState(null, "", location.pathname)
+    call((c) => c.session.ssoCallback({ payload: { query } }), { signingIn: true }).then((me) => {
+      onSignedIn(me)
+      navigate("/dashboard/overview", true)
+    }, setError)
+  }, [query, onSignedIn])
+  return (
+    <Page title="Signing in with SSO">
+      {error === undefined ? <p role="status">Checking the identity provider's answer…</p> : (
+        <>
+          <ErrorText error={error} />
+          <p>
+            <Link to="/dashboard">Back to sign-in</Link>
+          </p>
+        </>
+      )}
+    </Page>
+  )
+}
 
 export const SignIn = ({ onSignedIn }: { readonly onSignedIn: (me: Session) => void }) => {
   const [email, setEmail] = useState("")
@@ -84,6 +132,7 @@ export const SignIn = ({ onSignedIn }: { readonly onSignedIn: (me: Session) => v
         <ErrorText error={error} />
         <button type="submit" className="primary" disabled={busy}>Sign in</button>
       </form>
+      <SsoLink />
     </Page>
   )
 }

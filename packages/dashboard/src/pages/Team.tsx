@@ -1,8 +1,8 @@
 /**
  * The Team page: members and their roles, invitations by link (the link shown once), role changes,
- * removal, and the audit log. Admins manage everyone but owners; owners manage everyone.
+ * removal, the single sign-on domains, and the audit log. Admins manage everyone but owners; owners manage everyone.
  */
-import type { Invitation, Member, Role } from "@tracebridge/api/DashboardApi"
+import type { Invitation, Member, Role, SsoDomainRole } from "@tracebridge/api/DashboardApi"
 import { useState } from "react"
 import type { Session } from "../Client.js"
 import { call } from "../Client.js"
@@ -95,6 +95,104 @@ const Invite = ({ inviteRoles }: { readonly inviteRoles: ReadonlyArray<typeof Ro
             <button type="button" onClick={() => setMade(undefined)}>Done</button>
           </p>
         </div>
+      )}
+    </section>
+  )
+}
+
+const domainRoles: ReadonlyArray<typeof SsoDomainRole.Type> = ["developer", "viewer", "admin"]
+
+/** The e-mail domains whose verified addresses join by single sign-on (admins and owners change them). */
+const SsoDomains = ({ canManage }: { readonly canManage: boolean }) => {
+  const domains = useLoad(() => call((c) => c.team.ssoDomains()), [])
+  const [domain, setDomain] = useState("")
+  const [role, setRole] = useState<typeof SsoDomainRole.Type>("developer")
+  const [error, setError] = useState<unknown>()
+  const [notice, setNotice] = useState<string | undefined>()
+  const [busy, setBusy] = useState(false)
+  return (
+    <section aria-labelledby="sso-heading">
+      <h2 id="sso-heading">Single sign-on domains</h2>
+      <p className="muted">
+        Whoever signs in with SSO with a verified e-mail of one of these domains joins this organisation with its role.
+      </p>
+      {notice !== undefined && <Notice>{notice}</Notice>}
+      <ErrorText error={error ?? domains.error} />
+      {domains.data !== undefined && (domains.data.data.length === 0 ?
+        <p>No domain yet.</p> :
+        (
+          <Table label="Single sign-on domains">
+            <thead>
+              <tr>
+                <th scope="col">Domain</th>
+                <th scope="col">Role</th>
+                <th scope="col">Added</th>
+                {canManage && <th scope="col">Actions</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {domains.data.data.map((d) => (
+                <tr key={d.domain}>
+                  <td>{d.domain}</td>
+                  <td>{d.role}</td>
+                  <td>{formatTime(d.created_at)}</td>
+                  {canManage && (
+                    <td className="row-actions">
+                      <Confirm
+                        label={`Remove ${d.domain}`}
+                        question={`Stop letting ${d.domain} join by SSO? Its members stay.`}
+                        confirmLabel="Yes, remove"
+                        onConfirm={() => {
+                          setError(undefined)
+                          call((c) => c.team.removeSsoDomain({ path: { domain: d.domain } })).then(() => {
+                            setNotice(`${d.domain} was removed.`)
+                            domains.reload()
+                          }, setError)
+                        }}
+                      />
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        ))}
+      {canManage && (
+        <form
+          className="form row"
+          onSubmit={(event) => {
+            event.preventDefault()
+            setBusy(true)
+            setError(undefined)
+            call((c) => c.team.addSsoDomain({ payload: { domain: domain.trim(), role } })).then((added) => {
+              setBusy(false)
+              setNotice(`${added.domain} was added (${added.role}).`)
+              setDomain("")
+              domains.reload()
+            }, (e) => {
+              setBusy(false)
+              setError(e)
+            })
+          }}
+        >
+          <div className="field">
+            <label htmlFor="sso-domain">Domain</label>
+            <input
+              id="sso-domain"
+              required
+              placeholder="example.com"
+              value={domain}
+              onChange={(e) => setDomain(e.target.value)}
+            />
+          </div>
+          <div className="field">
+            <label htmlFor="sso-role">Role of new members</label>
+            <select id="sso-role" value={role} onChange={(e) => setRole(e.target.value as typeof SsoDomainRole.Type)}>
+              {domainRoles.map((r) => <option key={r} value={r}>{r}</option>)}
+            </select>
+          </div>
+          <button type="submit" className="primary" disabled={busy}>Add domain</button>
+        </form>
       )}
     </section>
   )
@@ -212,6 +310,7 @@ export const Team = ({ me }: { readonly me: Session }) => {
         </Table>
       )}
       {canManage && <Invite inviteRoles={assignable} />}
+      <SsoDomains canManage={canManage} />
       <Audit />
     </Page>
   )

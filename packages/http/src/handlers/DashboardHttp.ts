@@ -18,6 +18,7 @@ import * as PublicOrigin from "../PublicOrigin.js"
 import * as Connections from "../services/Connections.js"
 import * as Dashboard from "../services/Dashboard.js"
 import * as DashboardHealth from "../services/DashboardHealth.js"
+import * as Oidc from "../services/Oidc.js"
 import * as RequestLog from "../services/RequestLog.js"
 import * as DashboardPages from "./DashboardPages.js"
 
@@ -76,6 +77,7 @@ const SessionGroupLive = HttpApiBuilder.group(
   (handlers) =>
     Effect.gen(function*() {
       const dashboard = yield* Dashboard.Dashboard
+      const oidc = yield* Oidc.Oidc
       const publicUrl = yield* Effect.orDie(PublicOrigin.configured)
       return handlers
         .handle("signIn", ({ payload, request }) =>
@@ -90,7 +92,47 @@ const SessionGroupLive = HttpApiBuilder.group(
             yield* setSessionCookie(opened.sessionId, secureOf(request, publicUrl))
             return opened.me
           }))
-        .handle("me", () => Effect.flatMap(CurrentSession, dashboard.me))
+        .handle("sso", () => Effect.succeed({ enabled: oidc.enabled }))
+        .handle("ssoStart", ({ request }) =>
+          Effect.map(oidc.start(PublicOrigin.of(request, publicUrl)), ({ state, url }) =>
+            HttpServerResponse.unsafeSetCookie(
+              HttpServerResponse.redirect(url, { status: 302, headers: { "cache-control": "no-store" } }),
+              Oidc.STATE_COOKIE,
+              state,
+              {
+                httpOnly: true,
+                sameSite: "lax",
+                secure: secureOf(request, publicUrl),
+                path: Oidc.STATE_COOKIE_PATH,
+                maxAge: `${Oidc.STATE_TTL_MS} millis`
+              }
+            )))
+        .handle("ssoCallback", ({ payload, request }) =>
+          Effect.gen(function*() {
+            const secure = secureOf(request, publicUrl)
+            // the state works once, whatever comes next
+            yield* HttpApp.appendPreResponseHandler((_request, response) =>
+              Effect.succeed(
+                HttpServerResponse.unsafeSetCookie(response, Oidc.STATE_COOKIE, "", {
+                  httpOnly: true,
+                  sameSite: "lax",
+                  secure,
+                  path: Oidc.STATE_COOKIE_PATH,
+                  maxAge: 0,
+                  expires: new Date(0)
+                })
+              )
+            )
+            const identity = yield* oidc.callback(payload.query, request.cookies[Oidc.STATE_COOKIE])
+            const opened = yield* dashboard.signInFederated(identity, cookieOf(request))
+            yield* setSessionCookie(opened.sessionId, secure)
+            return opened.me
+          }))
+        .handle("me", () =>
+          Effect.flatMap(CurrentSession, dashboard.me))
+        .handle("switchOrganisation", ({ payload }) =>
+          Effect.flatMap(CurrentSession, (session) =>
+            dashboard.switchOrganisation(session, payload.organisation_id)))
         .handle("signOut", ({ request }) =>
           Effect.gen(function*() {
             yield* dashboard.signOut(yield* CurrentSession)
@@ -143,6 +185,15 @@ const TeamGroupLive = HttpApiBuilder.group(DashboardApi.DashboardApi, "team", (h
           (session) =>
             dashboard.audit(session, urlParams.page ?? 1, urlParams.per_page ?? 25)
         ))
+      .handle("ssoDomains", () =>
+        Effect.flatMap(CurrentSession, (session) =>
+          Effect.map(dashboard.ssoDomains(session), (data) => ({ data }))))
+      .handle("addSsoDomain", ({ payload }) =>
+        Effect.flatMap(CurrentSession, (session) =>
+          dashboard.addSsoDomain(session, payload)))
+      .handle("removeSsoDomain", ({ path }) =>
+        Effect.flatMap(CurrentSession, (session) =>
+          dashboard.removeSsoDomain(session, path.domain)))
   }))
 
 const KeysGroupLive = HttpApiBuilder.group(
@@ -339,6 +390,7 @@ export const HttpDashboardLive = Layer.mergeAll(
   OverviewGroupLive
 ).pipe(
   Layer.provide(SessionLive),
+  Layer.provide(Oidc.layer),
   Layer.provide(DashboardHealth.layer),
   Layer.provide(Dashboard.layer)
 )

@@ -11,8 +11,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { SqlRow } from "@tracebridge/sync"
-import { Context, Effect, Layer, Schema } from "effect"
-import type { Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 
 const { all, count, exec, one, rows } = SqlRow
 
@@ -129,6 +128,39 @@ const AuditRow = Schema.Struct({
 export type Audit = typeof AuditRow.Type
 const toAudit = SqlRow.decoder(AuditRow)
 
+const SsoDomainRow = Schema.Struct({
+  domain: Schema.String,
+  organisation_id: Schema.String,
+  role: Role,
+  created_by: Schema.NullOr(Schema.String),
+  created_at: SqlRow.NumberFromColumn
+})
+/** An e-mail domain an organisation claims for single sign-on. @since 0.1.0 @category models */
+export type SsoDomain = typeof SsoDomainRow.Type
+const toSsoDomain = SqlRow.decoder(SsoDomainRow)
+
+const IdentityRow = Schema.Struct({
+  issuer: Schema.String,
+  subject: Schema.String,
+  user_id: Schema.String,
+  created_at: SqlRow.NumberFromColumn
+})
+/** An OIDC identity (an issuer's subject) linked to a user. @since 0.1.0 @category models */
+export type Identity = typeof IdentityRow.Type
+const toIdentity = SqlRow.decoder(IdentityRow)
+
+const SsoStateRow = Schema.Struct({
+  state_hash: Schema.String,
+  nonce: Schema.String,
+  code_verifier: Schema.String,
+  redirect_uri: Schema.String,
+  created_at: SqlRow.NumberFromColumn,
+  expires_at: SqlRow.NumberFromColumn
+})
+/** A single sign-on under way: its state's hash, nonce and PKCE verifier. @since 0.1.0 @category models */
+export type SsoState = typeof SsoStateRow.Type
+const toSsoState = SqlRow.decoder(SsoStateRow)
+
 /**
  * @since 0.1.0
  * @category models
@@ -163,10 +195,29 @@ export interface Service {
   readonly getInvitation: (tokenHash: string) => Effect.Effect<Option.Option<Invitation>>
   /** Marks an invitation used, only if it was unused and unexpired; false otherwise (compare-and-set). */
   readonly useInvitation: (id: string, at: number) => Effect.Effect<boolean>
+  /** The unused, unexpired invitations made for an e-mail, oldest first. */
+  readonly pendingInvitationsFor: (email: string, now: number) => Effect.Effect<ReadonlyArray<Invitation>>
+
+  /** Claims a domain for an organisation; false when some organisation already claims it. */
+  readonly insertSsoDomain: (d: SsoDomain) => Effect.Effect<boolean>
+  readonly getSsoDomain: (domain: string) => Effect.Effect<Option.Option<SsoDomain>>
+  /** An organisation's domains, by name. */
+  readonly ssoDomainsOf: (organisationId: string) => Effect.Effect<ReadonlyArray<SsoDomain>>
+  readonly deleteSsoDomain: (organisationId: string, domain: string) => Effect.Effect<boolean>
+
+  readonly getIdentity: (issuer: string, subject: string) => Effect.Effect<Option.Option<Identity>>
+  readonly insertIdentity: (i: Identity) => Effect.Effect<void>
+
+  /** Stores a sign-in under way; sweeps the ones expired by its `created_at`. */
+  readonly insertSsoState: (s: SsoState) => Effect.Effect<void>
+  /** Takes a sign-in under way (deleted: a state works once), if it has not expired; sweeps the expired ones. */
+  readonly takeSsoState: (stateHash: string, now: number) => Effect.Effect<Option.Option<SsoState>>
 
   readonly insertSession: (s: Session) => Effect.Effect<void>
   readonly getSession: (idHash: string) => Effect.Effect<Option.Option<Session>>
   readonly touchSession: (idHash: string, at: number) => Effect.Effect<void>
+  /** Moves a session to another organisation of its user's (the organisation switch). */
+  readonly setSessionOrganisation: (idHash: string, organisationId: string) => Effect.Effect<void>
   readonly deleteSession: (idHash: string) => Effect.Effect<void>
   /** Deletes the sessions that have ended: past their expiry, or unused since `idleBefore`. */
   readonly pruneSessions: (now: number, idleBefore: number) => Effect.Effect<void>
@@ -293,10 +344,68 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
         (rs) => rs.length === 1
       ),
 
+    pendingInvitationsFor: (email, now) =>
+      all(
+        sql`SELECT * FROM dashboard_invitations WHERE email = ${email} AND used_at IS NULL AND expires_at > ${now}
+            ORDER BY created_at, id`,
+        toInvitation
+      ),
+
+    insertSsoDomain: (d) =>
+      Effect.map(
+        rows(
+          sql`INSERT INTO dashboard_sso_domains ${
+            sql.insert({ ...d })
+          } ON CONFLICT (domain) DO NOTHING RETURNING domain`
+        ),
+        (rs) => rs.length === 1
+      ),
+    getSsoDomain: (domain) => one(sql`SELECT * FROM dashboard_sso_domains WHERE domain = ${domain}`, toSsoDomain),
+    ssoDomainsOf: (organisationId) =>
+      all(
+        sql`SELECT * FROM dashboard_sso_domains WHERE organisation_id = ${organisationId} ORDER BY domain`,
+        toSsoDomain
+      ),
+    deleteSsoDomain: (organisationId, domain) =>
+      Effect.map(
+        rows(
+          sql`DELETE FROM dashboard_sso_domains
+              WHERE organisation_id = ${organisationId} AND domain = ${domain} RETURNING domain`
+        ),
+        (rs) => rs.length > 0
+      ),
+
+    getIdentity: (issuer, subject) =>
+      one(
+        sql`SELECT * FROM dashboard_identities WHERE issuer = ${issuer} AND subject = ${subject}`,
+        toIdentity
+      ),
+    insertIdentity: (i) =>
+      exec(sql`INSERT INTO dashboard_identities ${sql.insert({ ...i })} ON CONFLICT (issuer, subject) DO NOTHING`),
+
+    insertSsoState: (st) =>
+      Effect.zipRight(
+        // every start sweeps the sign-ins that were never finished, so that they do not pile up
+        exec(sql`DELETE FROM dashboard_sso_states WHERE expires_at <= ${st.created_at}`),
+        exec(sql`INSERT INTO dashboard_sso_states ${sql.insert({ ...st })}`)
+      ),
+    takeSsoState: (stateHash, now) =>
+      Effect.gen(function*() {
+        yield* exec(sql`DELETE FROM dashboard_sso_states WHERE expires_at <= ${now}`)
+        const taken = yield* all(
+          sql`DELETE FROM dashboard_sso_states WHERE state_hash = ${stateHash} RETURNING *`,
+          toSsoState
+        )
+        const found = taken[0]
+        return found === undefined || found.expires_at <= now ? Option.none() : Option.some(found)
+      }),
+
     insertSession: (s) => exec(sql`INSERT INTO dashboard_sessions ${sql.insert({ ...s })}`),
     getSession: (idHash) => one(sql`SELECT * FROM dashboard_sessions WHERE id_hash = ${idHash}`, toSession),
     touchSession: (idHash, at) =>
       exec(sql`UPDATE dashboard_sessions SET last_seen_at = ${at} WHERE id_hash = ${idHash}`),
+    setSessionOrganisation: (idHash, organisationId) =>
+      exec(sql`UPDATE dashboard_sessions SET organisation_id = ${organisationId} WHERE id_hash = ${idHash}`),
     deleteSession: (idHash) => exec(sql`DELETE FROM dashboard_sessions WHERE id_hash = ${idHash}`),
     pruneSessions: (now, idleBefore) =>
       exec(sql`DELETE FROM dashboard_sessions WHERE expires_at <= ${now} OR last_seen_at <= ${idleBefore}`),

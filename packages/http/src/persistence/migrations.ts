@@ -446,6 +446,45 @@ const webhookAttemptPreview = Effect.gen(function*() {
 })
 
 /**
+ * Single sign-on (OIDC, issue #33, ADR 0029): the e-mail domains an organisation claims (a
+ * verified e-mail of that domain joins it with the mapping's role; a domain belongs to one
+ * organisation at most), the identities linked to users (an issuer's subject, matched first at the
+ * next sign-in), and the sign-ins under way (the `state`, stored as its SHA-256, with the `nonce`
+ * and the PKCE verifier, for 10 minutes, taken once).
+ */
+const ssoSignIn = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const key = sql.onDialectOrElse({
+    pg: () => sql.literal(`TEXT COLLATE "C"`),
+    orElse: () => sql.literal("TEXT")
+  })
+  yield* sql`CREATE TABLE dashboard_sso_domains (
+    domain ${key} PRIMARY KEY,
+    organisation_id TEXT NOT NULL,
+    role TEXT NOT NULL,
+    created_by TEXT,
+    created_at BIGINT NOT NULL
+  )`
+  yield* sql`CREATE INDEX dashboard_sso_domains_organisation ON dashboard_sso_domains (organisation_id)`
+  yield* sql`CREATE TABLE dashboard_identities (
+    issuer TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    PRIMARY KEY (issuer, subject)
+  )`
+  yield* sql`CREATE INDEX dashboard_identities_user ON dashboard_identities (user_id)`
+  yield* sql`CREATE TABLE dashboard_sso_states (
+    state_hash TEXT PRIMARY KEY,
+    nonce TEXT NOT NULL,
+    code_verifier TEXT NOT NULL,
+    redirect_uri TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL
+  )`
+})
+
+/**
  * Every migration, for the driver's migrator layer (`LibsqlMigrator.layer({ loader })`,
  * `PgMigrator.layer({ loader })`).
  *
@@ -470,5 +509,6 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "0014_event_reads": eventReads,
   "0015_dashboard_accounts": dashboardAccounts,
   "0016_request_log": requestLog,
-  "0017_webhook_attempt_preview": webhookAttemptPreview
+  "0017_webhook_attempt_preview": webhookAttemptPreview,
+  "0018_sso_sign_in": ssoSignIn
 })

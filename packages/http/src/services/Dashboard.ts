@@ -20,7 +20,7 @@
 import { HttpApp, HttpServerResponse } from "@effect/platform"
 import type { DashboardApi } from "@tracebridge/api"
 import type { Principal } from "@tracebridge/api/Security"
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Effect, Either, Layer, Option } from "effect"
 import { createHmac, randomBytes, scrypt, timingSafeEqual } from "node:crypto"
 import * as OTPAuth from "otpauth"
 import * as Errors from "../Errors.js"
@@ -32,6 +32,7 @@ import { Transactions } from "../persistence/Transactions.js"
 import * as ApiClients from "./ApiClients.js"
 import * as Crypto from "./Crypto.js"
 import { acceptLink, audit, createInvitation } from "./Invitations.js"
+import * as SsoDomains from "./SsoDomains.js"
 
 type Me = typeof DashboardApi.Me.Type
 type SessionInfo = DashboardApi.SessionInfo
@@ -191,7 +192,26 @@ export interface Service {
     mutating: boolean,
     csrf: string | undefined
   ) => Effect.Effect<SessionInfo, Errors.AuthenticationError | Errors.PermissionError>
+  /**
+   * Signs in a person whose identity provider vouched for them (single sign-on; the ID token is
+   * verified, and its e-mail verified, by the caller): the user linked to this issuer's subject,
+   * else the user of this e-mail (then linked), else a new one; every pending invitation for the
+   * e-mail is accepted, else the organisation that claims its domain is joined with the mapping's
+   * role; the session opens through the same code as a password sign-in. No organisation: 403.
+   */
+  readonly signInFederated: (
+    identity: { readonly issuer: string; readonly subject: string; readonly email: string },
+    previous: string | undefined
+  ) => Effect.Effect<Opened, Failure>
   readonly me: (session: SessionInfo) => Effect.Effect<Me, Failure>
+  /** Moves the session to another organisation of the user's (404 when not a member of it). */
+  readonly switchOrganisation: (session: SessionInfo, organisationId: string) => Effect.Effect<Me, Failure>
+  readonly ssoDomains: (session: SessionInfo) => Effect.Effect<ReadonlyArray<typeof DashboardApi.SsoDomain.Type>>
+  readonly addSsoDomain: (
+    session: SessionInfo,
+    input: typeof DashboardApi.SsoDomainCreate.Type
+  ) => Effect.Effect<typeof DashboardApi.SsoDomain.Type, Failure>
+  readonly removeSsoDomain: (session: SessionInfo, domain: string) => Effect.Effect<void, Failure>
   readonly signOut: (session: SessionInfo) => Effect.Effect<void>
 
   readonly totpEnrol: (session: SessionInfo) => Effect.Effect<typeof DashboardApi.TotpEnrolment.Type, Failure>
@@ -317,19 +337,32 @@ export const layer = Layer.effect(
           ? Effect.succeed(found.value)
           : Effect.dieMessage(`a membership names organisation ${id}, which does not exist`))
 
+    /** Every organisation a user is a member of (oldest membership first), for the organisation switch. */
+    const organisationsOf = (userId: string) =>
+      Effect.flatMap(
+        store.membershipsOf(userId),
+        (memberships) =>
+          Effect.forEach(memberships, (m) =>
+            Effect.map(organisationOf(m.organisation_id), (o) => ({ id: o.id, name: o.name, role: m.role })))
+      )
+
     const meOf = (
       user: { readonly id: string; readonly email: string; readonly totp_enabled: boolean },
       membership: Membership,
       sessionId: string,
       expiresAt: number
     ) =>
-      Effect.map(organisationOf(membership.organisation_id), (organisation): Me => ({
-        user: { id: user.id, email: user.email, totp_enabled: user.totp_enabled },
-        organisation: { id: organisation.id, name: organisation.name, plan: organisation.plan },
-        role: membership.role,
-        csrf_token: csrfFor(sessionId),
-        expires_at: expiresAt
-      }))
+      Effect.gen(function*() {
+        const organisation = yield* organisationOf(membership.organisation_id)
+        return {
+          user: { id: user.id, email: user.email, totp_enabled: user.totp_enabled },
+          organisation: { id: organisation.id, name: organisation.name, plan: organisation.plan },
+          role: membership.role,
+          organisations: yield* organisationsOf(user.id),
+          csrf_token: csrfFor(sessionId),
+          expires_at: expiresAt
+        } satisfies Me
+      })
 
     /** A new session (a fresh id every time; the one the browser still had is ended). */
     const open = (
@@ -353,6 +386,30 @@ export const layer = Layer.effect(
           expires_at: expiresAt
         })
         return { sessionId, me: yield* meOf(user, membership, sessionId, expiresAt) }
+      })
+
+    /**
+     * The end of every sign-in, by password or by single sign-on: a new session in the
+     * organisation chosen, and the audit entry (`method` says which way).
+     */
+    const signInAs = (
+      user: { readonly id: string; readonly email: string; readonly totp_enabled: boolean },
+      membership: Membership,
+      previous: string | undefined,
+      method: "password" | "oidc"
+    ) =>
+      Effect.gen(function*() {
+        const opened = yield* open(user, membership, previous)
+        yield* provide(
+          audit(
+            membership.organisation_id,
+            { id: user.id, email: user.email },
+            "session.signed_in",
+            user.email,
+            method === "password" ? {} : { method }
+          )
+        )
+        return opened
       })
 
     const actorOf = (session: SessionInfo) => ({ id: session.user_id, email: session.email })
@@ -420,6 +477,12 @@ export const layer = Layer.effect(
         return emails
       })
 
+    const ssoDomainView = (d: { readonly domain: string; readonly role: Role; readonly created_at: number }) => ({
+      domain: d.domain,
+      role: d.role,
+      created_at: d.created_at
+    })
+
     const service: Service = {
       signIn: (input, address, previous) =>
         Effect.gen(function*() {
@@ -431,8 +494,10 @@ export const layer = Layer.effect(
           const fail = (message: string, param?: string) =>
             Effect.zipRight(store.recordFailure([accountKey, addressKey], now), unauthorized(message, param))
           const user = yield* store.getUserByEmail(email)
-          const ok = yield* verifyPassword(input.password, Option.isSome(user) ? user.value.password_hash : DUMMY_HASH)
-          if (Option.isNone(user) || !ok) return yield* fail("Wrong e-mail or password")
+          // an account without a password (made by single sign-on) costs the same scrypt, and never matches
+          const hasPassword = Option.isSome(user) && user.value.password_hash !== ""
+          const ok = yield* verifyPassword(input.password, hasPassword ? user.value.password_hash : DUMMY_HASH)
+          if (Option.isNone(user) || !hasPassword || !ok) return yield* fail("Wrong e-mail or password")
           if (user.value.totp_enabled) {
             if (input.totp_code === undefined) {
               return yield* unauthorized("This account needs the 6-digit code of its authenticator app", "totp_code")
@@ -457,11 +522,93 @@ export const layer = Layer.effect(
             )
           }
           yield* store.clearFailures(accountKey)
-          const opened = yield* open(user.value, membership, previous)
-          yield* provide(
-            audit(membership.organisation_id, { id: user.value.id, email }, "session.signed_in", email)
-          )
-          return opened
+          return yield* signInAs(user.value, membership, previous, "password")
+        }),
+
+      signInFederated: (identity, previous) =>
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          const email = identity.email.toLowerCase()
+          const domain = SsoDomains.domainOf(email)
+          const linked = yield* store.getIdentity(identity.issuer, identity.subject)
+          const known = Option.isSome(linked) ? yield* store.getUser(linked.value.user_id) : Option.none()
+          const existing = Option.isSome(known) ? known : yield* store.getUserByEmail(email)
+          const user = Option.getOrElse(existing, () => ({
+            id: Crypto.id("usr_"),
+            email,
+            // no password: this account signs in through its identity provider (or accepts an invitation's reset later)
+            password_hash: "",
+            totp_secret: null,
+            totp_key_id: null,
+            totp_enabled: false,
+            totp_last_step: null,
+            created_at: now
+          }))
+          const invitations = yield* store.pendingInvitationsFor(email, now)
+          const mapping = yield* store.getSsoDomain(domain)
+          const joined = yield* transactions.transaction(Effect.gen(function*() {
+            const memberships = Option.isSome(existing) ? yield* store.membershipsOf(user.id) : []
+            const isMember = (organisationId: string) => memberships.some((m) => m.organisation_id === organisationId)
+            const added: Array<Membership> = []
+            const join = (organisationId: string, role: Role) => {
+              const membership: Membership = {
+                user_id: user.id,
+                organisation_id: organisationId,
+                role,
+                created_at: now
+              }
+              added.push(membership)
+              return store.insertMembership(membership)
+            }
+            if (Option.isNone(existing) && invitations.length === 0 && Option.isNone(mapping)) return undefined
+            if (Option.isNone(existing)) yield* store.insertUser(user)
+            // 1. every pending invitation for this e-mail is accepted (compare-and-set, as by link)
+            for (const inv of invitations) {
+              if (isMember(inv.organisation_id) || added.some((m) => m.organisation_id === inv.organisation_id)) {
+                continue
+              }
+              if (!(yield* store.useInvitation(inv.id, now))) continue
+              yield* join(inv.organisation_id, inv.role)
+              yield* provide(
+                audit(inv.organisation_id, { id: user.id, email }, "invitation.accepted", email, {
+                  role: inv.role,
+                  invitation_id: inv.id,
+                  method: "oidc"
+                })
+              )
+            }
+            // 2. else the organisation that claims the e-mail's domain
+            if (
+              Option.isSome(mapping) && !isMember(mapping.value.organisation_id) &&
+              !added.some((m) => m.organisation_id === mapping.value.organisation_id)
+            ) {
+              yield* join(mapping.value.organisation_id, mapping.value.role)
+              yield* provide(
+                audit(mapping.value.organisation_id, { id: user.id, email }, "member.joined_by_domain", email, {
+                  role: mapping.value.role,
+                  domain
+                })
+              )
+            }
+            yield* store.insertIdentity({
+              issuer: identity.issuer,
+              subject: identity.subject,
+              user_id: user.id,
+              created_at: now
+            })
+            return { added, memberships: yield* store.membershipsOf(user.id) }
+          }))
+          // the organisation just joined opens; else the oldest membership, as a password sign-in's
+          const membership = joined?.added[0] ?? joined?.memberships[0]
+          if (joined === undefined || membership === undefined) {
+            return yield* Errors.fail(
+              "permission_error",
+              "forbidden",
+              `No organisation for this e-mail domain (${domain}): ask an organisation's admin for an invitation, or to add the domain to its single sign-on domains`
+            )
+          }
+          // single sign-on skips the local TOTP code: the identity provider owns the second factor (ADR 0029)
+          return yield* signInAs(user, membership, previous, "oidc")
         }),
 
       acceptInvitation: (input, address, previous) =>
@@ -611,9 +758,32 @@ export const layer = Layer.effect(
             user: { id: user.value.id, email: user.value.email, totp_enabled: user.value.totp_enabled },
             organisation: { id: organisation.id, name: organisation.name, plan: organisation.plan },
             role: session.role,
+            organisations: yield* organisationsOf(user.value.id),
             csrf_token: session.csrf_token,
             expires_at: session.expires_at
           }
+        }),
+
+      switchOrganisation: (session, organisationId) =>
+        Effect.gen(function*() {
+          const membership = yield* store.getMembership(session.user_id, organisationId)
+          if (Option.isNone(membership)) {
+            return yield* Errors.fail(
+              "not_found_error",
+              "resource_not_found",
+              "This account is not a member of that organisation",
+              "organisation_id"
+            )
+          }
+          if (organisationId !== session.organisation_id) {
+            yield* store.setSessionOrganisation(session.session_hash, organisationId)
+            yield* provide(
+              audit(organisationId, actorOf(session), "session.organisation_switched", session.email, {
+                from: session.organisation_id
+              })
+            )
+          }
+          return yield* service.me({ ...session, organisation_id: organisationId, role: membership.value.role })
         }),
 
       signOut: (session) =>
@@ -755,6 +925,44 @@ export const layer = Layer.effect(
               "conflict_error",
               "invalid_state_transition",
               "The organisation's last owner cannot be removed; make another owner first"
+            )
+          }
+        }),
+
+      ssoDomains: (session) =>
+        Effect.map(provide(SsoDomains.list(session.organisation_id)), (ds) => ds.map(ssoDomainView)),
+
+      addSsoDomain: (session, input) =>
+        Effect.gen(function*() {
+          yield* requireRole(session, "admin", "Adding a single sign-on domain")
+          const role = input.role ?? SsoDomains.DEFAULT_ROLE
+          const domain = SsoDomains.normalise(input.domain)
+          if (Either.isLeft(domain)) {
+            return yield* Errors.fail("validation_error", "invalid_parameter", domain.left, "domain")
+          }
+          const added = yield* provide(SsoDomains.add(session.organisation_id, domain.right, role, actorOf(session)))
+          if (added._tag === "Taken") {
+            return yield* Errors.fail(
+              "conflict_error",
+              "write_conflict",
+              added.byThisOrganisation
+                ? `${domain.right} is already one of this organisation's single sign-on domains`
+                : `${domain.right} is already claimed by another organisation`,
+              "domain"
+            )
+          }
+          return ssoDomainView(added.domain)
+        }),
+
+      removeSsoDomain: (session, domain) =>
+        Effect.gen(function*() {
+          yield* requireRole(session, "admin", "Removing a single sign-on domain")
+          const normalised = Either.getOrElse(SsoDomains.normalise(domain), () => domain)
+          if (!(yield* provide(SsoDomains.remove(session.organisation_id, normalised, actorOf(session))))) {
+            return yield* Errors.fail(
+              "not_found_error",
+              "resource_not_found",
+              "No such single sign-on domain in this organisation"
             )
           }
         }),
