@@ -8,7 +8,7 @@
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Bootstrap, Http } from "@tracebridge/http"
-import { ConfigProvider, Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { ConfigProvider, Effect, Either, Layer, Logger, LogLevel, Option } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -19,6 +19,7 @@ import { DashboardStore } from "../src/persistence/DashboardStore.js"
 import * as Database from "../src/persistence/Database.js"
 import * as Server from "../src/Server.js"
 import * as Crypto from "../src/services/Crypto.js"
+import * as DashboardService from "../src/services/Dashboard.js"
 import { accept, clientFor, invited, raw, transcript } from "./support/Dashboard.js"
 import * as OidcProvider from "./support/OidcProvider.js"
 import * as TestDatabase from "./support/TestDatabase.js"
@@ -448,6 +449,46 @@ describe.sequential("Dashboard single sign-on (OIDC)", () => {
         assert.strictEqual(back.status, 403)
         assert.strictEqual(back.body.error.code, "capability_not_enabled")
       }).pipe(Effect.provide(app(false)), Effect.provide(logging)),
+    120_000
+  )
+
+  it.scoped(
+    "two first sign-ins at once for one new e-mail both open a session, on one account",
+    () =>
+      withSso(Effect.gen(function*() {
+        const { dashboard } = yield* owner
+        yield* dashboard.team.addSsoDomain({ payload: { domain: "twins.test", role: "developer" } })
+        // two browsers through the provider first, then both callbacks at the same time
+        const first = yield* start
+        const second = yield* start
+        const queries = [
+          yield* atProvider(first.location, "twin@twins.test"),
+          yield* atProvider(second.location, "twin@twins.test")
+        ]
+        const answers = yield* Effect.all(
+          [callback(queries[0]!, first.state), callback(queries[1]!, second.state)],
+          { concurrency: 2 }
+        )
+        for (const answer of answers) assert.strictEqual(answer.status, 200, answer.text)
+        assert.strictEqual(answers[0]!.body.user.id, answers[1]!.body.user.id, "one account")
+        assert.strictEqual(answers[0]!.body.role, "developer")
+        // five at once, straight at the service: every one reads "no such account" before any writes it
+        const service = yield* Effect.provide(DashboardService.Dashboard, DashboardService.layer)
+        const many = yield* Effect.all(
+          Array.from({ length: 5 }, (_, i) =>
+            Effect.either(service.signInFederated(
+              { issuer: provider.issuer, subject: `sub-quint-${i}`, email: "quint@twins.test" },
+              undefined
+            ))),
+          { concurrency: "unbounded" }
+        )
+        for (const result of many) assert.isTrue(Either.isRight(result), JSON.stringify(result))
+        const ids = new Set(many.map((r) => Either.getOrThrow(r).me.user.id))
+        assert.strictEqual(ids.size, 1, "one account for the five")
+        const members = yield* dashboard.team.members()
+        assert.strictEqual(members.data.filter((m) => m.email === "twin@twins.test").length, 1, "one membership")
+        assert.strictEqual(members.data.filter((m) => m.email === "quint@twins.test").length, 1, "one membership")
+      })),
     120_000
   )
 

@@ -167,6 +167,8 @@ const toSsoState = SqlRow.decoder(SsoStateRow)
  */
 export interface Service {
   readonly insertUser: (u: User) => Effect.Effect<void>
+  /** Inserts a user unless one holds its e-mail already (two first sign-ins at once); true when inserted. */
+  readonly insertUserIfAbsent: (u: User) => Effect.Effect<boolean>
   readonly getUser: (id: string) => Effect.Effect<Option.Option<User>>
   readonly getUserByEmail: (email: string) => Effect.Effect<Option.Option<User>>
   /** Stores a sealed TOTP secret (pending until enabled), or clears it (null); forgets the last step used. */
@@ -182,6 +184,8 @@ export interface Service {
   readonly useTotpStep: (userId: string, step: number) => Effect.Effect<boolean>
 
   readonly insertMembership: (m: Membership) => Effect.Effect<void>
+  /** Inserts a membership unless the user is a member already; true when inserted. */
+  readonly insertMembershipIfAbsent: (m: Membership) => Effect.Effect<boolean>
   readonly getMembership: (userId: string, organisationId: string) => Effect.Effect<Option.Option<Membership>>
   /** A user's memberships, oldest first. */
   readonly membershipsOf: (userId: string) => Effect.Effect<ReadonlyArray<Membership>>
@@ -275,6 +279,14 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
   (sql): Service => ({
     insertUser: (u) =>
       exec(sql`INSERT INTO dashboard_users ${sql.insert({ ...u, totp_enabled: SqlRow.flag(u.totp_enabled) })}`),
+    insertUserIfAbsent: (u) =>
+      Effect.map(
+        rows(
+          sql`INSERT INTO dashboard_users ${sql.insert({ ...u, totp_enabled: SqlRow.flag(u.totp_enabled) })}
+              ON CONFLICT (email) DO NOTHING RETURNING id`
+        ),
+        (inserted) => inserted.length === 1
+      ),
     getUser: (id) => one(sql`SELECT * FROM dashboard_users WHERE id = ${id}`, toUser),
     getUserByEmail: (email) => one(sql`SELECT * FROM dashboard_users WHERE email = ${email}`, toUser),
     setTotp: (userId, sealed, enabled) =>
@@ -293,6 +305,14 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
       ),
 
     insertMembership: (m) => exec(sql`INSERT INTO dashboard_memberships ${sql.insert({ ...m })}`),
+    insertMembershipIfAbsent: (m) =>
+      Effect.map(
+        rows(
+          sql`INSERT INTO dashboard_memberships ${sql.insert({ ...m })}
+              ON CONFLICT (user_id, organisation_id) DO NOTHING RETURNING user_id`
+        ),
+        (inserted) => inserted.length === 1
+      ),
     getMembership: (userId, organisationId) =>
       one(
         sql`SELECT * FROM dashboard_memberships WHERE user_id = ${userId} AND organisation_id = ${organisationId}`,

@@ -66,6 +66,11 @@ const TOUCH_EVERY_MS = 60_000
 
 const CSRF_LABEL = "tracebridge/dashboard/csrf"
 
+/** A first sign-in lost the insert of its new account to another at the same moment (retried). */
+class LostRace {
+  readonly _tag = "LostRace"
+}
+
 // ---------------------------------------------------------------------------------------------
 // Passwords
 // ---------------------------------------------------------------------------------------------
@@ -392,6 +397,100 @@ export const layer = Layer.effect(
      * The end of every sign-in, by password or by single sign-on: a new session in the
      * organisation chosen, and the audit entry (`method` says which way).
      */
+    /** One try of `signInFederated`: fails with `LostRace` when another sign-in made the account meanwhile. */
+    const federated = (
+      identity: { readonly issuer: string; readonly subject: string; readonly email: string },
+      previous: string | undefined
+    ): Effect.Effect<Opened, Failure | LostRace> =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const email = identity.email.toLowerCase()
+        const domain = SsoDomains.domainOf(email)
+        const linked = yield* store.getIdentity(identity.issuer, identity.subject)
+        const known = Option.isSome(linked) ? yield* store.getUser(linked.value.user_id) : Option.none()
+        const existing = Option.isSome(known) ? known : yield* store.getUserByEmail(email)
+        const user = Option.getOrElse(existing, () => ({
+          id: Crypto.id("usr_"),
+          email,
+          // no password: this account signs in through its identity provider (or accepts an invitation's reset later)
+          password_hash: "",
+          totp_secret: null,
+          totp_key_id: null,
+          totp_enabled: false,
+          totp_last_step: null,
+          created_at: now
+        }))
+        const invitations = yield* store.pendingInvitationsFor(email, now)
+        const mapping = yield* store.getSsoDomain(domain)
+        const joined = yield* transactions.transaction(Effect.gen(function*() {
+          const memberships = Option.isSome(existing) ? yield* store.membershipsOf(user.id) : []
+          const isMember = (organisationId: string) => memberships.some((m) => m.organisation_id === organisationId)
+          const added: Array<Membership> = []
+          const join = (organisationId: string, role: Role) => {
+            const membership: Membership = {
+              user_id: user.id,
+              organisation_id: organisationId,
+              role,
+              created_at: now
+            }
+            // a member already (a sign-in at the same moment joined first): nothing to add
+            return Effect.map(store.insertMembershipIfAbsent(membership), (inserted) => {
+              if (inserted) added.push(membership)
+            })
+          }
+          if (Option.isNone(existing) && invitations.length === 0 && Option.isNone(mapping)) return undefined
+          if (Option.isNone(existing) && !(yield* store.insertUserIfAbsent(user))) {
+            return yield* Effect.fail(new LostRace())
+          }
+          // 1. every pending invitation for this e-mail is accepted (compare-and-set, as by link)
+          for (const inv of invitations) {
+            if (isMember(inv.organisation_id) || added.some((m) => m.organisation_id === inv.organisation_id)) {
+              continue
+            }
+            if (!(yield* store.useInvitation(inv.id, now))) continue
+            yield* join(inv.organisation_id, inv.role)
+            yield* provide(
+              audit(inv.organisation_id, { id: user.id, email }, "invitation.accepted", email, {
+                role: inv.role,
+                invitation_id: inv.id,
+                method: "oidc"
+              })
+            )
+          }
+          // 2. else the organisation that claims the e-mail's domain
+          if (
+            Option.isSome(mapping) && !isMember(mapping.value.organisation_id) &&
+            !added.some((m) => m.organisation_id === mapping.value.organisation_id)
+          ) {
+            yield* join(mapping.value.organisation_id, mapping.value.role)
+            yield* provide(
+              audit(mapping.value.organisation_id, { id: user.id, email }, "member.joined_by_domain", email, {
+                role: mapping.value.role,
+                domain
+              })
+            )
+          }
+          yield* store.insertIdentity({
+            issuer: identity.issuer,
+            subject: identity.subject,
+            user_id: user.id,
+            created_at: now
+          })
+          return { added, memberships: yield* store.membershipsOf(user.id) }
+        }))
+        // the organisation just joined opens; else the oldest membership, as a password sign-in's
+        const membership = joined?.added[0] ?? joined?.memberships[0]
+        if (joined === undefined || membership === undefined) {
+          return yield* Errors.fail(
+            "permission_error",
+            "forbidden",
+            `No organisation for this e-mail domain (${domain}): ask an organisation's admin for an invitation, or to add the domain to its single sign-on domains`
+          )
+        }
+        // single sign-on skips the local TOTP code: the identity provider owns the second factor (ADR 0029)
+        return yield* signInAs(user, membership, previous, "oidc")
+      })
+
     const signInAs = (
       user: { readonly id: string; readonly email: string; readonly totp_enabled: boolean },
       membership: Membership,
@@ -525,91 +624,18 @@ export const layer = Layer.effect(
           return yield* signInAs(user.value, membership, previous, "password")
         }),
 
+      // Two first sign-ins of one person at once both read "no account" before either writes one:
+      // the one that loses the insert reads again and signs in to the account the other made.
       signInFederated: (identity, previous) =>
-        Effect.gen(function*() {
-          const now = yield* Clock.currentTimeMillis
-          const email = identity.email.toLowerCase()
-          const domain = SsoDomains.domainOf(email)
-          const linked = yield* store.getIdentity(identity.issuer, identity.subject)
-          const known = Option.isSome(linked) ? yield* store.getUser(linked.value.user_id) : Option.none()
-          const existing = Option.isSome(known) ? known : yield* store.getUserByEmail(email)
-          const user = Option.getOrElse(existing, () => ({
-            id: Crypto.id("usr_"),
-            email,
-            // no password: this account signs in through its identity provider (or accepts an invitation's reset later)
-            password_hash: "",
-            totp_secret: null,
-            totp_key_id: null,
-            totp_enabled: false,
-            totp_last_step: null,
-            created_at: now
-          }))
-          const invitations = yield* store.pendingInvitationsFor(email, now)
-          const mapping = yield* store.getSsoDomain(domain)
-          const joined = yield* transactions.transaction(Effect.gen(function*() {
-            const memberships = Option.isSome(existing) ? yield* store.membershipsOf(user.id) : []
-            const isMember = (organisationId: string) => memberships.some((m) => m.organisation_id === organisationId)
-            const added: Array<Membership> = []
-            const join = (organisationId: string, role: Role) => {
-              const membership: Membership = {
-                user_id: user.id,
-                organisation_id: organisationId,
-                role,
-                created_at: now
-              }
-              added.push(membership)
-              return store.insertMembership(membership)
-            }
-            if (Option.isNone(existing) && invitations.length === 0 && Option.isNone(mapping)) return undefined
-            if (Option.isNone(existing)) yield* store.insertUser(user)
-            // 1. every pending invitation for this e-mail is accepted (compare-and-set, as by link)
-            for (const inv of invitations) {
-              if (isMember(inv.organisation_id) || added.some((m) => m.organisation_id === inv.organisation_id)) {
-                continue
-              }
-              if (!(yield* store.useInvitation(inv.id, now))) continue
-              yield* join(inv.organisation_id, inv.role)
-              yield* provide(
-                audit(inv.organisation_id, { id: user.id, email }, "invitation.accepted", email, {
-                  role: inv.role,
-                  invitation_id: inv.id,
-                  method: "oidc"
-                })
-              )
-            }
-            // 2. else the organisation that claims the e-mail's domain
-            if (
-              Option.isSome(mapping) && !isMember(mapping.value.organisation_id) &&
-              !added.some((m) => m.organisation_id === mapping.value.organisation_id)
-            ) {
-              yield* join(mapping.value.organisation_id, mapping.value.role)
-              yield* provide(
-                audit(mapping.value.organisation_id, { id: user.id, email }, "member.joined_by_domain", email, {
-                  role: mapping.value.role,
-                  domain
-                })
-              )
-            }
-            yield* store.insertIdentity({
-              issuer: identity.issuer,
-              subject: identity.subject,
-              user_id: user.id,
-              created_at: now
-            })
-            return { added, memberships: yield* store.membershipsOf(user.id) }
-          }))
-          // the organisation just joined opens; else the oldest membership, as a password sign-in's
-          const membership = joined?.added[0] ?? joined?.memberships[0]
-          if (joined === undefined || membership === undefined) {
-            return yield* Errors.fail(
-              "permission_error",
-              "forbidden",
-              `No organisation for this e-mail domain (${domain}): ask an organisation's admin for an invitation, or to add the domain to its single sign-on domains`
-            )
-          }
-          // single sign-on skips the local TOTP code: the identity provider owns the second factor (ADR 0029)
-          return yield* signInAs(user, membership, previous, "oidc")
-        }),
+        Effect.suspend(() => federated(identity, previous)).pipe(
+          Effect.retry({ times: 3, while: (e) => e instanceof LostRace }),
+          Effect.catchIf((e): e is LostRace => e instanceof LostRace, () =>
+            Errors.fail(
+              "conflict_error",
+              "write_conflict",
+              "Another sign-in of this account is under way; try again"
+            ))
+        ),
 
       acceptInvitation: (input, address, previous) =>
         Effect.gen(function*() {
