@@ -95,13 +95,9 @@ const attributesOf = (list: ReadonlyArray<JsonKeyValue>): Attributes => {
   return out
 }
 
-const NANOS = 1_000_000_000n
-
-/** A decimal nanosecond string as `[seconds, nanoseconds]`. */
-const hrTime = (nanos: string): HrTime => {
-  const n = BigInt(nanos)
-  return [Number(n / NANOS), Number(n % NANOS)]
-}
+/** A decimal nanosecond string as `[seconds, nanoseconds]` (split as text: no BigInt per time). */
+const hrTime = (nanos: string): HrTime =>
+  nanos.length <= 9 ? [0, Number(nanos)] : [Number(nanos.slice(0, -9)), Number(nanos.slice(-9))]
 
 const SAMPLED = 1
 

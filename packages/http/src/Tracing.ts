@@ -261,6 +261,37 @@ const redactedExit = (exit: Exit.Exit<unknown, unknown>): Exit.Exit<unknown, unk
   return Exit.fail(error)
 }
 
+/** Records an attribute as {@link exportedAttribute} lets it out; names a server span by its route. */
+const policed = (
+  span: Tracer.Span,
+  attribute: (this: Tracer.Span, key: string, value: unknown) => void,
+  key: string,
+  value: unknown
+): void => {
+  const exported = exportedAttribute(key, value)
+  if (exported === undefined) return
+  // the id answered in `X-Request-Id` (the server span records the response's headers)
+  if (key === "http.response.header.x-request-id") {
+    if (span.kind === "server") attribute.call(span, "tracebridge.request_id", exported)
+    return
+  }
+  if (key === "http.route" && span.kind === "server") {
+    const method = span.attributes.get("http.request.method")
+    ;(span as { name: string }).name = `${typeof method === "string" ? method : "HTTP"} ${String(value)}`
+  }
+  attribute.call(span, key, exported)
+}
+
+/** A span's `attribute`, for a span whose own is its prototype's. */
+function policedAttribute(this: Tracer.Span, key: string, value: unknown): void {
+  policed(this, (Object.getPrototypeOf(this) as Tracer.Span).attribute, key, value)
+}
+
+/** A span's `end`, for a span whose own is its prototype's: the exit redacted. */
+function redactedEnd(this: Tracer.Span, endTime: bigint, exit: Exit.Exit<unknown, unknown>): void {
+  ;(Object.getPrototypeOf(this) as Tracer.Span).end.call(this, endTime, redactedExit(exit))
+}
+
 /**
  * Wraps a tracer with the sampler and the attribute policy ({@link exportedAttribute}), and names a
  * server span `<METHOD> <route template>` when the router sets `http.route`.
@@ -285,23 +316,17 @@ export const wrap = (inner: Tracer.Tracer, sampler: SamplerName, ratio: number):
         return unsampledSpan(name, parent, context, links, startTime, kind, traceId)
       }
       const span = inner.span(name, parent, context, links, startTime, kind, options)
-      const attribute = span.attribute.bind(span)
-      const end = span.end.bind(span)
-      span.attribute = (key, value) => {
-        const exported = exportedAttribute(key, value)
-        if (exported === undefined) return
-        // the id answered in `X-Request-Id` (the server span records the response's headers)
-        if (key === "http.response.header.x-request-id") {
-          if (span.kind === "server") attribute("tracebridge.request_id", exported)
-          return
-        }
-        if (key === "http.route" && span.kind === "server") {
-          const method = span.attributes.get("http.request.method")
-          ;(span as { name: string }).name = `${typeof method === "string" ? method : "HTTP"} ${String(value)}`
-        }
-        attribute(key, exported)
+      if (Object.hasOwn(span, "attribute") || Object.hasOwn(span, "end")) {
+        // methods of its own (not a prototype's): wrap them in closures
+        const attribute = span.attribute.bind(span)
+        const end = span.end.bind(span)
+        span.attribute = (key, value) => policed(span, attribute, key, value)
+        span.end = (endTime, exit) => end(endTime, redactedExit(exit))
+        return span
       }
-      span.end = (endTime, exit) => end(endTime, redactedExit(exit))
+      // the usual case (`OtlpTracer`'s spans share a prototype): two shared functions, nothing per span
+      span.attribute = policedAttribute
+      span.end = redactedEnd
       return span
     },
     // the fiber runtime calls this around every run of every fiber: no frame of its own

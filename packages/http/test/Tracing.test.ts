@@ -7,7 +7,7 @@
 import { HttpClient } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { Bootstrap, Http, Server, Tracing } from "@tracebridge/http"
-import { ConfigProvider, Effect, Either, Layer, Option, Tracer } from "effect"
+import { ConfigProvider, Context, Effect, Either, Exit, Layer, Option, Tracer } from "effect"
 import * as Crypto from "../src/services/Crypto.js"
 import { decodeTraces } from "./support/OtlpProto.js"
 import { receiver } from "./support/Receiver.js"
@@ -268,6 +268,81 @@ describe("Tracing", () => {
     assert.isTrue(Either.isLeft(grpc))
     assert.include(String(Either.getLeft(grpc).pipe(Option.getOrThrow)), "unsupported OTLP protocol \"grpc\"")
     assert.isTrue(Either.isLeft(read({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c", OTEL_TRACES_SAMPLER: "sometimes" })))
+  })
+
+  it("applies the attribute policy to spans with methods of their own and to spans sharing a prototype", () => {
+    const recorded: Array<[string, unknown]> = []
+    const ownMethods = Tracer.make({
+      span: (name, parent, context, links, startTime, kind) => {
+        const span: Tracer.Span = {
+          _tag: "Span",
+          name,
+          spanId: CALLER_SPAN,
+          traceId: TRACE_ID,
+          parent,
+          context,
+          status: { _tag: "Started", startTime },
+          attributes: new Map(),
+          links,
+          sampled: true,
+          kind,
+          attribute: (key, value) => void recorded.push([key, value]),
+          event: () => {},
+          end: () => void recorded.push(["ended", true]),
+          addLinks: () => {}
+        }
+        return span
+      },
+      context: (f) => f()
+    })
+    class Shared {
+      readonly attributes = new Map<string, unknown>()
+      attribute(key: string, value: unknown) {
+        this.attributes.set(key, value)
+      }
+      end() {
+        this.attributes.set("ended", true)
+      }
+    }
+    const sharedProto = Tracer.make({
+      span: (name, parent, context, links, startTime, kind) =>
+        Object.assign(new Shared(), {
+          _tag: "Span" as const,
+          name,
+          spanId: CALLER_SPAN,
+          traceId: TRACE_ID,
+          parent,
+          context,
+          status: { _tag: "Started" as const, startTime },
+          links,
+          sampled: true,
+          kind,
+          event: () => {},
+          addLinks: () => {}
+        }) as unknown as Tracer.Span,
+      context: (f) => f()
+    })
+    for (const inner of [ownMethods, sharedProto]) {
+      const span = Tracing.wrap(inner, "always_on", 1).span(
+        "http.server GET",
+        Option.none(),
+        Context.empty(),
+        [],
+        0n,
+        "server",
+        {}
+      )
+      span.attribute("http.request.method", "GET")
+      span.attribute("url.full", "https://api.example/v1/x?key=secret")
+      span.attribute("http.request.header.authorization", "Bearer secret")
+      span.attribute("http.response.header.x-request-id", "req_1")
+      span.end(1n, Exit.void)
+      const seen = inner === ownMethods ? new Map(recorded) : span.attributes
+      assert.strictEqual(seen.get("url.full"), "https://api.example/v1/x")
+      assert.isFalse(seen.has("http.request.header.authorization"))
+      assert.strictEqual(seen.get("tracebridge.request_id"), "req_1")
+      assert.strictEqual(seen.get("ended"), true)
+    }
   })
 
   it("samples: parent-based follows the parent, the ratio by trace id, and never exports a query or header", () => {
