@@ -317,7 +317,7 @@ describe("Dashboard sandbox tools", () => {
           }
         })
         assert.isAtLeast(ui.status, 400, ui.text)
-        assert.strictEqual(ui.status, v1.status, `${ui.text} / ${v1.text}`)
+        assert.strictEqual(ui.status, v1.status, `${ui.text} / ${JSON.stringify(v1.body)}`)
         assert.strictEqual(ui.body.error.code, v1.body.error.code)
         assert.strictEqual(ui.body.error.message, v1.body.error.message)
       }
@@ -352,7 +352,7 @@ describe("Dashboard sandbox tools", () => {
         token: access,
         json: { url: "http://127.0.0.1:9/hook", events: ["transfer.arrived", "connection.login_required"] }
       })
-      assert.strictEqual(webhook.status, 201, webhook.text)
+      assert.strictEqual(webhook.status, 201, JSON.stringify(webhook.body))
 
       // a viewer reads the fault but changes nothing
       const none = yield* tool(viewer, "GET", `/connections/${id}/fault`)
