@@ -9,6 +9,8 @@
  *   scenario fires its event (shown), `connection_login_required` moves the connection to error and
  *   a reset brings it back; an `expired_login` fault, met by a `/v1` read, puts the connection under
  *   Issues on the Overview page, and clearing the fault takes it away.
+ * - a viewer reads both pages (the name, the connections, their fault) and finds no control that
+ *   changes anything.
  *
  * On every page: no sideways scroll, no serious or critical axe-core violation, no CSP refusal.
  * Screenshots: `connect-*.png`, `sandbox-*.png` (TRACEBRIDGE_SCREENSHOTS=docs puts them in docs).
@@ -198,6 +200,36 @@ describe.sequential("Connect and Sandbox pages", () => {
         await nav(page, "Overview")
         await issueRow(page, connectionId, false)
         await check(page, "overview without the issue")
+
+        // --- a viewer reads both pages and finds nothing that changes anything
+        const me = await (await page.request.get(`${origin}/dashboard/api/session`)).json() as { csrf_token: string }
+        const invitation = await (await page.request.post(`${origin}/dashboard/api/invitations`, {
+          headers: { "x-csrf-token": me.csrf_token },
+          data: { email: `tools-viewer-${viewport.name}@example.test`, role: "viewer" }
+        })).json() as { link: string }
+        const asViewer = await open(viewport)
+        try {
+          await accept(asViewer.page, invitation.link, `tools-viewer-${viewport.name}@example.test`)
+          await nav(asViewer.page, "Connect")
+          await asViewer.page.getByText(name, { exact: true }).waitFor()
+          expect(await asViewer.page.getByRole("button").filter({ hasText: /Save|preview/ }).count()).toBe(0)
+          expect(await asViewer.page.getByRole("textbox").count()).toBe(0)
+          await check(asViewer.page, "connect as a viewer")
+          await nav(asViewer.page, "Sandbox")
+          await asViewer.page.getByRole("region", { name: "Sandbox connections" }).getByRole("row").filter({
+            hasText: connectionId
+          }).waitFor()
+          await asViewer.page.getByLabel("Connection", { exact: true }).selectOption(connectionId)
+          await expect.poll(() => asViewer.page.locator("#sb-fault").innerText()).toBe("none")
+          expect(
+            await asViewer.page.getByRole("button").filter({ hasText: /Make connection|Run scenario|fault|Reset/ })
+              .count()
+          ).toBe(0)
+          await check(asViewer.page, "sandbox as a viewer")
+          expect(asViewer.problems).toEqual([])
+        } finally {
+          await asViewer.context.close()
+        }
 
         // the one refusal the test asked for (the wrong test login, 400) is the API answering
         expect(problems, problems.join("\n")).toEqual([

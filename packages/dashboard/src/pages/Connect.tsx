@@ -83,84 +83,90 @@ export const Connect = ({ me }: { readonly me: Session }) => {
         <code>logo_url</code> of its own. A link token's own values always win.
       </p>
       <ErrorText error={settings.error} />
-      {s !== undefined && (
-        canChange(me)
-          ? (
-            <form
-              className="form narrow"
-              aria-label="Connect settings"
-              onSubmit={(event) => {
-                event.preventDefault()
-                save()
-              }}
-            >
-              <label htmlFor="connect-name">Name shown in Connect</label>
-              <input
-                id="connect-name"
-                value={nameValue}
-                maxLength={200}
-                aria-describedby="connect-name-hint"
-                onChange={(e) => setName(e.target.value)}
-              />
-              <span id="connect-name-hint" className="muted">
-                1 to 64 characters. Empty: your organisation's name ({s.organisation_name}).
-              </span>
-              <label htmlFor="connect-logo">Logo URL</label>
-              <input
-                id="connect-logo"
-                type="url"
-                inputMode="url"
-                value={logoValue}
-                placeholder="https://…"
-                aria-describedby="connect-logo-hint"
-                onChange={(e) => setLogo(e.target.value)}
-              />
-              <span id="connect-logo-hint" className="muted">An https address. Empty: no logo.</span>
-              <ErrorText error={error} />
-              <button type="submit" className="primary" disabled={busy}>Save</button>
-            </form>
-          )
-          : (
-            <>
-              <dl className="pairs">
-                <dt>Name shown in Connect</dt>
-                <dd>{s.client_name ?? `${s.organisation_name} (the organisation's name)`}</dd>
-                <dt>Logo URL</dt>
-                <dd>{s.logo_url === null ? "none" : <code>{s.logo_url}</code>}</dd>
-              </dl>
-              <p className="muted">Admins and owners change these.</p>
-            </>
-          )
-      )}
-      {s !== undefined && <p className="muted">Last changed: {formatTime(s.updated_at)}</p>}
-      {notice !== undefined && <Notice>{notice}</Notice>}
+      <div className="connect-layout">
+        <div>
+          {s !== undefined && (
+            canChange(me)
+              ? (
+                <form
+                  className="form narrow"
+                  aria-label="Connect settings"
+                  onSubmit={(event) => {
+                    event.preventDefault()
+                    save()
+                  }}
+                >
+                  <label htmlFor="connect-name">Name shown in Connect</label>
+                  <input
+                    id="connect-name"
+                    value={nameValue}
+                    maxLength={200}
+                    aria-describedby="connect-name-hint"
+                    onChange={(e) => setName(e.target.value)}
+                  />
+                  <span id="connect-name-hint" className="muted">
+                    1 to 64 characters. Empty: your organisation's name ({s.organisation_name}).
+                  </span>
+                  <label htmlFor="connect-logo">Logo URL</label>
+                  <input
+                    id="connect-logo"
+                    type="url"
+                    inputMode="url"
+                    value={logoValue}
+                    placeholder="https://…"
+                    aria-describedby="connect-logo-hint"
+                    onChange={(e) => setLogo(e.target.value)}
+                  />
+                  <span id="connect-logo-hint" className="muted">An https address. Empty: no logo.</span>
+                  <ErrorText error={error} />
+                  <button type="submit" className="primary" disabled={busy}>Save</button>
+                </form>
+              )
+              : (
+                <>
+                  <dl className="pairs">
+                    <dt>Name shown in Connect</dt>
+                    <dd>{s.client_name ?? `${s.organisation_name} (the organisation's name)`}</dd>
+                    <dt>Logo URL</dt>
+                    <dd>{s.logo_url === null ? "none" : <code>{s.logo_url}</code>}</dd>
+                  </dl>
+                  <p className="muted">Admins and owners change these.</p>
+                </>
+              )
+          )}
+          {s !== undefined && <p className="muted">Last changed: {formatTime(s.updated_at)}</p>}
+          {notice !== undefined && <Notice>{notice}</Notice>}
+        </div>
 
-      <h2>Preview</h2>
-      {me.role === "viewer"
-        ? <p className="muted">Developers, admins and owners open the preview (it makes a sandbox link token).</p>
-        : (
-          <>
-            <p className="muted">
-              The real widget, with a sandbox link token made for this organisation. Linking in it makes a sandbox
-              connection.
-            </p>
-            <div className="actions">
-              <button type="button" onClick={openPreview}>
-                {preview === undefined ? "Open preview" : "Reload preview"}
-              </button>
-              {preview !== undefined && (
-                <a href={preview.url} target="_blank" rel="noopener noreferrer">Open in a new window</a>
-              )}
-            </div>
-            <ErrorText error={previewError} />
-            {preview !== undefined && (
+        <div>
+          <h2>Preview</h2>
+          {me.role === "viewer"
+            ? <p className="muted">Developers, admins and owners open the preview (it makes a sandbox link token).</p>
+            : (
               <>
-                <p className="muted">The link token works until {formatTime(preview.expires_at)}.</p>
-                <iframe className="connect-frame" title="Connect preview" src={preview.url} />
+                <p className="muted">
+                  The real widget, with a sandbox link token made for this organisation. Linking in it makes a sandbox
+                  connection.
+                </p>
+                <div className="actions">
+                  <button type="button" onClick={openPreview}>
+                    {preview === undefined ? "Open preview" : "Reload preview"}
+                  </button>
+                  {preview !== undefined && (
+                    <a href={preview.url} target="_blank" rel="noopener noreferrer">Open in a new window</a>
+                  )}
+                </div>
+                <ErrorText error={previewError} />
+                {preview !== undefined && (
+                  <>
+                    <p className="muted">The link token works until {formatTime(preview.expires_at)}.</p>
+                    <iframe className="connect-frame" title="Connect preview" src={preview.url} />
+                  </>
+                )}
               </>
             )}
-          </>
-        )}
+        </div>
+      </div>
     </Page>
   )
 }

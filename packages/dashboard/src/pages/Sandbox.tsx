@@ -76,11 +76,20 @@ const describeFault = (fault: unknown): string => {
 export const Sandbox = ({ me }: { readonly me: Session }) => {
   const canAct = me.role !== "viewer"
   const options = useLoad(() => call((c) => c.sandbox.options()), [])
-  const connections = useLoad(
-    () => call((c) => c.connections.list({ urlParams: { per_page: 100 } })),
-    []
-  )
-  const sandboxConnections = (connections.data?.data ?? []).filter((c) => c.is_sandbox && c.status !== "inactive")
+  // the list is oldest first: its last two pages of 100 hold the newest connections
+  const connections = useLoad(async () => {
+    const first = await call((c) => c.connections.list({ urlParams: { per_page: 100 } }))
+    const pages = Math.max(1, Math.ceil(first.total / 100))
+    const wanted = [...new Set([Math.max(1, pages - 1), pages])]
+    const read = await Promise.all(
+      wanted.map((page) =>
+        page === 1 ? Promise.resolve(first) : call((c) => c.connections.list({ urlParams: { per_page: 100, page } }))
+      )
+    )
+    return read.flatMap((p) => p.data)
+  }, [])
+  const sandboxConnections = (connections.data ?? []).filter((c) => c.is_sandbox && c.status !== "inactive")
+    .reverse()
   const [selected, setSelected] = useState("")
   const current = sandboxConnections.find((c) => c.id === selected) ?? sandboxConnections[0]
   const fault = useLoad(
