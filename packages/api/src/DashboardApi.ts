@@ -12,7 +12,7 @@
  * @since 0.1.0
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
-import { Connection as CoreConnection, ProviderName } from "@tracebridge/core"
+import { Connection as CoreConnection, Fault, ProviderName } from "@tracebridge/core"
 import { Context, Schema } from "effect"
 import {
   AuthenticationError,
@@ -31,7 +31,8 @@ import {
   UnsupportedMediaType,
   ValidationError
 } from "./Errors.js"
-import { strict } from "./groups/Schemas.js"
+import { SandboxFault, SandboxReset, Simulate, Simulated } from "./groups/SandboxApi.js"
+import { ClientName, LogoUrl, strict } from "./groups/Schemas.js"
 
 /**
  * The session cookie's name.
@@ -716,6 +717,113 @@ export const Overview = Schema.Struct({
 }).annotations({ identifier: "DashboardOverview" })
 
 // ---------------------------------------------------------------------------------------------
+// Connect
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The organisation's Connect defaults: what a link token shows when `POST /v1/link/token/create`
+ * does not name its own `client_name` or `logo_url` (the call's own values win).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ConnectSettings = Schema.Struct({
+  client_name: Schema.NullOr(Schema.String).annotations({
+    description: "The default name; null: the organisation's name"
+  }),
+  logo_url: Schema.NullOr(Schema.String).annotations({ description: "The default logo; null: none" }),
+  organisation_name: Schema.String.annotations({ description: "What the widget shows when client_name is null" }),
+  updated_at: Schema.NullOr(Millis).annotations({ description: "When they were last changed; null: never" })
+}).annotations({ identifier: "DashboardConnectSettings" })
+
+/**
+ * New Connect defaults (admin and up); null clears one (back to the organisation's name, or no
+ * logo). The same rules as the link token's fields.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ConnectSettingsUpdate = Schema.Struct({
+  client_name: Schema.NullOr(ClientName),
+  logo_url: Schema.NullOr(LogoUrl)
+}).annotations({ identifier: "DashboardConnectSettingsUpdate", parseOptions: strict })
+
+/**
+ * A sandbox link token of the organisation, with its Connect defaults, for the preview: the real
+ * widget at `url`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ConnectPreview = Schema.Struct({
+  link_token: Schema.String,
+  expires_at: Millis,
+  url: Schema.String.annotations({
+    description: "The Connect page for this link token (a path: /connect?link_token=…)"
+  })
+}).annotations({ identifier: "DashboardConnectPreview" })
+
+// ---------------------------------------------------------------------------------------------
+// Sandbox tools
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Which of the sandbox's test logins a new sandbox connection uses (docs/sandbox.md "Test
+ * logins"): `good` links, `bad` is refused as a wrong login, `locked` as a locked account.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const SandboxLogin = Schema.Literal("good", "bad", "locked")
+
+/**
+ * What the Sandbox page offers: the providers and their states, the test logins, the scenarios
+ * `POST /v1/sandbox/{id}/simulate` knows, and the fault kinds.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const SandboxOptions = Schema.Struct({
+  providers: Schema.Array(Schema.Struct({
+    name: Schema.String,
+    display_name: Schema.String,
+    states: Schema.Array(Schema.String)
+  })),
+  logins: Schema.Array(SandboxLogin),
+  scenarios: Schema.Array(Schema.String),
+  fault_kinds: Schema.Array(Schema.String)
+}).annotations({ identifier: "DashboardSandboxOptions" })
+
+/**
+ * A new sandbox connection: `POST /v1/sandbox/public_token/create`, then `POST
+ * /v1/link/token/exchange`, as the member's organisation.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const SandboxConnectionCreate = Schema.Struct({
+  provider: ProviderName.ProviderName,
+  state: ProviderName.UsState,
+  login: Schema.optional(SandboxLogin).annotations({ description: "The test login (default: good)" }),
+  external_id: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)))
+}).annotations({ identifier: "DashboardSandboxConnectionCreate", parseOptions: strict })
+
+/** @since 0.1.0 @category schemas */
+export const SandboxSimulate = Simulate.annotations({ identifier: "DashboardSandboxSimulate" })
+
+/** @since 0.1.0 @category schemas */
+export const SandboxSimulated = Simulated.annotations({ identifier: "DashboardSandboxSimulated" })
+
+/** @since 0.1.0 @category schemas */
+export const SandboxFaultState = SandboxFault.annotations({ identifier: "DashboardSandboxFault" })
+
+/** @since 0.1.0 @category schemas */
+export const SandboxResetDone = SandboxReset.annotations({ identifier: "DashboardSandboxReset" })
+
+/** @since 0.1.0 @category schemas */
+export const SandboxFaultSet = Fault.Fault.annotations({ identifier: "DashboardSandboxFaultSet", parseOptions: strict })
+
+// ---------------------------------------------------------------------------------------------
 // Groups
 // ---------------------------------------------------------------------------------------------
 
@@ -886,6 +994,60 @@ export class OverviewGroup extends HttpApiGroup.make("overview")
 {}
 
 /**
+ * The Connect page: the organisation's Connect defaults (every role reads them, admin and up change
+ * them, audited), and a preview link token (developer and up).
+ *
+ * @since 0.1.0
+ * @category groups
+ */
+export class ConnectGroup extends HttpApiGroup.make("connect")
+  .add(HttpApiEndpoint.get("settings", "/connect/settings").addSuccess(ConnectSettings))
+  .add(HttpApiEndpoint.put("update", "/connect/settings").setPayload(ConnectSettingsUpdate).addSuccess(ConnectSettings))
+  .add(HttpApiEndpoint.post("preview", "/connect/preview").addSuccess(ConnectPreview))
+  .middleware(DashboardSession)
+{}
+
+/**
+ * The Sandbox page: make a sandbox connection, and run `/v1/sandbox`'s own code on one (simulate,
+ * reset, set and clear a fault). Every role reads; developer and up act, audited.
+ *
+ * @since 0.1.0
+ * @category groups
+ */
+export class SandboxGroup extends HttpApiGroup.make("sandbox")
+  .add(HttpApiEndpoint.get("options", "/sandbox").addSuccess(SandboxOptions))
+  .add(
+    HttpApiEndpoint.post("create", "/sandbox/connections").setPayload(SandboxConnectionCreate).addSuccess(
+      ConnectionEntry,
+      { status: 201 }
+    )
+  )
+  .add(
+    HttpApiEndpoint.post("simulate", "/sandbox/connections/:connection_id/simulate").setPath(ConnectionPath)
+      .setPayload(SandboxSimulate).addSuccess(SandboxSimulated)
+  )
+  .add(
+    HttpApiEndpoint.post("reset", "/sandbox/connections/:connection_id/reset").setPath(ConnectionPath).addSuccess(
+      SandboxResetDone
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("fault", "/sandbox/connections/:connection_id/fault").setPath(ConnectionPath).addSuccess(
+      SandboxFaultState
+    )
+  )
+  .add(
+    HttpApiEndpoint.put("setFault", "/sandbox/connections/:connection_id/fault").setPath(ConnectionPath)
+      .setPayload(SandboxFaultSet).addSuccess(SandboxFaultState)
+  )
+  .add(
+    HttpApiEndpoint.del("clearFault", "/sandbox/connections/:connection_id/fault").setPath(ConnectionPath)
+      .addSuccess(SandboxFaultState)
+  )
+  .middleware(DashboardSession)
+{}
+
+/**
  * The dashboard's internal API, under {@link PREFIX}.
  *
  * @since 0.1.0
@@ -901,6 +1063,8 @@ export class DashboardApi extends HttpApi.make("dashboard")
   .add(IssuesGroup)
   .add(WebhooksGroup)
   .add(OverviewGroup)
+  .add(ConnectGroup)
+  .add(SandboxGroup)
   .prefix(PREFIX)
   .addError(ValidationError)
   .addError(AuthenticationError)

@@ -25,6 +25,12 @@ export interface Organisation {
    * any origin the plan allows. They may also frame the Connect page.
    */
   readonly redirect_origins?: ReadonlyArray<string>
+  /**
+   * Its Connect defaults (set on the dashboard's Connect page): the `client_name` and `logo_url`
+   * of a link token that names none; absent: the organisation's name, and no logo.
+   */
+  readonly connect_client_name?: string
+  readonly connect_logo_url?: string
 }
 
 /**

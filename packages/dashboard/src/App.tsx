@@ -6,10 +6,12 @@ import { useCallback, useEffect, useState } from "react"
 import type { Session } from "./Client.js"
 import { call, setCsrf, whenSignedOut } from "./Client.js"
 import { Account } from "./pages/Account.js"
+import { Connect } from "./pages/Connect.js"
 import { Connections } from "./pages/Connections.js"
 import { Keys } from "./pages/Keys.js"
 import { LogDetail, Logs } from "./pages/Logs.js"
 import { Overview } from "./pages/Overview.js"
+import { Sandbox } from "./pages/Sandbox.js"
 import { Accept, SignIn, SsoCallback } from "./pages/SignIn.js"
 import { Team } from "./pages/Team.js"
 import { BASE, Link, navigate, useLocation } from "./Router.js"
@@ -20,6 +22,8 @@ const sections = [
   { path: `${BASE}/keys`, label: "API keys" },
   { path: `${BASE}/connections`, label: "Connections" },
   { path: `${BASE}/logs`, label: "Logs" },
+  { path: `${BASE}/connect`, label: "Connect" },
+  { path: `${BASE}/sandbox`, label: "Sandbox" },
   { path: `${BASE}/team`, label: "Team" },
   { path: `${BASE}/account`, label: "Account" }
 ] as const
@@ -78,7 +82,9 @@ const Header = (
         <ul>
           {sections.map((s) => (
             <li key={s.path}>
-              <Link to={s.path} aria-current={path.startsWith(s.path) ? "page" : undefined}>{s.label}</Link>
+              <Link to={s.path} aria-current={path === s.path || path.startsWith(`${s.path}/`) ? "page" : undefined}>
+                {s.label}
+              </Link>
             </li>
           ))}
           <li>
@@ -146,6 +152,10 @@ export const App = () => {
     body = <Logs />
   } else if (path.startsWith(`${BASE}/logs/`)) {
     body = <LogDetail requestId={decodeURIComponent(path.slice(`${BASE}/logs/`.length))} />
+  } else if (path === `${BASE}/connect`) {
+    body = <Connect me={me} />
+  } else if (path === `${BASE}/sandbox`) {
+    body = <Sandbox me={me} />
   } else if (path === `${BASE}/account`) {
     body = <Account me={me} onChange={signedIn} />
   } else {

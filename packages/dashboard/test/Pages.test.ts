@@ -28,114 +28,30 @@
  *
  *   TRACEBRIDGE_SCREENSHOTS=docs npx vitest run packages/dashboard/test/Pages.test.ts
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import { createHmac } from "node:crypto"
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
-import { type Browser, type BrowserContext, chromium, type Locator, type Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
+import {
+  accept,
+  check,
+  CSP,
+  heading,
+  nav,
+  open,
+  origin,
+  ownerLink,
+  PASSWORD,
+  shoot,
+  shots,
+  signIn,
+  signOut,
+  startServer,
+  token,
+  v1,
+  viewports
+} from "./support/Browser.js"
 
-const root = fileURLToPath(new URL("../../../", import.meta.url))
-const main = join(root, "packages/http/dist/main.js")
-const shots = join(root, "packages/dashboard/build/screenshots")
-const docs = join(root, "docs/images/dashboard")
-const toDocs = process.env.TRACEBRIDGE_SCREENSHOTS === "docs"
-mkdirSync(shots, { recursive: true })
-if (toDocs) mkdirSync(docs, { recursive: true })
-
-const axeSource = readFileSync(join(root, "node_modules/axe-core/axe.min.js"), "utf8")
-const PASSWORD = "a long enough passphrase"
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-
-let server: ChildProcess
-let browser: Browser
-let origin = ""
-let output = ""
-let dataDir = ""
-let ownerLink = ""
-
-beforeAll(async () => {
-  for (const built of [main, join(root, "packages/dashboard/dist/index.html")]) {
-    if (!existsSync(built)) {
-      throw new Error(`${built} is missing: build first (npx turbo run build --filter=@tracebridge/http)`)
-    }
-  }
-  const port = await freePort()
-  origin = `http://127.0.0.1:${port}`
-  dataDir = mkdtempSync(join(tmpdir(), "tracebridge-dashboard-"))
-  const env: Record<string, string> = {}
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !key.startsWith("TRACEBRIDGE_")) env[key] = value
-  }
-  server = spawn(process.execPath, [main], {
-    env: {
-      ...env,
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      TRACEBRIDGE_DATA_DIR: dataDir,
-      TRACEBRIDGE_LOG_FORMAT: "json"
-    },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  server.stdout!.on("data", (chunk) => (output += chunk))
-  server.stderr!.on("data", (chunk) => (output += chunk))
-  const linkPattern = new RegExp(`${origin}/dashboard/accept\\?token=tbi_[A-Za-z0-9_-]+`)
-  for (let i = 0; i < 300 && !(linkPattern.test(output) && output.includes("Tracebridge API on")); i++) {
-    if (server.exitCode !== null) throw new Error(`the server exited: ${output}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  ownerLink = linkPattern.exec(output)![0]
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-quic"]
-  })
-}, 60_000)
-
-afterAll(async () => {
-  await browser?.close()
-  if (server && server.exitCode === null) {
-    const exited = new Promise((resolve) => server.once("exit", resolve))
-    server.kill("SIGTERM")
-    await exited
-  }
-  if (dataDir !== "") rmSync(dataDir, { recursive: true, force: true })
-})
-
-/** `POST /v1/oauth/token` with a client's id and secret: the status, and the token when issued. */
-const token = async (clientId: string, secret: string) => {
-  const response = await fetch(`${origin}/v1/oauth/token`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ grant_type: "client_credentials", client_id: clientId, client_secret: secret })
-  })
-  const body = await response.json() as { access_token?: string }
-  return { status: response.status, access: body.access_token }
-}
-
-const v1 = async (method: string, path: string, access: string, json?: unknown) => {
-  const response = await fetch(`${origin}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${access}`,
-      ...(json === undefined ? {} : { "content-type": "application/json" })
-    },
-    ...(json === undefined ? {} : { body: JSON.stringify(json) })
-  })
-  return { status: response.status, body: await response.json() as any }
-}
+startServer()
 
 /** RFC 6238 (SHA-1, 6 digits, 30 s) for a base32 secret, `steps` time steps from now. */
 const totp = (base32: string, steps: number) => {
@@ -152,106 +68,8 @@ const totp = (base32: string, steps: number) => {
   return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, "0")
 }
 
-interface Viewport {
-  readonly name: string
-  readonly width: number
-  readonly height: number
-}
-
-const viewports: ReadonlyArray<Viewport> = [
-  { name: "1280", width: 1280, height: 800 },
-  { name: "375", width: 375, height: 740 }
-]
-
-/** A page of a fresh context that records CSP refusals, script errors and dialogs. */
-const open = async (viewport: Viewport) => {
-  const context: BrowserContext = await browser.newContext({ viewport })
-  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin })
-  const page = await context.newPage()
-  const problems: Array<string> = []
-  page.on("console", (message) => {
-    if (message.type() === "error" || /Content.Security.Policy|Refused to/i.test(message.text())) {
-      // a refused call's 401/403/404 is the API answering, not the page failing
-      if (!/Failed to load resource: the server responded with a status of (401|403|404)/.test(message.text())) {
-        problems.push(message.text())
-      }
-    }
-  })
-  page.on("pageerror", (error) => problems.push(String(error)))
-  page.on("dialog", (dialog) => {
-    problems.push(`a dialog opened: ${dialog.message()}`)
-    void dialog.dismiss()
-  })
-  return { context, page, problems }
-}
-
-/** No sideways scrolling, and no serious or critical axe-core violation. */
-const check = async (page: Page, where: string) => {
-  const [scrollWidth, innerWidth, wide] = await page.evaluate(() =>
-    [
-      document.scrollingElement!.scrollWidth,
-      window.innerWidth,
-      // what sticks out, to say where (outside the boxes that scroll on their own)
-      [...document.querySelectorAll("body *")]
-        .filter((el) => !el.closest(".table-box") && el.getBoundingClientRect().right > window.innerWidth + 0.5)
-        .slice(0, 5)
-        .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}.${el.className}`)
-        .join(", ")
-    ] as const
-  )
-  expect(scrollWidth, `${where}: the page scrolls sideways (${wide})`).toBeLessThanOrEqual(innerWidth)
-  // evaluated over the DevTools protocol, which the page's CSP does not govern (no bypassCSP)
-  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(axeSource)
-  const violations = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, { resultTypes: ["violations"] })
-    return (result.violations as Array<any>)
-      .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n: any) => n.target.join(" ")).join(", ")}`)
-  })
-  expect(violations, `${where}: axe`).toEqual([])
-}
-
-const shoot = async (page: Page, name: string, viewport: Viewport, mask: ReadonlyArray<Locator> = []) => {
-  const file = `${name}-${viewport.name}.png`
-  await page.screenshot({ path: join(shots, file), mask: [...mask], maskColor: "#334155" })
-  if (toDocs) copyFileSync(join(shots, file), join(docs, file))
-}
-
-const heading = (page: Page, name: string | RegExp) => page.getByRole("heading", { level: 1, name }).waitFor()
-
-const nav = async (page: Page, name: string) => {
-  await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name }).click()
-  await heading(page, name === "API keys" ? "API keys" : name)
-}
-
-const accept = async (page: Page, link: string, email: string) => {
-  await page.goto(link)
-  await heading(page, "Accept an invitation")
-  await page.getByLabel("E-mail").fill(email)
-  await page.getByLabel(/^Password/).fill(PASSWORD)
-  await page.getByRole("button", { name: "Accept and sign in" }).click()
-  await heading(page, "API keys")
-  // the token left the address bar
-  expect(page.url()).toBe(`${origin}/dashboard/keys`)
-}
-
-const signOut = async (page: Page) => {
-  await page.getByRole("button", { name: "Sign out" }).click()
-  await heading(page, "Sign in")
-}
-
-const signIn = async (page: Page, email: string) => {
-  await page.getByLabel("E-mail").fill(email)
-  await page.getByLabel("Password").fill(PASSWORD)
-  await page.getByRole("button", { name: "Sign in" }).click()
-  await heading(page, "Overview")
-}
-
 /** The invitation links the first width's owner makes for the next width's owner. */
 const nextOwnerLinks: Array<string> = []
-
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-  "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
 describe.sequential("dashboard pages", () => {
   it("every client route answers the built page under the strict CSP; the API's unknown paths stay JSON 404s", async () => {
@@ -329,6 +147,8 @@ describe.sequential("dashboard pages", () => {
           "Sign out",
           "Account",
           "Team",
+          "Sandbox",
+          "Connect",
           "Logs",
           "Connections",
           "API keys",

@@ -32,6 +32,31 @@ const isHttpsUrl = (s: string): boolean => {
   }
 }
 
+/**
+ * The name the Connect widget shows (DECISIONS "Connect widget branding"): 1 to 64 characters, not
+ * blank. A link token's `client_name`, and an organisation's Connect default (the dashboard).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ClientName = Schema.String.pipe(
+  Schema.minLength(1, { message: () => "client_name must be 1 to 64 characters" }),
+  Schema.maxLength(64, { message: () => "client_name must be 1 to 64 characters" }),
+  Schema.pattern(/\S/, { message: () => "client_name must not be blank" })
+)
+
+/**
+ * The logo the Connect widget shows: an absolute https URL, at most 2000 characters. A link
+ * token's `logo_url`, and an organisation's Connect default (the dashboard).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const LogoUrl = Schema.String.pipe(
+  Schema.maxLength(2000),
+  Schema.filter((s) => isHttpsUrl(s), { message: () => "logo_url must be an https URL" })
+).annotations({ jsonSchema: { type: "string", format: "uri", pattern: "^https://", maxLength: 2000 } })
+
 /** @since 0.1.0 @category schemas */
 export const LinkTokenCreate = Schema.Struct({
   metadata: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
@@ -54,23 +79,12 @@ export const LinkTokenCreate = Schema.Struct({
   connection_id: Schema.optional(Text).annotations({
     description: "Update mode: re-enter the login of this connection"
   }),
-  client_name: Schema.optional(
-    Schema.String.pipe(
-      Schema.minLength(1, { message: () => "client_name must be 1 to 64 characters" }),
-      Schema.maxLength(64, { message: () => "client_name must be 1 to 64 characters" }),
-      Schema.pattern(/\S/, { message: () => "client_name must not be blank" })
-    )
-  ).annotations({
+  client_name: Schema.optional(ClientName).annotations({
     description:
       "The name the Connect widget shows on every step (1–64 characters); defaults to the organisation's name",
     examples: ["Acme Retail"]
   }),
-  logo_url: Schema.optional(
-    Schema.String.pipe(
-      Schema.maxLength(2000),
-      Schema.filter((s) => isHttpsUrl(s), { message: () => "logo_url must be an https URL" })
-    ).annotations({ jsonSchema: { type: "string", format: "uri", pattern: "^https://", maxLength: 2000 } })
-  ).annotations({
+  logo_url: Schema.optional(LogoUrl).annotations({
     description: "An https URL of a logo the Connect widget shows beside `client_name` on every step",
     examples: ["https://acme.example/logo.png"]
   })

@@ -18,6 +18,7 @@ import * as PublicOrigin from "../PublicOrigin.js"
 import * as Connections from "../services/Connections.js"
 import * as Dashboard from "../services/Dashboard.js"
 import * as DashboardHealth from "../services/DashboardHealth.js"
+import * as DashboardTools from "../services/DashboardTools.js"
 import * as Oidc from "../services/Oidc.js"
 import * as RequestLog from "../services/RequestLog.js"
 import * as DashboardPages from "./DashboardPages.js"
@@ -353,6 +354,55 @@ const OverviewGroupLive = HttpApiBuilder.group(
     )
 )
 
+const ConnectGroupLive = HttpApiBuilder.group(
+  DashboardApi.DashboardApi,
+  "connect",
+  (handlers) =>
+    Effect.map(DashboardTools.DashboardTools, (tools) =>
+      handlers
+        .handle("settings", () => Effect.flatMap(CurrentSession, tools.connectSettings))
+        .handle(
+          "update",
+          ({ payload }) => Effect.flatMap(CurrentSession, (session) => tools.updateConnectSettings(session, payload))
+        )
+        .handle("preview", () => Effect.flatMap(CurrentSession, tools.connectPreview)))
+)
+
+const SandboxGroupLive = HttpApiBuilder.group(
+  DashboardApi.DashboardApi,
+  "sandbox",
+  (handlers) =>
+    Effect.map(DashboardTools.DashboardTools, (tools) =>
+      handlers
+        .handle("options", () => Effect.flatMap(CurrentSession, tools.sandboxOptions))
+        .handle(
+          "create",
+          ({ payload }) => Effect.flatMap(CurrentSession, (session) => tools.createSandboxConnection(session, payload))
+        )
+        .handle(
+          "simulate",
+          ({ path, payload }) =>
+            Effect.flatMap(CurrentSession, (session) => tools.simulate(session, path.connection_id, payload))
+        )
+        .handle(
+          "reset",
+          ({ path }) => Effect.flatMap(CurrentSession, (session) => tools.reset(session, path.connection_id))
+        )
+        .handle(
+          "fault",
+          ({ path }) => Effect.flatMap(CurrentSession, (session) => tools.fault(session, path.connection_id))
+        )
+        .handle(
+          "setFault",
+          ({ path, payload }) =>
+            Effect.flatMap(CurrentSession, (session) => tools.setFault(session, path.connection_id, payload))
+        )
+        .handle(
+          "clearFault",
+          ({ path }) => Effect.flatMap(CurrentSession, (session) => tools.clearFault(session, path.connection_id))
+        ))
+)
+
 /**
  * The dashboard's pages (ADR 0028): `/dashboard`, `/dashboard/accept` and every client-side route
  * under `/dashboard/` (but `/dashboard/api/…`) answer the app built by `@tracebridge/dashboard`,
@@ -387,10 +437,13 @@ export const HttpDashboardLive = Layer.mergeAll(
   ConnectionsGroupLive,
   IssuesGroupLive,
   WebhooksGroupLive,
-  OverviewGroupLive
+  OverviewGroupLive,
+  ConnectGroupLive,
+  SandboxGroupLive
 ).pipe(
   Layer.provide(SessionLive),
   Layer.provide(Oidc.layer),
   Layer.provide(DashboardHealth.layer),
+  Layer.provide(DashboardTools.layer),
   Layer.provide(Dashboard.layer)
 )

@@ -29,6 +29,25 @@ export interface Organisation {
    * any origin the plan allows. They may also frame the Connect page.
    */
   readonly redirect_origins?: ReadonlyArray<string>
+  /**
+   * Its Connect defaults (the dashboard's Connect page, migration 0019): the `client_name` and
+   * `logo_url` of a link token that names none; absent: the organisation's name, no logo.
+   */
+  readonly connect_client_name?: string
+  readonly connect_logo_url?: string
+  /** When the Connect defaults were last changed; absent: never. */
+  readonly connect_updated_at?: number
+}
+
+/**
+ * An organisation's Connect defaults (null: none).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ConnectDefaults {
+  readonly client_name: string | null
+  readonly logo_url: string | null
 }
 
 /** @since 0.1.0 @category models */
@@ -64,6 +83,8 @@ export interface Service {
   readonly setPlan: (id: string, plan: Plan) => Effect.Effect<boolean>
   /** Replaces an organisation's allowed redirect origins (empty: none); false when it is unknown. */
   readonly setRedirectOrigins: (id: string, origins: ReadonlyArray<string>) => Effect.Effect<boolean>
+  /** Replaces an organisation's Connect defaults (null: none); false when it is unknown. */
+  readonly setConnectDefaults: (id: string, defaults: ConnectDefaults, at: number) => Effect.Effect<boolean>
 
   readonly insertClient: (c: ApiClient) => Effect.Effect<void>
   readonly getClient: (id: string) => Effect.Effect<Option.Option<ApiClient>>
@@ -101,7 +122,10 @@ const OrganisationRow = Schema.Struct({
       decode: Option.filter((origins): origins is ReadonlyArray<string> => origins !== null && origins.length > 0),
       encode: (origins) => origins
     }
-  )
+  ),
+  connect_client_name: SqlRow.OptionalFromNull(Schema.String),
+  connect_logo_url: SqlRow.OptionalFromNull(Schema.String),
+  connect_updated_at: SqlRow.OptionalFromNull(SqlRow.NumberFromColumn)
 })
 const toOrganisation: (row: unknown) => Organisation = SqlRow.decoder(OrganisationRow)
 
@@ -150,6 +174,18 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
           sql`UPDATE organisations SET redirect_origins = ${
             origins.length > 0 ? JSON.stringify([...new Set(origins)]) : null
           } WHERE id = ${id} RETURNING id`
+        ),
+        (rs) => rs.length > 0
+      ),
+
+    setConnectDefaults: (id, defaults, at) =>
+      Effect.map(
+        rows(
+          sql`UPDATE organisations
+              SET connect_client_name = ${defaults.client_name},
+                  connect_logo_url = ${defaults.logo_url},
+                  connect_updated_at = ${at}
+              WHERE id = ${id} RETURNING id`
         ),
         (rs) => rs.length > 0
       ),

@@ -485,6 +485,18 @@ const ssoSignIn = Effect.gen(function*() {
 })
 
 /**
+ * An organisation's Connect defaults (issue #33, the dashboard's Connect page): the `client_name`
+ * and `logo_url` a link token gets when `POST /v1/link/token/create` does not name its own, and
+ * when they were last changed. Null: the organisation's name, no logo, never changed.
+ */
+const connectDefaults = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE organisations ADD COLUMN connect_client_name TEXT`
+  yield* sql`ALTER TABLE organisations ADD COLUMN connect_logo_url TEXT`
+  yield* sql`ALTER TABLE organisations ADD COLUMN connect_updated_at BIGINT`
+})
+
+/**
  * Every migration, for the driver's migrator layer (`LibsqlMigrator.layer({ loader })`,
  * `PgMigrator.layer({ loader })`).
  *
@@ -510,5 +522,6 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "0015_dashboard_accounts": dashboardAccounts,
   "0016_request_log": requestLog,
   "0017_webhook_attempt_preview": webhookAttemptPreview,
-  "0018_sso_sign_in": ssoSignIn
+  "0018_sso_sign_in": ssoSignIn,
+  "0019_connect_defaults": connectDefaults
 })

@@ -44,7 +44,9 @@ export interface Service {
       readonly connection_id?: string | undefined
       readonly client_name?: string | undefined
       readonly logo_url?: string | undefined
-    }
+    },
+    /** `sandbox`: a sandbox link token whatever the plan (the dashboard's Connect preview). */
+    options?: { readonly sandbox?: boolean }
   ) => Effect.Effect<{ readonly link_token: string; readonly expires_at: string }, Errors.HttpError>
   readonly getLinkToken: (token: string) => Effect.Effect<Option.Option<LinkToken>>
   /** Links a login: checks it with the provider, stores the connection, syncs facilities, returns a public token. */
@@ -176,7 +178,7 @@ export const layer = Layer.effect(
         : Errors.fromProviderError(error)
 
     const service: Service = {
-      createLinkToken: (principal, body) =>
+      createLinkToken: (principal, body, options) =>
         Effect.gen(function*() {
           yield* AuthModule.organisationOnly(principal, "Link tokens")
           // issue #28: the redirect URI is checked against the plan and allow-list before anything is stored
@@ -199,7 +201,9 @@ export const layer = Layer.effect(
           }
           yield* Idempotency.authorised
           const now = yield* Clock.currentTimeMillis
-          const environment = principal.organisation.plan === "production" ? "production" : "sandbox"
+          const environment = principal.organisation.plan === "production" && options?.sandbox !== true
+            ? "production"
+            : "sandbox"
           const token = Crypto.token(`link-${environment}-`)
           yield* linkTokens.insertLinkToken({
             hash: Crypto.hash(token),
@@ -210,8 +214,10 @@ export const layer = Layer.effect(
             state: body.state ?? null,
             external_id: body.external_id ?? null,
             connection_id: body.connection_id ?? null,
-            client_name: body.client_name ?? principal.organisation.name,
-            logo_url: body.logo_url ?? null,
+            // the call's own values, else the organisation's Connect defaults (the dashboard's
+            // Connect page), else its name and no logo
+            client_name: body.client_name ?? principal.organisation.connect_client_name ?? principal.organisation.name,
+            logo_url: body.logo_url ?? principal.organisation.connect_logo_url ?? null,
             expires_at: now + LINK_TTL,
             created_at: now
           })
