@@ -273,7 +273,7 @@ describe.sequential("single sign-on in the browser", () => {
     await context.addCookies([{ name: "tb_session", value: owner.cookie, url: `${origin}/dashboard` }])
     await page.goto(`${origin}/dashboard/team`)
     await heading(page, "Team")
-    const section = page.locator("section", { has: page.getByRole("heading", { name: "Single sign-on domains" }) })
+    const section = page.locator(`section[aria-labelledby="sso-heading"]`)
     await section.getByRole("cell", { name: "acme.test", exact: true }).waitFor()
     await page.getByLabel("Domain", { exact: true }).fill("Example.ORG")
     await page.locator("#sso-role").selectOption("viewer")
