@@ -6,12 +6,14 @@ import { useCallback, useEffect, useState } from "react"
 import type { Session } from "./Client.js"
 import { call, setCsrf, whenSignedOut } from "./Client.js"
 import { Account } from "./pages/Account.js"
+import { Connection } from "./pages/Connection.js"
 import { Connections } from "./pages/Connections.js"
 import { Keys } from "./pages/Keys.js"
 import { LogDetail, Logs } from "./pages/Logs.js"
 import { Overview } from "./pages/Overview.js"
 import { Accept, SignIn } from "./pages/SignIn.js"
 import { Team } from "./pages/Team.js"
+import { Webhooks } from "./pages/Webhooks.js"
 import { BASE, Link, navigate, useLocation } from "./Router.js"
 import { ErrorText, Page } from "./Ui.js"
 
@@ -19,6 +21,7 @@ const sections = [
   { path: `${BASE}/overview`, label: "Overview" },
   { path: `${BASE}/keys`, label: "API keys" },
   { path: `${BASE}/connections`, label: "Connections" },
+  { path: `${BASE}/webhooks`, label: "Webhooks" },
   { path: `${BASE}/logs`, label: "Logs" },
   { path: `${BASE}/team`, label: "Team" },
   { path: `${BASE}/account`, label: "Account" }
@@ -102,6 +105,10 @@ export const App = () => {
     body = <Team me={me} />
   } else if (path === `${BASE}/connections`) {
     body = <Connections me={me} />
+  } else if (path.startsWith(`${BASE}/connections/`)) {
+    body = <Connection me={me} connectionId={decodeURIComponent(path.slice(`${BASE}/connections/`.length))} />
+  } else if (path === `${BASE}/webhooks`) {
+    body = <Webhooks me={me} />
   } else if (path === `${BASE}/logs`) {
     body = <Logs />
   } else if (path.startsWith(`${BASE}/logs/`)) {

@@ -251,7 +251,7 @@ const signIn = async (page: Page, email: string) => {
 const nextOwnerLinks: Array<string> = []
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-  "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+  "frame-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
 describe.sequential("dashboard pages", () => {
   it("every client route answers the built page under the strict CSP; the API's unknown paths stay JSON 404s", async () => {
@@ -330,6 +330,7 @@ describe.sequential("dashboard pages", () => {
           "Account",
           "Team",
           "Logs",
+          "Webhooks",
           "Connections",
           "API keys",
           "Overview",

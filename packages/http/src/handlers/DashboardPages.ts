@@ -17,7 +17,8 @@ import { dirname, extname, join, relative, sep } from "node:path"
 
 /**
  * The pages' policy: the app's own script, style sheet and API only; images from here or `data:`
- * (the TOTP QR code); never framed; no `<base>`; forms post here only.
+ * (the TOTP QR code); frames from here only (the Connect widget, opened to relink a connection);
+ * never framed; no `<base>`; forms post here only.
  *
  * @since 0.1.0
  * @category headers
@@ -28,6 +29,7 @@ export const CSP = [
   "style-src 'self'",
   "img-src 'self' data:",
   "connect-src 'self'",
+  "frame-src 'self'",
   "frame-ancestors 'none'",
   "base-uri 'none'",
   "form-action 'self'"
