@@ -206,6 +206,13 @@ describe.sequential("the Webhooks page and a connection's page", () => {
         expect(await attempts.locator("pre.body").innerText()).toContain("<script>alert(1)</script>")
         expect(await page.locator("main script").count()).toBe(0)
         await check(page, "webhooks, a failed delivery")
+        if (viewport.width < 600) {
+          // on a phone, the deliveries are what the picture is for
+          await page.getByRole("heading", { name: "Deliveries", exact: true }).evaluate((h) =>
+            h.scrollIntoView({ block: "start" })
+          )
+          await page.locator("div.table-box[aria-label='Deliveries']").evaluate((box) => box.scrollTo({ left: 0 }))
+        }
         await shoot(page, "webhooks", viewport)
 
         // the receiver is fixed; Resend: it gets the same event
@@ -302,7 +309,7 @@ describe.sequential("the Webhooks page and a connection's page", () => {
         await shoot(page, "connection-relink", viewport)
         await frame.getByLabel("User API key").fill("user_good")
         await frame.getByRole("button", { name: "Link account" }).click()
-        await frame.getByRole("alert").filter({ hasText: "did not accept this login" }).waitFor({ timeout: 20_000 })
+        await frame.getByRole("alert").filter({ hasText: "did not accept this login" }).waitFor({ timeout: 90_000 })
         await page.keyboard.press("Escape")
         await page.locator("main").getByRole("alert").filter({ hasText: "did not accept this login" }).waitFor()
         expect(await page.locator("iframe").count()).toBe(0)
@@ -336,7 +343,7 @@ describe.sequential("the Webhooks page and a connection's page", () => {
         await frame.getByRole("heading", { name: /Re-enter your Metrc login/ }).waitFor({ timeout: 15_000 })
         await frame.getByLabel("User API key").fill("user_good")
         await frame.getByRole("button", { name: "Link account" }).click()
-        await frame.getByRole("heading", { name: "Your account is linked." }).waitFor({ timeout: 20_000 })
+        await frame.getByRole("heading", { name: "Your account is linked." }).waitFor({ timeout: 90_000 })
         await frame.getByRole("button", { name: "Continue" }).click()
         await page.getByRole("status").filter({ hasText: "relinked" }).waitFor()
         await page.locator("dd").filter({ hasText: /^active$/ }).waitFor()
