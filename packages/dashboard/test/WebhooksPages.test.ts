@@ -378,6 +378,21 @@ describe.sequential("the Webhooks page and a connection's page", () => {
           })
           await rows.getByRole("button", { name: "Attempts" }).click()
           await viewer.page.getByRole("list", { name: /^Attempts of / }).getByText("Attempt 1").waitFor()
+          // an endpoint's own deliveries: its row's Deliveries button filters the list to it
+          await viewer.page.getByRole("region", { name: "Endpoints" }).getByRole("row").filter({ hasText: hook.url })
+            .getByRole("button", { name: "Deliveries" }).click()
+          const endpointFilter = viewer.page.getByRole("form", { name: "Filter deliveries" }).getByLabel("Endpoint")
+          await eventually(
+            "the list filtered to the endpoint",
+            async () =>
+              (await endpointFilter.evaluate((select) =>
+                (select as HTMLSelectElement).selectedOptions[0]?.textContent ?? ""
+              )) === hook.url
+          )
+          await eventually("only that endpoint's deliveries", async () => {
+            const endpoints = await viewer.page.locator("div.table-box[aria-label='Deliveries'] td.url").allInnerTexts()
+            return endpoints.length > 0 && endpoints.every((u) => u.replace(/\s/g, "") === hook.url)
+          })
           for (
             const name of [
               "Create endpoint",
