@@ -33,6 +33,7 @@ import {
 } from "./Errors.js"
 import { SandboxFault, SandboxReset, Simulate, Simulated } from "./groups/SandboxApi.js"
 import { ClientName, LogoUrl, strict } from "./groups/Schemas.js"
+import { WebhookCreate as V1WebhookCreate } from "./groups/WebhooksApi.js"
 
 /**
  * The session cookie's name.
@@ -692,6 +693,111 @@ export const DeliveryDetail = Schema.Struct({
 const WebhookPath = Schema.Struct({ webhook_id: Schema.String.pipe(Schema.maxLength(200)) })
 const DeliveryPath = Schema.Struct({ delivery_id: Schema.String.pipe(Schema.maxLength(200)) })
 
+/**
+ * The most failed deliveries one "resend failed" call queues; a range holding more is refused 400
+ * (narrow it).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MAX_RESEND_FAILED = 1000
+
+/**
+ * A new endpoint: `POST /v1/webhooks`' own body (`url`, `events`, `description`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const WebhookCreate = V1WebhookCreate
+
+/**
+ * An edit of an endpoint: its URL, its events or its description (at least one).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const WebhookEdit = Schema.Struct({
+  url: Schema.optional(V1WebhookCreate.fields.url),
+  events: Schema.optional(V1WebhookCreate.fields.events),
+  description: V1WebhookCreate.fields.description
+}).annotations({ identifier: "DashboardWebhookEdit", parseOptions: strict })
+
+/**
+ * An endpoint with its signing secret (`whsec_…`), in the one answer that shows it (create and
+ * rotate). After a rotation the old secret keeps signing beside the new one until
+ * `previous_secret_expires_at`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const WebhookSecret = Schema.Struct({
+  webhook: WebhookEntry,
+  secret: Schema.String,
+  previous_secret_expires_at: Schema.NullOr(Millis)
+}).annotations({ identifier: "DashboardWebhookSecret" })
+
+/**
+ * What a test event's one attempt met: it is signed like any delivery, typed `webhook.test`, sent
+ * at once and not retried, nor kept among the deliveries.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const WebhookTestResult = Schema.Struct({
+  event_id: Schema.String,
+  event_type: Schema.Literal("webhook.test"),
+  delivered: Schema.Boolean.annotations({ description: "Whether the receiver answered 2xx within 10 s" }),
+  status_code: Schema.NullOr(Schema.Int),
+  duration_ms: Schema.Number,
+  error: Schema.NullOr(Schema.String),
+  response_preview: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "DashboardWebhookTestResult" })
+
+/** Where a delivery stands, with `retrying` (pending after a failed attempt) apart. @since 0.1.0 @category schemas */
+export const DeliveryOutcome = Schema.Literal("pending", "retrying", "succeeded", "failed")
+
+const MillisParam = Schema.NumberFromString.pipe(Schema.int(), Schema.between(0, 8_640_000_000_000_000))
+
+/**
+ * The deliveries across every endpoint: by endpoint, status or outcome, and creation time
+ * (`created_from` and `created_to`, epoch ms, both included), newest first, by cursor.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const AllDeliveriesQuery = Schema.Struct({
+  webhook_id: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
+  status: Schema.optional(DeliveryStatus),
+  outcome: Schema.optional(DeliveryOutcome),
+  created_from: Schema.optional(MillisParam),
+  created_to: Schema.optional(MillisParam),
+  cursor: Schema.optional(Schema.String.pipe(Schema.maxLength(500))),
+  limit: Schema.optional(PerPage)
+})
+
+const MillisBody = Schema.Int.pipe(Schema.between(0, 8_640_000_000_000_000))
+
+/**
+ * Resend every failed delivery made in a time range (epoch ms, both included), optionally of one
+ * endpoint; at most {@link MAX_RESEND_FAILED}.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ResendFailed = Schema.Struct({
+  created_from: MillisBody,
+  created_to: MillisBody,
+  webhook_id: Schema.optional(Schema.String.pipe(Schema.maxLength(200)))
+}).annotations({ identifier: "DashboardResendFailed", parseOptions: strict })
+
+/** How many failed deliveries were queued again. @since 0.1.0 @category schemas */
+export const ResendFailedResult = Schema.Struct({
+  queued: Schema.Int,
+  created_from: Millis,
+  created_to: Millis,
+  webhook_id: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "DashboardResendFailedResult" })
+
 // ---------------------------------------------------------------------------------------------
 // Overview
 // ---------------------------------------------------------------------------------------------
@@ -962,14 +1068,36 @@ export class IssuesGroup extends HttpApiGroup.make("issues")
 {}
 
 /**
- * The Webhooks page: the organisation's endpoints with their last day's deliveries, each
- * endpoint's deliveries, one delivery's attempts (every role), and a resend (developer and up).
+ * The Webhooks page: the organisation's endpoints with their last day's deliveries, the
+ * deliveries across them and each endpoint's, one delivery's attempts (every role); managing the
+ * endpoints (create, edit, rotate the secret, disable, enable, a test event), a resend, and a
+ * resend of every failed delivery in a time range (developer and up).
  *
  * @since 0.1.0
  * @category groups
  */
 export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   .add(HttpApiEndpoint.get("list", "/webhooks").addSuccess(WebhookList))
+  .add(HttpApiEndpoint.post("create", "/webhooks").setPayload(WebhookCreate).addSuccess(WebhookSecret, { status: 201 }))
+  .add(
+    HttpApiEndpoint.patch("edit", "/webhooks/:webhook_id").setPath(WebhookPath).setPayload(WebhookEdit).addSuccess(
+      WebhookEntry
+    )
+  )
+  .add(
+    HttpApiEndpoint.post("rotateSecret", "/webhooks/:webhook_id/rotate_secret").setPath(WebhookPath).addSuccess(
+      WebhookSecret
+    )
+  )
+  .add(HttpApiEndpoint.post("disable", "/webhooks/:webhook_id/disable").setPath(WebhookPath).addSuccess(WebhookEntry))
+  .add(HttpApiEndpoint.post("enable", "/webhooks/:webhook_id/enable").setPath(WebhookPath).addSuccess(WebhookEntry))
+  .add(HttpApiEndpoint.post("test", "/webhooks/:webhook_id/test").setPath(WebhookPath).addSuccess(WebhookTestResult))
+  .add(HttpApiEndpoint.get("allDeliveries", "/deliveries").setUrlParams(AllDeliveriesQuery).addSuccess(DeliveryPage))
+  .add(
+    HttpApiEndpoint.post("resendFailed", "/deliveries/resend_failed").setPayload(ResendFailed).addSuccess(
+      ResendFailedResult
+    )
+  )
   .add(
     HttpApiEndpoint.get("deliveries", "/webhooks/:webhook_id/deliveries").setPath(WebhookPath).setUrlParams(
       DeliveriesQuery

@@ -7,6 +7,7 @@ import type { Session } from "./Client.js"
 import { call, setCsrf, whenSignedOut } from "./Client.js"
 import { Account } from "./pages/Account.js"
 import { Connect } from "./pages/Connect.js"
+import { Connection } from "./pages/Connection.js"
 import { Connections } from "./pages/Connections.js"
 import { Keys } from "./pages/Keys.js"
 import { LogDetail, Logs } from "./pages/Logs.js"
@@ -14,6 +15,7 @@ import { Overview } from "./pages/Overview.js"
 import { Sandbox } from "./pages/Sandbox.js"
 import { Accept, SignIn, SsoCallback } from "./pages/SignIn.js"
 import { Team } from "./pages/Team.js"
+import { Webhooks } from "./pages/Webhooks.js"
 import { BASE, Link, navigate, useLocation } from "./Router.js"
 import { ErrorText, Page } from "./Ui.js"
 
@@ -21,6 +23,7 @@ const sections = [
   { path: `${BASE}/overview`, label: "Overview" },
   { path: `${BASE}/keys`, label: "API keys" },
   { path: `${BASE}/connections`, label: "Connections" },
+  { path: `${BASE}/webhooks`, label: "Webhooks" },
   { path: `${BASE}/logs`, label: "Logs" },
   { path: `${BASE}/connect`, label: "Connect" },
   { path: `${BASE}/sandbox`, label: "Sandbox" },
@@ -148,6 +151,10 @@ export const App = () => {
     body = <Team me={me} />
   } else if (path === `${BASE}/connections`) {
     body = <Connections me={me} />
+  } else if (path.startsWith(`${BASE}/connections/`)) {
+    body = <Connection me={me} connectionId={decodeURIComponent(path.slice(`${BASE}/connections/`.length))} />
+  } else if (path === `${BASE}/webhooks`) {
+    body = <Webhooks me={me} />
   } else if (path === `${BASE}/logs`) {
     body = <Logs />
   } else if (path.startsWith(`${BASE}/logs/`)) {

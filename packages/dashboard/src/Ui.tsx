@@ -148,3 +148,55 @@ export function useLoad<A>(load: () => Promise<A>, deps: ReadonlyArray<unknown>)
   const reload = useCallback(() => setTick((n) => n + 1), [])
   return { data, error, loading, reload }
 }
+
+/**
+ * The one time a webhook's signing secret is shown: it lives in the caller's state only, until
+ * "I have copied it".
+ */
+export const SecretReveal = (
+  { children, label, onDone, secret }: {
+    readonly label: string
+    readonly secret: string
+    readonly onDone: () => void
+    readonly children?: ReactNode
+  }
+) => {
+  const done = useRef<HTMLButtonElement>(null)
+  useEffect(() => {
+    done.current?.scrollIntoView({ block: "nearest" })
+  }, [secret])
+  return (
+    <div className="reveal" role="region" aria-label="New secret">
+      <h2>Copy the secret now</h2>
+      <p>It is shown only this once.</p>
+      <dl className="pairs">
+        {children}
+        <dt>{label}</dt>
+        <dd>
+          <code id="revealed-secret" className="wrap">{secret}</code>
+        </dd>
+      </dl>
+      <p className="actions">
+        <CopyButton text={secret} label="Copy secret" />
+        <button ref={done} type="button" onClick={onDone}>I have copied it</button>
+      </p>
+    </div>
+  )
+}
+
+const pad2 = (n: number) => String(n).padStart(2, "0")
+
+/** Epoch milliseconds as a `datetime-local` value, in UTC (the pages show UTC). */
+export const toUtcInput = (ms: number): string => {
+  const d = new Date(ms)
+  return `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}T${pad2(d.getUTCHours())}:${
+    pad2(d.getUTCMinutes())
+  }`
+}
+
+/** A `datetime-local` value read as UTC: epoch milliseconds, or undefined when empty or not a time. */
+export const fromUtcInput = (value: string): number | undefined => {
+  if (value.trim() === "") return undefined
+  const ms = Date.parse(`${value.length === 16 ? `${value}:00` : value}Z`)
+  return Number.isNaN(ms) ? undefined : ms
+}

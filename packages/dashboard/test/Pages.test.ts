@@ -150,6 +150,7 @@ describe.sequential("dashboard pages", () => {
           "Sandbox",
           "Connect",
           "Logs",
+          "Webhooks",
           "Connections",
           "API keys",
           "Overview",

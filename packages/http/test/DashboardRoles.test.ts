@@ -138,6 +138,12 @@ describe("Dashboard roles", () => {
         yield* connectionOf(owner.organisationId, `conn_a_${role}`)
         yield* connectionOf(owner.organisationId, `conn_a_relink_${role}`)
         yield* failedDeliveryOf(owner.organisationId, "conn_a_hooks", "wh_a", `whd_a_${role}`)
+        // an endpoint of A's made on the page (port 9: a test event meets a refused connection)
+        const hookA = (yield* raw("POST", "/dashboard/api/webhooks", {
+          cookie: owner.cookie,
+          csrf: owner.csrf,
+          json: { url: "http://127.0.0.1:9/hooks", events: ["lab_result.received"] }
+        })).body.webhook.id as string
 
         const calls: ReadonlyArray<
           readonly [string, "GET" | "POST" | "PATCH" | "DELETE", string, unknown, Expected]
@@ -246,6 +252,76 @@ describe("Dashboard roles", () => {
             by(200, 200, 200, 403)
           ],
           ["resend B's delivery", "POST", "/dashboard/api/deliveries/whd_b/resend", undefined, by(404, 404, 404, 403)],
+          ["deliveries across endpoints", "GET", "/dashboard/api/deliveries", undefined, 200],
+          ["B's endpoint's deliveries, across", "GET", "/dashboard/api/deliveries?webhook_id=wh_b", undefined, 404],
+          ["create a webhook", "POST", "/dashboard/api/webhooks", {
+            url: "http://127.0.0.1:9/made",
+            events: ["transfer.arrived"]
+          }, by(201, 201, 201, 403)],
+          [
+            "edit a webhook",
+            "PATCH",
+            `/dashboard/api/webhooks/${hookA}`,
+            { events: ["transfer.arrived"] },
+            by(
+              200,
+              200,
+              200,
+              403
+            )
+          ],
+          [
+            "rotate a webhook's secret",
+            "POST",
+            `/dashboard/api/webhooks/${hookA}/rotate_secret`,
+            undefined,
+            by(
+              200,
+              200,
+              200,
+              403
+            )
+          ],
+          ["test a webhook", "POST", `/dashboard/api/webhooks/${hookA}/test`, undefined, by(200, 200, 200, 403)],
+          ["disable a webhook", "POST", `/dashboard/api/webhooks/${hookA}/disable`, undefined, by(200, 200, 200, 403)],
+          ["enable a webhook", "POST", `/dashboard/api/webhooks/${hookA}/enable`, undefined, by(200, 200, 200, 403)],
+          ["resend failed deliveries", "POST", "/dashboard/api/deliveries/resend_failed", {
+            created_from: 0,
+            created_to: 0,
+            webhook_id: "wh_a"
+          }, by(200, 200, 200, 403)],
+          [
+            "edit B's webhook",
+            "PATCH",
+            "/dashboard/api/webhooks/wh_b",
+            { events: ["transfer.arrived"] },
+            by(
+              404,
+              404,
+              404,
+              403
+            )
+          ],
+          [
+            "rotate B's webhook's secret",
+            "POST",
+            "/dashboard/api/webhooks/wh_b/rotate_secret",
+            undefined,
+            by(
+              404,
+              404,
+              404,
+              403
+            )
+          ],
+          ["test B's webhook", "POST", "/dashboard/api/webhooks/wh_b/test", undefined, by(404, 404, 404, 403)],
+          ["disable B's webhook", "POST", "/dashboard/api/webhooks/wh_b/disable", undefined, by(404, 404, 404, 403)],
+          ["enable B's webhook", "POST", "/dashboard/api/webhooks/wh_b/enable", undefined, by(404, 404, 404, 403)],
+          ["resend B's failed deliveries", "POST", "/dashboard/api/deliveries/resend_failed", {
+            created_from: 0,
+            created_to: 0,
+            webhook_id: "wh_b"
+          }, by(404, 404, 404, 403)],
           // another organisation's member and key: never reachable
           [
             "change B's member",
@@ -317,6 +393,10 @@ describe("Dashboard roles", () => {
             assert.containsAllKeys(answer.body.error, ["type", "code", "message", "request_id"])
           }
           if (role === "viewer") assert.notInclude(answer.text, "client_secret", `viewer: ${what}`)
+          // a webhook's secret is in the answers that make one only
+          if (!/^(create a webhook|rotate a webhook's secret)$/.test(what)) {
+            assert.notInclude(answer.text, "whsec_", `${role}: ${what}`)
+          }
           // B's data is never in an answer to A's members
           assert.notInclude(answer.text, clientB, `${role}: ${what}`)
           assert.notInclude(answer.text, "b.example", `${role}: ${what}`)
@@ -351,6 +431,12 @@ describe("Dashboard roles", () => {
       assert.strictEqual(deliveryB.body.status, "failed")
       assert.notInclude(auditB.text, "webhook_delivery.resent")
       assert.notInclude(auditB.text, "connection.relink_started")
+      assert.notInclude(auditB.text, "webhook.")
+      // B's endpoint was never changed: its events, status and sealed secret are as stored
+      const endpointB = yield* Effect.flatMap(WebhookStore, (store) => store.getWebhookEndpoint("wh_b"))
+      assert.strictEqual(Option.getOrThrow(endpointB).events, JSON.stringify(["lab_result.received"]))
+      assert.strictEqual(Option.getOrThrow(endpointB).status, "enabled")
+      assert.strictEqual(Option.getOrThrow(endpointB).secret, "sealed")
       yield* TestClock.adjust(Duration.seconds(3))
       // an unauthenticated call is refused 401 everywhere but sign-in and accepting an invitation
       for (

@@ -1,13 +1,14 @@
 /**
  * The Connections page: the organisation's connections, filtered by status, provider, state and
- * `external_id` (shown as text, whatever it holds), paged; deleting one (developer and up) after a
- * confirmation.
+ * `external_id` (shown as text, whatever it holds), paged, each linked to its page; deleting one
+ * (developer and up) after a confirmation.
  */
 import { ConnectionsQuery } from "@tracebridge/api/DashboardApi"
 import { Schema } from "effect"
 import { useState } from "react"
 import type { Session } from "../Client.js"
 import { call, Problem } from "../Client.js"
+import { BASE, Link } from "../Router.js"
 import { Confirm, ErrorText, formatTime, Notice, Page, Table, useLoad } from "../Ui.js"
 
 type Query = typeof ConnectionsQuery.Type
@@ -142,7 +143,9 @@ export const Connections = ({ me }: { readonly me: Session }) => {
                 {list.data.data.map((c) => (
                   <tr key={c.id}>
                     <td>
-                      <code>{c.id}</code>
+                      <Link to={`${BASE}/connections/${encodeURIComponent(c.id)}`} aria-label={`Connection ${c.id}`}>
+                        <code>{c.id}</code>
+                      </Link>
                       {c.is_sandbox ? <span className="tag">sandbox</span> : null}
                     </td>
                     <td>{c.external_id ?? "—"}</td>

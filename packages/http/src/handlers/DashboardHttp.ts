@@ -341,7 +341,31 @@ const WebhooksGroupLive = HttpApiBuilder.group(
             health.delivery(session, path.delivery_id)))
         .handle("resend", ({ path }) =>
           Effect.flatMap(CurrentSession, (session) =>
-            health.resend(session, path.delivery_id))))
+            health.resend(session, path.delivery_id)))
+        .handle("create", ({ payload }) =>
+          Effect.flatMap(CurrentSession, (session) =>
+            health.createWebhook(session, payload)))
+        .handle("edit", ({ path, payload }) =>
+          Effect.flatMap(CurrentSession, (session) =>
+            health.editWebhook(session, path.webhook_id, payload)))
+        .handle("rotateSecret", ({ path }) =>
+          Effect.flatMap(CurrentSession, (session) =>
+            health.rotateWebhookSecret(session, path.webhook_id)))
+        .handle("disable", ({ path }) =>
+          Effect.flatMap(CurrentSession, (session) =>
+            health.setWebhookStatus(session, path.webhook_id, "disabled")))
+        .handle("enable", ({ path }) =>
+          Effect.flatMap(CurrentSession, (session) =>
+            health.setWebhookStatus(session, path.webhook_id, "enabled")))
+        .handle("test", ({ path }) =>
+          Effect.flatMap(CurrentSession, (session) =>
+            health.testWebhook(session, path.webhook_id)))
+        .handle("allDeliveries", ({ urlParams }) =>
+          Effect.flatMap(CurrentSession, (session) =>
+            health.allDeliveries(session, urlParams)))
+        .handle("resendFailed", ({ payload }) =>
+          Effect.flatMap(CurrentSession, (session) =>
+            health.resendFailed(session, payload))))
 )
 
 const OverviewGroupLive = HttpApiBuilder.group(

@@ -17,8 +17,9 @@ import { dirname, extname, join, relative, sep } from "node:path"
 
 /**
  * The pages' policy: the app's own script, style sheet and API only; images from here or `data:`
- * (the TOTP QR code); frames from here only (the Connect page's preview: `/connect` is the one page
- * of this origin that lets itself be framed, every other one says `frame-ancestors 'none'`);
+ * (the TOTP QR code); frames from here only (the Connect page's preview, and the Connect widget
+ * opened to relink a connection: `/connect` is the one page of this origin that lets itself be
+ * framed, every other one says `frame-ancestors 'none'`);
  * never framed; no `<base>`; forms post here only.
  *
  * @since 0.1.0

@@ -141,6 +141,21 @@ export interface DeliveryCursor {
 }
 
 /**
+ * What `searchDeliveries` keeps: every given field must match.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DeliveryFilter {
+  readonly status?: DeliveryStatus | undefined
+  readonly outcome?: DeliveryOutcome | undefined
+  /** Made at this time or later (epoch ms). */
+  readonly createdFrom?: number | undefined
+  /** Made at this time or earlier (epoch ms). */
+  readonly createdTo?: number | undefined
+}
+
+/**
  * How `claimWebhookDeliveries` shares a claim among organisations and endpoints.
  *
  * @since 0.1.0
@@ -219,6 +234,22 @@ export interface Service {
     cursor: DeliveryCursor | undefined,
     limit: number
   ) => Effect.Effect<ReadonlyArray<WebhookDelivery>>
+  /**
+   * The deliveries of these endpoints (an organisation's), newest first (`created_at`, then id),
+   * after `cursor`, matching every given filter (a status, an outcome, a creation time range with
+   * both ends included), at most `limit` (the dashboard's deliveries across endpoints).
+   */
+  readonly searchDeliveries: (
+    endpointIds: ReadonlyArray<string>,
+    filter: DeliveryFilter,
+    cursor: DeliveryCursor | undefined,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<WebhookDelivery>>
+  /**
+   * Makes these deliveries due now again, as `retryWebhookDelivery` does, but only those still
+   * `failed` (so a delivery that moved meanwhile is left alone); how many were.
+   */
+  readonly retryFailedDeliveries: (ids: ReadonlyArray<string>, now: number) => Effect.Effect<number>
   /** How many deliveries of these endpoints made at `since` or later stand at each outcome. */
   readonly deliveryOutcomes: (
     endpointIds: ReadonlyArray<string>,
@@ -446,6 +477,48 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
           toDelivery
         )
       },
+      searchDeliveries: (endpointIds, filter, cursor, limit) => {
+        if (endpointIds.length === 0) return Effect.succeed([])
+        const conditions = [sql.in("endpoint_id", endpointIds)]
+        if (filter.status !== undefined) conditions.push(sql`status = ${filter.status}`)
+        switch (filter.outcome) {
+          case undefined:
+            break
+          case "pending":
+            conditions.push(sql`status = 'pending' AND attempts = 0`)
+            break
+          case "retrying":
+            conditions.push(sql`status = 'pending' AND attempts > 0`)
+            break
+          default:
+            conditions.push(sql`status = ${filter.outcome}`)
+        }
+        if (filter.createdFrom !== undefined) conditions.push(sql`created_at >= ${filter.createdFrom}`)
+        if (filter.createdTo !== undefined) conditions.push(sql`created_at <= ${filter.createdTo}`)
+        if (cursor !== undefined) {
+          conditions.push(
+            sql`(created_at < ${cursor.created_at} OR (created_at = ${cursor.created_at} AND id < ${cursor.id}))`
+          )
+        }
+        return all(
+          sql`SELECT * FROM webhook_deliveries WHERE ${sql.and(conditions)}
+              ORDER BY created_at DESC, id DESC LIMIT ${Math.max(0, limit)}`,
+          toDelivery
+        )
+      },
+      retryFailedDeliveries: (ids, now) =>
+        ids.length === 0
+          ? Effect.succeed(0)
+          : Effect.map(
+            rows(
+              sql`UPDATE webhook_deliveries
+                  SET status = 'pending', next_attempt_at = ${now}, locked_until = NULL, claims = attempts,
+                      updated_at = ${now}
+                  WHERE ${sql.in("id", ids)} AND status = 'failed'
+                  RETURNING id`
+            ),
+            (rs) => rs.length
+          ),
       deliveryOutcomes: (endpointIds, since) =>
         endpointIds.length === 0
           ? Effect.succeed([])

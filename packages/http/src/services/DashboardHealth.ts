@@ -13,7 +13,8 @@
  *
  * @since 0.1.0
  */
-import type { DashboardApi } from "@tracebridge/api"
+import { DashboardApi } from "@tracebridge/api"
+import { WebhookEvent } from "@tracebridge/core"
 import { SyncStore } from "@tracebridge/sync"
 import { Clock, Context, Effect, Either, Layer, Option, Schema } from "effect"
 import * as Errors from "../Errors.js"
@@ -32,11 +33,13 @@ import type {
 } from "../persistence/WebhookStore.js"
 import { WebhookStore } from "../persistence/WebhookStore.js"
 import { Connections } from "./Connections.js"
+import * as Crypto from "./Crypto.js"
 import { Dashboard } from "./Dashboard.js"
 import type { Failure } from "./Dashboard.js"
 import { Events } from "./Events.js"
 import * as ManagedSync from "./ManagedSync.js"
 import { RequestLog } from "./RequestLog.js"
+import { WebhookDispatcher } from "./WebhookDispatcher.js"
 import { Webhooks } from "./Webhooks.js"
 
 type SessionInfo = DashboardApi.SessionInfo
@@ -45,6 +48,8 @@ type Issue = typeof DashboardApi.Issue.Type
 type DeliveryEntry = typeof DashboardApi.DeliveryEntry.Type
 type DeliveryDetail = typeof DashboardApi.DeliveryDetail.Type
 type LogEntry = typeof DashboardApi.LogEntry.Type
+type WebhookEntry = typeof DashboardApi.WebhookEntry.Type
+type WebhookSecret = typeof DashboardApi.WebhookSecret.Type
 
 /**
  * A facility lags when its last sync is older than this many poll intervals (an issue, and
@@ -104,6 +109,43 @@ export interface Service {
   /** Sends a delivery again, as `/v1`'s redelivery does (developer and up; audited `webhook_delivery.resent`). */
   readonly resend: (session: SessionInfo, deliveryId: string) => Effect.Effect<DeliveryDetail, HealthFailure>
   readonly overview: (session: SessionInfo) => Effect.Effect<typeof DashboardApi.Overview.Type>
+  /** A new endpoint, through `POST /v1/webhooks`' code; its secret shown once (developer and up; audited `webhook.created`). */
+  readonly createWebhook: (
+    session: SessionInfo,
+    body: typeof DashboardApi.WebhookCreate.Type
+  ) => Effect.Effect<WebhookSecret, HealthFailure>
+  /** Changes an endpoint's URL, events or description, through `PATCH /v1/webhooks/{id}`'s code (audited `webhook.updated`). */
+  readonly editWebhook: (
+    session: SessionInfo,
+    webhookId: string,
+    patch: typeof DashboardApi.WebhookEdit.Type
+  ) => Effect.Effect<WebhookEntry, HealthFailure>
+  /** A new signing secret, shown once; the old one signs beside it for 24 h (audited `webhook.secret_rotated`). */
+  readonly rotateWebhookSecret: (session: SessionInfo, webhookId: string) => Effect.Effect<WebhookSecret, HealthFailure>
+  /** Disables or enables an endpoint (audited `webhook.disabled`, `webhook.enabled`). */
+  readonly setWebhookStatus: (
+    session: SessionInfo,
+    webhookId: string,
+    status: "enabled" | "disabled"
+  ) => Effect.Effect<WebhookEntry, HealthFailure>
+  /** Sends the endpoint one signed `webhook.test` event now, and says what it met (audited `webhook.test_sent`). */
+  readonly testWebhook: (
+    session: SessionInfo,
+    webhookId: string
+  ) => Effect.Effect<typeof DashboardApi.WebhookTestResult.Type, HealthFailure>
+  /** The deliveries across the organisation's endpoints, filtered, newest first, by cursor. */
+  readonly allDeliveries: (
+    session: SessionInfo,
+    query: typeof DashboardApi.AllDeliveriesQuery.Type
+  ) => Effect.Effect<typeof DashboardApi.DeliveryPage.Type, HealthFailure>
+  /**
+   * Every failed delivery made in a time range (of one endpoint, or all) due now again, at most
+   * `MAX_RESEND_FAILED` (developer and up; audited `webhook_delivery.resent_failed`).
+   */
+  readonly resendFailed: (
+    session: SessionInfo,
+    body: typeof DashboardApi.ResendFailed.Type
+  ) => Effect.Effect<typeof DashboardApi.ResendFailedResult.Type, HealthFailure>
 }
 
 /**
@@ -170,6 +212,27 @@ const deliveryDetail = (d: WebhookDelivery, attempts: ReadonlyArray<WebhookAttem
   }))
 })
 
+const webhookEntry = (e: WebhookEndpoint, counts: Record<DeliveryOutcome, number> | undefined): WebhookEntry => ({
+  id: e.id,
+  url: e.url,
+  events: eventsOf(e),
+  description: e.description,
+  status: e.status,
+  created_at: e.created_at,
+  deliveries_24h: counts ?? noCounts()
+})
+
+/** A creation time range whose end comes before its start is refused, naming the end. */
+const checkRange = (from: number | undefined, to: number | undefined) =>
+  from !== undefined && to !== undefined && to < from
+    ? Errors.fail(
+      "validation_error",
+      "invalid_parameter",
+      "created_to must not be before created_from (both are epoch milliseconds)",
+      "created_to"
+    )
+    : Effect.void
+
 const logEntry = ({ organisation_id: _, ...entry }: Summary): LogEntry => entry
 
 const connectionName = (c: Pick<Connection, "id" | "external_id" | "provider" | "state">) =>
@@ -193,6 +256,7 @@ export const layer = Layer.effect(
     const webhooks = yield* Webhooks
     const dashboardStore = yield* DashboardStore
     const accounts = yield* Accounts
+    const dispatcher = yield* WebhookDispatcher
     const pollIntervalMs = (yield* Effect.orDie(ManagedSync.settings)).pollIntervalMs
     const lagLimit = LAG_FACTOR * pollIntervalMs
 
@@ -218,6 +282,21 @@ export const layer = Layer.effect(
             ? Effect.succeed(found.value)
             : notFound("delivery", id)
       )
+
+    /** An endpoint as the Webhooks page lists it, read now with its last day's counts. */
+    const entryNow = (session: SessionInfo, webhookId: string) =>
+      Effect.gen(function*() {
+        const endpoint = yield* endpointOf(session, webhookId)
+        const now = yield* Clock.currentTimeMillis
+        const { perEndpoint } = yield* countsOf([endpoint.id], now - DAY_MS)
+        return webhookEntry(endpoint, perEndpoint.get(endpoint.id))
+      })
+
+    /** The organisation's endpoints' ids, or the one named (another organisation's is 404). */
+    const endpointIdsOf = (session: SessionInfo, webhookId: string | undefined) =>
+      webhookId === undefined
+        ? Effect.map(webhookStore.listWebhookEndpoints(session.organisation_id), (es) => es.map((e) => e.id))
+        : Effect.map(endpointOf(session, webhookId), (e) => [e.id])
 
     /** The connection's newest failed requests (4xx and 5xx), at most `FAILED_REQUESTS`. */
     const failedRequests = (organisationId: string, connectionId: string) =>
@@ -443,16 +522,174 @@ export const layer = Layer.effect(
           const now = yield* Clock.currentTimeMillis
           const endpoints = yield* webhookStore.listWebhookEndpoints(session.organisation_id)
           const { perEndpoint } = yield* countsOf(endpoints.map((e) => e.id), now - DAY_MS)
+          return { data: endpoints.map((e) => webhookEntry(e, perEndpoint.get(e.id))) }
+        }),
+
+      createWebhook: (session, body) =>
+        Effect.gen(function*() {
+          const principal = yield* dashboard.actAs(session, "developer", "Creating a webhook endpoint")
+          // POST /v1/webhooks' own code: the URL guard, the secret made, sealed and shown once
+          const created = yield* webhooks.create(principal, body)
+          yield* dashboard.record(session, "webhook.created", created.id, { events: created.events })
           return {
-            data: endpoints.map((e) => ({
-              id: e.id,
-              url: e.url,
-              events: eventsOf(e),
-              description: e.description,
-              status: e.status,
-              created_at: e.created_at,
-              deliveries_24h: perEndpoint.get(e.id) ?? noCounts()
-            }))
+            webhook: yield* entryNow(session, created.id),
+            secret: created.secret,
+            previous_secret_expires_at: null
+          }
+        }),
+
+      editWebhook: (session, webhookId, patch) =>
+        Effect.gen(function*() {
+          const principal = yield* dashboard.actAs(session, "developer", "Editing a webhook endpoint")
+          const changed = (["url", "events", "description"] as const).filter((k) => patch[k] !== undefined)
+          if (changed.length === 0) {
+            return yield* Errors.fail(
+              "validation_error",
+              "invalid_parameter",
+              "Nothing to change: give url, events or description"
+            )
+          }
+          // PATCH /v1/webhooks/{id}'s own code: another organisation's endpoint is 404
+          yield* webhooks.update(principal, webhookId, patch)
+          yield* dashboard.record(session, "webhook.updated", webhookId, {
+            fields: changed,
+            ...(patch.events === undefined ? {} : { events: patch.events })
+          })
+          return yield* entryNow(session, webhookId)
+        }),
+
+      rotateWebhookSecret: (session, webhookId) =>
+        Effect.gen(function*() {
+          const principal = yield* dashboard.actAs(session, "developer", "Rotating a webhook endpoint's secret")
+          const rotated = yield* webhooks.rotate(principal, webhookId)
+          const endpoint = yield* endpointOf(session, webhookId)
+          yield* dashboard.record(session, "webhook.secret_rotated", webhookId, {
+            previous_secret_expires_at: endpoint.previous_expires_at
+          })
+          return {
+            webhook: yield* entryNow(session, webhookId),
+            secret: rotated.secret,
+            previous_secret_expires_at: endpoint.previous_expires_at
+          }
+        }),
+
+      setWebhookStatus: (session, webhookId, status) =>
+        Effect.gen(function*() {
+          const principal = yield* dashboard.actAs(
+            session,
+            "developer",
+            status === "enabled" ? "Enabling a webhook endpoint" : "Disabling a webhook endpoint"
+          )
+          yield* webhooks.update(principal, webhookId, { status })
+          yield* dashboard.record(session, status === "enabled" ? "webhook.enabled" : "webhook.disabled", webhookId)
+          return yield* entryNow(session, webhookId)
+        }),
+
+      testWebhook: (session, webhookId) =>
+        Effect.gen(function*() {
+          const principal = yield* dashboard.actAs(session, "developer", "Sending a test event")
+          // `/v1`'s ownership check: another organisation's endpoint is 404
+          yield* webhooks.get(principal, webhookId)
+          const endpoint = yield* endpointOf(session, webhookId)
+          if (endpoint.status === "disabled") {
+            return yield* Errors.fail(
+              "conflict_error",
+              "invalid_state_transition",
+              "This endpoint is disabled: enable it to send it a test event"
+            )
+          }
+          const now = yield* Clock.currentTimeMillis
+          const envelope = WebhookEvent.envelope(Crypto.id("evt_test_"), now)
+          const body = JSON.stringify({
+            id: envelope.id,
+            type: "webhook.test",
+            created: envelope.created,
+            api_version: WebhookEvent.API_VERSION,
+            data: {
+              webhook_id: endpoint.id,
+              message: "A test event sent from the Tracebridge dashboard; it carries no data and is not retried"
+            }
+          })
+          const result = yield* dispatcher.sendTest(endpoint, principal.organisation.plan, {
+            id: envelope.id,
+            type: "webhook.test",
+            body
+          })
+          yield* dashboard.record(session, "webhook.test_sent", webhookId, {
+            event_id: envelope.id,
+            status_code: result.status_code
+          })
+          return {
+            event_id: envelope.id,
+            event_type: "webhook.test" as const,
+            delivered: result.error === null,
+            ...result
+          }
+        }),
+
+      allDeliveries: (session, query) =>
+        Effect.gen(function*() {
+          yield* checkRange(query.created_from, query.created_to)
+          const endpointIds = yield* endpointIdsOf(session, query.webhook_id)
+          const after = query.cursor === undefined ? undefined : yield* parseCursor(query.cursor)
+          const limit = query.limit ?? 25
+          const rows = yield* webhookStore.searchDeliveries(
+            endpointIds,
+            {
+              status: query.status,
+              outcome: query.outcome,
+              createdFrom: query.created_from,
+              createdTo: query.created_to
+            },
+            after,
+            limit + 1
+          )
+          const page = rows.slice(0, limit)
+          const attempts = yield* webhookStore.listWebhookAttempts(page.map((d) => d.id))
+          return {
+            data: page.map((d) => deliveryEntry(d, attempts)),
+            next_cursor: rows.length > limit ? cursorAfter(page[page.length - 1]!) : null
+          }
+        }),
+
+      resendFailed: (session, body) =>
+        Effect.gen(function*() {
+          yield* dashboard.actAs(session, "developer", "Resending failed webhook deliveries")
+          yield* checkRange(body.created_from, body.created_to)
+          const endpointIds = yield* endpointIdsOf(session, body.webhook_id)
+          const failed = yield* webhookStore.searchDeliveries(
+            endpointIds,
+            {
+              status: "failed",
+              createdFrom: body.created_from,
+              createdTo: body.created_to
+            },
+            undefined,
+            DashboardApi.MAX_RESEND_FAILED + 1
+          )
+          if (failed.length > DashboardApi.MAX_RESEND_FAILED) {
+            return yield* Errors.fail(
+              "validation_error",
+              "invalid_parameter",
+              `More than ${DashboardApi.MAX_RESEND_FAILED} failed deliveries were made in this range; ` +
+                `one call resends at most ${DashboardApi.MAX_RESEND_FAILED}: narrow the range`,
+              "created_from"
+            )
+          }
+          const now = yield* Clock.currentTimeMillis
+          // what `/v1`'s redelivery does to each, in one statement: due now, the same delivery and event id
+          const queued = yield* webhookStore.retryFailedDeliveries(failed.map((d) => d.id), now)
+          if (queued > 0) yield* dispatcher.wake
+          yield* dashboard.record(session, "webhook_delivery.resent_failed", body.webhook_id ?? null, {
+            created_from: body.created_from,
+            created_to: body.created_to,
+            queued
+          })
+          return {
+            queued,
+            created_from: body.created_from,
+            created_to: body.created_to,
+            webhook_id: body.webhook_id ?? null
           }
         }),
 

@@ -158,11 +158,35 @@ export interface Service {
    */
   readonly send: (held: ReadonlyArray<Held>) => Effect.Effect<void>
   /**
+   * One attempt of a test event to an endpoint, now (the dashboard's "send test event"): checked,
+   * signed, bounded and previewed as every delivery attempt is (the URL guard, the 10 s deadline,
+   * the redacted preview), but never queued, retried nor logged as a delivery.
+   */
+  readonly sendTest: (
+    endpoint: WebhookEndpoint,
+    plan: Plan,
+    event: { readonly id: string; readonly type: string; readonly body: string }
+  ) => Effect.Effect<TestAttempt>
+  /**
    * Runs `runDue` whenever woken, and at least every `interval`, and sends what `send` hands it;
    * forever. Interrupted (shutdown), it hands back what has not started, gives the attempts in
    * flight up to `grace` (default none) to end, and then abandons them, due again at once.
    */
   readonly loop: (interval: Duration.Duration, grace?: Duration.Duration) => Effect.Effect<never>
+}
+
+/**
+ * What a test event's one attempt met.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TestAttempt {
+  readonly status_code: number | null
+  /** null when the receiver answered 2xx. */
+  readonly error: string | null
+  readonly response_preview: string | null
+  readonly duration_ms: number
 }
 
 /**
@@ -675,6 +699,26 @@ export const layer = Layer.effect(
       runDue,
       wake: Effect.asVoid(Queue.offer(wakeUp, undefined)),
       secretsOf,
+      sendTest: (endpoint, plan, event) =>
+        Effect.gen(function*() {
+          const started = yield* Clock.currentTimeMillis
+          const result = yield* post(started, endpoint, {
+            id: event.id,
+            organisation_id: endpoint.organisation_id,
+            connection_id: "",
+            type: event.type,
+            body: event.body,
+            created_at: started,
+            trace_parent: null
+          }, plan)
+          const ended = yield* Clock.currentTimeMillis
+          return {
+            status_code: result.status_code,
+            error: result.error,
+            response_preview: result.preview ?? null,
+            duration_ms: Math.max(0, ended - started)
+          }
+        }).pipe(Effect.withSpan("WebhookDispatcher.sendTest", { attributes: { endpoint: endpoint.id } })),
       holdUntil: Effect.map(
         Clock.currentTimeMillis,
         (now) => accepting ? now + Duration.toMillis(LEASE) : undefined

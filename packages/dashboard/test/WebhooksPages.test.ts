@@ -1,0 +1,434 @@
+/**
+ * The Webhooks page and a connection's page in real Chromium (playwright-core driving Debian's
+ * /usr/bin/chromium) against the built server, at 1280 × 800 and at 375 × 740:
+ *
+ * - an endpoint is created (its signing secret shown once), sent a test event (received, signed
+ *   with that secret), its secret rotated (the new one shown once; both sign during the overlap),
+ *   and disabled;
+ * - a failing receiver (a loopback server answering 500): the delivery fails, its attempt shows the
+ *   500 and the answer's preview as text; the receiver is fixed, Resend, and the receiver gets the
+ *   event; a delivery that failed for good is sent again by "Resend failed" over a time range;
+ * - a sandbox `expired_login` fault: the connection shows under Issues and on its page (needs a
+ *   relink); Relink opens the real Connect widget in update mode, where the sandbox still refuses
+ *   the login while the fault holds (the page says so); clearing the fault brings it back and closes
+ *   the issue; then the `connection_login_required` scenario refuses the login once more, and a
+ *   relink through the widget (the login entered again) is what makes it active;
+ * - a viewer sees both pages with no button that changes anything, and never a secret.
+ *
+ * On every page: no sideways scrolling, no serious or critical axe-core violation, no CSP refusal,
+ * and the heading focused on navigation. Screenshots as `Pages.test.ts` makes them
+ * (TRACEBRIDGE_SCREENSHOTS=docs also writes docs/images/dashboard/).
+ */
+import { createHmac } from "node:crypto"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import type { Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import {
+  check,
+  dashboardCall,
+  eventually,
+  failureShot,
+  heading,
+  nav,
+  open,
+  PASSWORD,
+  type Running,
+  shoot,
+  start,
+  token,
+  v1,
+  viewports
+} from "./Harness.js"
+
+let running: Running
+
+beforeAll(async () => {
+  running = await start()
+}, 60_000)
+
+afterAll(async () => {
+  await running?.stop()
+})
+
+interface Received {
+  readonly headers: http.IncomingHttpHeaders
+  readonly body: string
+}
+
+/** A webhook receiver on 127.0.0.1 whose answer the test changes (the failing, then fixed, receiver). */
+const receiver = async () => {
+  const state = { status: 200, body: "ok", received: [] as Array<Received> }
+  const server = http.createServer((req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => {
+      state.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8") })
+      res.writeHead(state.status, { "content-type": "application/json" }).end(state.body)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const port = (server.address() as AddressInfo).port
+  return {
+    state,
+    url: `http://127.0.0.1:${port}/hooks`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+}
+
+/** Whether a delivery's `X-Tracebridge-Signature` holds a `v1` made with `secret`. */
+const signedWith = (got: Received, secret: string) => {
+  const header = String(got.headers["x-tracebridge-signature"] ?? "")
+  const t = /t=(\d+)/.exec(header)?.[1]
+  const mac = createHmac("sha256", secret).update(`${t}.${got.body}`).digest("hex")
+  return header.split(",").includes(`v1=${mac}`)
+}
+
+const ownerEmail = "owner@example.test"
+
+/** The owner, signed in: the first width accepts the start banner's link, the second signs in. */
+const signInOwner = async (page: Page, first: boolean) => {
+  if (first) {
+    await page.goto(running.ownerLink)
+    await heading(page, "Accept an invitation")
+    await page.getByLabel("E-mail").fill(ownerEmail)
+    await page.getByLabel(/^Password/).fill(PASSWORD)
+    await page.getByRole("button", { name: "Accept and sign in" }).click()
+    await heading(page, "API keys")
+  } else {
+    await page.goto(`${running.origin}/dashboard`)
+    await heading(page, "Sign in")
+    await page.getByLabel("E-mail").fill(ownerEmail)
+    await page.getByLabel("Password").fill(PASSWORD)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await heading(page, "Overview")
+  }
+}
+
+describe.sequential("the Webhooks page and a connection's page", () => {
+  for (const viewport of viewports) {
+    it(`at ${viewport.width} px: endpoints, a failing receiver and Resend, a relink, a viewer`, async () => {
+      const { context, page, problems } = await open(running, viewport)
+      const hook = await receiver()
+      const { origin } = running
+      try {
+        await signInOwner(page, viewport === viewports[0])
+        // an API key, made on the page, for the /v1 calls
+        const made = await dashboardCall(page, "POST", "/dashboard/api/keys")
+        expect(made.status).toBe(201)
+        const access = (await token(origin, made.body.client_id, made.body.client_secret)).access!
+        const linked = await v1(origin, "POST", "/v1/sandbox/public_token/create", access, {
+          provider: "provider_a",
+          state: "CO",
+          external_id: `store-${viewport.name}`
+        })
+        const exchanged = await v1(origin, "POST", "/v1/link/token/exchange", access, {
+          public_token: linked.body.data.public_token
+        })
+        expect(exchanged.status).toBe(200)
+        const connectionId = exchanged.body.data.connection_id as string
+        // a sandbox connection's managed sync starts with its first sync-status call
+        expect((await v1(origin, "GET", `/v1/connections/${connectionId}/sync`, access)).status).toBe(200)
+
+        // --- (c) create an endpoint: its secret shown once
+        await nav(page, "Webhooks")
+        await page.keyboard.press("Tab")
+        expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Create endpoint")
+        await check(page, "webhooks")
+        await page.getByRole("button", { name: "Create endpoint" }).click()
+        const form = page.getByRole("form", { name: "New webhook endpoint" })
+        await form.getByLabel("URL").fill(hook.url)
+        await form.getByLabel("Description (optional)").fill(`<img src=x onerror=alert(1)> ${viewport.name}`)
+        await form.getByRole("button", { name: "Create endpoint" }).click()
+        await form.getByRole("alert").filter({ hasText: "at least one event" }).waitFor()
+        await form.getByLabel("lab_result.received").check()
+        await check(page, "webhooks, a new endpoint")
+        await form.getByRole("button", { name: "Create endpoint" }).click()
+        const revealed = page.locator("#revealed-secret")
+        await revealed.waitFor()
+        const secret = (await revealed.innerText()).trim()
+        expect(secret).toMatch(/^whsec_/)
+        await check(page, "webhooks, the secret")
+        await shoot(page, "webhooks-secret", viewport, [revealed])
+        await page.getByRole("button", { name: "Copy secret" }).click()
+        await page.getByText("Copied.").waitFor()
+        await page.getByRole("button", { name: "I have copied it" }).click()
+        expect(await page.content()).not.toContain(secret)
+        const endpoint = page.getByRole("region", { name: "Endpoints" }).getByRole("row").filter({ hasText: hook.url })
+        await endpoint.waitFor()
+        // the description is text, not markup
+        expect(await endpoint.innerText()).toContain(`<img src=x onerror=alert(1)> ${viewport.name}`)
+        expect(await page.locator("img[src=x]").count()).toBe(0)
+
+        // --- a test event: received, signed with the secret
+        await endpoint.getByRole("button", { name: "Send test event" }).click()
+        await page.getByRole("status").filter({ hasText: /Test event evt_test_\w+ delivered/ }).waitFor()
+        expect(hook.state.received).toHaveLength(1)
+        const tested = hook.state.received[0]!
+        expect(tested.headers["x-tracebridge-event-type"]).toBe("webhook.test")
+        expect(JSON.parse(tested.body).type).toBe("webhook.test")
+        expect(signedWith(tested, secret)).toBe(true)
+
+        // --- rotate the secret: the new one shown once; both sign for the overlap
+        await endpoint.getByRole("button", { name: "Rotate secret" }).click()
+        await endpoint.getByRole("button", { name: "Yes, rotate" }).click()
+        await page.getByRole("region", { name: "New secret" }).getByText("Old secret signs until").waitFor()
+        const rotated = (await revealed.innerText()).trim()
+        expect(rotated).toMatch(/^whsec_/)
+        expect(rotated).not.toBe(secret)
+        await page.getByRole("button", { name: "I have copied it" }).click()
+        await endpoint.getByRole("button", { name: "Send test event" }).click()
+        await eventually("the second test event", async () => hook.state.received.length === 2)
+        expect(signedWith(hook.state.received[1]!, rotated)).toBe(true)
+        expect(signedWith(hook.state.received[1]!, secret)).toBe(true)
+        expect(await page.content()).not.toMatch(/whsec_/)
+
+        // --- (a) a failing receiver: the delivery fails, and its attempt shows the answer as text
+        hook.state.status = 500
+        hook.state.body = JSON.stringify({ error: "receiver down", note: "<script>alert(1)</script>" })
+        const simulated = await v1(origin, "POST", `/v1/sandbox/${connectionId}/simulate`, access, {
+          scenario: "lab_result_received",
+          params: {}
+        })
+        expect(simulated.status).toBe(200)
+        const eventId = simulated.body.data.event.id as string
+        await eventually("the failed attempt", async () => hook.state.received.length === 3)
+        const deliveries = page.getByRole("region", { name: "Deliveries" })
+        const delivery = deliveries.getByRole("row").filter({ hasText: eventId })
+        await eventually("the delivery listed as retrying", async () => {
+          await page.getByRole("button", { name: "Refresh" }).click()
+          return (await delivery.filter({ hasText: "retrying" }).count()) === 1
+        })
+        await delivery.getByRole("button", { name: "Attempts" }).click()
+        const attempts = page.getByRole("list", { name: /^Attempts of / })
+        await attempts.getByText("Attempt 1").waitFor()
+        expect(await attempts.innerText()).toContain("500")
+        expect(await attempts.locator("pre.body").innerText()).toContain("<script>alert(1)</script>")
+        expect(await page.locator("main script").count()).toBe(0)
+        await check(page, "webhooks, a failed delivery")
+        if (viewport.width < 600) {
+          // on a phone, the deliveries are what the picture is for
+          await page.getByRole("heading", { name: "Deliveries", exact: true }).evaluate((h) =>
+            h.scrollIntoView({ block: "start" })
+          )
+          await page.locator("div.table-box[aria-label='Deliveries']").evaluate((box) => box.scrollTo({ left: 0 }))
+        }
+        await shoot(page, "webhooks", viewport)
+
+        // the receiver is fixed; Resend: it gets the same event
+        hook.state.status = 200
+        hook.state.body = "{\"received\":true}"
+        await delivery.getByRole("button", { name: "Resend" }).click()
+        await page.getByRole("status").filter({ hasText: "is due again now" }).waitFor()
+        await eventually(
+          "the event received after Resend",
+          async () =>
+            hook.state.received.some((r) =>
+              r.headers["x-tracebridge-event-id"] === eventId && r !== hook.state.received[2]
+            )
+        )
+        await eventually("the delivery listed as succeeded", async () => {
+          await page.getByRole("button", { name: "Refresh" }).click()
+          return (await delivery.filter({ hasText: "succeeded" }).count()) === 1
+        })
+
+        // --- (c) disable: no test event; a resend now fails for good
+        await endpoint.getByRole("button", { name: "Disable" }).click()
+        await endpoint.getByRole("button", { name: "Yes, disable" }).click()
+        await page.getByRole("status").filter({ hasText: "is disabled" }).waitFor()
+        await endpoint.getByText("disabled", { exact: true }).waitFor()
+        expect(await endpoint.getByRole("button", { name: "Send test event" }).isDisabled()).toBe(true)
+        const webhookId = (await endpoint.locator("code").filter({ hasText: /^wh_/ }).innerText()).trim()
+        expect((await v1(origin, "GET", `/v1/webhooks/${webhookId}`, access)).body.data.status).toBe("disabled")
+        await delivery.getByRole("button", { name: "Resend" }).click()
+        await eventually("the delivery failed for good", async () => {
+          await page.getByRole("button", { name: "Refresh" }).click()
+          return (await delivery.filter({ hasText: "failed" }).count()) === 1
+        })
+        // enabled again, "Resend failed" over the last day sends it once more
+        const received = hook.state.received.length
+        await endpoint.getByRole("button", { name: "Enable" }).click()
+        await page.getByRole("status").filter({ hasText: "is enabled" }).waitFor()
+        const resendForm = page.getByRole("form", { name: "Resend failed deliveries" })
+        await resendForm.getByLabel("Endpoint").selectOption({ label: hook.url })
+        await check(page, "webhooks, resend failed")
+        await resendForm.getByRole("button", { name: "Resend failed" }).click()
+        await page.getByRole("status").filter({ hasText: "1 failed delivery is queued again." }).waitFor()
+        await eventually("the failed delivery received again", async () => hook.state.received.length === received + 1)
+        expect(hook.state.received.at(-1)!.headers["x-tracebridge-event-id"]).toBe(eventId)
+        expect(signedWith(hook.state.received.at(-1)!, rotated)).toBe(true)
+        // and disabled at the end
+        await endpoint.getByRole("button", { name: "Disable" }).click()
+        await endpoint.getByRole("button", { name: "Yes, disable" }).click()
+        await endpoint.getByText("disabled", { exact: true }).waitFor()
+
+        // --- (b) an expired login: under Issues, and on the connection's page
+        expect(
+          (await v1(origin, "PUT", `/v1/sandbox/${connectionId}/faults`, access, { kind: "expired_login" })).status
+        )
+          .toBe(200)
+        const refused = await v1(origin, "GET", `/v1/connections/${connectionId}/facilities`, access)
+        expect(refused.status).toBe(409)
+        await nav(page, "Overview")
+        const issue = page.getByRole("region", { name: "Issues" }).getByRole("row").filter({ hasText: connectionId })
+        await issue.waitFor()
+        expect(await issue.innerText()).toMatch(/critical[\s\S]*relink/)
+        await nav(page, "Connections")
+        await page.getByRole("link", { name: `Connection ${connectionId}` }).click()
+        await heading(page, `Connection ${connectionId}`)
+        expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("H1")
+        await page.getByText("Needs a relink: the state system refused its login").waitFor()
+        // its last error: the refused read (the request log is written in batches: read again until it is there)
+        await eventually("the refused read as the last error", async () => {
+          if ((await page.locator("dd").filter({ hasText: /answered 409 connection_login_required/ }).count()) === 1) {
+            return true
+          }
+          await page.reload()
+          await heading(page, `Connection ${connectionId}`)
+          return false
+        }, 40)
+        // its facilities, each with its sync and every list's (backfill, last sync, count)
+        await eventually("the facilities' lists", async () => {
+          if ((await page.getByRole("region", { name: /^Lists of facility / }).count()) > 0) return true
+          await page.reload()
+          await heading(page, `Connection ${connectionId}`)
+          return false
+        }, 40)
+        const lists = page.getByRole("region", { name: /^Lists of facility / }).first()
+        expect(await lists.getByRole("row").count()).toBeGreaterThan(1)
+        expect(await lists.innerText()).toMatch(/packages/)
+        expect(await page.getByRole("heading", { level: 3, name: /^Facility / }).count()).toBeGreaterThan(0)
+        await check(page, "a connection's page, needing a relink")
+        await shoot(page, "connection", viewport)
+
+        // Relink while the fault holds: the real Connect widget in update mode, and the state system
+        // (the sandbox, expired_login) still refuses the login; Escape leaves, and the page says why
+        await page.getByRole("button", { name: "Relink" }).click()
+        const frame = page.frameLocator("iframe[title='Tracebridge Connect']")
+        await frame.getByRole("heading", { name: /Re-enter your Metrc login/ }).waitFor({ timeout: 15_000 })
+        await shoot(page, "connection-relink", viewport)
+        await frame.getByLabel("User API key").fill("user_good")
+        await frame.getByRole("button", { name: "Link account" }).click()
+        await frame.getByRole("alert").filter({ hasText: "did not accept this login" }).waitFor({ timeout: 90_000 })
+        await page.keyboard.press("Escape")
+        await page.locator("main").getByRole("alert").filter({ hasText: "did not accept this login" }).waitFor()
+        expect(await page.locator("iframe").count()).toBe(0)
+        // the fault cleared: the connection recovers, and its issue closes
+        expect((await v1(origin, "DELETE", `/v1/sandbox/${connectionId}/faults`, access)).status).toBe(200)
+        await page.reload()
+        await heading(page, `Connection ${connectionId}`)
+        await page.locator("dd").filter({ hasText: /^active$/ }).waitFor()
+        await nav(page, "Overview")
+        await page.getByRole("heading", { level: 2, name: /^Issues/ }).waitFor()
+        expect(
+          await page.getByRole("region", { name: "Issues" }).getByRole("row").filter({ hasText: connectionId }).count()
+        ).toBe(0)
+
+        // the login refused once more (the sandbox's connection_login_required scenario), and this time
+        // the relink through the widget is what brings it back
+        const refusal = await v1(origin, "POST", `/v1/sandbox/${connectionId}/simulate`, access, {
+          scenario: "connection_login_required",
+          params: {}
+        })
+        expect(refusal.status).toBe(200)
+        await eventually(
+          "the connection in error",
+          async () => (await v1(origin, "GET", `/v1/connections/${connectionId}`, access)).body.data.status === "error",
+          40
+        )
+        await page.goto(`${origin}/dashboard/connections/${connectionId}`)
+        await heading(page, `Connection ${connectionId}`)
+        await page.getByText("Needs a relink: the state system refused its login").waitFor()
+        await page.getByRole("button", { name: "Relink" }).click()
+        await frame.getByRole("heading", { name: /Re-enter your Metrc login/ }).waitFor({ timeout: 15_000 })
+        await frame.getByLabel("User API key").fill("user_good")
+        await frame.getByRole("button", { name: "Link account" }).click()
+        await frame.getByRole("heading", { name: "Your account is linked." }).waitFor({ timeout: 90_000 })
+        await frame.getByRole("button", { name: "Continue" }).click()
+        await page.getByRole("status").filter({ hasText: "relinked" }).waitFor()
+        await page.locator("dd").filter({ hasText: /^active$/ }).waitFor()
+        expect(await page.getByText("Needs a relink").count()).toBe(0)
+        expect((await v1(origin, "GET", `/v1/connections/${connectionId}/sync`, access)).status).toBe(200)
+        await check(page, "a connection's page, relinked")
+        await nav(page, "Overview")
+        await page.getByRole("heading", { level: 2, name: /^Issues/ }).waitFor()
+        expect(
+          await page.getByRole("region", { name: "Issues" }).getByRole("row").filter({ hasText: connectionId }).count()
+        ).toBe(0)
+
+        // --- a viewer: both pages, no button that changes anything, never a secret
+        const invitation = await dashboardCall(page, "POST", "/dashboard/api/invitations", {
+          email: `viewer-hooks-${viewport.name}@example.test`,
+          role: "viewer"
+        })
+        expect(invitation.status).toBe(200)
+        const viewer = await open(running, viewport)
+        try {
+          await viewer.page.goto(invitation.body.link)
+          await heading(viewer.page, "Accept an invitation")
+          await viewer.page.getByLabel("E-mail").fill(`viewer-hooks-${viewport.name}@example.test`)
+          await viewer.page.getByLabel(/^Password/).fill(PASSWORD)
+          await viewer.page.getByRole("button", { name: "Accept and sign in" }).click()
+          await heading(viewer.page, "API keys")
+          await nav(viewer.page, "Webhooks")
+          await viewer.page.getByRole("region", { name: "Endpoints" }).getByRole("row").filter({ hasText: hook.url })
+            .waitFor()
+          const rows = viewer.page.getByRole("region", { name: "Deliveries" }).getByRole("row").filter({
+            hasText: eventId
+          })
+          await rows.getByRole("button", { name: "Attempts" }).click()
+          await viewer.page.getByRole("list", { name: /^Attempts of / }).getByText("Attempt 1").waitFor()
+          // an endpoint's own deliveries: its row's Deliveries button filters the list to it
+          await viewer.page.getByRole("region", { name: "Endpoints" }).getByRole("row").filter({ hasText: hook.url })
+            .getByRole("button", { name: "Deliveries" }).click()
+          const endpointFilter = viewer.page.getByRole("form", { name: "Filter deliveries" }).getByLabel("Endpoint")
+          await eventually(
+            "the list filtered to the endpoint",
+            async () =>
+              (await endpointFilter.evaluate((select) =>
+                (select as HTMLSelectElement).selectedOptions[0]?.textContent ?? ""
+              )) === hook.url
+          )
+          await eventually("only that endpoint's deliveries", async () => {
+            const endpoints = await viewer.page.locator("div.table-box[aria-label='Deliveries'] td.url").allInnerTexts()
+            return endpoints.length > 0 && endpoints.every((u) => u.replace(/\s/g, "") === hook.url)
+          })
+          for (
+            const name of [
+              "Create endpoint",
+              "Send test event",
+              "Rotate secret",
+              "Disable",
+              "Enable",
+              "Edit events",
+              "Resend",
+              "Resend failed"
+            ]
+          ) {
+            expect(await viewer.page.getByRole("button", { name, exact: true }).count(), name).toBe(0)
+          }
+          expect(await viewer.page.content()).not.toMatch(/whsec_/)
+          await check(viewer.page, "webhooks as a viewer")
+          await shoot(viewer.page, "webhooks-viewer", viewport)
+          await viewer.page.goto(`${origin}/dashboard/connections/${connectionId}`)
+          await heading(viewer.page, `Connection ${connectionId}`)
+          await viewer.page.getByRole("heading", { name: "Facilities" }).waitFor()
+          expect(await viewer.page.getByRole("button", { name: /Relink|Delete/ }).count()).toBe(0)
+          await check(viewer.page, "a connection's page as a viewer")
+          expect(viewer.problems).toEqual([])
+        } finally {
+          await viewer.context.close()
+        }
+        expect(problems).toEqual([])
+      } catch (error) {
+        await failureShot(page, `webhooks-${viewport.name}`)
+        throw new Error(
+          `${String(error)}\n--- the page said:\n${await page.locator("main").innerText().catch(() => "?")}`
+        )
+      } finally {
+        await context.close()
+        await hook.close()
+      }
+    }, 300_000)
+  }
+})
