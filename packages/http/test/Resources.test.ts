@@ -15,12 +15,16 @@ import {
   Strain,
   Transfer
 } from "@tracebridge/core"
-import { Effect, Option, TestClock } from "effect"
+import { Http } from "@tracebridge/http"
+import { Effect, Layer, Option, TestClock, Tracer } from "effect"
 import { Accounts } from "../src/persistence/Accounts.js"
 import { ConnectionStore } from "../src/persistence/ConnectionStore.js"
+import * as Server from "../src/Server.js"
+import * as Crypto from "../src/services/Crypto.js"
 import { WebhookDispatcher } from "../src/services/WebhookDispatcher.js"
 import { receiver } from "./support/Receiver.js"
 import { call, linkSandbox, signIn, storedChanges, TestApp } from "./support/TestApp.js"
+import * as TestDatabase from "./support/TestDatabase.js"
 import { webhookApp } from "./support/WebhookApp.js"
 
 const schemas = {
@@ -68,6 +72,55 @@ describe("Resources", () => {
       }
       assert.deepStrictEqual([...seen].sort(), Object.keys(schemas).sort())
     }).pipe(Effect.provide(TestApp)))
+
+  it.effect("checks a facility it has checked once without reading the database (the facility list kept in memory)", () =>
+    Effect.gen(function*() {
+      const native = yield* Effect.tracer
+      const statements: Array<Tracer.Span> = []
+      const counting = Tracer.make({
+        span(name, parent, context, links, startTime, kind, options) {
+          // a statement made while serving a request (a worker's own have no parent)
+          const span = native.span(name, parent, context, links, startTime, kind, options)
+          if (name === "sql.execute" && Option.isSome(parent)) statements.push(span)
+          return span
+        },
+        context: native.context
+      })
+      const counted = yield* Effect.gen(function*() {
+        const me = yield* signIn
+        const connection = yield* linkSandbox(me.access)
+        const base = `/v1/connections/${connection.connection_id}/facilities`
+        const facility = (yield* call("GET", `${base}/`, { token: me.access })).body.data[0].id as string
+        const path = `${base}/${facility}/packages?per_page=5`
+        const texts = () => statements.map((span) => String(span.attributes.get("db.query.text")).replace(/\s+/g, " "))
+        statements.length = 0
+        const first = yield* call("GET", path, { token: me.access }).pipe(Effect.withTracerEnabled(false))
+        assert.strictEqual(first.status, 200)
+        const firstRead = texts()
+        statements.length = 0
+        const again = yield* call("GET", path, { token: me.access }).pipe(Effect.withTracerEnabled(false))
+        assert.strictEqual(again.status, 200)
+        assert.deepStrictEqual(again.body.data, first.body.data)
+        const secondRead = texts()
+        // a facility the connection does not have is still refused
+        const other = yield* call("GET", `${base}/${facility.slice(0, -1)}9/packages`, { token: me.access })
+        assert.strictEqual(other.status, 404)
+        return { firstRead, secondRead }
+      }).pipe(Effect.provide(
+        // traced (with tracing off, a request runs with the tracer disabled and makes no span to count)
+        Http.makeHttpLive({ tracing: true }).pipe(
+          Layer.provideMerge(Server.layerTest),
+          Layer.provideMerge(Crypto.layerTest),
+          Layer.provideMerge(TestDatabase.layer),
+          Layer.provide(Layer.setTracer(counting))
+        )
+      ))
+      // the first read checks the facility against its sync row (and fills the list kept in memory)
+      assert.isTrue(counted.firstRead.some((q) => q.includes("sync_facilities")), counted.firstRead.join("; "))
+      // the second finds it in the list: no sync row read (the token, organisation, client and
+      // connection rows are the row cache's to save)
+      assert.deepStrictEqual(counted.secondRead.filter((q) => q.includes("sync_facilities")), [])
+    }))
 
   it.effect("filters lists as DECISIONS says", () =>
     Effect.gen(function*() {

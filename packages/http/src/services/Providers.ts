@@ -89,6 +89,8 @@ export interface Service {
   readonly facilityIds: (
     connection: Connection
   ) => Effect.Effect<ReadonlySet<string>, ProviderError.ProviderError>
+  /** The facility list `facilityIds` keeps for this connection and login, while fresh; nothing is asked. */
+  readonly cachedFacilityIds: (connection: Connection) => ReadonlySet<string> | undefined
 }
 
 /**
@@ -246,12 +248,16 @@ export const layer = Layer.scoped(
       10_000
     )
     const rosterTtl = Duration.toMillis(FACILITY_IDS_TTL)
+    const cachedFacilityIds: Service["cachedFacilityIds"] = (connection) => {
+      const known = rosters.get(connection.id)
+      return known !== undefined && known.login === connection.credentials && now() - known.at < rosterTtl
+        ? known.ids
+        : undefined
+    }
     const facilityIds: Service["facilityIds"] = (connection) =>
       Effect.gen(function*() {
-        const known = rosters.get(connection.id)
-        if (known !== undefined && known.login === connection.credentials && now() - known.at < rosterTtl) {
-          return known.ids
-        }
+        const known = cachedFacilityIds(connection)
+        if (known !== undefined) return known
         const port = yield* service.port(connection.provider, connection.is_sandbox)
         if (Option.isNone(port)) return new Set<string>()
         const session = yield* service.session(connection)
@@ -271,6 +277,7 @@ export const layer = Layer.scoped(
 
     const service: Service = {
       facilityIds,
+      cachedFacilityIds,
       sandbox,
       descriptors: sandboxPorts.descriptors,
       port: (provider, isSandbox) => Effect.option((isSandbox ? sandboxPorts : productionPorts).get(provider)),
