@@ -181,9 +181,35 @@ export const recordHttp = (method: string, url: string, status: number, seconds:
   if (!on) return
   const route = routeOf(url)
   const m = methods.has(method) ? method : "OTHER"
-  metrics.httpRequests.unsafeUpdate(1, labels({ route, method: m, status_class: statusClass(status) }))
-  metrics.httpDuration.unsafeUpdate(seconds, labels({ route, method: m }))
+  // every request records here: its label arrays by route, then method (and status class), with no key built
+  let byRoute = httpLabels.get(route)
+  if (byRoute === undefined) {
+    byRoute = new Map()
+    httpLabels.set(route, byRoute)
+  }
+  let byMethod = byRoute.get(m)
+  if (byMethod === undefined) {
+    byMethod = { duration: labels({ route, method: m }), requests: new Map() }
+    byRoute.set(m, byMethod)
+  }
+  const klass = Math.floor(status / 100)
+  let requests = byMethod.requests.get(klass)
+  if (requests === undefined) {
+    requests = labels({ route, method: m, status_class: statusClass(status) })
+    byMethod.requests.set(klass, requests)
+  }
+  metrics.httpRequests.unsafeUpdate(1, requests)
+  metrics.httpDuration.unsafeUpdate(seconds, byMethod.duration)
 }
+
+/** `recordHttp`'s label arrays: route → method → the duration's, and the count's by status class. */
+const httpLabels = new Map<
+  string,
+  Map<string, {
+    readonly duration: ReadonlyArray<MetricLabel.MetricLabel>
+    readonly requests: Map<number, ReadonlyArray<MetricLabel.MetricLabel>>
+  }>
+>()
 
 /**
  * The HTTP middleware: counts every response and times it (only installed when metrics are on).
