@@ -22,6 +22,7 @@ import { Accounts } from "../persistence/Accounts.js"
 import type { Connection } from "../persistence/ConnectionStore.js"
 import { ConnectionStore } from "../persistence/ConnectionStore.js"
 import { DashboardStore } from "../persistence/DashboardStore.js"
+import * as MetricsStore from "../persistence/MetricsStore.js"
 import type { Summary } from "../persistence/RequestLogStore.js"
 import { RequestLogStore } from "../persistence/RequestLogStore.js"
 import type {
@@ -257,6 +258,7 @@ export const layer = Layer.effect(
     const dashboardStore = yield* DashboardStore
     const accounts = yield* Accounts
     const dispatcher = yield* WebhookDispatcher
+    const metricsStore = yield* MetricsStore.MetricsStore
     const pollIntervalMs = (yield* Effect.orDie(ManagedSync.settings)).pollIntervalMs
     const lagLimit = LAG_FACTOR * pollIntervalMs
 
@@ -756,12 +758,26 @@ export const layer = Layer.effect(
           const endpoints = yield* webhookStore.listWebhookEndpoints(session.organisation_id)
           const { total } = yield* countsOf(endpoints.map((e) => e.id), now - DAY_MS)
           const issues = yield* issuesOf(session.organisation_id, now)
+          // the gauges' own reads, narrowed to the organisation
+          const snapshot = yield* metricsStore.organisationSnapshot(session.organisation_id)
+          const seconds = (s: number | null) => (s === null ? null : Math.floor(s))
           return {
             plan: Option.match(organisation, { onNone: () => "sandbox" as const, onSome: (o) => o.plan }),
             connections: { active, pending, error, inactive },
             requests_24h: requests,
             deliveries_24h: total,
-            open_issues: issues.data.length
+            open_issues: issues.data.length,
+            webhook_backlog: {
+              pending: snapshot.deliveries.pending ?? 0,
+              oldest_pending_seconds: seconds(MetricsStore.oldestPendingSeconds(snapshot, now)),
+              dead_lettered: snapshot.deliveries.failed ?? 0
+            },
+            sync: {
+              lag_seconds: seconds(MetricsStore.syncLagSeconds(snapshot, now)),
+              live: snapshot.facilities.live ?? 0,
+              backfilling: snapshot.facilities.backfilling ?? 0,
+              failing: snapshot.failingFacilities
+            }
           }
         })
     }
