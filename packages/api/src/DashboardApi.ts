@@ -587,7 +587,8 @@ export const IssueKind = Schema.Literal(
   "sync_failed",
   "sync_lagging",
   "webhook_failing",
-  "webhook_deliveries_failed"
+  "webhook_deliveries_failed",
+  "vendor_key_missing"
 )
 
 /**

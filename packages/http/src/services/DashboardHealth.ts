@@ -15,8 +15,9 @@
  */
 import { DashboardApi } from "@tracebridge/api"
 import { WebhookEvent } from "@tracebridge/core"
+import { Catalog } from "@tracebridge/providers"
 import { SyncStore } from "@tracebridge/sync"
-import { Clock, Context, Effect, Either, Layer, Option, Schema } from "effect"
+import { Clock, Config, Context, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
 import * as Errors from "../Errors.js"
 import { Accounts } from "../persistence/Accounts.js"
 import type { Connection } from "../persistence/ConnectionStore.js"
@@ -261,6 +262,13 @@ export const layer = Layer.effect(
     const metricsStore = yield* MetricsStore.MetricsStore
     const pollIntervalMs = (yield* Effect.orDie(ManagedSync.settings)).pollIntervalMs
     const lagLimit = LAG_FACTOR * pollIntervalMs
+    // The providers whose vendor key this API runs without, read once as their production ports
+    // read it (at start): their production connections are issues until the API runs with it.
+    const missingVendorKeys = new Map<string, string>()
+    for (const { config, provider } of Catalog.vendorKeyConfig) {
+      const key = yield* Config.option(Config.redacted(config)).pipe(Effect.orElseSucceed(() => Option.none()))
+      if (Option.isNone(key) || Redacted.value(key.value).trim() === "") missingVendorKeys.set(provider, config)
+    }
 
     const notFound = (what: string, id: string) =>
       Errors.fail("not_found_error", "resource_not_found", `No ${what} with id ${id}`)
@@ -326,6 +334,30 @@ export const layer = Layer.effect(
             severity: "critical",
             message: `The state system refused the stored login of connection ${connectionName(c)}; its reads fail`,
             action: "Open the connection and relink it: its user enters the login again in the Connect widget",
+            connection_id: c.id,
+            facility_id: null,
+            webhook_id: null,
+            count: null,
+            since: c.updated_at
+          })
+        }
+        // production connections of a provider whose vendor key is missing: an operator must set it
+        const keyless = yield* dashboardStore.productionConnections(
+          organisationId,
+          [...missingVendorKeys.keys()],
+          MAX_ISSUES + 1
+        )
+        for (const c of keyless) {
+          const config = missingVendorKeys.get(c.provider)!
+          issues.push({
+            id: `vendor_key_missing:${c.id}`,
+            kind: "vendor_key_missing",
+            severity: "critical",
+            message: `Connection ${
+              connectionName(c)
+            } cannot reach the state system: this Tracebridge runs without ${c.provider}'s vendor key (${config}), so its reads answer 503 provider_unavailable and no request is sent`,
+            action:
+              `Ask your Tracebridge operator to set ${config} (the integrator's vendor API key from the state system) in the API's environment and restart it; this issue closes once the API runs with it`,
             connection_id: c.id,
             facility_id: null,
             webhook_id: null,
