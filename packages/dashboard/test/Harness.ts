@@ -3,7 +3,7 @@
  * port with a data folder of its own, Debian's Chromium through playwright-core, a page that
  * records CSP refusals and script errors, the per-page check (no sideways scroll, no serious or
  * critical axe-core violation), screenshots, and `/v1` calls. (The same steps as in
- * `Pages.test.ts`, which predates this file.)
+ * `support/Browser.ts`, whose database choice it shares: SQLite, or a fresh Postgres schema.)
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -13,6 +13,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from "playwright-core"
 import { expect } from "vitest"
+import { inheritedEnv, serverDatabase } from "./support/Browser.js"
 
 export const root = fileURLToPath(new URL("../../../", import.meta.url))
 const main = join(root, "packages/http/dist/main.js")
@@ -64,18 +65,17 @@ export const start = async (): Promise<Running> => {
   const port = await freePort()
   const origin = `http://127.0.0.1:${port}`
   const dataDir = mkdtempSync(join(tmpdir(), "tracebridge-dashboard-"))
-  const env: Record<string, string> = {}
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !key.startsWith("TRACEBRIDGE_")) env[key] = value
-  }
+  // SQLite in the data folder, or a fresh Postgres schema (TRACEBRIDGE_BROWSER_DATABASE=postgres)
+  const database = serverDatabase()
   let output = ""
   const server: ChildProcess = spawn(process.execPath, [main], {
     env: {
-      ...env,
+      ...inheritedEnv(),
       HOST: "127.0.0.1",
       PORT: String(port),
       TRACEBRIDGE_DATA_DIR: dataDir,
-      TRACEBRIDGE_LOG_FORMAT: "json"
+      TRACEBRIDGE_LOG_FORMAT: "json",
+      ...database.env
     },
     stdio: ["ignore", "pipe", "pipe"]
   })
@@ -83,10 +83,14 @@ export const start = async (): Promise<Running> => {
   server.stderr!.on("data", (chunk) => (output += chunk))
   const linkPattern = new RegExp(`${origin}/dashboard/accept\\?token=tbi_[A-Za-z0-9_-]+`)
   for (let i = 0; i < 300 && !(linkPattern.test(output) && output.includes("Tracebridge API on")); i++) {
-    if (server.exitCode !== null) throw new Error(`the server exited: ${output}`)
+    if (server.exitCode !== null) {
+      database.drop()
+      throw new Error(`the server exited: ${output}`)
+    }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   const ownerLink = linkPattern.exec(output)![0]
+  database.verify()
   const browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
     headless: true,
@@ -104,6 +108,7 @@ export const start = async (): Promise<Running> => {
         await exited
       }
       rmSync(dataDir, { recursive: true, force: true })
+      database.drop()
     }
   }
 }
