@@ -190,7 +190,8 @@ export const v1 = async (method: string, path: string, access: string, json?: un
     },
     ...(json === undefined ? {} : { body: JSON.stringify(json) })
   })
-  return { status: response.status, body: await response.json() as any }
+  const text = await response.text()
+  return { status: response.status, body: text === "" ? null : JSON.parse(text) as any }
 }
 
 export interface Viewport {
@@ -204,18 +205,20 @@ export const viewports: ReadonlyArray<Viewport> = [
   { name: "375", width: 375, height: 740 }
 ]
 
-/** A page of a fresh context that records CSP refusals, script errors and dialogs. */
-export const open = async (viewport: Viewport) => {
+/**
+ * A page of a fresh context that records CSP refusals, script errors and dialogs. A refused call
+ * whose status matches `answered` (401, 403 and 404 unless told) is the API answering, not the
+ * page failing.
+ */
+export const open = async (viewport: Viewport, answered: RegExp = /^40[134]$/) => {
   const context: BrowserContext = await browser.newContext({ viewport })
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin })
   const page = await context.newPage()
   const problems: Array<string> = []
   page.on("console", (message) => {
     if (message.type() === "error" || /Content.Security.Policy|Refused to/i.test(message.text())) {
-      // a refused call's 401/403/404 is the API answering, not the page failing
-      if (!/Failed to load resource: the server responded with a status of (401|403|404)/.test(message.text())) {
-        problems.push(message.text())
-      }
+      const refused = /Failed to load resource: the server responded with a status of (\d{3})/.exec(message.text())
+      if (refused === null || !answered.test(refused[1]!)) problems.push(message.text())
     }
   })
   page.on("pageerror", (error) => problems.push(String(error)))
@@ -240,7 +243,20 @@ export const check = async (page: Page, where: string) => {
         .join(", ")
     ] as const
   )
-  expect(scrollWidth, `${where}: the page scrolls sideways (${wide})`).toBeLessThanOrEqual(innerWidth)
+  const culprit = scrollWidth <= innerWidth ? "" : await page.evaluate(() => {
+    // the deepest element whose removal ends the sideways scroll
+    let found = ""
+    for (const el of [...document.querySelectorAll<HTMLElement>("body *")]) {
+      const before = el.style.display
+      el.style.display = "none"
+      if (document.scrollingElement!.scrollWidth <= window.innerWidth) {
+        found = `${el.tagName.toLowerCase()}.${el.className} "${(el.textContent ?? "").slice(0, 60)}"`
+      }
+      el.style.display = before
+    }
+    return found
+  })
+  expect(scrollWidth, `${where}: the page scrolls sideways (${wide}; ${culprit})`).toBeLessThanOrEqual(innerWidth)
   // evaluated over the DevTools protocol, which the page's CSP does not govern (no bypassCSP)
   if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(axeSource)
   const violations = await page.evaluate(async () => {
@@ -257,6 +273,10 @@ export const shoot = async (page: Page, name: string, viewport: Viewport, mask: 
   await page.screenshot({ path: join(shots, file), mask: [...mask], maskColor: "#334155" })
   if (toDocs) copyFileSync(join(shots, file), join(docs, file))
 }
+
+/** A failure's screenshot, for the report. */
+export const failureShot = (page: Page, name: string) =>
+  page.screenshot({ path: join(shots, `failure-${name}.png`) }).catch(() => {})
 
 export const heading = (page: Page, name: string | RegExp) => page.getByRole("heading", { level: 1, name }).waitFor()
 
@@ -292,3 +312,27 @@ export const signIn = async (page: Page, email: string) => {
 export const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "frame-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+
+/** Calls the dashboard's API from the page, as the signed-in member (the CSRF token read first). */
+export const dashboardCall = (page: Page, method: string, path: string, json?: unknown) =>
+  page.evaluate(async ({ json, method, path }) => {
+    const me = await (await fetch("/dashboard/api/session")).json()
+    const response = await fetch(path, {
+      method,
+      headers: {
+        "x-csrf-token": me.csrf_token,
+        ...(json === undefined ? {} : { "content-type": "application/json" })
+      },
+      ...(json === undefined ? {} : { body: JSON.stringify(json) })
+    })
+    return { status: response.status, body: await response.json() as any }
+  }, { method, path, json })
+
+/** Waits until `test` holds, trying `attempts` times `every` ms apart. */
+export const eventually = async (what: string, test: () => Promise<boolean>, attempts = 80, every = 250) => {
+  for (let i = 0; i < attempts; i++) {
+    if (await test()) return
+    await new Promise((resolve) => setTimeout(resolve, every))
+  }
+  throw new Error(`never: ${what}`)
+}
