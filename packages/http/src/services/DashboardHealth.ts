@@ -9,7 +9,10 @@
  * events service, the request log, the webhook store; the changes run `/v1`'s own code
  * (`Connections.createLinkToken` with `connection_id`, `Webhooks.retry`) as the member's
  * organisation (`Dashboard.actAs`), and are audited. Issues are computed at each call, from the
- * tables as they are, so an issue closes itself once its cause is gone.
+ * tables as they are, so an issue closes itself once its cause is gone; a missing vendor key
+ * (`Catalog.vendorKeyConfig`) is read once at start, as the production ports read it. The
+ * Overview's webhook backlog and sync lag are the metrics gauges' reads narrowed to the
+ * organisation (`MetricsStore.organisationSnapshot`).
  *
  * @since 0.1.0
  */
