@@ -143,5 +143,6 @@ export const module: ProviderModule.ProviderModule<HttpClient.HttpClient | Scope
     })
   ),
   normalize: Normalize,
-  secretConfig: ["PROVIDER_A_VENDOR_KEY"]
+  secretConfig: ["PROVIDER_A_VENDOR_KEY"],
+  vendorKeyConfig: "PROVIDER_A_VENDOR_KEY"
 }

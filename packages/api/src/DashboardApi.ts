@@ -587,7 +587,8 @@ export const IssueKind = Schema.Literal(
   "sync_failed",
   "sync_lagging",
   "webhook_failing",
-  "webhook_deliveries_failed"
+  "webhook_deliveries_failed",
+  "vendor_key_missing"
 )
 
 /**
@@ -802,6 +803,44 @@ export const ResendFailedResult = Schema.Struct({
 // Overview
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * The organisation's webhook deliveries waiting to be sent, now: what the gauges
+ * `tracebridge_webhook_pending`, `tracebridge_webhook_oldest_pending_seconds` and
+ * `tracebridge_webhook_dead_lettered` count, for this organisation only.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const WebhookBacklog = Schema.Struct({
+  pending: Schema.Int.annotations({ description: "Deliveries pending now (due, or waiting for a retry)" }),
+  oldest_pending_seconds: Schema.NullOr(Schema.Int).annotations({
+    description: "How long the oldest pending delivery has waited, in seconds; null when none is pending"
+  }),
+  dead_lettered: Schema.Int.annotations({
+    description: "Deliveries failed for good (every retry spent); resend them from the Webhooks page"
+  })
+}).annotations({ identifier: "DashboardWebhookBacklog" })
+
+/**
+ * How far behind the organisation's managed sync is, now: what the gauges
+ * `tracebridge_sync_lag_seconds` and `tracebridge_sync_facilities` show, for this organisation only.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const SyncLag = Schema.Struct({
+  lag_seconds: Schema.NullOr(Schema.Int).annotations({
+    description: "Now minus the oldest last sync among live facilities, in seconds; null when no live facility " +
+      "has synced"
+  }),
+  live: Schema.Int.annotations({ description: "Facilities synced and kept current by polling" }),
+  backfilling: Schema.Int.annotations({ description: "Facilities whose history is still being read" }),
+  failing: Schema.Int.annotations({
+    description: "Facilities whose sync fails: stopped on a refused login, or whose reads fail now (a live one " +
+      "among them counts as live too)"
+  })
+}).annotations({ identifier: "DashboardSyncLag" })
+
 /** The Overview page: the organisation at a glance. @since 0.1.0 @category schemas */
 export const Overview = Schema.Struct({
   plan: Schema.Literal("sandbox", "production"),
@@ -819,7 +858,9 @@ export const Overview = Schema.Struct({
     "5xx": Schema.Int
   }),
   deliveries_24h: DeliveryCounts,
-  open_issues: Schema.Int
+  open_issues: Schema.Int,
+  webhook_backlog: WebhookBacklog,
+  sync: SyncLag
 }).annotations({ identifier: "DashboardOverview" })
 
 // ---------------------------------------------------------------------------------------------

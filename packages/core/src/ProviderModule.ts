@@ -39,6 +39,13 @@ export interface ProviderModule<R = never> {
   /** The environment variables holding secrets it reads (a vendor key): never logged, redacted by value. */
   readonly secretConfig: ReadonlyArray<string>
   /**
+   * The environment variable holding the integrator's vendor key that its production port needs,
+   * when it needs one (provider_a: `PROVIDER_A_VENDOR_KEY`). While it is unset or empty, production
+   * calls fail without a request sent, and the dashboard's Issues feed lists each production
+   * connection of the provider as `vendor_key_missing` until the API runs with the key set.
+   */
+  readonly vendorKeyConfig?: string
+  /**
    * The system's own error code in one of its answers, where it has one beyond the HTTP status
    * (BioTrack answers HTTP 200 with `success: 0` and an `errorcode`): the request log shows it
    * beside each upstream call. Only called on bodies of at most {@link UPSTREAM_ERROR_BODY_LIMIT}

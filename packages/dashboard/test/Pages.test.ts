@@ -1,12 +1,15 @@
 /**
  * The dashboard's pages in real Chromium (playwright-core driving Debian's /usr/bin/chromium,
  * never a downloaded browser) against the built server (`packages/http/dist/main.js`, a child
- * process on a free port with a data folder of its own), at 1280 × 800 and at 375 × 740:
+ * process on a free port with a data folder of its own, on SQLite, or on a fresh Postgres schema
+ * under `npm run test:pg`), at 1280 × 800 and at 375 × 740:
  *
  * - the first owner's link (from the start banner) is accepted, which signs in;
  * - an API key is made, its secret shown once, and it works at `POST /v1/oauth/token`;
  * - a failed `/v1` request (a sandbox login expired by a fault) is found in Logs, and its page
  *   shows its error answer and the upstream call behind it, with BioTrack's errorcode 63;
+ * - the Overview counts it, shows the webhook backlog and the sync now as the API counts them, and
+ *   lists the refused login among its issues;
  * - a sandbox connection (whose `external_id` is markup, shown as text) is listed, filtered and
  *   deleted after a confirmation;
  * - the key is rolled (the old secret still works during the overlap) and revoked (its secrets and
@@ -236,6 +239,37 @@ describe.sequential("dashboard pages", () => {
           )
         expect(await figure("4xx")).toBeGreaterThanOrEqual(1)
         expect(await figure("all")).toBeGreaterThanOrEqual(await figure("4xx") + await figure("2xx"))
+        // the webhook backlog now (no endpoint, so nothing waits) and the sync now, as the API counts them
+        const figures = (region: string) =>
+          page.getByRole("region", { name: region }).locator("dl > div").evaluateAll((divs) =>
+            Object.fromEntries(
+              divs.map((d) => [d.querySelector("dt")!.textContent, d.querySelector("dd")!.textContent])
+            )
+          )
+        expect(await figures("Webhook backlog, now")).toEqual({
+          pending: "0",
+          "oldest pending": "none",
+          "dead-lettered": "0"
+        })
+        let shown: Record<string, string | null> = {}
+        let counted: { lag_seconds: number | null; live: number; backfilling: number; failing: number } | undefined
+        // the sync may move between the page's read and this one: read both again until they agree
+        for (let i = 0; i < 20; i++) {
+          shown = await figures("Sync, now")
+          counted = await page.evaluate(async () => (await (await fetch("/dashboard/api/overview")).json()).sync)
+          if (
+            shown.live === String(counted!.live) && shown.backfilling === String(counted!.backfilling) &&
+            shown.failing === String(counted!.failing) && (shown.lag === "none") === (counted!.lag_seconds === null)
+          ) break
+          await page.reload()
+          await page.getByRole("region", { name: "Sync, now" }).waitFor()
+        }
+        expect(shown).toEqual({
+          lag: counted!.lag_seconds === null ? "none" : expect.stringMatching(/^\d+ (s|min)$|^\d+ h/),
+          live: String(counted!.live),
+          backfilling: String(counted!.backfilling),
+          failing: String(counted!.failing)
+        })
         await page.getByRole("heading", { level: 2, name: /^Issues \(\d+\)$/ }).waitFor()
         // the refused login is an open issue, naming the connection and saying to relink it
         const issue = page.getByRole("region", { name: "Issues" }).getByRole("row").filter({ hasText: connectionId })

@@ -23,33 +23,32 @@ import { createHmac } from "node:crypto"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import {
   check,
   dashboardCall,
   eventually,
   failureShot,
   heading,
-  nav,
+  nav as navTo,
   open,
+  origin,
+  ownerLink,
   PASSWORD,
-  type Running,
   shoot,
-  start,
+  startServer,
   token,
   v1,
   viewports
-} from "./Harness.js"
+} from "./support/Browser.js"
 
-let running: Running
+startServer()
 
-beforeAll(async () => {
-  running = await start()
-}, 60_000)
-
-afterAll(async () => {
-  await running?.stop()
-})
+/** Follows a navigation link; the new page's heading has the focus. */
+const nav = async (page: Page, name: string) => {
+  await navTo(page, name)
+  expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("H1")
+}
 
 interface Received {
   readonly headers: http.IncomingHttpHeaders
@@ -89,14 +88,14 @@ const ownerEmail = "owner@example.test"
 /** The owner, signed in: the first width accepts the start banner's link, the second signs in. */
 const signInOwner = async (page: Page, first: boolean) => {
   if (first) {
-    await page.goto(running.ownerLink)
+    await page.goto(ownerLink)
     await heading(page, "Accept an invitation")
     await page.getByLabel("E-mail").fill(ownerEmail)
     await page.getByLabel(/^Password/).fill(PASSWORD)
     await page.getByRole("button", { name: "Accept and sign in" }).click()
     await heading(page, "API keys")
   } else {
-    await page.goto(`${running.origin}/dashboard`)
+    await page.goto(`${origin}/dashboard`)
     await heading(page, "Sign in")
     await page.getByLabel("E-mail").fill(ownerEmail)
     await page.getByLabel("Password").fill(PASSWORD)
@@ -108,27 +107,26 @@ const signInOwner = async (page: Page, first: boolean) => {
 describe.sequential("the Webhooks page and a connection's page", () => {
   for (const viewport of viewports) {
     it(`at ${viewport.width} px: endpoints, a failing receiver and Resend, a relink, a viewer`, async () => {
-      const { context, page, problems } = await open(running, viewport)
+      const { context, page, problems } = await open(viewport, /^40\d$/)
       const hook = await receiver()
-      const { origin } = running
       try {
         await signInOwner(page, viewport === viewports[0])
         // an API key, made on the page, for the /v1 calls
         const made = await dashboardCall(page, "POST", "/dashboard/api/keys")
         expect(made.status).toBe(201)
-        const access = (await token(origin, made.body.client_id, made.body.client_secret)).access!
-        const linked = await v1(origin, "POST", "/v1/sandbox/public_token/create", access, {
+        const access = (await token(made.body.client_id, made.body.client_secret)).access!
+        const linked = await v1("POST", "/v1/sandbox/public_token/create", access, {
           provider: "provider_a",
           state: "CO",
           external_id: `store-${viewport.name}`
         })
-        const exchanged = await v1(origin, "POST", "/v1/link/token/exchange", access, {
+        const exchanged = await v1("POST", "/v1/link/token/exchange", access, {
           public_token: linked.body.data.public_token
         })
         expect(exchanged.status).toBe(200)
         const connectionId = exchanged.body.data.connection_id as string
         // a sandbox connection's managed sync starts with its first sync-status call
-        expect((await v1(origin, "GET", `/v1/connections/${connectionId}/sync`, access)).status).toBe(200)
+        expect((await v1("GET", `/v1/connections/${connectionId}/sync`, access)).status).toBe(200)
 
         // --- (c) create an endpoint: its secret shown once
         await nav(page, "Webhooks")
@@ -186,7 +184,7 @@ describe.sequential("the Webhooks page and a connection's page", () => {
         // --- (a) a failing receiver: the delivery fails, and its attempt shows the answer as text
         hook.state.status = 500
         hook.state.body = JSON.stringify({ error: "receiver down", note: "<script>alert(1)</script>" })
-        const simulated = await v1(origin, "POST", `/v1/sandbox/${connectionId}/simulate`, access, {
+        const simulated = await v1("POST", `/v1/sandbox/${connectionId}/simulate`, access, {
           scenario: "lab_result_received",
           params: {}
         })
@@ -239,7 +237,7 @@ describe.sequential("the Webhooks page and a connection's page", () => {
         await endpoint.getByText("disabled", { exact: true }).waitFor()
         expect(await endpoint.getByRole("button", { name: "Send test event" }).isDisabled()).toBe(true)
         const webhookId = (await endpoint.locator("code").filter({ hasText: /^wh_/ }).innerText()).trim()
-        expect((await v1(origin, "GET", `/v1/webhooks/${webhookId}`, access)).body.data.status).toBe("disabled")
+        expect((await v1("GET", `/v1/webhooks/${webhookId}`, access)).body.data.status).toBe("disabled")
         await delivery.getByRole("button", { name: "Resend" }).click()
         await eventually("the delivery failed for good", async () => {
           await page.getByRole("button", { name: "Refresh" }).click()
@@ -264,10 +262,10 @@ describe.sequential("the Webhooks page and a connection's page", () => {
 
         // --- (b) an expired login: under Issues, and on the connection's page
         expect(
-          (await v1(origin, "PUT", `/v1/sandbox/${connectionId}/faults`, access, { kind: "expired_login" })).status
+          (await v1("PUT", `/v1/sandbox/${connectionId}/faults`, access, { kind: "expired_login" })).status
         )
           .toBe(200)
-        const refused = await v1(origin, "GET", `/v1/connections/${connectionId}/facilities`, access)
+        const refused = await v1("GET", `/v1/connections/${connectionId}/facilities`, access)
         expect(refused.status).toBe(409)
         await nav(page, "Overview")
         const issue = page.getByRole("region", { name: "Issues" }).getByRole("row").filter({ hasText: connectionId })
@@ -314,7 +312,7 @@ describe.sequential("the Webhooks page and a connection's page", () => {
         await page.locator("main").getByRole("alert").filter({ hasText: "did not accept this login" }).waitFor()
         expect(await page.locator("iframe").count()).toBe(0)
         // the fault cleared: the connection recovers, and its issue closes
-        expect((await v1(origin, "DELETE", `/v1/sandbox/${connectionId}/faults`, access)).status).toBe(200)
+        expect((await v1("DELETE", `/v1/sandbox/${connectionId}/faults`, access)).status).toBe(200)
         await page.reload()
         await heading(page, `Connection ${connectionId}`)
         await page.locator("dd").filter({ hasText: /^active$/ }).waitFor()
@@ -326,14 +324,14 @@ describe.sequential("the Webhooks page and a connection's page", () => {
 
         // the login refused once more (the sandbox's connection_login_required scenario), and this time
         // the relink through the widget is what brings it back
-        const refusal = await v1(origin, "POST", `/v1/sandbox/${connectionId}/simulate`, access, {
+        const refusal = await v1("POST", `/v1/sandbox/${connectionId}/simulate`, access, {
           scenario: "connection_login_required",
           params: {}
         })
         expect(refusal.status).toBe(200)
         await eventually(
           "the connection in error",
-          async () => (await v1(origin, "GET", `/v1/connections/${connectionId}`, access)).body.data.status === "error",
+          async () => (await v1("GET", `/v1/connections/${connectionId}`, access)).body.data.status === "error",
           40
         )
         await page.goto(`${origin}/dashboard/connections/${connectionId}`)
@@ -348,7 +346,7 @@ describe.sequential("the Webhooks page and a connection's page", () => {
         await page.getByRole("status").filter({ hasText: "relinked" }).waitFor()
         await page.locator("dd").filter({ hasText: /^active$/ }).waitFor()
         expect(await page.getByText("Needs a relink").count()).toBe(0)
-        expect((await v1(origin, "GET", `/v1/connections/${connectionId}/sync`, access)).status).toBe(200)
+        expect((await v1("GET", `/v1/connections/${connectionId}/sync`, access)).status).toBe(200)
         await check(page, "a connection's page, relinked")
         await nav(page, "Overview")
         await page.getByRole("heading", { level: 2, name: /^Issues/ }).waitFor()
@@ -362,7 +360,7 @@ describe.sequential("the Webhooks page and a connection's page", () => {
           role: "viewer"
         })
         expect(invitation.status).toBe(200)
-        const viewer = await open(running, viewport)
+        const viewer = await open(viewport, /^40\d$/)
         try {
           await viewer.page.goto(invitation.body.link)
           await heading(viewer.page, "Accept an invitation")

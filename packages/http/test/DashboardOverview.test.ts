@@ -1,7 +1,8 @@
 /**
  * The dashboard's Overview (issue #33): the plan, the connections by status, the last 24 hours'
- * requests by status class (from the request log) and deliveries by outcome, and the open issues;
- * only the member's organisation's; every role reads it.
+ * requests by status class (from the request log) and deliveries by outcome, the open issues, the
+ * webhook backlog and the sync lag (the gauges' reads, narrowed: `support/OverviewFigures.ts`, also
+ * run on Postgres); only the member's organisation's; every role reads it.
  */
 import type { HttpClient } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
@@ -11,6 +12,7 @@ import * as RequestLogCapture from "../src/RequestLogCapture.js"
 import * as Crypto from "../src/services/Crypto.js"
 import { WebhookDispatcher } from "../src/services/WebhookDispatcher.js"
 import { clientFor, firstOwner, invited, type Member, ownerWithKey, raw } from "./support/Dashboard.js"
+import { backlogAndLag } from "./support/OverviewFigures.js"
 import { receiver } from "./support/Receiver.js"
 import { call, linkSandbox } from "./support/TestApp.js"
 import * as TestDatabase from "./support/TestDatabase.js"
@@ -86,7 +88,9 @@ describe("Dashboard overview", () => {
           connections: { active: 0, pending: 0, error: 0, inactive: 0 },
           requests_24h: { total: 0, "2xx": 0, "3xx": 0, "4xx": 0, "5xx": 0 },
           deliveries_24h: { succeeded: 0, failed: 0, retrying: 0, pending: 0 },
-          open_issues: 0
+          open_issues: 0,
+          webhook_backlog: { pending: 0, oldest_pending_seconds: null, dead_lettered: 0 },
+          sync: { lag_seconds: null, live: 0, backfilling: 0, failing: 0 }
         })
 
         // a day later, the last 24 hours hold none of it
@@ -98,6 +102,12 @@ describe("Dashboard overview", () => {
         assert.deepStrictEqual(dayAfter.connections, { active: 1, pending: 0, error: 1, inactive: 1 })
         assert.strictEqual((yield* raw("GET", "/dashboard/api/overview")).status, 401)
       }).pipe(Effect.provide(app)),
+    { timeout: 120_000 }
+  )
+
+  it.scoped(
+    "the webhook backlog and the sync lag: the organisation's own, behind now",
+    () => backlogAndLag.pipe(Effect.provide(app)),
     { timeout: 120_000 }
   )
 })

@@ -107,3 +107,13 @@ export const get = (name: string): Entry => {
  * @category catalog
  */
 export const secretConfig: ReadonlyArray<string> = modules.flatMap((m) => m.secretConfig)
+
+/**
+ * The installed providers whose production port needs an integrator's vendor key, each with the
+ * environment variable that holds it (`ProviderModule.vendorKeyConfig`).
+ *
+ * @since 0.1.0
+ * @category catalog
+ */
+export const vendorKeyConfig: ReadonlyArray<{ readonly provider: string; readonly config: string }> = modules
+  .flatMap((m) => m.vendorKeyConfig === undefined ? [] : [{ provider: m.descriptor.name, config: m.vendorKeyConfig }])

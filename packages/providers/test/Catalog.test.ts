@@ -12,6 +12,9 @@ describe("Catalog", () => {
     assert.isAtLeast(Catalog.installed.names.length, 2)
     for (const name of Catalog.installed.names) assert.strictEqual(Catalog.get(name).descriptor.name, name)
     assert.deepStrictEqual(Catalog.secretConfig, Catalog.modules.flatMap((m) => m.secretConfig))
+    // provider_a's production port needs the integrator's vendor key; provider_b's none
+    assert.deepStrictEqual(Catalog.vendorKeyConfig, [{ provider: "provider_a", config: "PROVIDER_A_VENDOR_KEY" }])
+    for (const { config } of Catalog.vendorKeyConfig) assert.include(Catalog.secretConfig, config)
   })
 
   it("an unsound list or an unknown name fails with a clear error", () => {

@@ -1,14 +1,17 @@
 /**
  * The Overview page, where the dashboard opens: the organisation's plan, its connections by
- * status, the last day's requests by status class and webhook deliveries by outcome (from
- * `GET /dashboard/api/overview`), and the Issues feed (`GET /dashboard/api/issues`): what needs a
+ * status, the last day's requests by status class and webhook deliveries by outcome, the webhook
+ * backlog and the sync lag now (from `GET /dashboard/api/overview`), and the Issues feed (`GET /dashboard/api/issues`): what needs a
  * person, newest first, each with what to do (its message names the connection, facility or webhook).
  */
 import { call } from "../Client.js"
 import { ErrorText, formatTime, Page, Table, useLoad } from "../Ui.js"
 
 const Figures = (
-  { label, values }: { readonly label: string; readonly values: ReadonlyArray<readonly [string, number]> }
+  { label, values }: {
+    readonly label: string
+    readonly values: ReadonlyArray<readonly [string, number | string]>
+  }
 ) => (
   <section className="figures" aria-label={label}>
     <h2>{label}</h2>
@@ -22,6 +25,18 @@ const Figures = (
     </dl>
   </section>
 )
+
+/** A number of seconds as a person reads it: `45 s`, `12 min`, `3 h 5 min`, `2 d 4 h`; `none` for null. */
+export const formatSeconds = (seconds: number | null): string => {
+  if (seconds === null) return "none"
+  if (seconds < 60) return `${seconds} s`
+  const minutes = Math.floor(seconds / 60)
+  if (minutes < 60) return `${minutes} min`
+  const hours = Math.floor(minutes / 60)
+  if (hours < 24) return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`
+  const days = Math.floor(hours / 24)
+  return hours % 24 === 0 ? `${days} d` : `${days} d ${hours % 24} h`
+}
 
 export const Overview = () => {
   const overview = useLoad(() => call((c) => c.overview.get()), [])
@@ -61,6 +76,23 @@ export const Overview = () => {
                 ["retrying", o.deliveries_24h.retrying],
                 ["failed", o.deliveries_24h.failed],
                 ["pending", o.deliveries_24h.pending]
+              ]}
+            />
+            <Figures
+              label="Webhook backlog, now"
+              values={[
+                ["pending", o.webhook_backlog.pending],
+                ["oldest pending", formatSeconds(o.webhook_backlog.oldest_pending_seconds)],
+                ["dead-lettered", o.webhook_backlog.dead_lettered]
+              ]}
+            />
+            <Figures
+              label="Sync, now"
+              values={[
+                ["lag", formatSeconds(o.sync.lag_seconds)],
+                ["live", o.sync.live],
+                ["backfilling", o.sync.backfilling],
+                ["failing", o.sync.failing]
               ]}
             />
           </div>

@@ -6,10 +6,16 @@
  * (`check`: no sideways scroll, no serious or critical axe-core violation), screenshots (`shoot`;
  * with TRACEBRIDGE_SCREENSHOTS=docs also into docs/images/dashboard/), and the sign-in steps.
  *
+ * The server runs on SQLite in its data folder, or, with `TRACEBRIDGE_BROWSER_DATABASE=postgres`
+ * and `TEST_DATABASE_URL` set (as `npm run test:pg` sets them for the dashboard's projects), on a
+ * fresh Postgres schema `dash_<random>` of that database, dropped once the server has stopped
+ * (`serverDatabase`).
+ *
  * The server's origin, the browser and the first owner's link are live exports, set once the
  * server is up.
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { randomUUID } from "node:crypto"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
@@ -39,8 +45,66 @@ export const freePort = () =>
     })
   })
 
+/** Which database the browser tests' server runs on (`TRACEBRIDGE_BROWSER_DATABASE`). */
+export const databaseKind: "sqlite" | "postgres" = process.env.TRACEBRIDGE_BROWSER_DATABASE === "postgres"
+  ? "postgres"
+  : "sqlite"
+
+const psql = (url: string, statement: string) =>
+  execFileSync("psql", ["-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", statement], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, PGCONNECT_TIMEOUT: "10" }
+  })
+
+/**
+ * The server's database settings: none for SQLite (its data folder holds it); for Postgres, a
+ * fresh schema of `TEST_DATABASE_URL` and a `DATABASE_URL` whose connections see only it (as
+ * `packages/http/test/support/PgSchema.ts` makes them). `drop` removes the schema; call it once the
+ * server has stopped.
+ */
+export const serverDatabase = (): {
+  readonly env: Readonly<Record<string, string>>
+  /** Fails unless the server migrated its database there (the schema holds its tables). */
+  readonly verify: () => void
+  readonly drop: () => void
+} => {
+  if (databaseKind === "sqlite") return { env: {}, verify: () => {}, drop: () => {} }
+  const url = process.env.TEST_DATABASE_URL
+  if (url === undefined || url === "") {
+    throw new Error("TRACEBRIDGE_BROWSER_DATABASE=postgres needs TEST_DATABASE_URL (postgres://user:password@host/db)")
+  }
+  const schema = `dash_${randomUUID().replaceAll("-", "")}`
+  psql(url, `CREATE SCHEMA ${schema}`)
+  const scoped = new URL(url)
+  scoped.searchParams.set("options", `-c search_path=${schema}`)
+  return {
+    env: { DATABASE_URL: scoped.href },
+    verify: () => {
+      const tables = Number(
+        String(psql(
+          url,
+          `SELECT COUNT(*) FROM information_schema.tables
+        WHERE table_schema = '${schema}' AND table_name IN ('connections', 'dashboard_users')`
+        )).trim()
+      )
+      if (tables !== 2) throw new Error(`the server did not migrate schema ${schema} (${tables} of its tables found)`)
+    },
+    drop: () => void psql(url, `DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+  }
+}
+
+/** The environment the server inherits: this process's, without Tracebridge's settings or a database. */
+export const inheritedEnv = (): Record<string, string> => {
+  const inherited: Record<string, string> = {}
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith("TRACEBRIDGE_") && key !== "DATABASE_URL") inherited[key] = value
+  }
+  return inherited
+}
+
 let server: ChildProcess
 let dataDir = ""
+let dropDatabase = () => {}
 /** The browser, once started. */
 export let browser: Browser
 /** The server's origin (`http://127.0.0.1:<port>`), once it is up. */
@@ -64,17 +128,16 @@ export const startServer = (env: Readonly<Record<string, string>> = {}): void =>
     const port = await freePort()
     origin = `http://127.0.0.1:${port}`
     dataDir = mkdtempSync(join(tmpdir(), "tracebridge-dashboard-"))
-    const inherited: Record<string, string> = {}
-    for (const [key, value] of Object.entries(process.env)) {
-      if (value !== undefined && !key.startsWith("TRACEBRIDGE_")) inherited[key] = value
-    }
+    const database = serverDatabase()
+    dropDatabase = database.drop
     server = spawn(process.execPath, [main], {
       env: {
-        ...inherited,
+        ...inheritedEnv(),
         HOST: "127.0.0.1",
         PORT: String(port),
         TRACEBRIDGE_DATA_DIR: dataDir,
         TRACEBRIDGE_LOG_FORMAT: "json",
+        ...database.env,
         ...env
       },
       stdio: ["ignore", "pipe", "pipe"]
@@ -87,6 +150,7 @@ export const startServer = (env: Readonly<Record<string, string>> = {}): void =>
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
     ownerLink = linkPattern.exec(output)![0]
+    database.verify()
     browser = await chromium.launch({
       executablePath: "/usr/bin/chromium",
       headless: true,
@@ -102,6 +166,7 @@ export const startServer = (env: Readonly<Record<string, string>> = {}): void =>
       await exited
     }
     if (dataDir !== "") rmSync(dataDir, { recursive: true, force: true })
+    dropDatabase()
   })
 }
 
@@ -125,7 +190,8 @@ export const v1 = async (method: string, path: string, access: string, json?: un
     },
     ...(json === undefined ? {} : { body: JSON.stringify(json) })
   })
-  return { status: response.status, body: await response.json() as any }
+  const text = await response.text()
+  return { status: response.status, body: text === "" ? null : JSON.parse(text) as any }
 }
 
 export interface Viewport {
@@ -139,18 +205,20 @@ export const viewports: ReadonlyArray<Viewport> = [
   { name: "375", width: 375, height: 740 }
 ]
 
-/** A page of a fresh context that records CSP refusals, script errors and dialogs. */
-export const open = async (viewport: Viewport) => {
+/**
+ * A page of a fresh context that records CSP refusals, script errors and dialogs. A refused call
+ * whose status matches `answered` (401, 403 and 404 unless told) is the API answering, not the
+ * page failing.
+ */
+export const open = async (viewport: Viewport, answered: RegExp = /^40[134]$/) => {
   const context: BrowserContext = await browser.newContext({ viewport })
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin })
   const page = await context.newPage()
   const problems: Array<string> = []
   page.on("console", (message) => {
     if (message.type() === "error" || /Content.Security.Policy|Refused to/i.test(message.text())) {
-      // a refused call's 401/403/404 is the API answering, not the page failing
-      if (!/Failed to load resource: the server responded with a status of (401|403|404)/.test(message.text())) {
-        problems.push(message.text())
-      }
+      const refused = /Failed to load resource: the server responded with a status of (\d{3})/.exec(message.text())
+      if (refused === null || !answered.test(refused[1]!)) problems.push(message.text())
     }
   })
   page.on("pageerror", (error) => problems.push(String(error)))
@@ -175,7 +243,20 @@ export const check = async (page: Page, where: string) => {
         .join(", ")
     ] as const
   )
-  expect(scrollWidth, `${where}: the page scrolls sideways (${wide})`).toBeLessThanOrEqual(innerWidth)
+  const culprit = scrollWidth <= innerWidth ? "" : await page.evaluate(() => {
+    // the deepest element whose removal ends the sideways scroll
+    let found = ""
+    for (const el of [...document.querySelectorAll<HTMLElement>("body *")]) {
+      const before = el.style.display
+      el.style.display = "none"
+      if (document.scrollingElement!.scrollWidth <= window.innerWidth) {
+        found = `${el.tagName.toLowerCase()}.${el.className} "${(el.textContent ?? "").slice(0, 60)}"`
+      }
+      el.style.display = before
+    }
+    return found
+  })
+  expect(scrollWidth, `${where}: the page scrolls sideways (${wide}; ${culprit})`).toBeLessThanOrEqual(innerWidth)
   // evaluated over the DevTools protocol, which the page's CSP does not govern (no bypassCSP)
   if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(axeSource)
   const violations = await page.evaluate(async () => {
@@ -192,6 +273,10 @@ export const shoot = async (page: Page, name: string, viewport: Viewport, mask: 
   await page.screenshot({ path: join(shots, file), mask: [...mask], maskColor: "#334155" })
   if (toDocs) copyFileSync(join(shots, file), join(docs, file))
 }
+
+/** A failure's screenshot, for the report. */
+export const failureShot = (page: Page, name: string) =>
+  page.screenshot({ path: join(shots, `failure-${name}.png`) }).catch(() => {})
 
 export const heading = (page: Page, name: string | RegExp) => page.getByRole("heading", { level: 1, name }).waitFor()
 
@@ -227,3 +312,27 @@ export const signIn = async (page: Page, email: string) => {
 export const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "frame-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+
+/** Calls the dashboard's API from the page, as the signed-in member (the CSRF token read first). */
+export const dashboardCall = (page: Page, method: string, path: string, json?: unknown) =>
+  page.evaluate(async ({ json, method, path }) => {
+    const me = await (await fetch("/dashboard/api/session")).json()
+    const response = await fetch(path, {
+      method,
+      headers: {
+        "x-csrf-token": me.csrf_token,
+        ...(json === undefined ? {} : { "content-type": "application/json" })
+      },
+      ...(json === undefined ? {} : { body: JSON.stringify(json) })
+    })
+    return { status: response.status, body: await response.json() as any }
+  }, { method, path, json })
+
+/** Waits until `test` holds, trying `attempts` times `every` ms apart. */
+export const eventually = async (what: string, test: () => Promise<boolean>, attempts = 80, every = 250) => {
+  for (let i = 0; i < attempts; i++) {
+    if (await test()) return
+    await new Promise((resolve) => setTimeout(resolve, every))
+  }
+  throw new Error(`never: ${what}`)
+}

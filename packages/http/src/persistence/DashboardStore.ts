@@ -250,6 +250,16 @@ export interface Service {
     limit: number
   ) => Effect.Effect<ReadonlyArray<SyncProblem>>
   /**
+   * The organisation's production connections (not disconnected) of these providers, the newest
+   * first, at most `limit`, for the Issues feed: those of a provider whose vendor key is missing
+   * (`since` is when each was made).
+   */
+  readonly productionConnections: (
+    organisationId: string,
+    providers: ReadonlyArray<string>,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<ConnectionInError>>
+  /**
    * The organisation's connections in `error` (the state system refused their login: they need a
    * relink), the most recently changed first, at most `limit`, for the Issues feed.
    */
@@ -471,6 +481,16 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
             LIMIT ${Math.max(0, limit)}`,
         toSyncProblem
       ),
+    productionConnections: (organisationId, providers, limit) =>
+      providers.length === 0
+        ? Effect.succeed([])
+        : all(
+          sql`SELECT id, external_id, provider, state, created_at AS updated_at FROM connections
+              WHERE organisation_id = ${organisationId} AND is_sandbox = ${SqlRow.flag(false)}
+                AND status <> 'inactive' AND ${sql.in("provider", providers)}
+              ORDER BY created_at DESC, id LIMIT ${Math.max(0, limit)}`,
+          toConnectionInError
+        ),
     connectionsInError: (organisationId, limit) =>
       all(
         sql`SELECT id, external_id, provider, state, updated_at FROM connections

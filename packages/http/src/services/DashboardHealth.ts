@@ -9,19 +9,24 @@
  * events service, the request log, the webhook store; the changes run `/v1`'s own code
  * (`Connections.createLinkToken` with `connection_id`, `Webhooks.retry`) as the member's
  * organisation (`Dashboard.actAs`), and are audited. Issues are computed at each call, from the
- * tables as they are, so an issue closes itself once its cause is gone.
+ * tables as they are, so an issue closes itself once its cause is gone; a missing vendor key
+ * (`Catalog.vendorKeyConfig`) is read once at start, as the production ports read it. The
+ * Overview's webhook backlog and sync lag are the metrics gauges' reads narrowed to the
+ * organisation (`MetricsStore.organisationSnapshot`).
  *
  * @since 0.1.0
  */
 import { DashboardApi } from "@tracebridge/api"
 import { WebhookEvent } from "@tracebridge/core"
+import { Catalog } from "@tracebridge/providers"
 import { SyncStore } from "@tracebridge/sync"
-import { Clock, Context, Effect, Either, Layer, Option, Schema } from "effect"
+import { Clock, Config, Context, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
 import * as Errors from "../Errors.js"
 import { Accounts } from "../persistence/Accounts.js"
 import type { Connection } from "../persistence/ConnectionStore.js"
 import { ConnectionStore } from "../persistence/ConnectionStore.js"
 import { DashboardStore } from "../persistence/DashboardStore.js"
+import * as MetricsStore from "../persistence/MetricsStore.js"
 import type { Summary } from "../persistence/RequestLogStore.js"
 import { RequestLogStore } from "../persistence/RequestLogStore.js"
 import type {
@@ -257,8 +262,16 @@ export const layer = Layer.effect(
     const dashboardStore = yield* DashboardStore
     const accounts = yield* Accounts
     const dispatcher = yield* WebhookDispatcher
+    const metricsStore = yield* MetricsStore.MetricsStore
     const pollIntervalMs = (yield* Effect.orDie(ManagedSync.settings)).pollIntervalMs
     const lagLimit = LAG_FACTOR * pollIntervalMs
+    // The providers whose vendor key this API runs without, read once as their production ports
+    // read it (at start): their production connections are issues until the API runs with it.
+    const missingVendorKeys = new Map<string, string>()
+    for (const { config, provider } of Catalog.vendorKeyConfig) {
+      const key = yield* Config.option(Config.redacted(config)).pipe(Effect.orElseSucceed(() => Option.none()))
+      if (Option.isNone(key) || Redacted.value(key.value).trim() === "") missingVendorKeys.set(provider, config)
+    }
 
     const notFound = (what: string, id: string) =>
       Errors.fail("not_found_error", "resource_not_found", `No ${what} with id ${id}`)
@@ -324,6 +337,30 @@ export const layer = Layer.effect(
             severity: "critical",
             message: `The state system refused the stored login of connection ${connectionName(c)}; its reads fail`,
             action: "Open the connection and relink it: its user enters the login again in the Connect widget",
+            connection_id: c.id,
+            facility_id: null,
+            webhook_id: null,
+            count: null,
+            since: c.updated_at
+          })
+        }
+        // production connections of a provider whose vendor key is missing: an operator must set it
+        const keyless = yield* dashboardStore.productionConnections(
+          organisationId,
+          [...missingVendorKeys.keys()],
+          MAX_ISSUES + 1
+        )
+        for (const c of keyless) {
+          const config = missingVendorKeys.get(c.provider)!
+          issues.push({
+            id: `vendor_key_missing:${c.id}`,
+            kind: "vendor_key_missing",
+            severity: "critical",
+            message: `Connection ${
+              connectionName(c)
+            } cannot reach the state system: this Tracebridge runs without ${c.provider}'s vendor key (${config}), so its reads answer 503 provider_unavailable and no request is sent`,
+            action:
+              `Ask your Tracebridge operator to set ${config} (the integrator's vendor API key from the state system) in the API's environment and restart it; this issue closes once the API runs with it`,
             connection_id: c.id,
             facility_id: null,
             webhook_id: null,
@@ -756,12 +793,26 @@ export const layer = Layer.effect(
           const endpoints = yield* webhookStore.listWebhookEndpoints(session.organisation_id)
           const { total } = yield* countsOf(endpoints.map((e) => e.id), now - DAY_MS)
           const issues = yield* issuesOf(session.organisation_id, now)
+          // the gauges' own reads, narrowed to the organisation
+          const snapshot = yield* metricsStore.organisationSnapshot(session.organisation_id)
+          const seconds = (s: number | null) => (s === null ? null : Math.floor(s))
           return {
             plan: Option.match(organisation, { onNone: () => "sandbox" as const, onSome: (o) => o.plan }),
             connections: { active, pending, error, inactive },
             requests_24h: requests,
             deliveries_24h: total,
-            open_issues: issues.data.length
+            open_issues: issues.data.length,
+            webhook_backlog: {
+              pending: snapshot.deliveries.pending ?? 0,
+              oldest_pending_seconds: seconds(MetricsStore.oldestPendingSeconds(snapshot, now)),
+              dead_lettered: snapshot.deliveries.failed ?? 0
+            },
+            sync: {
+              lag_seconds: seconds(MetricsStore.syncLagSeconds(snapshot, now)),
+              live: snapshot.facilities.live ?? 0,
+              backfilling: snapshot.facilities.backfilling ?? 0,
+              failing: snapshot.failingFacilities
+            }
           }
         })
     }
