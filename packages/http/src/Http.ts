@@ -40,6 +40,7 @@ import { HttpWebhooksLive } from "./handlers/WebhooksHttp.js"
 import * as Idempotency from "./Idempotency.js"
 import * as Limits from "./Limits.js"
 import * as McpRoute from "./McpRoute.js"
+import * as Metrics from "./Metrics.js"
 import * as MetricsServer from "./MetricsServer.js"
 import * as OpenApiRoute from "./OpenApiRoute.js"
 import { isUnavailable, type Persistence } from "./persistence/Database.js"
@@ -504,7 +505,9 @@ export const makeHttpLive = (given: Options = {}) =>
             ? Effect.orDie(RequestLog.every)
             : Effect.succeed(options.accessLogEvery),
           (every) => {
-            const logged = MetricsServer.middleware(metrics, RequestLog.make(every))
+            // With traces on too, the server span's end records the HTTP metrics (one wrapper a request).
+            const tracing = options.tracing === true
+            const logged = tracing ? RequestLog.make(every) : MetricsServer.middleware(metrics, RequestLog.make(every))
             // the request log's record of each /v1 request, when it is on
             const served = !requestLog.enabled ? logged : <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> => {
               const inner = logged(app)
@@ -513,9 +516,8 @@ export const makeHttpLive = (given: Options = {}) =>
                 (capture) => Option.isSome(capture) ? capture.value.middleware(inner) : inner
               )
             }
-            return HttpApiBuilder.serve(
-              options.tracing === true ? (app) => Tracing.serverSpan(served(app)) : served
-            )
+            const onResponse = MetricsServer.isEnabled(metrics) ? Metrics.recordHttp : undefined
+            return HttpApiBuilder.serve(tracing ? (app) => Tracing.serverSpan(served(app), onResponse) : served)
           }
         )).pipe(
           // No span per request: nothing exports traces, and building one costs up to half a fast request.

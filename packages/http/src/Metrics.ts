@@ -230,11 +230,6 @@ export const http: <E, R>(app: HttpApp.Default<E, R>) => HttpApp.Default<E, R> =
   })
 )
 
-/** The provider and state of the port call running (for the governor's 429s and waits). */
-const upstreamContext = FiberRef.unsafeMake<{ readonly provider: string; readonly state: string } | undefined>(
-  undefined
-)
-
 const outcomeOf = (error: unknown): string => {
   const tag = typeof error === "object" && error !== null ? (error as { _tag?: unknown })._tag : undefined
   if (typeof tag !== "string") return "error"
@@ -253,24 +248,35 @@ const outcomeOf = (error: unknown): string => {
 export const port = (self: ProviderPort.Service): ProviderPort.Service =>
   PortCalls.wrap(self, (call, effect) => {
     if (!on) return effect
-    const tags = { provider: call.provider, state: call.state }
     const resource = typeof call.args[0] === "string" ? call.args[0] : undefined
-    return effect.pipe(
-      Effect.tapBoth({
-        onFailure: (error) =>
-          Effect.sync(() => metrics.upstreamRequests.unsafeUpdate(1, labels({ ...tags, outcome: outcomeOf(error) }))),
-        onSuccess: (a) =>
-          Effect.sync(() => {
-            metrics.upstreamRequests.unsafeUpdate(1, labels({ ...tags, outcome: "ok" }))
-            const skipped = typeof a === "object" && a !== null ? (a as { skipped?: unknown }).skipped : undefined
-            if (resource !== undefined && Array.isArray(skipped) && skipped.length > 0) {
-              metrics.skippedRows.unsafeUpdate(skipped.length, labels({ provider: call.provider, resource }))
-            }
-          })
-      }),
-      Effect.locally(upstreamContext, tags)
-    )
+    return Effect.tapBoth(effect, {
+      onFailure: (error) =>
+        Effect.sync(() =>
+          metrics.upstreamRequests.unsafeUpdate(1, upstreamLabels(call.provider, call.state, outcomeOf(error)))
+        ),
+      onSuccess: (a) =>
+        Effect.sync(() => {
+          metrics.upstreamRequests.unsafeUpdate(1, upstreamLabels(call.provider, call.state, "ok"))
+          const skipped = typeof a === "object" && a !== null ? (a as { skipped?: unknown }).skipped : undefined
+          if (resource !== undefined && Array.isArray(skipped) && skipped.length > 0) {
+            metrics.skippedRows.unsafeUpdate(skipped.length, labels({ provider: call.provider, resource }))
+          }
+        })
+    })
   })
+
+/** `port`'s label arrays: provider → state → outcome (every call records here, with no key built). */
+const upstreamByProvider = new Map<string, Map<string, Map<string, ReadonlyArray<MetricLabel.MetricLabel>>>>()
+
+const upstreamLabels = (provider: string, state: string, outcome: string): ReadonlyArray<MetricLabel.MetricLabel> => {
+  let byState = upstreamByProvider.get(provider)
+  if (byState === undefined) upstreamByProvider.set(provider, byState = new Map())
+  let byOutcome = byState.get(state)
+  if (byOutcome === undefined) byState.set(state, byOutcome = new Map())
+  let found = byOutcome.get(outcome)
+  if (found === undefined) byOutcome.set(outcome, found = labels({ provider, state, outcome }))
+  return found
+}
 
 const providerOfKey = (key: string) => key.split("|")[0] ?? "unknown"
 
@@ -299,7 +305,7 @@ export const governor = (self: UpstreamGovernor.Service, timed = true): Upstream
   throttled: (key, retryAfter) =>
     Effect.zipRight(
       on
-        ? Effect.flatMap(FiberRef.get(upstreamContext), (context) =>
+        ? Effect.flatMap(FiberRef.get(PortCalls.current), (context) =>
           Effect.sync(() =>
             metrics.upstreamRateLimited.unsafeUpdate(
               1,

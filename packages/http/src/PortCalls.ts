@@ -5,10 +5,14 @@
  * session, …)`); the wrapper sees the method's name, the session's provider and state, and the
  * call's effect. One wrapper is made per method, at its first call.
  *
+ * The call running is one fiber-local value, {@link current}, set once per call by {@link track}
+ * (the outermost wrapper), which the governor's 429 count and the request log's upstream calls read:
+ * each observer does not set a copy of its own (a `locally` copies the fiber's locals twice).
+ *
  * @since 0.1.0
  */
 import type { ProviderPort } from "@tracebridge/core"
-import { Effect } from "effect"
+import { Effect, FiberRef } from "effect"
 
 /**
  * What a wrapper knows of one port call.
@@ -59,3 +63,20 @@ export const wrap = (
     }
   })
 }
+
+/**
+ * The port call running on this fiber (set by {@link track}), or `undefined` outside one.
+ *
+ * @since 0.1.0
+ * @category context
+ */
+export const current: FiberRef.FiberRef<Call | undefined> = FiberRef.unsafeMake<Call | undefined>(undefined)
+
+/**
+ * A port whose calls set {@link current} while they run. Put it outside the observers that read it.
+ *
+ * @since 0.1.0
+ * @category wrappers
+ */
+export const track = (self: ProviderPort.Service): ProviderPort.Service =>
+  wrap(self, (call, effect) => Effect.locally(effect, current, call))

@@ -7,7 +7,7 @@
  *   `middleware`) makes one {@link Pending} record per request and holds it in a `FiberRef`
  *   ({@link current}) while the request runs: the API middleware (`Http.ts`) notes the request id,
  *   the principal and the body it read; the providers' `HttpClient` ({@link recording}) appends
- *   each upstream call, with the provider and state of the port call that sent it ({@link port}).
+ *   each upstream call, with the provider and state of the port call that sent it (`PortCalls.current`).
  *   When the answer is ready the record is offered to a bounded queue (`Queue.dropping`): a full
  *   queue drops it and counts it (`tracebridge_request_log_dropped_total`), never waiting.
  * - **Off the path, in one writer fiber.** It takes up to {@link BATCH_SIZE} records at a time,
@@ -31,7 +31,6 @@
  */
 import type { HttpApp, HttpBody, HttpServerResponse } from "@effect/platform"
 import { HttpClient, HttpServerError, HttpServerRequest, UrlParams } from "@effect/platform"
-import type { ProviderPort } from "@tracebridge/core"
 import { ProviderModule } from "@tracebridge/core"
 import {
   Cause,
@@ -212,24 +211,6 @@ export class Pending {
 export const current: FiberRef.FiberRef<Pending | undefined> = FiberRef.unsafeMake<Pending | undefined>(undefined)
 
 /** The provider, state and port method of the port call running. */
-const upstream = FiberRef.unsafeMake<
-  { readonly provider: string; readonly state: string; readonly operation: string } | undefined
->(undefined)
-
-/**
- * A provider port whose calls tell the `HttpClient` under them ({@link recording}) their provider,
- * state and method (installed only while the log is on).
- *
- * @since 0.1.0
- * @category wrappers
- */
-export const port = (self: ProviderPort.Service): ProviderPort.Service =>
-  PortCalls.wrap(
-    self,
-    (call, effect) =>
-      Effect.locally(effect, upstream, { provider: call.provider, state: call.state, operation: call.operation })
-  )
-
 const decoder = new TextDecoder()
 
 const bodyKey = (body: HttpBody.HttpBody): string =>
@@ -262,7 +243,7 @@ export const recording = (
   HttpClient.transform(client, (effect, request) =>
     Effect.flatMap(FiberRef.get(current), (pending) => {
       if (pending === undefined || pending.closed) return effect
-      return Effect.flatMap(FiberRef.get(upstream), (context) => {
+      return Effect.flatMap(FiberRef.get(PortCalls.current), (context) => {
         const key = `${request.method} ${request.url}?${
           request.urlParams.length === 0 ? "" : JSON.stringify(request.urlParams)
         } ${bodyKey(request.body)}`

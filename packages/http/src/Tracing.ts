@@ -294,12 +294,19 @@ function redactedEnd(this: Tracer.Span, endTime: bigint, exit: Exit.Exit<unknown
 
 /**
  * Wraps a tracer with the sampler and the attribute policy ({@link exportedAttribute}), and names a
- * server span `<METHOD> <route template>` when the router sets `http.route`.
+ * server span `<METHOD> <route template>` when the router sets `http.route`. Its `context` (what
+ * the fiber runtime calls around each step) is `runtime`'s: give the tracer it replaces, whose
+ * context runs the step as `inner`'s does.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const wrap = (inner: Tracer.Tracer, sampler: SamplerName, ratio: number): Tracer.Tracer => {
+export const wrap = (
+  inner: Tracer.Tracer,
+  sampler: SamplerName,
+  ratio: number,
+  runtime: Tracer.Tracer = inner
+): Tracer.Tracer => {
   const always = sampler === "always_on" || ((sampler === "traceidratio") && ratio >= 1)
   return Tracer.make({
     span(name, parent, context, links, startTime, kind, options) {
@@ -329,8 +336,10 @@ export const wrap = (inner: Tracer.Tracer, sampler: SamplerName, ratio: number):
       span.end = redactedEnd
       return span
     },
-    // the fiber runtime calls this around every run of every fiber: no frame of its own
-    context: inner.context
+    // The fiber runtime calls this around every step of every fiber. `runtime`'s (Effect's own
+    // tracer's, where the layer sets this one) keeps that call site seeing one function, as it does
+    // with traces off; `OtlpTracer`'s is another function doing the same (`f()`).
+    context: runtime.context
   })
 }
 
@@ -391,13 +400,16 @@ export const linkTo = (traceparent: string | null | undefined, reason: string): 
  */
 export const layerWith = (s: Settings, exportInterval: Duration.DurationInput = "1 second"): Layer.Layer<never> =>
   Layer.unwrapScoped(
-    Effect.map(
+    Effect.zipWith(
       OtlpTracer.make({
         url: s.url,
         resource: { serviceName: s.serviceName, attributes: s.resourceAttributes },
         exportInterval
       }),
-      (tracer) => Layer.merge(Layer.setTracer(wrap(tracer, s.sampler, s.ratio)), Layer.locallyScoped(exporting, true))
+      // the tracer this one replaces (Effect's own, unless something set another)
+      Effect.tracer,
+      (tracer, replaced) =>
+        Layer.merge(Layer.setTracer(wrap(tracer, s.sampler, s.ratio, replaced)), Layer.locallyScoped(exporting, true))
     )
   ).pipe(
     Layer.provide(s.protocol === "http/json" ? OtlpSerialization.layerJson : OtlpProtobuf.layer),
@@ -416,32 +428,58 @@ export const layer: Layer.Layer<never, ConfigError.ConfigError> = Layer.unwrapEf
 )
 
 /**
- * The server span of a request, for when traces are on (the platform's own, `HttpMiddleware.tracer`,
- * stays disabled: it parses the URL and sets every request and response header as an attribute,
- * which costs more than this). A child of the caller's `traceparent`; the router sets `http.route`
- * on it (then {@link wrap} renames it `<METHOD> <route template>`); it records the status and
- * `tracebridge.request_id`.
+ * What the server span's end reports besides the span: the request's method and URL, the answer's
+ * status and the seconds it took (the HTTP metrics, `Metrics.recordHttp`, when they are on too).
  *
  * @since 0.1.0
  * @category middleware
  */
-export const serverSpan = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+export type OnResponse = (method: string, url: string, status: number, seconds: number) => void
+
+/**
+ * The server span of a request, for when traces are on (the platform's own, `HttpMiddleware.tracer`,
+ * stays disabled: it parses the URL and sets every request and response header as an attribute,
+ * which costs more than this). A child of the caller's `traceparent`; the router sets `http.route`
+ * on it (then {@link wrap} renames it `<METHOD> <route template>`); it records the status and
+ * `tracebridge.request_id`. It carries the route template, not the raw path (which holds ids): only
+ * a request that matched no route keeps its path (`url.path`, without the query), to say what was
+ * asked.
+ *
+ * One exit handler ends the span and calls `onResponse` (the HTTP metrics, when they are on too, so
+ * that a request is not wrapped twice).
+ *
+ * @since 0.1.0
+ * @category middleware
+ */
+export const serverSpan = <E, R>(app: HttpApp.Default<E, R>, onResponse?: OnResponse): HttpApp.Default<E, R> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    Effect.useSpan(`http.server ${request.method}`, {
-      kind: "server",
-      captureStackTrace: false,
-      parent: Option.getOrUndefined(HttpTraceContext.fromHeaders(request.headers))
-    }, (span) => {
-      span.attribute("http.request.method", request.method)
-      const query = request.url.indexOf("?")
-      span.attribute("url.path", query === -1 ? request.url : request.url.slice(0, query))
-      // A request that is not sampled records nothing below it: its spans are Effect's no-op spans.
-      const traced = span.sampled ? Effect.withParentSpan(app, span) : Effect.withTracerEnabled(app, false)
-      return Effect.flatMap(Effect.exit(traced), (exit) => {
-        const response = HttpServerError.exitResponse(exit)
-        span.attribute("http.response.status_code", response.status)
-        const id = response.headers["x-request-id"]
-        if (id !== undefined) span.attribute("tracebridge.request_id", id)
-        return exit
-      })
-    }))
+    Effect.flatMap(
+      Effect.makeSpan(`http.server ${request.method}`, {
+        kind: "server",
+        captureStackTrace: false,
+        parent: Option.getOrUndefined(HttpTraceContext.fromHeaders(request.headers))
+      }),
+      (span) => {
+        const started = onResponse === undefined ? 0 : performance.now()
+        span.attribute("http.request.method", request.method)
+        // A request that is not sampled records nothing below it: its spans are Effect's no-op spans.
+        const traced = span.sampled ? Effect.withParentSpan(app, span) : Effect.withTracerEnabled(app, false)
+        return Effect.onExit(traced, (exit) =>
+          Effect.clockWith((clock) =>
+            Effect.sync(() => {
+              const response = HttpServerError.exitResponse(exit)
+              span.attribute("http.response.status_code", response.status)
+              const id = response.headers["x-request-id"]
+              if (id !== undefined) span.attribute("tracebridge.request_id", id)
+              if (span.sampled && !span.attributes.has("http.route")) {
+                const query = request.url.indexOf("?")
+                span.attribute("url.path", query === -1 ? request.url : request.url.slice(0, query))
+              }
+              span.end(clock.unsafeCurrentTimeNanos(), exit)
+              if (onResponse !== undefined) {
+                onResponse(request.method, request.url, response.status, (performance.now() - started) / 1000)
+              }
+            })
+          ))
+      }
+    ))

@@ -6,7 +6,7 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { UpstreamGovernor } from "@tracebridge/core"
-import { Http, Server } from "@tracebridge/http"
+import { Http, Server, Tracing } from "@tracebridge/http"
 import { SyncStore } from "@tracebridge/sync"
 import { ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
 import * as http from "node:http"
@@ -17,6 +17,7 @@ import * as Readiness from "../src/Readiness.js"
 import * as Routes from "../src/Routes.js"
 import * as Crypto from "../src/services/Crypto.js"
 import { Providers } from "../src/services/Providers.js"
+import { receiver } from "./support/Receiver.js"
 import { call, linkSandbox, signIn, TestApp } from "./support/TestApp.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
@@ -238,6 +239,59 @@ describe.sequential("Metrics", () => {
         )
       }
     }).pipe(Effect.provide(withToken)))
+
+  it.scopedLive("with traces on too, the server span's end counts and times each request once", () =>
+    Effect.gen(function*() {
+      const collector = yield* receiver([200])
+      yield* Effect.gen(function*() {
+        const me = yield* signIn
+        const value = (text: string, name: string) =>
+          samples(text).filter((x) =>
+            x.name === name && x.labels.route === "/v1/connections" && x.labels.method === "GET"
+          )
+            .reduce((n, x) => n + x.value, 0)
+        const before = (yield* scrape(TOKEN)).text
+        for (let i = 0; i < 3; i++) {
+          assert.strictEqual((yield* call("GET", "/v1/connections", { token: me.access })).status, 200)
+        }
+        const after = (yield* scrape(TOKEN)).text
+        assert.strictEqual(
+          value(after, "tracebridge_http_requests_total") - value(before, "tracebridge_http_requests_total"),
+          3
+        )
+        assert.strictEqual(
+          value(after, "tracebridge_http_request_duration_seconds_count") -
+            value(before, "tracebridge_http_request_duration_seconds_count"),
+          3
+        )
+      }).pipe(
+        Effect.provide(
+          Http.makeHttpLive({
+            tracing: true,
+            metrics: { ...MetricsServer.off, token: Option.some(Redacted.make(TOKEN)) }
+          }).pipe(
+            Layer.provideMerge(Server.layerTest),
+            Layer.provideMerge(Crypto.layerTest),
+            Layer.provideMerge(TestDatabase.layer),
+            Layer.provide(Tracing.layerWith({
+              url: collector.url.replace(/\/hooks$/, "/v1/traces"),
+              protocol: "http/json",
+              serviceName: "tracebridge-test",
+              resourceAttributes: {},
+              sampler: "parentbased_always_on",
+              ratio: 1
+            }, "1 hour"))
+          )
+        )
+      )
+      // the layer is closed: every span was exported, the three reads' server spans among them
+      const names = collector.received.flatMap((r) =>
+        (JSON.parse(r.body).resourceSpans as Array<any>).flatMap((rs) =>
+          (rs.scopeSpans as Array<any>).flatMap((ss) => (ss.spans as Array<{ name: string }>).map((x) => x.name))
+        )
+      )
+      assert.strictEqual(names.filter((n) => n === "GET /v1/connections").length, 3)
+    }))
 
   it.effect("a row the adapter cannot read counts as a skipped row of its provider and resource", () =>
     Effect.gen(function*() {

@@ -114,9 +114,12 @@ describe("Tracing", () => {
             { token: connectionToken, headers: { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` } }
           )
           assert.strictEqual(read.status, 200, JSON.stringify(read.body))
+          const unknown = yield* call("GET", "/v1/no/such/thing?key=secret-in-query", { token: access })
+          assert.strictEqual(unknown.status, 404)
           return {
-            secrets: [client.client_secret, access, refresh, connectionToken, providerLogin],
-            requestId: read.headers["x-request-id"]!
+            secrets: [client.client_secret, access, refresh, connectionToken, providerLogin, "secret-in-query"],
+            requestId: read.headers["x-request-id"]!,
+            unknownId: unknown.headers["x-request-id"]!
           }
         }).pipe(traced(collector))
         // the layer is closed: the exporter has flushed every span
@@ -134,6 +137,13 @@ describe("Tracing", () => {
         )
         assert.strictEqual(server!.name, `GET ${attr(server!, "http.route")}`)
         assert.strictEqual(attr(server!, "http.response.status_code"), 200)
+        assert.isUndefined(attr(server!, "url.path"), "the route template, not the raw path (it holds ids)")
+        // a request that matched no route keeps its path (without the query), to say what was asked
+        const unmatched = spans.find((s) => s.kind === 2 && attr(s, "tracebridge.request_id") === session.unknownId)
+        assert.isDefined(unmatched, "the unknown path's server span")
+        assert.strictEqual(unmatched!.name, "http.server GET")
+        assert.strictEqual(attr(unmatched!, "url.path"), "/v1/no/such/thing")
+        assert.strictEqual(attr(unmatched!, "http.response.status_code"), 404)
 
         const ancestors = (span: OtlpSpan): Array<OtlpSpan> => {
           const out: Array<OtlpSpan> = []
@@ -344,6 +354,26 @@ describe("Tracing", () => {
       assert.strictEqual(seen.get("ended"), true)
     }
   })
+
+  it.scopedLive("the layer's tracer runs each fiber step through the context of the tracer it replaced", () =>
+    Effect.gen(function*() {
+      const replaced = yield* Effect.tracer
+      const collector = yield* receiver([200])
+      const set = yield* Effect.tracer.pipe(
+        Effect.provide(Tracing.layerWith({
+          url: collector.url.replace(/\/hooks$/, "/v1/traces"),
+          protocol: "http/protobuf",
+          serviceName: "tracebridge-test",
+          resourceAttributes: {},
+          sampler: "parentbased_always_on",
+          ratio: 1
+        }, "1 hour"))
+      )
+      assert.notStrictEqual(set, replaced, "the layer sets a tracer")
+      // The runtime calls it around every step of every fiber: the same function as with traces off
+      // keeps that call site seeing one function (OtlpTracer's own is another, doing the same).
+      assert.strictEqual(set.context, replaced.context)
+    }))
 
   it("samples: parent-based follows the parent, the ratio by trace id, and never exports a query or header", () => {
     const parent = (sampled: boolean) =>

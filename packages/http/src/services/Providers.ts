@@ -41,6 +41,7 @@ import * as Metrics from "../Metrics.js"
 import type { Connection } from "../persistence/ConnectionStore.js"
 import { SandboxLog } from "../persistence/SandboxLog.js"
 import { UpstreamBuckets } from "../persistence/UpstreamBuckets.js"
+import * as PortCalls from "../PortCalls.js"
 import * as RequestLogCapture from "../RequestLogCapture.js"
 import { Crypto } from "./Crypto.js"
 import * as SandboxState from "./SandboxState.js"
@@ -187,7 +188,8 @@ export const layer = Layer.scoped(
     const counted = Metrics.isOn()
     const measured = (ports: ReadonlyArray<ProviderPort.Service>) => {
       const counting = counted ? ports.map(Metrics.port) : ports
-      return logged ? counting.map(RequestLogCapture.port) : counting
+      // the call running, which the governor's 429 count and the request log's upstream calls read
+      return counted || logged ? counting.map(PortCalls.track) : counting
     }
     const sandboxPorts = ProviderPorts.make(
       measured(cached(
