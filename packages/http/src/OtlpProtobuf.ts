@@ -106,6 +106,12 @@ const spanKind = (kind: number): SpanKind => (kind > 0 ? kind - 1 : 0) as SpanKi
 
 const resources = new WeakMap<object, Resource>()
 
+const none: ReadonlyArray<never> = []
+
+/** A status with no message, one object per code (the serializer only reads it). */
+const statuses = [{ code: 0 }, { code: 1 }, { code: 2 }]
+const statusOf = (code: number) => statuses[code] ?? { code }
+
 /**
  * The spans of an OTLP/JSON batch in the shape `ProtobufTraceSerializer` reads (the batch's
  * resource converted once per resource object, which `OtlpTracer` keeps for its life).
@@ -129,7 +135,8 @@ export const toReadableSpans = (data: JsonTraces): Array<ReadableSpan> => {
         const context: SpanContext = { traceId: span.traceId, spanId: span.spanId, traceFlags: SAMPLED }
         const startTime = hrTime(span.startTimeUnixNano)
         const endTime = hrTime(span.endTimeUnixNano)
-        const links: Array<Link> = span.links.map((link) => ({
+        // most spans have no link and no event: one shared empty list, not two arrays a span
+        const links: ReadonlyArray<Link> = span.links.length === 0 ? none : span.links.map((link) => ({
           context: { traceId: link.traceId, spanId: link.spanId, traceFlags: SAMPLED },
           attributes: attributesOf(link.attributes),
           droppedAttributesCount: 0
@@ -138,19 +145,20 @@ export const toReadableSpans = (data: JsonTraces): Array<ReadableSpan> => {
           name: span.name,
           kind: spanKind(span.kind),
           spanContext: () => context,
-          ...(span.parentSpanId === undefined
-            ? {}
-            : { parentSpanContext: { traceId: span.traceId, spanId: span.parentSpanId, traceFlags: SAMPLED } }),
+          // read as `parentSpanContext?.spanId`: absent and undefined are alike to the serializer
+          parentSpanContext: (span.parentSpanId === undefined
+            ? undefined
+            : { traceId: span.traceId, spanId: span.parentSpanId, traceFlags: SAMPLED }) as SpanContext,
           startTime,
           endTime,
           duration: [endTime[0] - startTime[0], endTime[1] - startTime[1]],
           ended: true,
           status: span.status.message === undefined
-            ? { code: span.status.code }
+            ? statusOf(span.status.code)
             : { code: span.status.code, message: span.status.message },
           attributes: attributesOf(span.attributes),
-          links,
-          events: span.events.map((event) => ({
+          links: links as Array<Link>,
+          events: span.events.length === 0 ? none as Array<never> : span.events.map((event) => ({
             name: event.name,
             time: hrTime(event.timeUnixNano),
             attributes: attributesOf(event.attributes),
