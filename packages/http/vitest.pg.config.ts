@@ -22,7 +22,7 @@ const dashboard = path.join(here, "../dashboard")
  * in order, its timeouts). Each file is a group of its own, after the http suites and before the
  * one that stops the cluster: one browser at a time.
  */
-const browserFiles = ["test/Pages.test.ts", "test/Tools.test.ts", "test/WebhooksPages.test.ts"]
+const browserFiles = ["test/Pages.test.ts", "test/Tools.test.ts", "test/WebhooksPages.test.ts", "test/Sso.test.ts"]
 
 /**
  * The Postgres run alone: `npm run test:pg` with `TEST_DATABASE_URL` set. The shared settings,

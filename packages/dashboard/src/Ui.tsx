@@ -1,6 +1,7 @@
 /**
  * The pages' small shared parts: a page frame with its heading, error text, a table that scrolls
- * inside its own box, a copy button, an inline confirmation, and times.
+ * inside its own box, a copy button, an inline confirmation, times, and the lists' filter forms
+ * and pagers.
  */
 import type { ReactNode } from "react"
 import { useCallback, useEffect, useRef, useState } from "react"
@@ -200,3 +201,163 @@ export const fromUtcInput = (value: string): number | undefined => {
   const ms = Date.parse(`${value.length === 16 ? `${value}:00` : value}Z`)
   return Number.isNaN(ms) ? undefined : ms
 }
+
+/**
+ * A filter form's state: `draft` (what the fields hold) and `applied` (what the list is filtered
+ * by, from the last Filter or Clear).
+ */
+export function useFilters<F extends Readonly<Record<keyof F, string>>>(none: F) {
+  const [draft, setDraft] = useState<F>(none)
+  const [applied, setApplied] = useState<F>(none)
+  return {
+    draft,
+    applied,
+    /** Puts a field's new value in the draft. */
+    set: (name: keyof F, value: string) => setDraft({ ...draft, [name]: value }),
+    /** Filters by the draft. */
+    apply: () => setApplied(draft),
+    /** Empties the fields and filters by nothing. */
+    clear: () => {
+      setDraft(none)
+      setApplied(none)
+    },
+    /** Fills the fields with `filters` and filters by them. */
+    replace: (filters: F) => {
+      setDraft(filters)
+      setApplied(filters)
+    }
+  }
+}
+
+export type Filters<F extends Readonly<Record<keyof F, string>>> = ReturnType<typeof useFilters<F>>
+
+/**
+ * One field of a filter form: a select (`options`, each a value or a `[value, label]` pair, after
+ * `any`, the empty value's label, "Any" unless told) or an input (text unless told).
+ */
+export type FilterField<K extends string> =
+  & {
+    readonly name: K
+    readonly id: string
+    readonly label: string
+  }
+  & (
+    | { readonly options: ReadonlyArray<string | readonly [value: string, label: string]>; readonly any?: string }
+    | { readonly type?: "text" | "datetime-local"; readonly placeholder?: string }
+  )
+
+/**
+ * A list's filter form: its fields, then **Filter** (filters by what they hold) and **Clear**
+ * (empties them). `onFilter` and `onClear` are for what the page does besides, such as going back
+ * to the first page.
+ */
+export const FilterForm = <F extends Readonly<Record<keyof F, string>>>(
+  { fields, filters, label, onClear, onFilter }: {
+    readonly label: string
+    readonly fields: ReadonlyArray<FilterField<keyof F & string>>
+    readonly filters: Filters<F>
+    readonly onFilter: () => void
+    readonly onClear: () => void
+  }
+) => (
+  <form
+    className="form filters"
+    aria-label={label}
+    onSubmit={(event) => {
+      event.preventDefault()
+      filters.apply()
+      onFilter()
+    }}
+  >
+    {fields.map((field) => {
+      const value = filters.draft[field.name] ?? ""
+      const onChange = (e: { target: { value: string } }) => filters.set(field.name, e.target.value)
+      return (
+        <div className="field" key={field.name}>
+          <label htmlFor={field.id}>{field.label}</label>
+          {"options" in field
+            ? (
+              <select id={field.id} value={value} onChange={onChange}>
+                <option value="">{field.any ?? "Any"}</option>
+                {field.options.map((option) => {
+                  const [optionValue, optionLabel] = typeof option === "string" ? [option, option] : option
+                  return <option key={optionValue} value={optionValue}>{optionLabel}</option>
+                })}
+              </select>
+            )
+            : (
+              <input
+                id={field.id}
+                value={value}
+                onChange={onChange}
+                {...(field.type === undefined ? {} : { type: field.type })}
+                {...(field.placeholder === undefined ? {} : { placeholder: field.placeholder })}
+              />
+            )}
+        </div>
+      )
+    })}
+    <div className="field buttons">
+      <button type="submit" className="primary">Filter</button>
+      <button
+        type="button"
+        onClick={() => {
+          filters.clear()
+          onClear()
+        }}
+      >
+        Clear
+      </button>
+    </div>
+  </form>
+)
+
+/**
+ * A list's pager: a button back and a button forward, each disabled where there is no such page
+ * (its action undefined), with `between` between them and `children` after.
+ */
+export const Pager = (
+  { backLabel, between, children, forwardLabel, onBack, onForward }: {
+    readonly backLabel: string
+    readonly forwardLabel: string
+    readonly onBack: (() => void) | undefined
+    readonly onForward: (() => void) | undefined
+    readonly between?: ReactNode
+    readonly children?: ReactNode
+  }
+) => (
+  <p className="pager">
+    <button type="button" disabled={onBack === undefined} onClick={onBack}>{backLabel}</button>
+    {between}
+    <button type="button" disabled={onForward === undefined} onClick={onForward}>{forwardLabel}</button>
+    {children}
+  </p>
+)
+
+/** Paging by the API's cursors, newest first: the cursor of the page shown, and the way back. */
+export function useCursorPages() {
+  // the cursors of the pages before this one and of this one (the first page has none)
+  const [cursors, setCursors] = useState<ReadonlyArray<string | undefined>>([undefined])
+  return {
+    cursor: cursors[cursors.length - 1],
+    /** Back to the newest page. */
+    first: () => setCursors([undefined]),
+    /** The page before this one, if any. */
+    newer: cursors.length <= 1 ? undefined : () => setCursors(cursors.slice(0, -1)),
+    /** The page after this one, if the list has one (its `next_cursor`). */
+    older: (next: string | null) => next === null ? undefined : () => setCursors([...cursors, next])
+  }
+}
+
+/** **Newer** and **Older** over cursor pages (`useCursorPages`), with `children` after. */
+export const CursorPager = (
+  { children, next, pages }: {
+    readonly pages: ReturnType<typeof useCursorPages>
+    readonly next: string | null
+    readonly children?: ReactNode
+  }
+) => (
+  <Pager backLabel="Newer" forwardLabel="Older" onBack={pages.newer} onForward={pages.older(next)}>
+    {children}
+  </Pager>
+)

@@ -6,27 +6,20 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
-import { Bootstrap, Http } from "@tracebridge/http"
-import { Duration, Effect, Layer, Option, Redacted, TestClock } from "effect"
+import { Bootstrap } from "@tracebridge/http"
+import { Duration, Effect, Option, Redacted, TestClock } from "effect"
 import * as OTPAuth from "otpauth"
-import * as Database from "../src/persistence/Database.js"
-import * as Server from "../src/Server.js"
-import * as Crypto from "../src/services/Crypto.js"
 import * as Dashboard from "../src/services/Dashboard.js"
 import { accept, clientFor, invited, raw, signIn, tokenFor, tokenOf } from "./support/Dashboard.js"
-import { freshSchema, testDatabaseUrl } from "./support/PgSchema.js"
+import { freshApp } from "./support/DashboardPg.js"
+import { testDatabaseUrl } from "./support/PgSchema.js"
 
 const url = testDatabaseUrl("Dashboard.pg.test.ts")
 
 describe("Dashboard (Postgres)", () => {
   it.scoped("invitation, sign-in and lockout, TOTP, team, and an API key's life", () =>
     Effect.gen(function*() {
-      const scoped = yield* freshSchema(url, "dashboard")
-      const app = Http.makeHttpLive({ worker: false }).pipe(
-        Layer.provideMerge(Server.layerTest),
-        Layer.provideMerge(Crypto.layerTest),
-        Layer.provideMerge(Layer.orDie(Database.layerPg(Redacted.make(scoped))))
-      )
+      const { app, schemaUrl } = yield* freshApp(url, "dashboard")
       yield* Effect.gen(function*() {
         const start = Option.getOrThrow(yield* Bootstrap.firstStart)
         const link = (yield* Bootstrap.firstOwnerLink(start.client_id))!
@@ -113,7 +106,7 @@ describe("Dashboard (Postgres)", () => {
             yield* sql`SELECT * FROM dashboard_invitations`,
             yield* sql`SELECT * FROM api_clients`
           ])
-        }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(scoped) })), Effect.orDie)
+        }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(schemaUrl) })), Effect.orDie)
         assert.include(dump, "pg-owner@example.com")
         for (const secret of [owner.password, owner.cookie, again.cookie, enrolment.secret, created.client_secret]) {
           assert.notInclude(dump, secret)

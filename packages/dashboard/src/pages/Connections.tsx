@@ -9,7 +9,8 @@ import { useState } from "react"
 import type { Session } from "../Client.js"
 import { call, Problem } from "../Client.js"
 import { BASE, Link } from "../Router.js"
-import { Confirm, ErrorText, formatTime, Notice, Page, Table, useLoad } from "../Ui.js"
+import type { FilterField } from "../Ui.js"
+import { Confirm, ErrorText, FilterForm, formatTime, Notice, Page, Pager, Table, useFilters, useLoad } from "../Ui.js"
 
 type Query = typeof ConnectionsQuery.Type
 const statuses = ConnectionsQuery.fields.status.from.literals
@@ -23,6 +24,13 @@ interface Filters {
   readonly external_id: string
 }
 const none: Filters = { status: "", provider: "", state: "", external_id: "" }
+
+const fields: ReadonlyArray<FilterField<keyof Filters>> = [
+  { name: "status", id: "f-status", label: "Status", options: statuses },
+  { name: "provider", id: "f-provider", label: "Provider", placeholder: "provider_a" },
+  { name: "state", id: "f-state", label: "State", options: states },
+  { name: "external_id", id: "f-external", label: "External ID" }
+]
 
 /** The filters as the API's query, or a Problem naming the field that is not right. */
 const queryOf = (f: Filters, page: number): Query | Problem => {
@@ -46,18 +54,15 @@ const queryOf = (f: Filters, page: number): Query | Problem => {
 }
 
 export const Connections = ({ me }: { readonly me: Session }) => {
-  const [draft, setDraft] = useState<Filters>(none)
-  const [filters, setFilters] = useState<Filters>(none)
+  const filters = useFilters(none)
   const [page, setPage] = useState(1)
   const [error, setError] = useState<unknown>()
   const [notice, setNotice] = useState<string | undefined>()
   const list = useLoad(() => {
-    const query = queryOf(filters, page)
+    const query = queryOf(filters.applied, page)
     return query instanceof Problem ? Promise.reject(query) : call((c) => c.connections.list({ urlParams: query }))
-  }, [filters, page])
+  }, [filters.applied, page])
   const canDelete = me.role !== "viewer"
-  const set = (key: keyof Filters) => (e: { target: { value: string } }) =>
-    setDraft({ ...draft, [key]: e.target.value })
 
   const remove = (id: string) => {
     setError(undefined)
@@ -69,53 +74,17 @@ export const Connections = ({ me }: { readonly me: Session }) => {
 
   return (
     <Page title="Connections">
-      <form
-        className="form filters"
-        aria-label="Filter connections"
-        onSubmit={(event) => {
-          event.preventDefault()
+      <FilterForm
+        label="Filter connections"
+        fields={fields}
+        filters={filters}
+        onFilter={() => {
           setNotice(undefined)
           setPage(1)
-          setFilters(draft)
           list.reload()
         }}
-      >
-        <div className="field">
-          <label htmlFor="f-status">Status</label>
-          <select id="f-status" value={draft.status} onChange={set("status")}>
-            <option value="">Any</option>
-            {statuses.map((s) => <option key={s} value={s}>{s}</option>)}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="f-provider">Provider</label>
-          <input id="f-provider" value={draft.provider} placeholder="provider_a" onChange={set("provider")} />
-        </div>
-        <div className="field">
-          <label htmlFor="f-state">State</label>
-          <select id="f-state" value={draft.state} onChange={set("state")}>
-            <option value="">Any</option>
-            {states.map((s) => <option key={s} value={s}>{s}</option>)}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="f-external">External ID</label>
-          <input id="f-external" value={draft.external_id} onChange={set("external_id")} />
-        </div>
-        <div className="field buttons">
-          <button type="submit" className="primary">Filter</button>
-          <button
-            type="button"
-            onClick={() => {
-              setDraft(none)
-              setFilters(none)
-              setPage(1)
-            }}
-          >
-            Clear
-          </button>
-        </div>
-      </form>
+        onClear={() => setPage(1)}
+      />
       {notice !== undefined && <Notice>{notice}</Notice>}
       <ErrorText error={error ?? list.error} />
       {list.data !== undefined && (
@@ -173,11 +142,13 @@ export const Connections = ({ me }: { readonly me: Session }) => {
               </tbody>
             </Table>
           )}
-          <p className="pager">
-            <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>Previous</button>
-            <span>Page {page}</span>
-            <button type="button" disabled={!list.data.has_more} onClick={() => setPage(page + 1)}>Next</button>
-          </p>
+          <Pager
+            backLabel="Previous"
+            forwardLabel="Next"
+            onBack={page <= 1 ? undefined : () => setPage(page - 1)}
+            onForward={list.data.has_more ? () => setPage(page + 1) : undefined}
+            between={<span>Page {page}</span>}
+          />
         </>
       )}
     </Page>

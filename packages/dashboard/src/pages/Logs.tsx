@@ -4,10 +4,20 @@
  * its error answer, and each upstream call it made to the state system.
  */
 import type { LogsQuery } from "@tracebridge/api/DashboardApi"
-import { useState } from "react"
 import { call } from "../Client.js"
 import { BASE, Link } from "../Router.js"
-import { ErrorText, formatTime, Page, Table, useLoad } from "../Ui.js"
+import type { FilterField } from "../Ui.js"
+import {
+  CursorPager,
+  ErrorText,
+  FilterForm,
+  formatTime,
+  Page,
+  Table,
+  useCursorPages,
+  useFilters,
+  useLoad
+} from "../Ui.js"
 
 type Query = typeof LogsQuery.Type
 
@@ -18,6 +28,18 @@ interface Filters {
   readonly request_id: string
 }
 const none: Filters = { status_class: "", route: "", connection_id: "", request_id: "" }
+
+const fields: ReadonlyArray<FilterField<keyof Filters>> = [
+  {
+    name: "status_class",
+    id: "l-status",
+    label: "Status",
+    options: [["2xx", "2xx (success)"], ["4xx", "4xx (refused)"], ["5xx", "5xx (failed)"]]
+  },
+  { name: "route", id: "l-route", label: "Route", placeholder: "/v1/packages" },
+  { name: "connection_id", id: "l-connection", label: "Connection" },
+  { name: "request_id", id: "l-request", label: "Request ID" }
+]
 
 const queryOf = (f: Filters, cursor: string | undefined): Query => ({
   ...(f.status_class === "" ? {} : { status_class: f.status_class as NonNullable<Query["status_class"]> }),
@@ -31,63 +53,26 @@ const queryOf = (f: Filters, cursor: string | undefined): Query => ({
 const statusClass = (status: number) => status >= 500 ? "status-error" : status >= 400 ? "status-warn" : "status-ok"
 
 export const Logs = () => {
-  const [draft, setDraft] = useState<Filters>(none)
-  const [filters, setFilters] = useState<Filters>(none)
-  // the cursors of the pages before this one (the first page has none)
-  const [cursors, setCursors] = useState<ReadonlyArray<string | undefined>>([undefined])
-  const cursor = cursors[cursors.length - 1]
-  const list = useLoad(() => call((c) => c.logs.list({ urlParams: queryOf(filters, cursor) })), [filters, cursor])
-  const set = (key: keyof Filters) => (e: { target: { value: string } }) =>
-    setDraft({ ...draft, [key]: e.target.value })
+  const filters = useFilters(none)
+  const pages = useCursorPages()
+  const list = useLoad(
+    () => call((c) => c.logs.list({ urlParams: queryOf(filters.applied, pages.cursor) })),
+    [filters.applied, pages.cursor]
+  )
 
   return (
     <Page title="Logs">
-      <form
-        className="form filters"
-        aria-label="Filter requests"
-        onSubmit={(event) => {
-          event.preventDefault()
-          setCursors([undefined])
-          setFilters(draft)
+      <FilterForm
+        label="Filter requests"
+        fields={fields}
+        filters={filters}
+        onFilter={() => {
+          pages.first()
           // the same filters again: read the newest requests
           list.reload()
         }}
-      >
-        <div className="field">
-          <label htmlFor="l-status">Status</label>
-          <select id="l-status" value={draft.status_class} onChange={set("status_class")}>
-            <option value="">Any</option>
-            <option value="2xx">2xx (success)</option>
-            <option value="4xx">4xx (refused)</option>
-            <option value="5xx">5xx (failed)</option>
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="l-route">Route</label>
-          <input id="l-route" value={draft.route} placeholder="/v1/packages" onChange={set("route")} />
-        </div>
-        <div className="field">
-          <label htmlFor="l-connection">Connection</label>
-          <input id="l-connection" value={draft.connection_id} onChange={set("connection_id")} />
-        </div>
-        <div className="field">
-          <label htmlFor="l-request">Request ID</label>
-          <input id="l-request" value={draft.request_id} onChange={set("request_id")} />
-        </div>
-        <div className="field buttons">
-          <button type="submit" className="primary">Filter</button>
-          <button
-            type="button"
-            onClick={() => {
-              setDraft(none)
-              setFilters(none)
-              setCursors([undefined])
-            }}
-          >
-            Clear
-          </button>
-        </div>
-      </form>
+        onClear={pages.first}
+      />
       <ErrorText error={list.error} />
       {list.data !== undefined && (
         <>
@@ -130,18 +115,7 @@ export const Logs = () => {
               </tbody>
             </Table>
           )}
-          <p className="pager">
-            <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-              Newer
-            </button>
-            <button
-              type="button"
-              disabled={list.data.next_cursor === null}
-              onClick={() => setCursors([...cursors, list.data!.next_cursor ?? undefined])}
-            >
-              Older
-            </button>
-          </p>
+          <CursorPager pages={pages} next={list.data.next_cursor} />
         </>
       )}
     </Page>

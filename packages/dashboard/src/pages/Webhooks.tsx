@@ -17,9 +17,12 @@ import { MAX_RESEND_FAILED, WebhookCreate } from "@tracebridge/api/DashboardApi"
 import { useState } from "react"
 import type { Session } from "../Client.js"
 import { call, Problem } from "../Client.js"
+import type { FilterField } from "../Ui.js"
 import {
   Confirm,
+  CursorPager,
   ErrorText,
+  FilterForm,
   formatTime,
   fromUtcInput,
   Notice,
@@ -27,6 +30,8 @@ import {
   SecretReveal,
   Table,
   toUtcInput,
+  useCursorPages,
+  useFilters,
   useLoad
 } from "../Ui.js"
 
@@ -331,31 +336,37 @@ const Deliveries = (
     readonly endpointFilter: { readonly id: string; readonly tick: number }
   }
 ) => {
-  const [draft, setDraft] = useState<DeliveryFilters>(noFilters)
-  const [filters, setFilters] = useState<DeliveryFilters>(noFilters)
+  const filters = useFilters(noFilters)
   const [seenFilter, setSeenFilter] = useState(endpointFilter.tick)
-  const [cursors, setCursors] = useState<ReadonlyArray<string | undefined>>([undefined])
+  const pages = useCursorPages()
   const [open, setOpen] = useState<ReadonlySet<string>>(new Set())
   const [notice, setNotice] = useState<string | undefined>()
   const [error, setError] = useState<unknown>()
   // "Deliveries" on an endpoint's row: this list, of that endpoint
   if (endpointFilter.tick !== seenFilter) {
     setSeenFilter(endpointFilter.tick)
-    const next = { ...noFilters, webhook_id: endpointFilter.id }
-    setDraft(next)
-    setFilters(next)
-    setCursors([undefined])
+    filters.replace({ ...noFilters, webhook_id: endpointFilter.id })
+    pages.first()
   }
-  const cursor = cursors[cursors.length - 1]
   const list = useLoad(() => {
-    const query = queryOf(filters, cursor)
+    const query = queryOf(filters.applied, pages.cursor)
     return query instanceof Problem
       ? Promise.reject(query)
       : call((c) => c.webhooks.allDeliveries({ urlParams: query }))
-  }, [filters, cursor])
+  }, [filters.applied, pages.cursor])
   const urlOf = new Map(webhooks.map((w) => [w.id, w.url]))
-  const set = (key: keyof DeliveryFilters) => (e: { target: { value: string } }) =>
-    setDraft({ ...draft, [key]: e.target.value })
+  const fields: ReadonlyArray<FilterField<keyof DeliveryFilters>> = [
+    {
+      name: "webhook_id",
+      id: "d-endpoint",
+      label: "Endpoint",
+      any: "All endpoints",
+      options: webhooks.map((w) => [w.id, w.url] as const)
+    },
+    { name: "outcome", id: "d-outcome", label: "Outcome", options: outcomes },
+    { name: "from", id: "d-from", label: "From (UTC)", type: "datetime-local" },
+    { name: "to", id: "d-to", label: "To (UTC)", type: "datetime-local" }
+  ]
   const toggle = (id: string) => {
     const next = new Set(open)
     if (next.has(id)) next.delete(id)
@@ -375,52 +386,16 @@ const Deliveries = (
   return (
     <section aria-labelledby="deliveries-heading">
       <h2 id="deliveries-heading">Deliveries</h2>
-      <form
-        className="form filters"
-        aria-label="Filter deliveries"
-        onSubmit={(event) => {
-          event.preventDefault()
-          setCursors([undefined])
-          setFilters(draft)
+      <FilterForm
+        label="Filter deliveries"
+        fields={fields}
+        filters={filters}
+        onFilter={() => {
+          pages.first()
           list.reload()
         }}
-      >
-        <div className="field">
-          <label htmlFor="d-endpoint">Endpoint</label>
-          <select id="d-endpoint" value={draft.webhook_id} onChange={set("webhook_id")}>
-            <option value="">All endpoints</option>
-            {webhooks.map((w) => <option key={w.id} value={w.id}>{w.url}</option>)}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="d-outcome">Outcome</label>
-          <select id="d-outcome" value={draft.outcome} onChange={set("outcome")}>
-            <option value="">Any</option>
-            {outcomes.map((o) => <option key={o} value={o}>{o}</option>)}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="d-from">From (UTC)</label>
-          <input id="d-from" type="datetime-local" value={draft.from} onChange={set("from")} />
-        </div>
-        <div className="field">
-          <label htmlFor="d-to">To (UTC)</label>
-          <input id="d-to" type="datetime-local" value={draft.to} onChange={set("to")} />
-        </div>
-        <div className="field buttons">
-          <button type="submit" className="primary">Filter</button>
-          <button
-            type="button"
-            onClick={() => {
-              setDraft(noFilters)
-              setFilters(noFilters)
-              setCursors([undefined])
-            }}
-          >
-            Clear
-          </button>
-        </div>
-      </form>
+        onClear={pages.first}
+      />
       {notice !== undefined && <Notice>{notice}</Notice>}
       <ErrorText error={error ?? list.error} />
       {list.data !== undefined && (
@@ -477,19 +452,9 @@ const Deliveries = (
               </tbody>
             </Table>
           )}
-          <p className="pager">
-            <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-              Newer
-            </button>
-            <button
-              type="button"
-              disabled={list.data.next_cursor === null}
-              onClick={() => setCursors([...cursors, list.data!.next_cursor ?? undefined])}
-            >
-              Older
-            </button>
+          <CursorPager pages={pages} next={list.data.next_cursor}>
             <button type="button" onClick={() => list.reload()}>Refresh</button>
-          </p>
+          </CursorPager>
         </>
       )}
       {canManage && (

@@ -1,7 +1,8 @@
 /**
  * The dashboard's browser tests' shared parts (issue #33): the built server started as a child
  * process on a free port with a data folder of its own (`startServer`, in a test file's
- * `beforeAll`), Debian's Chromium through playwright-core, the `/v1` calls a test makes beside the
+ * `beforeAll`; settings of its own, such as an OpenID provider's, may be added), the operator's CLI
+ * on the same database (`admin`), Debian's Chromium through playwright-core, the `/v1` calls a test makes beside the
  * pages, a page that records CSP refusals and script errors (`open`), the checks every page passes
  * (`check`: no sideways scroll, no serious or critical axe-core violation), screenshots (`shoot`;
  * with TRACEBRIDGE_SCREENSHOTS=docs also into docs/images/dashboard/), and the sign-in steps.
@@ -14,7 +15,7 @@
  * The server's origin, the browser and the first owner's link are live exports, set once the
  * server is up.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
@@ -26,6 +27,7 @@ import { afterAll, beforeAll, expect } from "vitest"
 
 export const root = fileURLToPath(new URL("../../../../", import.meta.url))
 const main = join(root, "packages/http/dist/main.js")
+const cli = join(root, "packages/http/dist/cli.js")
 export const shots = join(root, "packages/dashboard/build/screenshots")
 const docs = join(root, "docs/images/dashboard")
 const toDocs = process.env.TRACEBRIDGE_SCREENSHOTS === "docs"
@@ -104,6 +106,8 @@ export const inheritedEnv = (): Record<string, string> => {
 
 let server: ChildProcess
 let dataDir = ""
+/** The server's environment, for the CLI (`admin`). */
+let serverEnv: Record<string, string> = {}
 let dropDatabase = () => {}
 /** The browser, once started. */
 export let browser: Browser
@@ -114,13 +118,19 @@ export let output = ""
 /** The first owner's invitation link from the start banner. */
 export let ownerLink = ""
 
+/** Settings added to the server's environment: fixed, or made once its origin is known. */
+export type ServerEnv =
+  | Readonly<Record<string, string>>
+  | ((origin: string) => Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>>)
+
 /**
- * Starts the built server (with `env` added to its environment) and the browser before the file's
- * tests, and stops both after them.
+ * Starts the built server (with `env` added to its environment; a function of the server's
+ * origin is called first, before the server starts) and the browser before the file's tests, and
+ * stops both after them.
  */
-export const startServer = (env: Readonly<Record<string, string>> = {}): void => {
+export const startServer = (env: ServerEnv = {}): void => {
   beforeAll(async () => {
-    for (const built of [main, join(root, "packages/dashboard/dist/index.html")]) {
+    for (const built of [main, cli, join(root, "packages/dashboard/dist/index.html")]) {
       if (!existsSync(built)) {
         throw new Error(`${built} is missing: build first (npx turbo run build --filter=@tracebridge/http)`)
       }
@@ -130,18 +140,16 @@ export const startServer = (env: Readonly<Record<string, string>> = {}): void =>
     dataDir = mkdtempSync(join(tmpdir(), "tracebridge-dashboard-"))
     const database = serverDatabase()
     dropDatabase = database.drop
-    server = spawn(process.execPath, [main], {
-      env: {
-        ...inheritedEnv(),
-        HOST: "127.0.0.1",
-        PORT: String(port),
-        TRACEBRIDGE_DATA_DIR: dataDir,
-        TRACEBRIDGE_LOG_FORMAT: "json",
-        ...database.env,
-        ...env
-      },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
+    serverEnv = {
+      ...inheritedEnv(),
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      TRACEBRIDGE_DATA_DIR: dataDir,
+      TRACEBRIDGE_LOG_FORMAT: "json",
+      ...database.env,
+      ...(typeof env === "function" ? await env(origin) : env)
+    }
+    server = spawn(process.execPath, [main], { env: serverEnv, stdio: ["ignore", "pipe", "pipe"] })
     server.stdout!.on("data", (chunk) => (output += chunk))
     server.stderr!.on("data", (chunk) => (output += chunk))
     const linkPattern = new RegExp(`${origin}/dashboard/accept\\?token=tbi_[A-Za-z0-9_-]+`)
@@ -168,6 +176,13 @@ export const startServer = (env: Readonly<Record<string, string>> = {}): void =>
     if (dataDir !== "") rmSync(dataDir, { recursive: true, force: true })
     dropDatabase()
   })
+}
+
+/** The operator's CLI (`packages/http/dist/cli.js`) on the server's database: what it printed. */
+export const admin = (...args: ReadonlyArray<string>): string => {
+  const run = spawnSync(process.execPath, [cli, ...args], { env: serverEnv, encoding: "utf8" })
+  if (run.status !== 0) throw new Error(`admin ${args.join(" ")}: ${run.stderr}`)
+  return run.stdout
 }
 
 /** `POST /v1/oauth/token` with a client's id and secret: the status, and the token when issued. */
@@ -206,9 +221,9 @@ export const viewports: ReadonlyArray<Viewport> = [
 ]
 
 /**
- * A page of a fresh context that records CSP refusals, script errors and dialogs. A refused call
- * whose status matches `answered` (401, 403 and 404 unless told) is the API answering, not the
- * page failing.
+ * A page of a fresh context that records our pages' CSP refusals, script errors and dialogs (not
+ * another origin's, such as an identity provider's login form). A refused call whose status
+ * matches `answered` (401, 403 and 404 unless told) is the API answering, not the page failing.
  */
 export const open = async (viewport: Viewport, answered: RegExp = /^40[134]$/) => {
   const context: BrowserContext = await browser.newContext({ viewport })
@@ -216,6 +231,7 @@ export const open = async (viewport: Viewport, answered: RegExp = /^40[134]$/) =
   const page = await context.newPage()
   const problems: Array<string> = []
   page.on("console", (message) => {
+    if (!page.url().startsWith(origin)) return
     if (message.type() === "error" || /Content.Security.Policy|Refused to/i.test(message.text())) {
       const refused = /Failed to load resource: the server responded with a status of (\d{3})/.exec(message.text())
       if (refused === null || !answered.test(refused[1]!)) problems.push(message.text())

@@ -135,15 +135,25 @@ export const clientFor = (member: Member) =>
 export const tokenFor = (client_id: string, client_secret: string) =>
   raw("POST", "/v1/oauth/token", { json: { grant_type: "client_credentials", client_id, client_secret } })
 
+/** The first start's owner: the start banner's link, accepted as `email`. */
+export const firstStartOwner = (email: string) =>
+  Effect.gen(function*() {
+    const start = Option.getOrThrow(yield* Bootstrap.firstStart)
+    return yield* accept((yield* Bootstrap.firstOwnerLink(start.client_id))!, email)
+  })
+
 /**
- * The first start's owner, the typed client as that owner, an API key made on the page, and an
- * access token of that key: where most dashboard tests begin.
+ * The first start's owner (as `email`), the typed client as that owner, an API key made on the
+ * page, and an access token of that key: where most dashboard tests begin.
  */
-export const ownerWithKey = Effect.gen(function*() {
-  const start = Option.getOrThrow(yield* Bootstrap.firstStart)
-  const owner = yield* accept((yield* Bootstrap.firstOwnerLink(start.client_id))!, "owner@example.com")
-  const dashboard = yield* clientFor(owner)
-  const key = yield* dashboard.keys.create()
-  const token = yield* tokenFor(key.client_id, key.client_secret)
-  return { owner, dashboard, key, access: token.body.access_token as string }
-})
+export const ownerWithKeyAs = (email: string) =>
+  Effect.gen(function*() {
+    const owner = yield* firstStartOwner(email)
+    const dashboard = yield* clientFor(owner)
+    const key = yield* dashboard.keys.create()
+    const token = yield* tokenFor(key.client_id, key.client_secret)
+    return { owner, dashboard, key, access: token.body.access_token as string }
+  })
+
+/** `ownerWithKeyAs` owner@example.com. */
+export const ownerWithKey = ownerWithKeyAs("owner@example.com")
