@@ -6,7 +6,7 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { UpstreamGovernor } from "@tracebridge/core"
-import { Http, Server, Tracing } from "@tracebridge/http"
+import { Http, Server } from "@tracebridge/http"
 import { SyncStore } from "@tracebridge/sync"
 import { ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
 import * as http from "node:http"
@@ -20,6 +20,7 @@ import { Providers } from "../src/services/Providers.js"
 import { receiver } from "./support/Receiver.js"
 import { call, linkSandbox, signIn, TestApp } from "./support/TestApp.js"
 import * as TestDatabase from "./support/TestDatabase.js"
+import { tracesTo } from "./support/TraceCollector.js"
 
 const TOKEN = "metrics-token-0123456789abcdef"
 
@@ -273,14 +274,7 @@ describe.sequential("Metrics", () => {
             Layer.provideMerge(Server.layerTest),
             Layer.provideMerge(Crypto.layerTest),
             Layer.provideMerge(TestDatabase.layer),
-            Layer.provide(Tracing.layerWith({
-              url: collector.url.replace(/\/hooks$/, "/v1/traces"),
-              protocol: "http/json",
-              serviceName: "tracebridge-test",
-              resourceAttributes: {},
-              sampler: "parentbased_always_on",
-              ratio: 1
-            }, "1 hour"))
+            Layer.provide(tracesTo(collector))
           )
         )
       )

@@ -13,6 +13,7 @@ import { decodeTraces } from "./support/OtlpProto.js"
 import { receiver } from "./support/Receiver.js"
 import { call } from "./support/TestApp.js"
 import * as TestDatabase from "./support/TestDatabase.js"
+import { tracesTo } from "./support/TraceCollector.js"
 
 interface OtlpSpan {
   readonly traceId: string
@@ -54,14 +55,7 @@ const traced =
           Layer.provideMerge(Server.layerTest),
           Layer.provideMerge(Crypto.layerTest),
           Layer.provideMerge(TestDatabase.layer),
-          Layer.provide(Tracing.layerWith({
-            url: collector.url.replace(/\/hooks$/, "/v1/traces"),
-            protocol,
-            serviceName: "tracebridge-test",
-            resourceAttributes: { "deployment.environment": "test" },
-            sampler: "parentbased_always_on",
-            ratio: 1
-          }, "1 hour"))
+          Layer.provide(tracesTo(collector, protocol, { "deployment.environment": "test" }))
         )
       )
     )
@@ -360,14 +354,7 @@ describe("Tracing", () => {
       const replaced = yield* Effect.tracer
       const collector = yield* receiver([200])
       const set = yield* Effect.tracer.pipe(
-        Effect.provide(Tracing.layerWith({
-          url: collector.url.replace(/\/hooks$/, "/v1/traces"),
-          protocol: "http/protobuf",
-          serviceName: "tracebridge-test",
-          resourceAttributes: {},
-          sampler: "parentbased_always_on",
-          ratio: 1
-        }, "1 hour"))
+        Effect.provide(tracesTo(collector, "http/protobuf"))
       )
       assert.notStrictEqual(set, replaced, "the layer sets a tracer")
       // The runtime calls it around every step of every fiber: the same function as with traces off
