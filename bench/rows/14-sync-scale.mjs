@@ -94,8 +94,25 @@ const freshSchema = async (url) => {
 /** `tracebridge-admin` against the database: its stdout. */
 const admin = async (env, ...args) => (await run(process.execPath, [cli, ...args], { cwd: root, env })).stdout
 
-/** One login linked through Connect on `node`: the connection id. */
+/** Connect submits answered 504 (the login's check waited behind the backfills in the vendor key's bucket). */
+let submitTimeouts = 0
+
+/**
+ * One login linked through Connect on `node`: the connection id. A submit whose check of the login
+ * timed out upstream (504) is tried again with a new link token, as the user would.
+ */
 const linkLogin = async (node, token, userKey) => {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await linkOnce(node, token, userKey)
+    } catch (error) {
+      if (!/got 504/.test(String(error?.message)) || attempt >= 5) throw error
+      submitTimeouts++
+    }
+  }
+}
+
+const linkOnce = async (node, token, userKey) => {
   const link = expect(await call(node.api, "POST", "/v1/link/token/create", token, {}), 200, "link token").body.data
   const session = expect(
     await call(node.api, "GET", `/connect/session?link_token=${encodeURIComponent(link.link_token)}`),
@@ -331,6 +348,7 @@ export default {
         backfillSeconds: round(backfillSeconds, 1),
         backfillRequests: backfillCounts.requests,
         backfillStatuses: backfillCounts.statuses,
+        connectSubmitTimeouts: submitTimeouts,
         lag: { p50: round(p50, 1), p99: round(p99, 1), max: round(max, 1), samples: lags.length },
         worstPerSample: { median: round(median(worst), 1), max: round(Math.max(...worst), 1) },
         notLiveSamples: notLive,
