@@ -9,6 +9,8 @@ import { freePort, start, until } from "./proc.mjs"
 
 export const root = fileURLToPath(new URL("../..", import.meta.url))
 const main = join(root, "packages", "http", "dist", "main.js")
+/** The operator CLI (`tracebridge-admin`), run against the same database as the server. */
+export const cli = join(root, "packages", "http", "dist", "cli.js")
 // Extra node flags for the server only, e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"
 // to profile a row (node refuses --cpu-prof in NODE_OPTIONS).
 const serverNodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")
@@ -34,7 +36,7 @@ export const call = async (api, method, path, token, body, headers = {}) => {
   return { status: response.status, headers: response.headers, text, body: json }
 }
 
-const expect = (answer, status, what) => {
+export const expect = (answer, status, what) => {
   if (answer.status !== status) {
     throw new Error(`${what}: expected ${status}, got ${answer.status}: ${answer.text.slice(0, 500)}`)
   }
@@ -42,10 +44,10 @@ const expect = (answer, status, what) => {
 }
 
 /**
- * Starts the server on a free port with a fresh data folder, the rate limiter on but never
- * refusing, and `env` on top. Resolves once `/healthz` answers and the connection is linked.
+ * Spawns the server on a free port with a fresh data folder, the rate limiter on but never
+ * refusing, and `env` on top. Resolves once `/healthz` answers: no sign-in, no connection.
  */
-export const startApi = async (env = {}) => {
+export const startServer = async (env = {}) => {
   const port = await freePort()
   const dataDir = mkdtempSync(join(tmpdir(), "tb-bench-"))
   const encryptionKey = env.TRACEBRIDGE_ENCRYPTION_KEY ?? randomBytes(32).toString("base64")
@@ -69,11 +71,33 @@ export const startApi = async (env = {}) => {
     await proc.stop(graceMs)
     rmSync(dataDir, { recursive: true, force: true })
   }
+  /** For error messages: whether the server still runs, and the end of its output. */
+  const describe = () =>
+    `server ${proc.alive() ? "still running" : `exited (${proc.child.exitCode ?? proc.child.signalCode})`}; ` +
+    `its last output (request log lines left out):\n${
+      proc.output().split("\n").filter((l) => !/http\.(span|status|method|url)|Sent HTTP response/.test(l)).slice(-30)
+        .join("\n")
+    }`
   try {
     await until("the server to answer /healthz", async () => {
       if (!proc.alive()) throw new Error(`the server exited early:\n${proc.output()}`)
       return fetch(`${api}/healthz`).then((r) => r.ok, () => false)
     }, 30_000)
+  } catch (error) {
+    await stop()
+    throw error
+  }
+  return { api, port, proc, stop, describe, encryptionKey, dataDir }
+}
+
+/**
+ * Starts the server (`startServer`), signs in with the credentials it prints on first start and
+ * links a provider_a sandbox connection in CO.
+ */
+export const startApi = async (env = {}) => {
+  const server = await startServer(env)
+  const { api, proc, stop } = server
+  try {
     await until("the printed credentials", () => /TRACEBRIDGE_CLIENT_SECRET=\S+/.test(proc.output()), 10_000)
     const client_id = /TRACEBRIDGE_CLIENT_ID=(\S+)/.exec(proc.output())[1]
     const client_secret = /TRACEBRIDGE_CLIENT_SECRET=(\S+)/.exec(proc.output())[1]
@@ -102,14 +126,7 @@ export const startApi = async (env = {}) => {
       200,
       "GET facilities"
     ).body.data.map((f) => f.id)
-    /** For error messages: whether the server still runs, and the end of its output. */
-    const describe = () =>
-      `server ${proc.alive() ? "still running" : `exited (${proc.child.exitCode ?? proc.child.signalCode})`}; ` +
-      `its last output (request log lines left out):\n${
-        proc.output().split("\n").filter((l) => !/http\.(span|status|method|url)|Sent HTTP response/.test(l)).slice(-30)
-          .join("\n")
-      }`
-    return { api, port, token, connection, facilities, proc, stop, describe, encryptionKey }
+    return { ...server, token, connection, facilities }
   } catch (error) {
     await stop()
     throw error

@@ -4,7 +4,7 @@
 // second loopback port, so that the emulator's own server is left exactly as the CLI has it.
 //   node bench/lib/counting-sandbox.mjs <requests-per-second> <packages per facility> [seed]
 // prints `ready <emulator origin> <counts origin>` once both listen.
-//   GET <counts origin>/counts          {"requests":…,"statuses":{"200":…,"429":…},"kinds":{…},"first":…,"last":…}
+//   GET <counts origin>/counts          {"requests":…,"statuses":{"200":…,"429":…},"kinds":{…},"paths":{…},"first":…,"last":…}
 //   GET <counts origin>/times           also each request's arrival (epoch ms, the emulator's clock) and status
 //   POST <counts origin>/reset          zeroes them
 import { Standalone } from "@tracebridge/sandbox"
@@ -39,7 +39,7 @@ const kindOf = (url) => {
 let counts
 let arrivals
 const reset = () => {
-  counts = { requests: 0, statuses: {}, kinds: {}, first: null, last: null }
+  counts = { requests: 0, statuses: {}, kinds: {}, paths: {}, first: null, last: null }
   arrivals = []
 }
 reset()
@@ -51,6 +51,12 @@ running.server.on("request", (req, res) => {
   counts.last = now
   const kind = kindOf(req.url ?? "/")
   counts.kinds[kind] = (counts.kinds[kind] ?? 0) + 1
+  // by path, ids and the state left out: `/packages/v2/{n}/source/harvests`
+  const path = (req.url ?? "/").split("?")[0].replace(/^\/provider_[ab]\/[A-Z]{2}/, "").replace(
+    /\/\d+(?=\/|$)/g,
+    "/{n}"
+  )
+  counts.paths[path] = (counts.paths[path] ?? 0) + 1
   const mine = counts
   const arrival = [now, 0]
   arrivals.push(arrival)

@@ -12,6 +12,9 @@ export const cells = (row) => {
   if (row.status === "error") {
     return [String(row.id), row.name, `ERROR: ${row.error}`, "–", "–", row.target ?? "–", "ERROR"]
   }
+  if (row.notRun !== undefined) {
+    return [String(row.id), row.name, row.measured, row.baseline, "–", "–", `NOT RUN (${row.notRun})`]
+  }
   const target = row.checks.map((c) => `${c.what} ${c.target}`).join("; ")
   const misses = row.checks.filter((c) => !c.pass).map((c) => `${c.what} ${c.value}`)
   return [

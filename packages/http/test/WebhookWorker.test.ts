@@ -324,6 +324,60 @@ describe("Production poller", () => {
   )
 })
 
+describe("Production poller, incremental (issue #35)", () => {
+  it.effect(
+    "after its baseline, a poll reads only what changed since the last one, and still reports a change",
+    () =>
+      Effect.gen(function*() {
+        const { access } = yield* signIn
+        const linked = yield* linkSandbox(access)
+        const connectionStore = yield* ConnectionStore
+        const providers = yield* Providers
+        const poller = yield* WebhookPoller
+        const stored = Option.getOrThrow(yield* connectionStore.getConnection(linked.connection_id))
+        const production = { ...stored, is_sandbox: false }
+        const real = Option.getOrThrow(yield* providers.port(stored.provider, true))
+        // every whole-list read the poller asks of the port: the resource and its query
+        const reads: Array<{ readonly resource: string; readonly query: unknown }> = []
+        const port = {
+          ...real,
+          listAll: ((resource, session, facilityId, query) => {
+            reads.push({ resource, query })
+            return real.listAll(resource, session, facilityId, query)
+          }) as typeof real.listAll
+        }
+        const session = yield* providers.session(stored)
+        const world = providers.state.world(stored)
+
+        assert.deepStrictEqual(yield* poller.reconcile(production, port, session), [], "the first poll is a baseline")
+        assert.isAbove(reads.length, 0)
+        assert.isTrue(reads.every((r) => JSON.stringify(r.query) === "{}"), "the baseline reads the whole lists")
+
+        yield* TestClock.adjust(Duration.minutes(15))
+        const arrived = providers.sandbox.apply<Scenario.Outcome, Scenario.Failure>(world, {
+          _tag: "Scenario",
+          input: { name: "transfer_arrived", params: {}, at: T0 + 14 * 60_000 }
+        })
+        assert.isTrue(Either.isRight(arrived), JSON.stringify(arrived))
+        reads.length = 0
+        const events = yield* poller.reconcile(production, port, session)
+        assert.isAbove(reads.length, 0)
+        // from the last poll (T0), less a margin for the provider's clock and whole-second markers
+        for (const r of reads) {
+          const since = (r.query as { readonly updated_since?: string }).updated_since
+          assert.isDefined(since, `${r.resource}: read since the last poll, not whole`)
+          assert.isAtMost(Date.parse(since!), T0)
+          assert.isAtLeast(Date.parse(since!), T0 - 15 * 60_000)
+        }
+        assert.deepStrictEqual(events.map((e) => e.type), ["transfer.arrived"])
+        assert.deepStrictEqual(yield* poller.reconcile(production, port, session), [], "nothing new, nothing sent")
+      }).pipe(
+        (program) => Effect.zipRight(TestClock.setTime(T0), Effect.provide(program, webhookApp()))
+      ),
+    60_000
+  )
+})
+
 /** An event simulated on a sandbox connection (one delivery per subscribed endpoint). */
 const simulate = (access: string, connectionId: string) =>
   Effect.map(

@@ -5,9 +5,11 @@
  * stores nothing twice anyway.
  *
  * - `pollNow`: one pass over a facility, now (the sandbox, after each change).
- * - `tick` (every node that runs the workers, every few seconds): claims the due facilities
- *   (`FOR UPDATE SKIP LOCKED`, so each is polled by one node) and polls them in the background,
- *   a few at a time, and takes over stalled backfills (`Jobs.restartStalled`). A due facility the
+ * - `tick` (every node that runs the workers, every few seconds): claims as many due facilities as
+ *   the node has room for (`CONCURRENCY`; `FOR UPDATE SKIP LOCKED`, so each is polled by one node)
+ *   and polls them in the background, each slot claiming the next due facility when it finishes;
+ *   what a busy node does not claim stays due for any node with room. It also takes over stalled
+ *   backfills (`Jobs.restartStalled`). A due facility the
  *   connection does not have (stored before the sync checked, issue #28) is dropped, not polled.
  *
  * @since 0.1.0
@@ -34,11 +36,15 @@ export interface Service {
  */
 export class Polls extends Context.Tag("@tracebridge/sync/Polls")<Polls, Service>() {}
 
-/** How many due polls a node runs at once. */
-const CONCURRENCY = 8
-
-/** How many due facilities a tick claims at most. */
-const BATCH = 200
+/**
+ * How many polls a node runs at once. A tick claims no more than the room left, and a slot that
+ * finishes claims the next due facility itself, so a node never holds claims it cannot start (they
+ * would wait in its memory, due again in the store, and be claimed twice).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const CONCURRENCY = 8
 
 /** What the polls need. */
 type Needs = Sync.Host | SyncStore | Sync.SyncSettings | Jobs | Sync.Roster
@@ -73,31 +79,35 @@ export const layer: Layer.Layer<Polls, never, Needs> = Layer.scoped(
         Effect.provideService(Sync.Host, host)
       )
 
+    /** Polls a claimed facility, unless the connection does not have it (then it is dropped). */
+    const pollClaimed = (f: { readonly connection_id: string; readonly facility_id: string }) =>
+      Effect.gen(function*() {
+        const listed = yield* Sync.isListed(roster, f.connection_id)
+        // a facility the connection does not have (stored before the sync checked): dropped
+        if (listed(f.facility_id) === false) yield* store.dropFacility(f.connection_id, f.facility_id)
+        else yield* pollNow(f.connection_id, f.facility_id)
+      })
+
+    // the polls this node runs: claimed, not yet finished
+    let inFlight = 0
+    /** One slot: the claimed facility, then the next due one while there is one. */
+    const slot = (first: { readonly connection_id: string; readonly facility_id: string }) =>
+      Effect.gen(function*() {
+        let next: typeof first | undefined = first
+        while (next !== undefined) {
+          yield* pollClaimed(next)
+          const now = yield* Clock.currentTimeMillis
+          next = (yield* store.claimDue(now, settings.pollIntervalMs, 1))[0]
+        }
+      }).pipe(Effect.ensuring(Effect.sync(() => inFlight--)))
+
     const tick: Service["tick"] = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      const due = yield* store.claimDue(now, settings.pollIntervalMs, BATCH)
-      if (due.length > 0) {
-        yield* FiberSet.run(
-          running,
-          Effect.gen(function*() {
-            const rosters = new Map<string, (facilityId: string) => boolean | undefined>()
-            const polled: Array<(typeof due)[number]> = []
-            for (const f of due) {
-              let listed = rosters.get(f.connection_id)
-              if (listed === undefined) {
-                listed = yield* Sync.isListed(roster, f.connection_id)
-                rosters.set(f.connection_id, listed)
-              }
-              // a facility the connection does not have (stored before the sync checked): dropped
-              if (listed(f.facility_id) === false) yield* store.dropFacility(f.connection_id, f.facility_id)
-              else polled.push(f)
-            }
-            yield* Effect.forEach(polled, (f) => pollNow(f.connection_id, f.facility_id), {
-              concurrency: CONCURRENCY,
-              discard: true
-            })
-          })
-        )
+      const room = CONCURRENCY - inFlight
+      const due = room > 0 ? yield* store.claimDue(now, settings.pollIntervalMs, room) : []
+      for (const f of due) {
+        inFlight++
+        yield* FiberSet.run(running, slot(f))
       }
       const restarted = yield* jobs.restartStalled
       return { polls: due.length, restarted }
