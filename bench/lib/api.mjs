@@ -43,7 +43,8 @@ const expect = (answer, status, what) => {
 
 /**
  * Starts the server on a free port with a fresh data folder, the rate limiter on but never
- * refusing, and `env` on top. Resolves once `/healthz` answers and the connection is linked.
+ * refusing, and `env` on top (e.g. `DATABASE_URL` for Postgres). Resolves once `/healthz` answers
+ * and the connection is linked.
  */
 export const startApi = async (env = {}) => {
   const port = await freePort()
