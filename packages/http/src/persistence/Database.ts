@@ -37,6 +37,7 @@ import * as MigrationState from "./MigrationState.js"
 import * as RateBuckets from "./RateBuckets.js"
 import * as RequestLogStore from "./RequestLogStore.js"
 import * as RowCache from "./RowCache.js"
+import * as RowChanges from "./RowChanges.js"
 import * as SandboxLog from "./SandboxLog.js"
 import * as Tokens from "./Tokens.js"
 import * as Transactions from "./Transactions.js"
@@ -115,6 +116,44 @@ const layerSqlCached = (dataVersion: () => number): Layer.Layer<Persistence, nev
         Context.add(ConnectionStore.ConnectionStore, connections)
       )
     })).pipe(Layer.provide(cacheableStores)),
+    otherStores
+  )
+
+/**
+ * `layerSql` on Postgres with the same reads behind `RowCache`, checked against `RowChanges`, and
+ * every write to the four cached tables (through `Accounts`, `Tokens`, `ConnectionStore`,
+ * `SandboxLog`, `Ciphertexts`, and transactions around them) followed by its notices.
+ */
+const layerSqlPgCached = (changes: RowChanges.RowChanges): Layer.Layer<Persistence, never, SqlClient.SqlClient> =>
+  Layer.merge(
+    Layer.effectContext(Effect.gen(function*() {
+      const { accounts, connections, tokens } = RowCache.wrap({
+        accounts: RowCache.notifying(
+          yield* Accounts.Accounts,
+          ["getOrganisation", "getClient", "listOrganisations", "listClients"],
+          changes
+        ),
+        tokens: RowCache.notifying(yield* Tokens.Tokens, ["getToken"], changes),
+        connections: RowCache.notifying(
+          yield* ConnectionStore.ConnectionStore,
+          ["getConnection", "listConnections", "searchConnections"],
+          changes
+        )
+      }, changes.version)
+      return Context.make(Accounts.Accounts, accounts).pipe(
+        Context.add(Tokens.Tokens, tokens),
+        Context.add(ConnectionStore.ConnectionStore, connections),
+        Context.add(SandboxLog.SandboxLog, RowCache.notifying(yield* SandboxLog.SandboxLog, ["sandboxLog"], changes)),
+        Context.add(
+          Ciphertexts.Ciphertexts,
+          RowCache.notifying(yield* Ciphertexts.Ciphertexts, ["listCiphertexts"], changes)
+        ),
+        Context.add(
+          Transactions.Transactions,
+          RowCache.notifyingTransactions(yield* Transactions.Transactions, changes)
+        )
+      )
+    })).pipe(Layer.provide(Layer.mergeAll(cacheableStores, SandboxLog.layer, Ciphertexts.layer, Transactions.layer))),
     otherStores
   )
 
@@ -352,23 +391,25 @@ const withLockTimeout = (url: string, wait: Duration.Duration): string => {
 }
 
 /**
- * The stores on Postgres at `url` (`postgres://user:password@host:port/database`), migrated
- * (no cache). A pooled connection, and every lock a statement waits for, are had within
+ * The stores on Postgres at `url` (`postgres://user:password@host:port/database`), migrated, with
+ * the auth rows kept by `RowCache`, checked against `RowChanges` (a listening connection of its
+ * own: trigger notices from every node; no listener, no cache). A pooled connection, and every lock a statement waits for, are had within
  * `TRACEBRIDGE_DATABASE_WAIT_MS` (`waits`) or the statement fails as unavailable.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerPg = (url: Redacted.Redacted | string): Layer.Layer<Persistence, DatabaseError> =>
-  Layer.unwrapEffect(Effect.map(waits, ({ wait }) =>
-    layerSql.pipe(
+  Layer.unwrapScoped(Effect.gen(function*() {
+    const { wait } = yield* waits
+    const full = withLockTimeout(Redacted.isRedacted(url) ? Redacted.value(url) : url, wait)
+    const changes = yield* RowChanges.listen(full)
+    return layerSqlPgCached(changes).pipe(
       Layer.provide(pgMigrations),
       // A pooled connection within the wait (node-postgres otherwise waits for one forever).
-      Layer.provide(PgClient.layer({
-        url: Redacted.make(withLockTimeout(Redacted.isRedacted(url) ? Redacted.value(url) : url, wait)),
-        connectTimeout: wait
-      }))
-    )))
+      Layer.provide(PgClient.layer({ url: Redacted.make(full), connectTimeout: wait }))
+    )
+  }))
 
 /**
  * Which backend the configuration selects.

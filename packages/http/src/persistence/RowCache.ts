@@ -10,8 +10,11 @@
  * whenever any other connection commits, this process's own connections included, and another
  * process's on the same file (such as `npm run admin`). Any commit empties the cache. Only rows
  * that exist are kept, and nothing read inside a transaction (`Transactions` marks its effect with
- * `transactional`). On Postgres there is no cache: `PRAGMA data_version` has no equivalent that
- * costs less than the reads (ADR 0012).
+ * `transactional`).
+ *
+ * On Postgres the check is `RowChanges.version`: a notice from a trigger on the four tables,
+ * received on a listening connection of the node's own (`NOTIFY`, sent at commit to every node), or
+ * this node's own write (`notifying`); no listener, no cache (ADR 0030).
  *
  * @since 0.1.0
  */
@@ -115,3 +118,79 @@ export const wrap = <
     }
   }
 }
+
+/** The box of the transaction the fiber runs in: set when a write in it changed a cached table. */
+const pendingWrites: FiberRef.FiberRef<{ dirty: boolean } | undefined> = FiberRef.unsafeMake<
+  { dirty: boolean } | undefined
+>(undefined)
+
+/**
+ * What `notifying` needs of `RowChanges`: move the version now, and wait until the other nodes
+ * were told.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Notices {
+  readonly bump: () => void
+  readonly fence: Effect.Effect<void>
+}
+
+const afterWrite = (notices: Notices) =>
+  Effect.flatMap(FiberRef.get(pendingWrites), (box) => {
+    notices.bump()
+    if (box === undefined) return notices.fence
+    // inside a transaction: the change is not committed yet; the transaction fences when it ends
+    box.dirty = true
+    return Effect.void
+  })
+
+/**
+ * `service` with every method but `reads` followed by `notices` (on success and on failure): the
+ * version moves at once, so this node never serves a row it changed, and, outside a transaction,
+ * the answer waits for the fence, so the other nodes were told before it. Inside a transaction
+ * (`notifyingTransactions`) the fence waits for its end.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const notifying = <S extends object>(
+  service: S,
+  reads: ReadonlyArray<keyof S>,
+  notices: Notices
+): S => {
+  const wrapped: Record<string, unknown> = { ...(service as Record<string, unknown>) }
+  for (const [name, method] of Object.entries(service as Record<string, unknown>)) {
+    if (typeof method !== "function" || reads.includes(name as keyof S)) continue
+    wrapped[name] = (...args: Array<unknown>) => {
+      const result: unknown = method.apply(service, args)
+      return Effect.isEffect(result) ? Effect.ensuring(result, afterWrite(notices)) : result
+    }
+  }
+  return wrapped as S
+}
+
+/**
+ * `Transactions` whose outermost transaction, when a write in it went through `notifying`, moves
+ * the version again and fences after its commit (or rollback).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const notifyingTransactions = <
+  T extends { readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> }
+>(transactions: T, notices: Notices): T => ({
+  ...transactions,
+  transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.flatMap(FiberRef.get(pendingWrites), (outer) => {
+      if (outer !== undefined) return transactions.transaction(effect)
+      const box = { dirty: false }
+      return transactions.transaction(Effect.locally(effect, pendingWrites, box)).pipe(
+        Effect.ensuring(Effect.suspend(() => {
+          if (!box.dirty) return Effect.void
+          notices.bump()
+          return notices.fence
+        }))
+      )
+    })
+})

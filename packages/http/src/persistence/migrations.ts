@@ -497,6 +497,34 @@ const connectDefaults = Effect.gen(function*() {
 })
 
 /**
+ * Row-change notices on Postgres (issue #35, `RowChanges`, ADR 0030): a statement trigger on each
+ * table whose rows `RowCache` keeps sends `NOTIFY tracebridge_rows, '<schema>.<table>'` after an
+ * update, delete or truncate, at commit, to every listening node, whoever made the change. Inserts
+ * do not notify (a miss is never kept). SQLite needs none (`PRAGMA data_version`).
+ */
+const rowChangeNotices = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.onDialectOrElse({
+    pg: () =>
+      Effect.gen(function*() {
+        yield* sql.unsafe(`CREATE FUNCTION tracebridge_row_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('tracebridge_rows', TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME);
+  RETURN NULL;
+END
+$$`)
+        for (const table of ["tokens", "organisations", "api_clients", "connections"]) {
+          yield* sql.unsafe(
+            `CREATE TRIGGER ${table}_changed AFTER UPDATE OR DELETE OR TRUNCATE ON ${table} ` +
+              "FOR EACH STATEMENT EXECUTE FUNCTION tracebridge_row_changed()"
+          )
+        }
+      }),
+    orElse: () => Effect.void
+  })
+})
+
+/**
  * Every migration, for the driver's migrator layer (`LibsqlMigrator.layer({ loader })`,
  * `PgMigrator.layer({ loader })`).
  *
@@ -523,5 +551,6 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "0016_request_log": requestLog,
   "0017_webhook_attempt_preview": webhookAttemptPreview,
   "0018_sso_sign_in": ssoSignIn,
-  "0019_connect_defaults": connectDefaults
+  "0019_connect_defaults": connectDefaults,
+  "0020_row_change_notices": rowChangeNotices
 })
