@@ -393,7 +393,8 @@ const withLockTimeout = (url: string, wait: Duration.Duration): string => {
 /**
  * The stores on Postgres at `url` (`postgres://user:password@host:port/database`), migrated, with
  * the auth rows kept by `RowCache`, checked against `RowChanges` (a listening connection of its
- * own: trigger notices from every node; no listener, no cache). A pooled connection, and every lock a statement waits for, are had within
+ * own: trigger notices from every node; no listener, no cache). A pooled connection, and every
+ * lock a statement waits for, are had within
  * `TRACEBRIDGE_DATABASE_WAIT_MS` (`waits`) or the statement fails as unavailable.
  *
  * @since 0.1.0
