@@ -16,7 +16,7 @@ import type { Migrator } from "@effect/sql"
 import { SqlClient, SqlError } from "@effect/sql"
 import { LibsqlMigrator } from "@effect/sql-libsql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import { SyncStore } from "@tracebridge/sync"
+import { SqlRow, SyncStore } from "@tracebridge/sync"
 import { Cause, Config, ConfigError, Context, Duration, Effect, Either, Layer, Redacted } from "effect"
 import NativeDatabase from "libsql"
 import * as fs from "node:fs"
@@ -37,7 +37,6 @@ import * as MigrationState from "./MigrationState.js"
 import * as RateBuckets from "./RateBuckets.js"
 import * as RequestLogStore from "./RequestLogStore.js"
 import * as RowCache from "./RowCache.js"
-import * as RowChanges from "./RowChanges.js"
 import * as SandboxLog from "./SandboxLog.js"
 import * as Tokens from "./Tokens.js"
 import * as Transactions from "./Transactions.js"
@@ -120,42 +119,39 @@ const layerSqlCached = (dataVersion: () => number): Layer.Layer<Persistence, nev
   )
 
 /**
- * `layerSql` on Postgres with the same reads behind `RowCache`, checked against `RowChanges`, and
- * every write to the four cached tables (through `Accounts`, `Tokens`, `ConnectionStore`,
- * `SandboxLog`, `Ciphertexts`, and transactions around them) followed by its notices.
+ * `layerSql` on Postgres with the same reads behind `RowCache`, checked against the generation of
+ * `row_generation` (migration `0020_row_generation`) once per request, and every write to the four
+ * cached tables (through `Accounts`, `Tokens`, `ConnectionStore`, `SandboxLog`, `Ciphertexts`, and
+ * transactions around them) making the request read it again.
  */
-const layerSqlPgCached = (changes: RowChanges.RowChanges): Layer.Layer<Persistence, never, SqlClient.SqlClient> =>
-  Layer.merge(
-    Layer.effectContext(Effect.gen(function*() {
-      const { accounts, connections, tokens } = RowCache.wrap({
-        accounts: RowCache.notifying(
-          yield* Accounts.Accounts,
-          ["getOrganisation", "getClient", "listOrganisations", "listClients"],
-          changes
-        ),
-        tokens: RowCache.notifying(yield* Tokens.Tokens, ["getToken"], changes),
-        connections: RowCache.notifying(
-          yield* ConnectionStore.ConnectionStore,
-          ["getConnection", "listConnections", "searchConnections"],
-          changes
-        )
-      }, changes.version)
-      return Context.make(Accounts.Accounts, accounts).pipe(
-        Context.add(Tokens.Tokens, tokens),
-        Context.add(ConnectionStore.ConnectionStore, connections),
-        Context.add(SandboxLog.SandboxLog, RowCache.notifying(yield* SandboxLog.SandboxLog, ["sandboxLog"], changes)),
-        Context.add(
-          Ciphertexts.Ciphertexts,
-          RowCache.notifying(yield* Ciphertexts.Ciphertexts, ["listCiphertexts"], changes)
-        ),
-        Context.add(
-          Transactions.Transactions,
-          RowCache.notifyingTransactions(yield* Transactions.Transactions, changes)
-        )
+const layerSqlPgCached: Layer.Layer<Persistence, never, SqlClient.SqlClient> = Layer.merge(
+  Layer.effectContext(Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const generation = SqlRow.first(
+      sql`SELECT generation FROM row_generation`,
+      (row) => String((row as { readonly generation: unknown }).generation)
+    )
+    const { accounts, connections, tokens } = RowCache.wrapChecked({
+      accounts: RowCache.forgetting(
+        yield* Accounts.Accounts,
+        ["getOrganisation", "getClient", "listOrganisations", "listClients"]
+      ),
+      tokens: RowCache.forgetting(yield* Tokens.Tokens, ["getToken"]),
+      connections: RowCache.forgetting(
+        yield* ConnectionStore.ConnectionStore,
+        ["getConnection", "listConnections", "searchConnections"]
       )
-    })).pipe(Layer.provide(Layer.mergeAll(cacheableStores, SandboxLog.layer, Ciphertexts.layer, Transactions.layer))),
-    otherStores
-  )
+    }, generation)
+    return Context.make(Accounts.Accounts, accounts).pipe(
+      Context.add(Tokens.Tokens, tokens),
+      Context.add(ConnectionStore.ConnectionStore, connections),
+      Context.add(SandboxLog.SandboxLog, RowCache.forgetting(yield* SandboxLog.SandboxLog, ["sandboxLog"])),
+      Context.add(Ciphertexts.Ciphertexts, RowCache.forgetting(yield* Ciphertexts.Ciphertexts, ["listCiphertexts"])),
+      Context.add(Transactions.Transactions, RowCache.forgettingTransactions(yield* Transactions.Transactions))
+    )
+  })).pipe(Layer.provide(Layer.mergeAll(cacheableStores, SandboxLog.layer, Ciphertexts.layer, Transactions.layer))),
+  otherStores
+)
 
 /**
  * What building a database layer can fail with: a bad configuration, an unreachable database,
@@ -392,25 +388,23 @@ const withLockTimeout = (url: string, wait: Duration.Duration): string => {
 
 /**
  * The stores on Postgres at `url` (`postgres://user:password@host:port/database`), migrated, with
- * the auth rows kept by `RowCache`, checked against `RowChanges` (a listening connection of its
- * own: trigger notices from every node; no listener, no cache). A pooled connection, and every
- * lock a statement waits for, are had within
+ * the auth rows kept by `RowCache`, checked against the database's `row_generation` once per
+ * request (ADR 0030). A pooled connection, and every lock a statement waits for, are had within
  * `TRACEBRIDGE_DATABASE_WAIT_MS` (`waits`) or the statement fails as unavailable.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerPg = (url: Redacted.Redacted | string): Layer.Layer<Persistence, DatabaseError> =>
-  Layer.unwrapScoped(Effect.gen(function*() {
-    const { wait } = yield* waits
-    const full = withLockTimeout(Redacted.isRedacted(url) ? Redacted.value(url) : url, wait)
-    const changes = yield* RowChanges.listen(full)
-    return layerSqlPgCached(changes).pipe(
+  Layer.unwrapEffect(Effect.map(waits, ({ wait }) =>
+    layerSqlPgCached.pipe(
       Layer.provide(pgMigrations),
       // A pooled connection within the wait (node-postgres otherwise waits for one forever).
-      Layer.provide(PgClient.layer({ url: Redacted.make(full), connectTimeout: wait }))
-    )
-  }))
+      Layer.provide(PgClient.layer({
+        url: Redacted.make(withLockTimeout(Redacted.isRedacted(url) ? Redacted.value(url) : url, wait)),
+        connectTimeout: wait
+      }))
+    )))
 
 /**
  * Which backend the configuration selects.

@@ -497,25 +497,37 @@ const connectDefaults = Effect.gen(function*() {
 })
 
 /**
- * Row-change notices on Postgres (issue #35, `RowChanges`, ADR 0030): a statement trigger on each
- * table whose rows `RowCache` keeps sends `NOTIFY tracebridge_rows, '<schema>.<table>'` after an
- * update, delete or truncate, at commit, to every listening node, whoever made the change. Inserts
- * do not notify (a miss is never kept). SQLite needs none (`PRAGMA data_version`).
+ * The row generation on Postgres (issue #35, `RowCache.wrapChecked`, ADR 0030): a one-row table
+ * `row_generation` whose `generation` a statement trigger on each table whose rows `RowCache` keeps
+ * (`tokens`, `organisations`, `api_clients`, `connections`) moves on before every update, delete or
+ * truncate (an upsert's update included), in the same transaction as the change, whoever makes it
+ * (an API node, `npm run admin`, psql). Each node reads it once per request and uses its kept rows
+ * only while it is unchanged. Inserts do not move it: `RowCache` never keeps a miss, so a new row
+ * cannot make a kept one stale. The trigger updates the table of the changed table's own schema,
+ * whatever the changing session's `search_path`. Before the statement, so that a writer takes the
+ * generation's row lock before any row lock of the statement. SQLite needs none (`PRAGMA
+ * data_version`). Written to apply where an earlier draft of this migration (notices, never on
+ * main) left its function and triggers, too.
  */
-const rowChangeNotices = Effect.gen(function*() {
+const rowGeneration = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql.onDialectOrElse({
     pg: () =>
       Effect.gen(function*() {
-        yield* sql.unsafe(`CREATE FUNCTION tracebridge_row_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        yield* sql.unsafe(
+          "CREATE TABLE IF NOT EXISTS row_generation (id INT PRIMARY KEY CHECK (id = 1), generation BIGINT NOT NULL)"
+        )
+        yield* sql.unsafe("INSERT INTO row_generation (id, generation) VALUES (1, 0) ON CONFLICT (id) DO NOTHING")
+        yield* sql.unsafe(`CREATE OR REPLACE FUNCTION tracebridge_row_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM pg_notify('tracebridge_rows', TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME);
+  EXECUTE format('UPDATE %I.row_generation SET generation = generation + 1', TG_TABLE_SCHEMA);
   RETURN NULL;
 END
 $$`)
         for (const table of ["tokens", "organisations", "api_clients", "connections"]) {
+          yield* sql.unsafe(`DROP TRIGGER IF EXISTS ${table}_changed ON ${table}`)
           yield* sql.unsafe(
-            `CREATE TRIGGER ${table}_changed AFTER UPDATE OR DELETE OR TRUNCATE ON ${table} ` +
+            `CREATE TRIGGER ${table}_changed BEFORE UPDATE OR DELETE OR TRUNCATE ON ${table} ` +
               "FOR EACH STATEMENT EXECUTE FUNCTION tracebridge_row_changed()"
           )
         }
@@ -552,5 +564,5 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "0017_webhook_attempt_preview": webhookAttemptPreview,
   "0018_sso_sign_in": ssoSignIn,
   "0019_connect_defaults": connectDefaults,
-  "0020_row_change_notices": rowChangeNotices
+  "0020_row_generation": rowGeneration
 })
