@@ -45,7 +45,7 @@ export const expect = (answer, status, what) => {
 
 /**
  * Spawns the server on a free port with a fresh data folder, the rate limiter on but never
- * refusing, and `env` on top. Resolves once `/healthz` answers: no sign-in, no connection.
+ * refusing, and `env` on top (e.g. `DATABASE_URL` for Postgres). Resolves once `/healthz` answers: no sign-in, no connection.
  */
 export const startServer = async (env = {}) => {
   const port = await freePort()

@@ -12,9 +12,7 @@ export const cells = (row) => {
   if (row.status === "error") {
     return [String(row.id), row.name, `ERROR: ${row.error}`, "–", "–", row.target ?? "–", "ERROR"]
   }
-  if (row.notRun !== undefined) {
-    return [String(row.id), row.name, row.measured, row.baseline, "–", "–", `NOT RUN (${row.notRun})`]
-  }
+  if (row.status === "skipped") return [String(row.id), row.name, `not run: ${row.reason}`, "–", "–", "–", "NOT RUN"]
   const target = row.checks.map((c) => `${c.what} ${c.target}`).join("; ")
   const misses = row.checks.filter((c) => !c.pass).map((c) => `${c.what} ${c.value}`)
   return [
@@ -59,7 +57,15 @@ export const markdown = (results) => {
     "Notes per row:",
     "",
     ...results.rows.map((row) =>
-      `${row.id}. ${escape(row.status === "error" ? `error: ${row.error}` : row.note ?? "")}`
+      `${row.id}. ${
+        escape(
+          row.status === "error"
+            ? `error: ${row.error}`
+            : row.status === "skipped"
+            ? `not run: ${row.reason}`
+            : row.note ?? ""
+        )
+      }`
     )
   ]
   return lines.join("\n")

@@ -8,7 +8,7 @@
 //   every request and status it answers). Production connections reach it as a state system:
 //   `TRACEBRIDGE_PROVIDER_A_BASE_URL` and a vendor key.
 // - The nodes: two `packages/http/dist/main.js` processes on one fresh Postgres schema
-//   (`BENCH_DATABASE_URL`, else `TEST_DATABASE_URL`; with neither the row is reported as not run),
+//   (`BENCH_DATABASE_URL`, else `TEST_DATABASE_URL`, else a throwaway cluster, `lib/pg.mjs`; without Postgres the row is reported as not run),
 //   `TRACEBRIDGE_SYNC_POLL_INTERVAL_SECONDS=30`, a one-day backfill horizon (the backfill is setup
 //   here, not what is measured), `/metrics` on a port of their own.
 // - The facilities: each sandbox login (`user_good…`) is a world of its own, and the world of a CO
@@ -21,13 +21,14 @@
 //   is a poll done), both nodes' CPU from /proc, the emulator's counts, and both nodes' /metrics.
 //   Polls due = facilities × window ÷ interval; missed = due − done when positive.
 import { execFile } from "node:child_process"
-import { randomBytes, randomUUID } from "node:crypto"
+import { randomBytes } from "node:crypto"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import pg from "pg"
 import { call, cli, expect, root, startServer } from "../lib/api.mjs"
+import { freshSchema, pgDatabase } from "../lib/pg.mjs"
 import { freePort, sleep, start, until } from "../lib/proc.mjs"
 import { median, percentile, round } from "../lib/stats.mjs"
 
@@ -71,26 +72,6 @@ const startEmulator = async () => {
 }
 
 /** A fresh schema on the database at `url`: its URL (search_path set) and a drop. */
-const freshSchema = async (url) => {
-  const schema = `bench_sync_${randomUUID().replaceAll("-", "")}`
-  const admin = new pg.Client({ connectionString: url })
-  await admin.connect()
-  await admin.query(`CREATE SCHEMA ${schema}`)
-  await admin.end()
-  const scoped = new URL(url)
-  scoped.searchParams.set("options", `-c search_path=${schema}`)
-  return {
-    url: scoped.href,
-    schema,
-    drop: async () => {
-      const c = new pg.Client({ connectionString: url })
-      await c.connect()
-      await c.query(`DROP SCHEMA ${schema} CASCADE`)
-      await c.end()
-    }
-  }
-}
-
 /** `tracebridge-admin` against the database: its stdout. */
 const admin = async (env, ...args) => (await run(process.execPath, [cli, ...args], { cwd: root, env })).stdout
 
@@ -138,25 +119,16 @@ const linkOnce = async (node, token, userKey) => {
   return exchanged.connection_id
 }
 
-const notRun = (reason) => ({
-  measured: `not run: ${reason}`,
-  baseline: "–",
-  ratio: null,
-  checks: [],
-  notRun: reason,
-  note: `Not run: ${reason}. The row needs a Postgres (BENCH_DATABASE_URL or TEST_DATABASE_URL).`
-})
-
 export default {
   id: 14,
   name: "the sync at scale (issue #35's row 11): 1,000 production facilities, 2 nodes, 30 s polls",
   async run({ log, quick }) {
-    const database = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL
-    if (database === undefined || database === "") {
-      return notRun("neither BENCH_DATABASE_URL nor TEST_DATABASE_URL is set")
-    }
+    // BENCH_DATABASE_URL, else TEST_DATABASE_URL, else a throwaway cluster (lib/pg.mjs); none: not run
+    const database = await pgDatabase()
+    if (database.skip !== undefined) return { skipped: database.skip }
     const windowSeconds = quick ? 90 : 300
-    const schema = await freshSchema(database)
+    // dropped by the bench's `closePg` at the end of the run
+    const schema = await freshSchema(database.url, "bench_sync")
     const emulator = await startEmulator()
     const nodes = []
     const sampler = new pg.Client({ connectionString: schema.url })
@@ -416,7 +388,6 @@ export default {
       await sampler.end().catch(() => undefined)
       for (const n of nodes) await n.stop().catch(() => undefined)
       await emulator.proc.stop()
-      await schema.drop().catch(() => undefined)
     }
   }
 }

@@ -45,6 +45,7 @@ import * as MetricsServer from "./MetricsServer.js"
 import * as OpenApiRoute from "./OpenApiRoute.js"
 import { isUnavailable, type Persistence } from "./persistence/Database.js"
 import { IdempotencyStore } from "./persistence/IdempotencyStore.js"
+import * as RowCache from "./persistence/RowCache.js"
 import * as RateLimit from "./RateLimit.js"
 import * as Readiness from "./Readiness.js"
 import * as RequestId from "./RequestId.js"
@@ -155,7 +156,8 @@ const requestMiddleware = (
   idempotencyKeys: IdempotencyStore["Type"],
   crypto: Crypto["Type"]
 ) =>
-  Effect.gen(function*() {
+  // one read of the Postgres row generation for the request's cached rows (`RowCache.perRequest`)
+  RowCache.perRequest(Effect.gen(function*() {
     const id = RequestId.make()
     yield* HttpApp.appendPreResponseHandler((_request, response) =>
       Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", id))
@@ -273,7 +275,7 @@ const requestMiddleware = (
       // every line logged while the request runs names it (issue #30)
       Effect.annotateLogs("request_id", id)
     ) as unknown as HttpServerResponse.HttpServerResponse
-  })
+  }))
 
 /** The innermost message of a defect, for one log line (an expected condition needs no stack). */
 const reasonOf = (defect: unknown): string => {

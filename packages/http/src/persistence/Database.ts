@@ -16,7 +16,7 @@ import type { Migrator } from "@effect/sql"
 import { SqlClient, SqlError } from "@effect/sql"
 import { LibsqlMigrator } from "@effect/sql-libsql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import { SyncStore } from "@tracebridge/sync"
+import { SqlRow, SyncStore } from "@tracebridge/sync"
 import { Cause, Config, ConfigError, Context, Duration, Effect, Either, Layer, Redacted } from "effect"
 import NativeDatabase from "libsql"
 import * as fs from "node:fs"
@@ -117,6 +117,41 @@ const layerSqlCached = (dataVersion: () => number): Layer.Layer<Persistence, nev
     })).pipe(Layer.provide(cacheableStores)),
     otherStores
   )
+
+/**
+ * `layerSql` on Postgres with the same reads behind `RowCache`, checked against the generation of
+ * `row_generation` (migration `0020_row_generation`) once per request, and every write to the four
+ * cached tables (through `Accounts`, `Tokens`, `ConnectionStore`, `SandboxLog`, `Ciphertexts`, and
+ * transactions around them) making the request read it again.
+ */
+const layerSqlPgCached: Layer.Layer<Persistence, never, SqlClient.SqlClient> = Layer.merge(
+  Layer.effectContext(Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const generation = SqlRow.first(
+      sql`SELECT generation FROM row_generation`,
+      (row) => String((row as { readonly generation: unknown }).generation)
+    )
+    const { accounts, connections, tokens } = RowCache.wrapChecked({
+      accounts: RowCache.forgetting(
+        yield* Accounts.Accounts,
+        ["getOrganisation", "getClient", "listOrganisations", "listClients"]
+      ),
+      tokens: RowCache.forgetting(yield* Tokens.Tokens, ["getToken"]),
+      connections: RowCache.forgetting(
+        yield* ConnectionStore.ConnectionStore,
+        ["getConnection", "listConnections", "searchConnections"]
+      )
+    }, generation)
+    return Context.make(Accounts.Accounts, accounts).pipe(
+      Context.add(Tokens.Tokens, tokens),
+      Context.add(ConnectionStore.ConnectionStore, connections),
+      Context.add(SandboxLog.SandboxLog, RowCache.forgetting(yield* SandboxLog.SandboxLog, ["sandboxLog"])),
+      Context.add(Ciphertexts.Ciphertexts, RowCache.forgetting(yield* Ciphertexts.Ciphertexts, ["listCiphertexts"])),
+      Context.add(Transactions.Transactions, RowCache.forgettingTransactions(yield* Transactions.Transactions))
+    )
+  })).pipe(Layer.provide(Layer.mergeAll(cacheableStores, SandboxLog.layer, Ciphertexts.layer, Transactions.layer))),
+  otherStores
+)
 
 /**
  * What building a database layer can fail with: a bad configuration, an unreachable database,
@@ -352,8 +387,9 @@ const withLockTimeout = (url: string, wait: Duration.Duration): string => {
 }
 
 /**
- * The stores on Postgres at `url` (`postgres://user:password@host:port/database`), migrated
- * (no cache). A pooled connection, and every lock a statement waits for, are had within
+ * The stores on Postgres at `url` (`postgres://user:password@host:port/database`), migrated, with
+ * the auth rows kept by `RowCache`, checked against the database's `row_generation` once per
+ * request (ADR 0030). A pooled connection, and every lock a statement waits for, are had within
  * `TRACEBRIDGE_DATABASE_WAIT_MS` (`waits`) or the statement fails as unavailable.
  *
  * @since 0.1.0
@@ -361,7 +397,7 @@ const withLockTimeout = (url: string, wait: Duration.Duration): string => {
  */
 export const layerPg = (url: Redacted.Redacted | string): Layer.Layer<Persistence, DatabaseError> =>
   Layer.unwrapEffect(Effect.map(waits, ({ wait }) =>
-    layerSql.pipe(
+    layerSqlPgCached.pipe(
       Layer.provide(pgMigrations),
       // A pooled connection within the wait (node-postgres otherwise waits for one forever).
       Layer.provide(PgClient.layer({

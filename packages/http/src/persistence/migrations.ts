@@ -497,6 +497,46 @@ const connectDefaults = Effect.gen(function*() {
 })
 
 /**
+ * The row generation on Postgres (issue #35, `RowCache.wrapChecked`, ADR 0030): a one-row table
+ * `row_generation` whose `generation` a statement trigger on each table whose rows `RowCache` keeps
+ * (`tokens`, `organisations`, `api_clients`, `connections`) moves on before every update, delete or
+ * truncate (an upsert's update included), in the same transaction as the change, whoever makes it
+ * (an API node, `npm run admin`, psql). Each node reads it once per request and uses its kept rows
+ * only while it is unchanged. Inserts do not move it: `RowCache` never keeps a miss, so a new row
+ * cannot make a kept one stale. The trigger updates the table of the changed table's own schema,
+ * whatever the changing session's `search_path`. Before the statement, so that a writer takes the
+ * generation's row lock before any row lock of the statement. SQLite needs none (`PRAGMA
+ * data_version`). Written to apply where an earlier draft of this migration (notices, never on
+ * main) left its function and triggers, too.
+ */
+const rowGeneration = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.onDialectOrElse({
+    pg: () =>
+      Effect.gen(function*() {
+        yield* sql.unsafe(
+          "CREATE TABLE IF NOT EXISTS row_generation (id INT PRIMARY KEY CHECK (id = 1), generation BIGINT NOT NULL)"
+        )
+        yield* sql.unsafe("INSERT INTO row_generation (id, generation) VALUES (1, 0) ON CONFLICT (id) DO NOTHING")
+        yield* sql.unsafe(`CREATE OR REPLACE FUNCTION tracebridge_row_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('UPDATE %I.row_generation SET generation = generation + 1', TG_TABLE_SCHEMA);
+  RETURN NULL;
+END
+$$`)
+        for (const table of ["tokens", "organisations", "api_clients", "connections"]) {
+          yield* sql.unsafe(`DROP TRIGGER IF EXISTS ${table}_changed ON ${table}`)
+          yield* sql.unsafe(
+            `CREATE TRIGGER ${table}_changed BEFORE UPDATE OR DELETE OR TRUNCATE ON ${table} ` +
+              "FOR EACH STATEMENT EXECUTE FUNCTION tracebridge_row_changed()"
+          )
+        }
+      }),
+    orElse: () => Effect.void
+  })
+})
+
+/**
  * Every migration, for the driver's migrator layer (`LibsqlMigrator.layer({ loader })`,
  * `PgMigrator.layer({ loader })`).
  *
@@ -523,5 +563,6 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "0016_request_log": requestLog,
   "0017_webhook_attempt_preview": webhookAttemptPreview,
   "0018_sso_sign_in": ssoSignIn,
-  "0019_connect_defaults": connectDefaults
+  "0019_connect_defaults": connectDefaults,
+  "0020_row_generation": rowGeneration
 })

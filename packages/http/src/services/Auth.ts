@@ -295,7 +295,8 @@ export const layer = Layer.effect(
             )
           }
           // An access token of a revoked client is dead at its next request (issue #28). The client
-          // row is read on every request (behind `RowCache` on SQLite, emptied by any commit).
+          // row is read on every request (behind `RowCache`, emptied by any commit on SQLite, by a
+          // new row generation on Postgres, both checked on every request).
           if (token.client_id !== null && token.client_id !== "") {
             const client = yield* accounts.getClient(token.client_id)
             if (Option.isNone(client) || client.value.revoked_at !== null) {
