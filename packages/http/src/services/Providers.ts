@@ -28,8 +28,15 @@
  * @since 0.1.0
  */
 import { FetchHttpClient, HttpClient } from "@effect/platform"
-import type { ProviderName, ProviderPort, Session } from "@tracebridge/core"
-import { Deadline, ProviderError, ProviderPorts, Session as Sessions, UpstreamGovernor } from "@tracebridge/core"
+import type { ProviderName, Session } from "@tracebridge/core"
+import {
+  Deadline,
+  ProviderError,
+  ProviderPort,
+  ProviderPorts,
+  Session as Sessions,
+  UpstreamGovernor
+} from "@tracebridge/core"
 import { Catalog } from "@tracebridge/providers"
 import { Logins, ReadCache, Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
 import type { Scope } from "effect"
@@ -178,6 +185,12 @@ export const layer = Layer.scoped(
       Effect.all(Catalog.modules.map((module) => Effect.provide(build(module), recorded(http, module)))).pipe(
         Effect.provideService(UpstreamGovernor.UpstreamGovernor, governed)
       )
+    // How much of each port's output is validated (ADR 0030): a sandbox connection's answers whole,
+    // a production connection's on a sample unless configured otherwise. Set on the port's own calls,
+    // under the read cache, the metrics and the request log.
+    const productionCheck = yield* Effect.orDie(AppConfig.productionOutputCheck)
+    const checking = (check: ProviderPort.OutputCheck) => (ports: ReadonlyArray<ProviderPort.Service>) =>
+      ports.map((port) => PortCalls.wrap(port, (_call, effect) => ProviderPort.withOutputCheck(effect, check)))
     // The in-process emulator needs no pacing or backoff: it answers at once and never rate limits.
     // Which world a sandbox session reaches, for the read cache (sessions come from `session`).
     const worldOfSession = new WeakMap<Session.Session, string>()
@@ -193,20 +206,24 @@ export const layer = Layer.scoped(
     }
     const sandboxPorts = ProviderPorts.make(
       measured(cached(
-        yield* portsWith(
-          inProcess,
-          counted ? Metrics.governor(UpstreamGovernor.unlimited, false) : UpstreamGovernor.unlimited,
-          (module) => module.sandbox
+        checking("all")(
+          yield* portsWith(
+            inProcess,
+            counted ? Metrics.governor(UpstreamGovernor.unlimited, false) : UpstreamGovernor.unlimited,
+            (module) => module.sandbox
+          )
         )
       ))
     )
     const productionPorts = ProviderPorts.make(
       measured(
-        yield* Effect.orDie(
-          portsWith(
-            FetchHttpClient.layer,
-            counted ? Metrics.governor(governor) : governor,
-            (module) => module.production
+        checking(productionCheck)(
+          yield* Effect.orDie(
+            portsWith(
+              FetchHttpClient.layer,
+              counted ? Metrics.governor(governor) : governor,
+              (module) => module.production
+            )
           )
         )
       )
