@@ -10,7 +10,7 @@
  *   `ResourceNotFound` without a provider call;
  * - output validated against the core schemas with exact field sets (`ProviderInvalidResponse`
  *   naming the field): every object, or a sample of each list window when the caller asks for it
- *   (`OutputCheck`, `withOutputCheck`; ADR 0030), and every listed object checked to belong to the
+ *   (`OutputCheck`, `withOutputCheck`; ADR 0031), and every listed object checked to belong to the
  *   facility asked for;
  * - each served state's capabilities read from the descriptor once;
  * - writes refused outside the sandbox (`SandboxOnly`) and commands validated (`InvalidInput`);
@@ -260,7 +260,7 @@ export class ProviderPort extends Context.Tag("@tracebridge/core/ProviderPort")<
 
 /**
  * How much of a driver's output a port validates against the core schemas (exact field sets,
- * every refinement), ADR 0030:
+ * every refinement), ADR 0031:
  *
  * - `all`: every object of every answer (the default: tests, the conformance kit, the sandbox);
  * - `sample`: the first object of each list window (`list`, each window of `listAll`, `changes`),
@@ -454,7 +454,7 @@ export const make = (driver: Driver, options: Options = {}): Service => {
       }
       const schema = Resource.resources[resource].schema as unknown as Schema.Schema<Resource.Item<R>, unknown>
       const check = checkOutput(schema, operation)
-      // `sample`: the window's first item stands for the rest (ADR 0030)
+      // `sample`: the window's first item stands for the rest (ADR 0031)
       const checked = yield* level
       const upTo = checked === "all" ? slice.items.length : checked === "sample" ? 1 : 0
       for (let i = 0; i < slice.items.length; i++) {

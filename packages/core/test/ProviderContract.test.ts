@@ -271,7 +271,7 @@ describe("ProviderContract", () => {
       assert.include(error.message, "extra [LastModified]")
     }))
 
-  it.effect("checks every listed object itself, even when the caller has the port sample its output (ADR 0030)", () =>
+  it.effect("checks every listed object itself, even when the caller has the port sample its output (ADR 0031)", () =>
     Effect.gen(function*() {
       const tamper = (name: string, item: any, i: number) =>
         name === "locations" && i > 0 ? { ...item, LastModified: "2026-01-01" } : item

@@ -396,7 +396,7 @@ describe("ProviderPort.departures", () => {
     }))
 })
 
-describe("ProviderPort output checks (ADR 0030)", () => {
+describe("ProviderPort output checks (ADR 0031)", () => {
   /** A port over the memory driver whose list items at `index` of a window carry a field the spec does not have. */
   const extraAt = (index: number, resource: string = "packages") =>
     Memory.make({ tamper: (name, item, i) => name === resource && i === index ? { ...item, Quantity: 5 } : item })

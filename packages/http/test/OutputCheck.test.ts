@@ -1,5 +1,5 @@
 /**
- * How much of the provider ports' output the API validates (ADR 0030): a production connection's
+ * How much of the provider ports' output the API validates (ADR 0031): a production connection's
  * list pages are checked on a sample (the first item of each window; a facility list, a get and a
  * chain of custody whole), a sandbox connection's answers whole, and
  * `TRACEBRIDGE_PRODUCTION_OUTPUT_CHECK=all` checks production's whole too. Whatever is checked, a
@@ -72,7 +72,7 @@ const linkProduction = (running: Standalone.Running) =>
     return { access, world, cultivator, path }
   })
 
-describe("output checks (ADR 0030)", () => {
+describe("output checks (ADR 0031)", () => {
   it.live(
     "production samples each page: a bad item past the first is served as mapped, a bad first item is 502",
     () =>

@@ -189,7 +189,7 @@ export const layer = Layer.scoped(
       Effect.all(Catalog.modules.map((module) => Effect.provide(build(module), recorded(http, module)))).pipe(
         Effect.provideService(UpstreamGovernor.UpstreamGovernor, governed)
       )
-    // How much of each port's output is validated (ADR 0030): a sandbox connection's answers whole,
+    // How much of each port's output is validated (ADR 0031): a sandbox connection's answers whole,
     // a production connection's on a sample unless configured otherwise. Set on the port's own calls,
     // under the read cache, the metrics and the request log.
     const productionCheck = yield* Effect.orDie(AppConfig.productionOutputCheck)
