@@ -9,7 +9,10 @@
  * - Tracebridge ids decoded back to provider ids for gets, and unknown ids answered with
  *   `ResourceNotFound` without a provider call;
  * - output validated against the core schemas with exact field sets (`ProviderInvalidResponse`
- *   naming the field), and checked to belong to the facility asked for;
+ *   naming the field): every object, or a sample of each list window when the caller asks for it
+ *   (`OutputCheck`, `withOutputCheck`; ADR 0031), and every listed object checked to belong to the
+ *   facility asked for;
+ * - each served state's capabilities read from the descriptor once;
  * - writes refused outside the sandbox (`SandboxOnly`) and commands validated (`InvalidInput`);
  * - a transfer's parties (`shipper_facility`, `recipient_facility`) taken by `fac_…` id, licence
  *   number or exact name and handed to the driver as licence numbers (DECISIONS "Transfer
@@ -20,7 +23,7 @@
  * @since 0.1.0
  */
 import type { ParseResult } from "effect"
-import { Context, Effect, Either, Option, Schema } from "effect"
+import { Context, Effect, Either, FiberRef, Function, GlobalValue, Option, Schema } from "effect"
 import type { Capabilities } from "./Capabilities.js"
 import * as ChainOfCustody from "./ChainOfCustody.js"
 import * as Commands from "./Commands.js"
@@ -256,6 +259,53 @@ export interface ChangeRange {
 export class ProviderPort extends Context.Tag("@tracebridge/core/ProviderPort")<ProviderPort, Service>() {}
 
 /**
+ * How much of a driver's output a port validates against the core schemas (exact field sets,
+ * every refinement), ADR 0031:
+ *
+ * - `all`: every object of every answer (the default: tests, the conformance kit, the sandbox);
+ * - `sample`: the first object of each list window (`list`, each window of `listAll`, `changes`),
+ *   and every object of the other answers (a get, the facility list, a chain of custody, a write).
+ *   A mapper's systematic fault shows on the first object; the rest of a window is trusted to the
+ *   mappers' types (what the API's production connections do);
+ * - `none`: nothing.
+ *
+ * Whatever the level, every listed object is checked to belong to the provider and the facility
+ * asked for, and a bad object that is checked fails the call with `ProviderInvalidResponse`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type OutputCheck = "all" | "sample" | "none"
+
+/**
+ * The level of output check the caller sets for the port calls it runs (`withOutputCheck`); none
+ * set: each port's own (`Options.validateOutput`, default `all`).
+ *
+ * @since 0.1.0
+ * @category fiber refs
+ */
+export const currentOutputCheck: FiberRef.FiberRef<OutputCheck | undefined> = GlobalValue.globalValue(
+  Symbol.for("@tracebridge/core/ProviderPort/currentOutputCheck"),
+  () => FiberRef.unsafeMake<OutputCheck | undefined>(undefined)
+)
+
+/**
+ * Runs port calls with a level of output check, whatever the port's own: the host decides (the
+ * API samples its production connections' answers and checks its sandbox connections' whole).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withOutputCheck: {
+  (check: OutputCheck): <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  <A, E, R>(self: Effect.Effect<A, E, R>, check: OutputCheck): Effect.Effect<A, E, R>
+} = Function.dual(
+  2,
+  <A, E, R>(self: Effect.Effect<A, E, R>, check: OutputCheck): Effect.Effect<A, E, R> =>
+    Effect.locally(self, currentOutputCheck, check)
+)
+
+/**
  * Options of {@link make}.
  *
  * @since 0.1.0
@@ -263,10 +313,12 @@ export class ProviderPort extends Context.Tag("@tracebridge/core/ProviderPort")<
  */
 export interface Options {
   /**
-   * Validate driver output against the core schemas (default `true`). Only turn it off for a
-   * driver whose mappers already produce validated objects and whose tests pass the kit.
+   * How much driver output to validate against the core schemas when the caller sets no level
+   * (`withOutputCheck`): `true` or `"all"` (the default), `"sample"`, `false` or `"none"` (see
+   * {@link OutputCheck}). Only lower it for a driver whose mappers already produce validated
+   * objects and whose tests pass the kit.
    */
-  readonly validateOutput?: boolean
+  readonly validateOutput?: boolean | OutputCheck
 }
 
 const ALL_WINDOW = 500
@@ -280,15 +332,35 @@ const ALL_WINDOW = 500
 export const make = (driver: Driver, options: Options = {}): Service => {
   const { descriptor } = driver
   const provider = descriptor.name
-  const validate = options.validateOutput ?? true
+  const own: OutputCheck = options.validateOutput === undefined || options.validateOutput === true
+    ? "all"
+    : options.validateOutput === false
+    ? "none"
+    : options.validateOutput
+  /** The level in force for this call: the caller's, else the port's own. */
+  const level: Effect.Effect<OutputCheck> = Effect.map(FiberRef.get(currentOutputCheck), (set) => set ?? own)
 
+  /** One validator per schema (made on first use). */
+  const validators = new Map<
+    Schema.Schema<any, any>,
+    (value: unknown) => Effect.Effect<unknown, ParseResult.ParseError>
+  >()
   const checkOutput = <A>(schema: Schema.Schema<A, any>, operation: string) => {
-    const run = Schema.validate(schema, { onExcessProperty: "error", errors: "first" })
+    let run = validators.get(schema)
+    if (run === undefined) {
+      run = Schema.validate(schema, { onExcessProperty: "error", errors: "first" })
+      validators.set(schema, run)
+    }
+    const validate = run
     return (value: A): Effect.Effect<A, ProviderError> =>
-      validate
-        ? Effect.mapError(run(value), (error) => ProviderInvalidResponse.fromParseError({ provider, operation, error }))
-        : Effect.succeed(value)
+      Effect.mapError(
+        validate(value) as Effect.Effect<A, ParseResult.ParseError>,
+        (error) => ProviderInvalidResponse.fromParseError({ provider, operation, error })
+      )
   }
+  /** Checks one object of an answer that is checked whole (unless the level is `none`). */
+  const checkWhole = <A>(schema: Schema.Schema<A, any>, operation: string, value: A): Effect.Effect<A, ProviderError> =>
+    Effect.flatMap(level, (check) => check === "none" ? Effect.succeed(value) : checkOutput(schema, operation)(value))
 
   const invalid = (operation: string, path: string, message: string) =>
     new ProviderInvalidResponse({ provider, operation, path, message })
@@ -302,9 +374,22 @@ export const make = (driver: Driver, options: Options = {}): Service => {
     return Effect.void
   }
 
+  // A state's capabilities, and which resources they open, read from the descriptor once per state
+  // (only for the states it serves: an unserved one is refused each time, and kept nowhere).
+  const served = new Set(Object.keys(descriptor.capabilities))
+  const capabilitiesByState = new Map<string, Effect.Effect<Capabilities, ProviderError>>()
+  const capabilitiesOf = (state: string): Effect.Effect<Capabilities, ProviderError> => {
+    let known = capabilitiesByState.get(state)
+    if (known === undefined) {
+      known = ProviderDescriptor.capabilitiesFor(descriptor, state)
+      if (served.has(state)) capabilitiesByState.set(state, known)
+    }
+    return known
+  }
+
   const checkSession = (session: Session, operation: string): Effect.Effect<Capabilities, ProviderError> =>
     session.provider === provider
-      ? ProviderDescriptor.capabilitiesFor(descriptor, session.state)
+      ? capabilitiesOf(session.state)
       : Effect.fail(
         new InvalidInput({
           operation,
@@ -369,18 +454,21 @@ export const make = (driver: Driver, options: Options = {}): Service => {
       }
       const schema = Resource.resources[resource].schema as unknown as Schema.Schema<Resource.Item<R>, unknown>
       const check = checkOutput(schema, operation)
-      yield* Effect.forEach(
-        slice.items,
-        (item, i) => Effect.zipRight(check(item), checkOwner(operation, facility, item, `${i}.`)),
-        { discard: true }
-      )
+      // `sample`: the window's first item stands for the rest (ADR 0031)
+      const checked = yield* level
+      const upTo = checked === "all" ? slice.items.length : checked === "sample" ? 1 : 0
+      for (let i = 0; i < slice.items.length; i++) {
+        const item = slice.items[i]!
+        if (i < upTo) yield* check(item)
+        yield* checkOwner(operation, facility, item, `${i}.`)
+      }
       return slice
     })
   }
 
   const service: Service = {
     descriptor,
-    capabilities: (state) => ProviderDescriptor.capabilitiesFor(descriptor, state),
+    capabilities: capabilitiesOf,
     checkCredentials: (session) =>
       checkSession(session, "credentials.check").pipe(
         Effect.zipRight(driver.checkCredentials(session)),
@@ -390,8 +478,11 @@ export const make = (driver: Driver, options: Options = {}): Service => {
       Effect.gen(function*() {
         yield* checkSession(session, "facilities.list")
         const all = yield* driver.listFacilities(session)
-        const check = checkOutput(Facility, "facilities.list")
-        yield* Effect.forEach(all, check, { discard: true })
+        // a connection's few facilities are checked whole at every level but none
+        if ((yield* level) !== "none") {
+          const check = checkOutput(Facility, "facilities.list")
+          for (const facility of all) yield* check(facility)
+        }
         return Page.paginate(all, page)
       }).pipe(span("facilities.list", session)),
     getFacility: (session, facilityId) =>
@@ -401,7 +492,7 @@ export const make = (driver: Driver, options: Options = {}): Service => {
         const all = yield* driver.listFacilities(session)
         const found = all.find((f) => f.id === facilityId)
         if (found === undefined) return yield* ResourceNotFound.of("facility", facilityId)
-        return yield* checkOutput(Facility, "facilities.get")(found)
+        return yield* checkWhole(Facility, "facilities.get", found)
       }).pipe(span("facilities.get", session, facilityId)),
     list: (resource, session, facilityId, query, page) =>
       listChecked(resource, session, facilityId, query, Page.toWindow(page)).pipe(
@@ -457,7 +548,7 @@ export const make = (driver: Driver, options: Options = {}): Service => {
         })
         const item = yield* rd.get(session, facility, providerId)
         const schema = definition.schema as unknown as Schema.Schema<Resource.Item<typeof resource>, unknown>
-        yield* checkOutput(schema, operation)(item)
+        yield* checkWhole(schema, operation, item)
         yield* checkOwner(operation, facility, item, "")
         if ((item as { readonly id: unknown }).id !== id) {
           return yield* invalid(operation, "id", `asked for ${id}, got ${(item as { readonly id: string }).id}`)
@@ -499,7 +590,11 @@ export const make = (driver: Driver, options: Options = {}): Service => {
         (valid, at, facilities) => Parties.resolve(provider, facilities, at, valid)
       ),
     chainOfCustody: (session, facilityId, packageId) =>
-      chainOfCustody(service, session, facilityId, packageId).pipe(span("packages.chainOfCustody", session, facilityId))
+      Effect.flatMap(level, (check) => {
+        const chain = chainOfCustody(service, session, facilityId, packageId)
+        // answered whole, so read whole: no part of it is left unchecked by a sample
+        return check === "sample" ? withOutputCheck(chain, "all") : chain
+      }).pipe(span("packages.chainOfCustody", session, facilityId))
   }
 
   function write<C, A>(
@@ -580,7 +675,7 @@ export const make = (driver: Driver, options: Options = {}): Service => {
         if (prepare !== undefined) ready = yield* prepare(valid, found, facilities, by)
       }
       const created = yield* go(session, facility, ready)
-      yield* checkOutput(output, operation)(created)
+      yield* checkWhole(output, operation, created)
       yield* checkOwner(operation, facility, created, "")
       return created
     }).pipe(span(operation, session, facilityId))

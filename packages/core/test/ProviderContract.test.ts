@@ -271,6 +271,18 @@ describe("ProviderContract", () => {
       assert.include(error.message, "extra [LastModified]")
     }))
 
+  it.effect("checks every listed object itself, even when the caller has the port sample its output (ADR 0031)", () =>
+    Effect.gen(function*() {
+      const tamper = (name: string, item: any, i: number) =>
+        name === "locations" && i > 0 ? { ...item, LastModified: "2026-01-01" } : item
+      const error = yield* ProviderPort.withOutputCheck(
+        runCheck("locations: objects carry exactly the spec's fields", layerFor("CO", { tamper })),
+        "sample"
+      )
+      assert.strictEqual(error._tag, "ContractViolation")
+      assert.include(error.message, "extra [LastModified]")
+    }))
+
   it.effect("catches a filter the driver ignores", () =>
     Effect.gen(function*() {
       const layer = rewired("plants", (inner) => (s, f, _q, w) => inner.list(s, f, {}, w))

@@ -395,3 +395,129 @@ describe("ProviderPort.departures", () => {
       assert.strictEqual(unknown._tag, "ResourceNotFound")
     }))
 })
+
+describe("ProviderPort output checks (ADR 0031)", () => {
+  /** A port over the memory driver whose list items at `index` of a window carry a field the spec does not have. */
+  const extraAt = (index: number, resource: string = "packages") =>
+    Memory.make({ tamper: (name, item, i) => name === resource && i === index ? { ...item, Quantity: 5 } : item })
+
+  it.effect("sample: the first item of a window is checked, the rest is trusted; every item's owner is checked", () =>
+    Effect.gen(function*() {
+      const port = ProviderPort.make(extraAt(2))
+      const sampled = yield* ProviderPort.withOutputCheck(
+        port.list("packages", session, facilityId, {}, first),
+        "sample"
+      )
+      assert.strictEqual((sampled.items[2] as any).Quantity, 5)
+      assert.strictEqual(sampled.items.length, 12)
+      const all = yield* ProviderPort.withOutputCheck(port.listAll("packages", session, facilityId, {}), "sample")
+      assert.strictEqual(all.length, 12)
+      // without a level set, the port checks every item (its default)
+      const whole = yield* fail(port.list("packages", session, facilityId, {}, first))
+      assert.strictEqual(whole._tag, "ProviderInvalidResponse")
+
+      const firstBad = ProviderPort.make(extraAt(0))
+      const caught = yield* fail(
+        ProviderPort.withOutputCheck(
+          firstBad.list("packages", session, facilityId, {}, { page: 2, per_page: 5 }),
+          "sample"
+        )
+      )
+      if (caught._tag === "ProviderInvalidResponse") assert.strictEqual(caught.path, "Quantity")
+      else assert.fail(caught._tag)
+
+      const elsewhere = ProviderPort.make(
+        Memory.make({ tamper: (_, item, i) => i === 3 ? { ...item, facility_id: "fac_other" } : item })
+      )
+      const foreign = yield* fail(
+        ProviderPort.withOutputCheck(elsewhere.list("plants", session, facilityId, {}, first), "sample")
+      )
+      if (foreign._tag === "ProviderInvalidResponse") assert.strictEqual(foreign.path, "3.facility_id")
+      else assert.fail(foreign._tag)
+    }))
+
+  it.effect("the level the caller sets wins over the port's own option; none checks nothing", () =>
+    Effect.gen(function*() {
+      const unchecked = ProviderPort.make(extraAt(2), { validateOutput: false })
+      const error = yield* fail(
+        ProviderPort.withOutputCheck(unchecked.list("packages", session, facilityId, {}, first), "all")
+      )
+      assert.strictEqual(error._tag, "ProviderInvalidResponse")
+      const sampling = ProviderPort.make(extraAt(2), { validateOutput: "sample" })
+      assert.strictEqual(
+        ((yield* sampling.list("packages", session, facilityId, {}, first)).items[2] as any).Quantity,
+        5
+      )
+      const none = ProviderPort.make(extraAt(0))
+      const page = yield* ProviderPort.withOutputCheck(none.list("packages", session, facilityId, {}, first), "none")
+      assert.strictEqual((page.items[0] as any).Quantity, 5)
+    }))
+
+  it.effect("sample still checks every facility, every get and a whole chain of custody", () =>
+    Effect.gen(function*() {
+      const driver = Memory.make()
+      const facilities = ProviderPort.make({
+        ...driver,
+        listFacilities: (s) =>
+          Effect.map(driver.listFacilities(s), (fs) => fs.map((f, i) => i === 1 ? { ...f, extra: 1 } : f))
+      })
+      const listed = yield* fail(ProviderPort.withOutputCheck(facilities.listFacilities(session, first), "sample"))
+      assert.strictEqual(listed._tag, "ProviderInvalidResponse")
+
+      const port = ProviderPort.make(extraAt(1, "lab_results"))
+      // the list alone passes the sample (its second item is not checked) …
+      const results = yield* ProviderPort.withOutputCheck(
+        port.listAll("lab_results", session, facilityId, {}),
+        "sample"
+      )
+      assert.isTrue(results.some((r) => (r as any).Quantity === 5))
+      // … but a chain of custody is answered whole, so every part of it is checked
+      const chain = yield* fail(
+        ProviderPort.withOutputCheck(
+          port.chainOfCustody(session, facilityId, Ids.make("package", "provider_a", "P1")),
+          "sample"
+        )
+      )
+      assert.strictEqual(chain._tag, "ProviderInvalidResponse")
+      const inner = driver.resources.packages!
+      const tampered = ProviderPort.make({
+        ...driver,
+        resources: {
+          ...driver.resources,
+          packages: { ...inner, get: (s, f, id) => Effect.map(inner.get(s, f, id), (p) => ({ ...p, Quantity: 5 })) }
+        }
+      })
+      const got = yield* fail(
+        ProviderPort.withOutputCheck(
+          tampered.get("packages", session, facilityId, Ids.make("package", "provider_a", "P3")),
+          "sample"
+        )
+      )
+      assert.strictEqual(got._tag, "ProviderInvalidResponse")
+    }))
+
+  it.effect("a state's capabilities are read from the descriptor once, not on every call", () =>
+    Effect.gen(function*() {
+      const driver = Memory.make()
+      let reads = 0
+      const capabilities = new Proxy(driver.descriptor.capabilities, {
+        get: (target, key) => {
+          reads++
+          return Reflect.get(target, key)
+        }
+      })
+      const port = ProviderPort.make({ ...driver, descriptor: { ...driver.descriptor, capabilities } })
+      yield* port.list("packages", session, facilityId, {}, first)
+      yield* port.capabilities("CO")
+      const afterFirst = reads
+      for (let i = 0; i < 5; i++) {
+        yield* port.list("packages", session, facilityId, {}, first)
+        yield* port.get("packages", session, facilityId, Ids.make("package", "provider_a", "P3"))
+        yield* port.capabilities("CO")
+      }
+      assert.strictEqual(reads, afterFirst)
+      // an unserved state is still refused, naming the states served
+      const unserved = yield* fail(port.capabilities("TX"))
+      assert.strictEqual(unserved._tag, "UnsupportedState")
+    }))
+})

@@ -17,6 +17,7 @@
  * | `TRACEBRIDGE_CLIENT_ID`, `TRACEBRIDGE_CLIENT_SECRET` | generated | fix the first sandbox client's credentials |
  * | `TRACEBRIDGE_SANDBOX_SEED` | 42 | the sandbox worlds' seed |
  * | `TRACEBRIDGE_SANDBOX_SIZE` | small | the sandbox worlds' size: `small` (40 packages per facility), `large` (2,000), or a number of packages per facility (`Generate.ts`) |
+ * | `TRACEBRIDGE_PRODUCTION_OUTPUT_CHECK` | sample | how much of a production connection's provider answers is validated against the core schemas: `sample` (the first item of each list window; a get, a facility list and a chain of custody whole) or `all` (every item); sandbox connections' always whole; another value stops the start-up (ADR 0031) |
  * | `TRACEBRIDGE_UPSTREAM_DEADLINE_SECONDS` | 30 | one deadline for all of a `/v1` request's calls to the state system, retries included; then 504 `provider_timeout` with `Retry-After` (more than 0, at most 300) |
  * | `TRACEBRIDGE_<PROVIDER>_BASE_URL_<STATE>`, `TRACEBRIDGE_<PROVIDER>_BASE_URL` | the descriptor's | where production connections of a provider reach its state system (`{state}` is replaced by the state code); e.g. `TRACEBRIDGE_PROVIDER_A_BASE_URL_CA` |
  * | each provider's own settings | | read by its adapter's module (`ProviderModule.production`), e.g. a vendor key; see the adapter's README |
@@ -156,6 +157,25 @@ export const sandboxSize: Config.Config<"small" | "large" | { readonly packages:
     validation: (s) => s === "small" || s === "large" || (/^[0-9]+$/.test(s) && Number(s) >= 1)
   }),
   Config.map((s) => (s === "small" || s === "large" ? s : { packages: Number(s) }))
+)
+
+/**
+ * `TRACEBRIDGE_PRODUCTION_OUTPUT_CHECK` (default `sample`, or `all`): how much of a production
+ * connection's provider answers the ports validate against the core schemas (`ProviderPort`'s
+ * `OutputCheck`, ADR 0031). Sandbox connections' answers are always checked whole; `none` is not
+ * offered, because answers HttpApi encodes itself (a facility list) must be checked.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const productionOutputCheck: Config.Config<"sample" | "all"> = Config.string(
+  "TRACEBRIDGE_PRODUCTION_OUTPUT_CHECK"
+).pipe(
+  Config.validate({
+    message: "must be sample or all",
+    validation: (s): s is "sample" | "all" => s === "sample" || s === "all"
+  }),
+  Config.withDefault("sample" as const)
 )
 
 /**

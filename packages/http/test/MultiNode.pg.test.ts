@@ -568,6 +568,43 @@ describe.sequential("several API nodes on one Postgres", () => {
     )
   }, 30_000)
 
+  it("a connection relinked on A with another login: B's very next requests read that login's world", async () => {
+    const linked = await link(a)
+    // B reads first, so that what it keeps for the connection (its session and world, its facility
+    // list, the read cache) is warm
+    const ids = (list: ReadonlyArray<Facility>) => list.map((f) => f.id).sort()
+    const path = `/v1/connections/${linked.id}/facilities`
+    const before = dataOf<ReadonlyArray<Facility>>(await call(b, "GET", path), 200, "B's facilities")
+    assert.deepStrictEqual(ids(before), ids(linked.facilities))
+    await packagesOf(b, linked)
+    const relinked = dataOf<{ readonly public_token: string }>(
+      await call(a, "POST", "/v1/sandbox/public_token/create", {
+        connection_id: linked.id,
+        credentials: { user_key: "user_good_relinked" }
+      }),
+      200,
+      "update mode on A, another login"
+    )
+    dataOf<unknown>(
+      await call(a, "POST", "/v1/link/token/exchange", { public_token: relinked.public_token }),
+      200,
+      "the exchange on A"
+    )
+    const after = dataOf<ReadonlyArray<Facility>>(await call(b, "GET", path), 200, "B's facilities after the relink")
+    assert.notDeepEqual(ids(after), ids(before), "another login's sandbox world has other facilities")
+    const fresh = after.find((f) => !before.some((o) => o.id === f.id))!
+    const packages = dataOf<ReadonlyArray<Package>>(
+      await call(b, "GET", `/v1/connections/${linked.id}/facilities/${fresh.id}/packages?per_page=5`),
+      200,
+      "B's read of the new login's facility"
+    )
+    assert.isAbove(packages.length, 0)
+    assert.deepStrictEqual(
+      dataOf<ReadonlyArray<Facility>>(await call(a, "GET", path), 200, "A's facilities after the relink"),
+      after
+    )
+  }, 30_000)
+
   it("each event fired on either node is delivered exactly once", async () => {
     const hooks = await Effect.runPromise(Scope.extend(receiver([200]), scope))
     const webhook = dataOf<Created>(

@@ -98,6 +98,42 @@ describe("SandboxState", () => {
       assert.strictEqual(onHold(), seeded)
     }))
 
+  it.effect("a connection's world reference is made once per login, and follows its row's version and fault", () =>
+    Effect.gen(function*() {
+      const sandbox = new Sandbox.Sandbox({
+        providers: Registry.installed,
+        seed: "42",
+        referenceDate: "1970-01-01T00:00:00.000Z",
+        now: () => 0
+      })
+      const asked: Array<string | null> = []
+      const state = SandboxState.make({
+        sandboxLog: refusingLog().service,
+        sandbox,
+        loginOf: (c) => {
+          asked.push(c.credentials)
+          return c.credentials === "sealed" ? "user_good" : "user_good_relinked"
+        }
+      })
+      const key = Sandbox.keyOf("provider_a", "CO", "user_good")
+      const faultServed = (row: Connection) => state.read(row, Effect.sync(() => sandbox.fault(key)))
+      // each request reads its own copy of the row
+      for (let i = 0; i < 5; i++) assert.strictEqual(yield* faultServed(connection(0)), undefined)
+      assert.deepStrictEqual(asked, ["sealed"])
+      // another node stored a fault, then wrote and cleared it: each seen by the next read, no login derived
+      const outage = connection(0, { sandbox_fault: JSON.stringify({ kind: "outage" }) })
+      assert.deepStrictEqual(yield* faultServed(outage), { kind: "outage" })
+      assert.deepStrictEqual(yield* faultServed({ ...outage }), { kind: "outage" })
+      assert.strictEqual(yield* faultServed(connection(1)), undefined)
+      assert.deepStrictEqual(asked, ["sealed"])
+      // another node relinked it (a new ciphertext): the login is derived again, once
+      const relinked = connection(1, { credentials: "sealed-again" })
+      yield* state.read(relinked, Effect.void)
+      yield* state.read({ ...relinked }, Effect.void)
+      assert.deepStrictEqual(asked, ["sealed", "sealed-again"])
+      assert.isTrue(sandbox.has("provider_a", "CO", "user_good_relinked"))
+    }))
+
   it.effect("a production connection passes straight through: no world, and a stale commit is 409", () =>
     Effect.gen(function*() {
       const { sandbox, state } = setup()

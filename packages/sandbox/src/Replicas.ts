@@ -21,8 +21,8 @@
  *   the replica, so that nothing uncommitted is ever served; the next request rebuilds it from the
  *   log. Ids come from the world's counters, so the ids of committed writes never change on replay.
  *
- * Faults are stored too: every request switches the world's fault to the one its `Reference`
- * names before the emulator answers.
+ * Faults are stored too: every request puts the fault its `Reference` names in force before the
+ * emulator answers (switching it only when another one is in force).
  *
  * @since 0.1.0
  */
@@ -221,7 +221,10 @@ export const make = (options: {
       return Effect.flatMap(
         lock.withPermits(1)(Effect.suspend(() => {
           if (!isCurrent(reference)) return Effect.succeed(Option.none())
-          sandbox.setFault(keyOfReference(reference), reference.fault)
+          // the reference's fault is put in force when another one is (a host that keeps its
+          // references hands the same fault object while the stored one is unchanged)
+          const key = keyOfReference(reference)
+          if ((sandbox.fault(key) ?? null) !== reference.fault) sandbox.setFault(key, reference.fault)
           return Effect.map(body, Option.some)
         })),
         (served) =>

@@ -156,6 +156,54 @@ describe("Replicas", () => {
     }))
 })
 
+describe("Replicas.read and the stored fault", () => {
+  /** A sandbox that counts how often a world's fault is switched. */
+  class Counting extends Sandbox.Sandbox {
+    switched = 0
+    override setFault(key: string, fault: Parameters<Sandbox.Sandbox["setFault"]>[1]): void {
+      this.switched++
+      super.setFault(key, fault)
+    }
+  }
+
+  it.effect("switches the world's fault only when the reference names another one than the one in force", () =>
+    Effect.gen(function*() {
+      const sandbox = new Counting({
+        providers: Registry.installed,
+        seed: "42",
+        referenceDate: "2026-03-15T00:00:00.000Z",
+        now: () => 0
+      })
+      const replicas = Replicas.make({ sandbox, changeLog: ChangeLog.memory() })
+      const at = (fault: Replicas.Reference["fault"]): Replicas.Reference => ({
+        id: ID,
+        provider: "provider_a",
+        state: "CO",
+        login: "user_good",
+        referenceDate: "2026-03-15T00:00:00.000Z",
+        version: 0,
+        fault
+      })
+      const faultInForce = (reference: Replicas.Reference) =>
+        replicas.read(reference, Effect.sync(() => sandbox.fault(KEY)))
+      const none = at(null)
+      for (let i = 0; i < 5; i++) assert.strictEqual(yield* faultInForce(none), undefined)
+      // the first read built the replica (and set its stored fault, none); the others changed nothing
+      assert.strictEqual(sandbox.switched, 1)
+      // another node stored a fault: the next reference names it, and the read serves it
+      const outage = at({ kind: "outage" })
+      assert.deepStrictEqual(yield* faultInForce(outage), { kind: "outage" })
+      assert.deepStrictEqual(yield* faultInForce(outage), { kind: "outage" })
+      assert.strictEqual(sandbox.switched, 2)
+      // and cleared it
+      assert.strictEqual(yield* faultInForce(none), undefined)
+      assert.strictEqual(sandbox.switched, 3)
+      // a fault switched in this process behind the reference's back is put right by the next read
+      sandbox.setFault(KEY, { kind: "malformed" })
+      assert.strictEqual(yield* faultInForce(none), undefined)
+    }))
+})
+
 describe("ChangeLog.memory", () => {
   it.effect("appends at the expected version only, reads after a version, and a reset leaves a gap", () =>
     Effect.gen(function*() {

@@ -127,8 +127,8 @@ export const refused = (connection: Connection, error: ProviderError.ProviderErr
  * Checks that a facility is one of the connection's (issue #28): an id that is not a facility id
  * of the connection's provider, or that its provider does not list for the connection (the list
  * `GET /v1/connections/{id}/facilities` answers, kept per connection: `Providers.facilityIds`),
- * is 404 `resource_not_found`. A facility of the list kept in memory passes without a database
- * read; else a facility the sync has backfilled (`live`: its backfill read the facility from the
+ * is 404 `resource_not_found`. A facility of the list kept in memory passes at once (no decoding,
+ * no database read); else a facility the sync has backfilled (`live`: its backfill read the facility from the
  * provider) is known without asking again. Every facility-level path runs it
  * first, `/changes` included.
  */
@@ -139,14 +139,15 @@ export const ownFacility = (
   known?: Option.Option<SyncStore.FacilityState>
 ) =>
   Effect.gen(function*() {
+    const providers = yield* Providers
+    // the connection's facility list kept in memory answers first (the provider's own ids): no
+    // decoding and no database read per request
+    if (known === undefined && providers.cachedFacilityIds(connection)?.has(facilityId) === true) return
     const notFound = Errors.fail("not_found_error", "resource_not_found", `No facility with id ${facilityId}`)
     if (
       !ProviderName.isProviderName(connection.provider) ||
       Option.isNone(Ids.decodeAs("facility", connection.provider, facilityId))
     ) return yield* notFound
-    const providers = yield* Providers
-    // the connection's facility list kept in memory answers first: no database read per request
-    if (known === undefined && providers.cachedFacilityIds(connection)?.has(facilityId) === true) return
     const synced = known ?? (yield* (yield* SyncStore.SyncStore).facility(connection.id, facilityId))
     if (Option.isSome(synced) && synced.value.status === "live" && synced.value.backfilled_through !== null) return
     const ids = yield* Effect.either(providers.facilityIds(connection))

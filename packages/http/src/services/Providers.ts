@@ -20,6 +20,10 @@
  * it (`Deadline`) and do not retry past it; a call still running then is cut with
  * `ProviderTimeout` (504 `provider_timeout` with `Retry-After`, `Errors.fromProviderError`).
  *
+ * A connection's session (its login decrypted) and the world its sandbox login opens are made once
+ * and kept while the connection row each request reads names the same stored login; a relink, a
+ * re-encryption or a disconnect (on any node: the row is read on every request) makes them again.
+ *
  * `facilityIds` is the connection's facility list as its provider reports it (what
  * `GET /v1/connections/{id}/facilities` lists), kept per connection and login for
  * `FACILITY_IDS_TTL`: every facility-level path and the sync check a facility against it (issue #28)
@@ -28,8 +32,15 @@
  * @since 0.1.0
  */
 import { FetchHttpClient, HttpClient } from "@effect/platform"
-import type { ProviderName, ProviderPort, Session } from "@tracebridge/core"
-import { Deadline, ProviderError, ProviderPorts, Session as Sessions, UpstreamGovernor } from "@tracebridge/core"
+import type { ProviderName, Session } from "@tracebridge/core"
+import {
+  Deadline,
+  ProviderError,
+  ProviderPort,
+  ProviderPorts,
+  Session as Sessions,
+  UpstreamGovernor
+} from "@tracebridge/core"
 import { Catalog } from "@tracebridge/providers"
 import { Logins, ReadCache, Registry, Sandbox, SandboxServer } from "@tracebridge/sandbox"
 import type { Scope } from "effect"
@@ -178,6 +189,12 @@ export const layer = Layer.scoped(
       Effect.all(Catalog.modules.map((module) => Effect.provide(build(module), recorded(http, module)))).pipe(
         Effect.provideService(UpstreamGovernor.UpstreamGovernor, governed)
       )
+    // How much of each port's output is validated (ADR 0031): a sandbox connection's answers whole,
+    // a production connection's on a sample unless configured otherwise. Set on the port's own calls,
+    // under the read cache, the metrics and the request log.
+    const productionCheck = yield* Effect.orDie(AppConfig.productionOutputCheck)
+    const checking = (check: ProviderPort.OutputCheck) => (ports: ReadonlyArray<ProviderPort.Service>) =>
+      ports.map((port) => PortCalls.wrap(port, (_call, effect) => ProviderPort.withOutputCheck(effect, check)))
     // The in-process emulator needs no pacing or backoff: it answers at once and never rate limits.
     // Which world a sandbox session reaches, for the read cache (sessions come from `session`).
     const worldOfSession = new WeakMap<Session.Session, string>()
@@ -193,20 +210,24 @@ export const layer = Layer.scoped(
     }
     const sandboxPorts = ProviderPorts.make(
       measured(cached(
-        yield* portsWith(
-          inProcess,
-          counted ? Metrics.governor(UpstreamGovernor.unlimited, false) : UpstreamGovernor.unlimited,
-          (module) => module.sandbox
+        checking("all")(
+          yield* portsWith(
+            inProcess,
+            counted ? Metrics.governor(UpstreamGovernor.unlimited, false) : UpstreamGovernor.unlimited,
+            (module) => module.sandbox
+          )
         )
       ))
     )
     const productionPorts = ProviderPorts.make(
       measured(
-        yield* Effect.orDie(
-          portsWith(
-            FetchHttpClient.layer,
-            counted ? Metrics.governor(governor) : governor,
-            (module) => module.production
+        checking(productionCheck)(
+          yield* Effect.orDie(
+            portsWith(
+              FetchHttpClient.layer,
+              counted ? Metrics.governor(governor) : governor,
+              (module) => module.production
+            )
           )
         )
       )
@@ -218,17 +239,6 @@ export const layer = Layer.scoped(
       const installed = Registry.installed.get(connection.provider)
       return (installed === undefined ? undefined : Logins.worldLogin(installed.logins, scoped)) ??
         JSON.stringify(scoped)
-    }
-
-    // Logins decrypted once per stored ciphertext (a relink or re-encryption stores a new one).
-    const logins = new Lru<{ readonly ciphertext: string; readonly login: Readonly<Record<string, string>> }>(10_000)
-    const decrypt = (connection: Connection): Readonly<Record<string, string>> => {
-      if (connection.credentials === null || connection.key_id === null) return {}
-      const known = logins.get(connection.id)
-      if (known !== undefined && known.ciphertext === connection.credentials) return known.login
-      const login = JSON.parse(crypto.decrypt(connection.credentials, connection.key_id))
-      logins.set(connection.id, { ciphertext: connection.credentials, login })
-      return login
     }
 
     const draftSession: Service["draftSession"] = (options) =>
@@ -244,6 +254,55 @@ export const layer = Layer.scoped(
           ? SandboxServer.baseUrl(SandboxServer.IN_PROCESS_ORIGIN, options.provider, options.state)
           : upstreamBaseUrl.get(options.provider)?.(options.state)
       })
+
+    // Each connection's session and, for a sandbox login, the world it opens: made once per stored
+    // login (its ciphertext: a relink or a re-encryption stores a new one, a disconnect erases it)
+    // and checked against the row every request reads, so that a change made on another node is
+    // seen by the next request (DECISIONS "Several API nodes").
+    const bindings = new Lru<{
+      readonly credentials: string | null
+      readonly keyId: string | null
+      readonly provider: string
+      readonly state: string
+      readonly sandbox: boolean
+      readonly session: Session.Session
+      /** The world login of a sandbox connection's stored login (as its emulator keys it). */
+      readonly login: string | undefined
+    }>(10_000)
+    const bind = (connection: Connection) => {
+      const known = bindings.get(connection.id)
+      if (
+        known !== undefined && known.credentials === connection.credentials && known.keyId === connection.key_id &&
+        known.provider === connection.provider && known.state === connection.state &&
+        known.sandbox === connection.is_sandbox
+      ) return known
+      const credentials: Readonly<Record<string, string>> =
+        connection.credentials === null || connection.key_id === null
+          ? {}
+          : JSON.parse(crypto.decrypt(connection.credentials, connection.key_id))
+      const session = draftSession({
+        key: connection.id,
+        provider: connection.provider as ProviderName.ProviderName,
+        state: connection.state as ProviderName.UsState,
+        sandbox: connection.is_sandbox,
+        credentials
+      })
+      const login = connection.is_sandbox ? loginOf(connection, credentials) : undefined
+      if (login !== undefined && connection.credentials !== null) {
+        worldOfSession.set(session, Sandbox.keyOf(session.provider, session.state, login))
+      }
+      const binding = {
+        credentials: connection.credentials,
+        keyId: connection.key_id,
+        provider: connection.provider,
+        state: connection.state,
+        sandbox: connection.is_sandbox,
+        session,
+        login
+      }
+      bindings.set(connection.id, binding)
+      return binding
+    }
 
     // Each connection's facility ids, per login (a relink may reach other facilities).
     const rosters = new Lru<{ readonly login: string | null; readonly at: number; readonly ids: ReadonlySet<string> }>(
@@ -283,29 +342,13 @@ export const layer = Layer.scoped(
       sandbox,
       descriptors: sandboxPorts.descriptors,
       port: (provider, isSandbox) => Effect.option((isSandbox ? sandboxPorts : productionPorts).get(provider)),
-      session: (connection) =>
-        Effect.sync(() => {
-          const credentials = decrypt(connection)
-          const session = draftSession({
-            key: connection.id,
-            provider: connection.provider as ProviderName.ProviderName,
-            state: connection.state as ProviderName.UsState,
-            sandbox: connection.is_sandbox,
-            credentials
-          })
-          if (connection.is_sandbox && connection.credentials !== null) {
-            worldOfSession.set(
-              session,
-              Sandbox.keyOf(session.provider, session.state, loginOf(connection, credentials))
-            )
-          }
-          return session
-        }),
+      session: (connection) => Effect.sync(() => bind(connection).session),
       draftSession,
       state: SandboxState.make({
         sandboxLog,
         sandbox,
-        loginOf: (connection) => loginOf(connection, decrypt(connection))
+        // only asked of a sandbox connection with a stored login
+        loginOf: (connection) => bind(connection).login!
       }),
       deadline,
       upstream: (provider, call) =>

@@ -6,7 +6,8 @@
  * (`persistence/SandboxChangeLog.ts`). This module only adapts a connection row to it:
  *
  * - a sandbox connection's world is the one its login opens, generated at the start of the (UTC)
- *   day it was linked, at the version and with the fault its row names;
+ *   day it was linked, at the version and with the fault its row names (the reference to it is
+ *   kept per connection while the row names the same login, version and fault);
  * - a production connection, or one without a login, passes straight through (no world, no lock);
  * - a write that kept losing the race (`Replicas.WriteConflict`) is 409 `write_conflict`.
  *
@@ -17,6 +18,7 @@ import type { Faults, Sandbox, World } from "@tracebridge/sandbox"
 import { Replicas } from "@tracebridge/sandbox"
 import { Effect, Option } from "effect"
 import * as Errors from "../Errors.js"
+import { Lru } from "../Lru.js"
 import type { Connection } from "../persistence/ConnectionStore.js"
 import * as SandboxChangeLog from "../persistence/SandboxChangeLog.js"
 import type * as SandboxLog from "../persistence/SandboxLog.js"
@@ -79,15 +81,56 @@ export const make = (options: {
   const { loginOf, sandbox, sandboxLog } = options
   const changeLog = SandboxChangeLog.make(sandboxLog)
   const replicas = Replicas.make({ sandbox, changeLog })
-  const referenceOf = (connection: Connection): Replicas.Reference => ({
-    id: connection.id,
-    provider: connection.provider as ProviderName.ProviderName,
-    state: connection.state as ProviderName.UsState,
-    login: loginOf(connection),
-    referenceDate: referenceDateOf(connection),
-    version: connection.sandbox_version,
-    fault: Option.getOrNull(SandboxChangeLog.decodeFault(connection.sandbox_fault))
-  })
+  // Each connection's reference, kept while its row names the same login, version and fault: the
+  // login's world and the reference date are derived once per login, the stored fault decoded once
+  // per text. Checked against the row the request read (DECISIONS "Several API nodes": another
+  // node's relink, fault, write or reset changes the row, and the next request's reference).
+  const references = new Lru<{
+    readonly credentials: string | null
+    readonly provider: string
+    readonly state: string
+    readonly created_at: number
+    readonly fault: string | null
+    readonly reference: Replicas.Reference
+  }>(10_000)
+  const referenceOf = (connection: Connection): Replicas.Reference => {
+    const kept = references.get(connection.id)
+    if (
+      kept !== undefined && kept.credentials === connection.credentials && kept.provider === connection.provider &&
+      kept.state === connection.state && kept.created_at === connection.created_at
+    ) {
+      if (kept.reference.version === connection.sandbox_version && kept.fault === connection.sandbox_fault) {
+        return kept.reference
+      }
+      const reference: Replicas.Reference = {
+        ...kept.reference,
+        version: connection.sandbox_version,
+        fault: kept.fault === connection.sandbox_fault
+          ? kept.reference.fault
+          : Option.getOrNull(SandboxChangeLog.decodeFault(connection.sandbox_fault))
+      }
+      references.set(connection.id, { ...kept, fault: connection.sandbox_fault, reference })
+      return reference
+    }
+    const reference: Replicas.Reference = {
+      id: connection.id,
+      provider: connection.provider as ProviderName.ProviderName,
+      state: connection.state as ProviderName.UsState,
+      login: loginOf(connection),
+      referenceDate: referenceDateOf(connection),
+      version: connection.sandbox_version,
+      fault: Option.getOrNull(SandboxChangeLog.decodeFault(connection.sandbox_fault))
+    }
+    references.set(connection.id, {
+      credentials: connection.credentials,
+      provider: connection.provider,
+      state: connection.state,
+      created_at: connection.created_at,
+      fault: connection.sandbox_fault,
+      reference
+    })
+    return reference
+  }
   const sandboxed = (connection: Connection) => connection.is_sandbox && connection.credentials !== null
 
   return {
