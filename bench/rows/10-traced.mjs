@@ -75,8 +75,10 @@ export default {
       log("warming both servers")
       await measureWindow(off, paths.off, settings, settings.warmup)
       await measureWindow(on, paths.on, settings, settings.warmup)
-      const rounds = quick ? 2 : 4
-      const seconds = Math.max(2, Math.round((settings.duration * 2) / rounds))
+      // Ten rounds of 5 s: the same server's CPU per request moves by 10–20% between rounds on a
+      // shared two-core machine, and four rounds left the median on either side of the target.
+      const rounds = quick ? 2 : 10
+      const seconds = quick ? Math.max(2, settings.duration) : 5
       const windows = { off: [], on: [] }
       for (let round = 0; round < rounds; round++) {
         const order = round % 2 === 0 ? ["off", "on"] : ["on", "off"]
