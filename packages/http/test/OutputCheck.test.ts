@@ -11,30 +11,15 @@
  * refuses (no such day).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Http, Server } from "@tracebridge/http"
 import type { Sandbox } from "@tracebridge/sandbox"
-import { Standalone } from "@tracebridge/sandbox"
-import { Cause, ConfigProvider, Effect, Exit, Layer } from "effect"
-import * as Crypto from "../src/services/Crypto.js"
+import type { Standalone } from "@tracebridge/sandbox"
+import { Cause, Effect, Exit, Layer } from "effect"
 import { Providers } from "../src/services/Providers.js"
+import { appAgainst, appWith, standalone } from "./support/StandaloneUpstream.js"
 import type { Json } from "./support/TestApp.js"
 import { call, linkSandbox, productionSignIn, signIn, submitLogin } from "./support/TestApp.js"
-import * as TestDatabase from "./support/TestDatabase.js"
 
 const NO_SUCH_DAY = "2026-02-30"
-
-const appWith = (settings: Record<string, string>) =>
-  Http.makeHttpLive({ worker: false }).pipe(
-    Layer.provideMerge(Server.layerTest),
-    Layer.provideMerge(Crypto.layerTest),
-    Layer.provideMerge(TestDatabase.layer),
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))))
-  )
-
-const standalone = Effect.acquireRelease(
-  Effect.promise(() => Standalone.start({ port: 0, host: "127.0.0.1", seed: "42" })),
-  (running) => Effect.promise(() => running.close())
-)
 
 /** The package of a world's facility with this id, by its id. */
 const packageIn = (world: ReturnType<Sandbox.Sandbox["world"]>, facilityId: string, packageId: string) => {
@@ -96,10 +81,7 @@ describe("output checks (ADR 0031)", () => {
         })
         yield* Effect.provide(
           flow,
-          appWith({
-            TRACEBRIDGE_PROVIDER_A_BASE_URL: `${running.origin}/provider_a/{state}`,
-            PROVIDER_A_VENDOR_KEY: "integrator-vendor-key"
-          })
+          appAgainst(running)
         )
       }).pipe(Effect.scoped),
     60_000
@@ -119,11 +101,7 @@ describe("output checks (ADR 0031)", () => {
         })
         yield* Effect.provide(
           flow,
-          appWith({
-            TRACEBRIDGE_PROVIDER_A_BASE_URL: `${running.origin}/provider_a/{state}`,
-            PROVIDER_A_VENDOR_KEY: "integrator-vendor-key",
-            TRACEBRIDGE_PRODUCTION_OUTPUT_CHECK: "all"
-          })
+          appAgainst(running, { TRACEBRIDGE_PRODUCTION_OUTPUT_CHECK: "all" })
         )
       }).pipe(Effect.scoped),
     60_000

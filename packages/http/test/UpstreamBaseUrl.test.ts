@@ -5,27 +5,11 @@
  * `/v1` through the real adapter and real sockets.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Http, Server } from "@tracebridge/http"
-import { Standalone } from "@tracebridge/sandbox"
-import { ConfigProvider, Effect, Layer } from "effect"
+import { ConfigProvider, Effect } from "effect"
 import * as Errors from "../src/Errors.js"
 import { AppConfig } from "../src/index.js"
-import * as Crypto from "../src/services/Crypto.js"
+import { appAgainst, appWith, standalone } from "./support/StandaloneUpstream.js"
 import { call, productionSignIn, submitLogin } from "./support/TestApp.js"
-import * as TestDatabase from "./support/TestDatabase.js"
-
-const appWith = (settings: Record<string, string>) =>
-  Http.makeHttpLive({ worker: false }).pipe(
-    Layer.provideMerge(Server.layerTest),
-    Layer.provideMerge(Crypto.layerTest),
-    Layer.provideMerge(TestDatabase.layer),
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))))
-  )
-
-const standalone = Effect.acquireRelease(
-  Effect.promise(() => Standalone.start({ port: 0, host: "127.0.0.1", seed: "42" })),
-  (running) => Effect.promise(() => running.close())
-)
 
 describe("upstream base URLs from configuration", () => {
   it.effect("the per-provider and per-state variables resolve, with {state} filled in", () =>
@@ -98,10 +82,7 @@ describe("upstream base URLs from configuration", () => {
         })
         yield* Effect.provide(
           flow,
-          appWith({
-            TRACEBRIDGE_PROVIDER_A_BASE_URL: `${running.origin}/provider_a/{state}`,
-            PROVIDER_A_VENDOR_KEY: "integrator-vendor-key"
-          })
+          appAgainst(running)
         )
       }).pipe(Effect.scoped),
     60_000

@@ -1,0 +1,32 @@
+/**
+ * The API in process with settings of its own, and the standalone sandbox as a production
+ * upstream: what tests of production connections against the strict emulators share.
+ */
+import { Http, Server } from "@tracebridge/http"
+import { Standalone } from "@tracebridge/sandbox"
+import { ConfigProvider, Effect, Layer } from "effect"
+import * as Crypto from "../../src/services/Crypto.js"
+import * as TestDatabase from "./TestDatabase.js"
+
+/** The API (no worker) on a test database, its configuration read from `settings` only. */
+export const appWith = (settings: Record<string, string>) =>
+  Http.makeHttpLive({ worker: false }).pipe(
+    Layer.provideMerge(Server.layerTest),
+    Layer.provideMerge(Crypto.layerTest),
+    Layer.provideMerge(TestDatabase.layer),
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))))
+  )
+
+/** The standalone sandbox on a free loopback port (seed 42), closed with the scope. */
+export const standalone = Effect.acquireRelease(
+  Effect.promise(() => Standalone.start({ port: 0, host: "127.0.0.1", seed: "42" })),
+  (running) => Effect.promise(() => running.close())
+)
+
+/** The API whose production provider_a is `running`'s emulator, with a vendor key, and `extra`. */
+export const appAgainst = (running: Standalone.Running, extra: Record<string, string> = {}) =>
+  appWith({
+    TRACEBRIDGE_PROVIDER_A_BASE_URL: `${running.origin}/provider_a/{state}`,
+    PROVIDER_A_VENDOR_KEY: "integrator-vendor-key",
+    ...extra
+  })
