@@ -262,7 +262,8 @@ const ResendFailed = (
   { onDone, webhooks }: { readonly webhooks: ReadonlyArray<Webhook>; readonly onDone: (message: string) => void }
 ) => {
   const [from, setFrom] = useState(() => toUtcInput(Date.now() - 86_400_000))
-  const [to, setTo] = useState(() => toUtcInput(Date.now()))
+  // empty: the range ends at the press, not when the page was opened
+  const [to, setTo] = useState("")
   const [webhookId, setWebhookId] = useState("")
   const [error, setError] = useState<unknown>()
   const [busy, setBusy] = useState(false)
@@ -273,9 +274,9 @@ const ResendFailed = (
       onSubmit={(event) => {
         event.preventDefault()
         const start = fromUtcInput(from)
-        const end = fromUtcInput(to)
+        const end = to === "" ? Date.now() : fromUtcInput(to)
         if (start === undefined || end === undefined) {
-          setError(new Problem("Give both times of the range.", 400, undefined, "from"))
+          setError(new Problem("Give the range's start, and its end or nothing for now.", 400, undefined, "from"))
           return
         }
         setBusy(true)
@@ -284,7 +285,7 @@ const ResendFailed = (
           c.webhooks.resendFailed({
             payload: {
               created_from: start,
-              created_to: end + 59_999,
+              created_to: to === "" ? end : end + 59_999,
               ...(webhookId === "" ? {} : { webhook_id: webhookId })
             }
           })
@@ -312,7 +313,14 @@ const ResendFailed = (
       </div>
       <div className="field">
         <label htmlFor="r-to">To (UTC)</label>
-        <input id="r-to" type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} />
+        <input
+          id="r-to"
+          type="datetime-local"
+          value={to}
+          aria-describedby="r-to-hint"
+          onChange={(e) => setTo(e.target.value)}
+        />
+        <small id="r-to-hint" className="muted">Empty: up to the moment you press.</small>
       </div>
       <div className="field">
         <label htmlFor="r-endpoint">Endpoint</label>
