@@ -12,6 +12,10 @@
  *   database); without one, an in-process governor of the client's own. Concurrency caps per
  *   licence and per vendor key hold in this process, so that Tracebridge does not cause the
  *   provider's 429s.
+ * - Priority: a background caller (`UpstreamGovernor.background`: the managed sync, the webhook
+ *   poller) is admitted by the governor at its background share of both buckets, outside the caps,
+ *   and holds at most that share of the vendor key's cap in this process, so an interactive call
+ *   (a `/v1` read, a Connect login check) never queues behind a backfill.
  * - Retries: a 429 is retried after its `Retry-After` (or backoff), and its `Retry-After` pauses
  *   the licence's bucket in the governor for every caller; a GET that meets a 5xx, a
  *   timeout or a network error is retried with exponential backoff; writes are never retried
@@ -183,6 +187,10 @@ const toProviderError = (failure: Failure, options: RequestOptions): ProviderErr
   }
 }
 
+/** How many of the vendor key's in-flight requests in this process the background may hold. */
+const backgroundConcurrency = (pace: { readonly concurrency: number }): number =>
+  Math.max(1, Math.floor(Math.max(1, pace.concurrency) * UpstreamGovernor.BACKGROUND_SHARE))
+
 interface Limiter {
   readonly limit: <A, E, R>(task: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
@@ -296,21 +304,47 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient | Provider
 
         const vendor = yield* limiterFor(`vendor`, settings.perVendorKey)
         const bucket = UpstreamGovernor.key({ provider: PROVIDER, vendorKeyFingerprint, licence: options.license })
+        // A background caller (the sync) is admitted first, outside the caps, at the background
+        // share of both buckets' rates, and holds at most that share of the vendor key's cap: an
+        // interactive call (a /v1 read, a Connect login check) finds room, not a backfill's queue.
+        const background = yield* UpstreamGovernor.isBackground
+        const admitted = background
+          ? Effect.zipRight(
+            governor.admit(bucket, settings.perFacility),
+            governor.admit(vendorBucket, settings.perVendorKey)
+          )
+          : Effect.void
         // The governor's tokens (the licence's, then the vendor key's) are taken inside the
         // concurrency caps, so that a request starts at its tokens' time rather than bunching up
         // behind a cap.
-        const governed = governor.take(bucket, settings.perFacility).pipe(
-          Effect.zipRight(governor.take(vendorBucket, settings.perVendorKey)),
-          Effect.timed,
-          // the governor's wait of the last attempt, on this request's span (issue #32)
-          Effect.flatMap(([waited]) =>
-            Effect.annotateCurrentSpan("tracebridge.governor_wait_ms", Duration.toMillis(waited))
-          ),
-          Effect.zipRight(once)
-        )
-        const paced = options.license === undefined
-          ? vendor.limit(governed)
-          : vendor.limit((yield* capFor(bucket)).withPermits(1)(governed))
+        const governed = (admittedAfter: Duration.Duration) =>
+          governor.take(bucket, settings.perFacility).pipe(
+            Effect.zipRight(governor.take(vendorBucket, settings.perVendorKey)),
+            Effect.timed,
+            // the governor's wait of the last attempt, on this request's span (issue #32)
+            Effect.flatMap(([waited]) =>
+              Effect.annotateCurrentSpan(
+                "tracebridge.governor_wait_ms",
+                Duration.toMillis(waited) + Duration.toMillis(admittedAfter)
+              )
+            ),
+            Effect.zipRight(once)
+          )
+        const capped = (admittedAfter: Duration.Duration) =>
+          options.license === undefined
+            ? vendor.limit(governed(admittedAfter))
+            : Effect.flatMap(capFor(bucket), (cap) =>
+              vendor.limit(cap.withPermits(1)(governed(admittedAfter))))
+        const paced = background
+          ? Effect.flatMap(
+            Effect.timed(admitted),
+            ([admittedAfter]) =>
+              Effect.flatMap(
+                limiterFor(`vendor|background`, { concurrency: backgroundConcurrency(settings.perVendorKey) }),
+                (share) => share.limit(capped(admittedAfter))
+              )
+          )
+          : capped(Duration.zero)
 
         const maxRetryAfter = Duration.toMillis(settings.maxRetryAfter)
         const attempt = (n: number): Effect.Effect<string, Failure> =>
@@ -345,8 +379,7 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient | Provider
                 : Effect.void
             const backoff = Duration.toMillis(settings.retryBaseDelay) * 2 ** n
             const retryAfter = failure._tag === "Status" ? failure.retryAfter : Option.none()
-            const wait = Option.getOrElse(retryAfter, () =>
-              backoff)
+            const wait = Option.getOrElse(retryAfter, () => backoff)
             if (wait > maxRetryAfter) {
               return Effect.zipRight(mark("gave_up"), Effect.fail(failure))
             }

@@ -144,6 +144,45 @@ describe("ProviderAClient and the rate governor", () => {
     }))
 })
 
+describe("ProviderAClient and priority: the sync leaves room for interactive calls", () => {
+  it.scoped("with the sync's calls hung upstream, an interactive call still gets a place in the vendor key's cap", () =>
+    Effect.gen(function*() {
+      const sent: Array<{ readonly path: string; readonly at: number }> = []
+      const http = HttpClient.make((request) =>
+        Effect.flatMap(Effect.clockWith((clock) => clock.currentTimeMillis), (at) => {
+          const path = new URL(request.url).pathname
+          sent.push({ path, at })
+          // the sync's reads hang; the login check is answered
+          return path === "/facilities/v2/"
+            ? Effect.succeed(HttpClientResponse.fromWeb(request, new Response("[]", { status: 200 })))
+            : Effect.never
+        })
+      )
+      const client = yield* ProviderAClient.make.pipe(
+        Effect.provideService(HttpClient.HttpClient, http),
+        Effect.provide(ProviderAConfig.layerTest({
+          requestTimeout: "60 seconds",
+          perVendorKey: { requestsPerSecond: 10, concurrency: 5 }
+        })),
+        Effect.provide(UpstreamGovernor.layerMemory)
+      )
+      const backfill = (i: number) =>
+        client.get(session, "/packages/v2/active", Schema.Unknown, { operation: "packages.list", license: `LIC-${i}` })
+      yield* Effect.forkScoped(
+        UpstreamGovernor.background(Effect.forEach(Array.from({ length: 20 }, (_, i) => i), backfill, {
+          concurrency: "unbounded"
+        }))
+      )
+      yield* TestClock.adjust("2 seconds")
+      const syncSent = sent.length
+      assert.strictEqual(syncSent, 4, "the background holds 4 of the vendor key's 5 places")
+      const check = yield* Effect.fork(read(client))
+      yield* TestClock.adjust("200 millis")
+      assert.isNotNull(check.unsafePoll(), "the login check went and was answered while the sync's calls hang")
+      assert.strictEqual(sent.at(-1)!.path, "/facilities/v2/")
+    }))
+})
+
 describe("ProviderAClient without a vendor key (issue 17: production configuration fails loudly)", () => {
   it.scoped("sends nothing and answers a provider error naming the operator's setting, never a refused login", () =>
     Effect.gen(function*() {

@@ -254,7 +254,8 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient> = Effect.
       (request) =>
         Effect.zipRight(
           Effect.flatMap(
-            Effect.timed(governor.take(bucket, RATE_LIMIT)),
+            // a background caller (the sync) is admitted at its share of the rate first
+            Effect.timed(Effect.zipRight(governor.admit(bucket, RATE_LIMIT), governor.take(bucket, RATE_LIMIT))),
             ([waited]) => Effect.annotateCurrentSpan("tracebridge.governor_wait_ms", Duration.toMillis(waited))
           ),
           http.execute(request)

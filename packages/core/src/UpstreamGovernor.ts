@@ -11,6 +11,11 @@
  *   fails: it reserves the next token and waits (on Effect's `Clock`) until that token's time.
  * - **Pause.** An upstream 429 with `Retry-After` pauses the bucket for that long: no token of the
  *   key is handed out before the pause ends (takes already waiting keep their turn).
+ * - **Priority.** A caller is interactive (a `/v1` request, a Connect login check) unless it runs
+ *   under `background` (the managed sync, the webhook poller). Before its tokens, a background
+ *   caller is admitted (`admit`) by a second bucket per key that refills at `BACKGROUND_SHARE` of the
+ *   key's rate, so the background never holds more than that share of the key's tokens and an
+ *   interactive call waits about one spacing, not behind a backfill's queue.
  * - **Keys.** `key` names a bucket by provider, a SHA-256 fingerprint of the vendor key (never the
  *   key itself) and licence.
  *
@@ -22,7 +27,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Clock, Context, Duration, Effect, FiberRef, GlobalValue, Layer, Option, Redacted } from "effect"
 import type { RateLimitPolicy } from "./ProviderDescriptor.js"
 
 /**
@@ -67,6 +72,12 @@ export interface Service {
    * pause of the key). Call it before every upstream request.
    */
   readonly take: (key: string, policy: Policy) => Effect.Effect<void>
+  /**
+   * Admits a caller to the key before its `take` (and before any concurrency cap of the adapter's):
+   * an interactive caller at once; a background one (`background`) after a token of the key's
+   * background bucket, which refills at `BACKGROUND_SHARE` of `policy`'s rate.
+   */
+  readonly admit: (key: string, policy: Policy) => Effect.Effect<void>
   /** Pauses the bucket `key` for `duration` from now (an upstream 429's `Retry-After`). */
   readonly pause: (key: string, duration: Duration.DurationInput) => Effect.Effect<void>
   /**
@@ -76,6 +87,59 @@ export interface Service {
    */
   readonly throttled: (key: string, retryAfter: Option.Option<Duration.DurationInput>) => Effect.Effect<void>
 }
+
+/**
+ * The share of a key's rate that background callers may hold between them: the rest is kept for
+ * interactive calls (a `/v1` request, a Connect login check), which then never queue behind a
+ * backfill.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const BACKGROUND_SHARE = 0.8
+
+/**
+ * Who is calling: an interactive caller (the default) or the background (`background`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Priority = "interactive" | "background"
+
+/**
+ * The priority of the calls a fiber makes (`interactive` unless set).
+ *
+ * @since 0.1.0
+ * @category fiber refs
+ */
+export const currentPriority: FiberRef.FiberRef<Priority> = GlobalValue.globalValue(
+  Symbol.for("@tracebridge/core/UpstreamGovernor/currentPriority"),
+  () => FiberRef.unsafeMake<Priority>("interactive")
+)
+
+/**
+ * Runs `self` as background work: its upstream calls are admitted at the background share of each
+ * key's rate (the managed sync, the webhook poller).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const background = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.locally(self, currentPriority, "background")
+
+/**
+ * Whether the calling fiber runs as background work.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const isBackground: Effect.Effect<boolean> = FiberRef.getWith(
+  currentPriority,
+  (priority) => Effect.succeed(priority === "background")
+)
+
+/** A key's background bucket. */
+const backgroundKey = (key: string) => `${key}|background`
 
 /**
  * `throttled` over a `pause`: pauses for the `Retry-After` when there is one.
@@ -145,7 +209,15 @@ export const fromStore = (store: Store): Service => {
       Clock.currentTimeMillis,
       (now) => store.pauseUntil(key, now + Math.max(0, Duration.toMillis(Duration.decode(duration))), now)
     )
-  return { take: (key, policy) => takeFrom(store, key, policy, 0), pause, throttled: throttledBy(pause) }
+  const admit: Service["admit"] = (key, policy) =>
+    FiberRef.getWith(currentPriority, (priority) =>
+      priority === "interactive" ? Effect.void : takeFrom(
+        store,
+        backgroundKey(key),
+        { requestsPerSecond: policy.requestsPerSecond * BACKGROUND_SHARE, burst: policy.burst },
+        0
+      ))
+  return { take: (key, policy) => takeFrom(store, key, policy, 0), admit, pause, throttled: throttledBy(pause) }
 }
 
 /**
@@ -262,7 +334,12 @@ export const fromContextOrMemory: Effect.Effect<Service> = Effect.flatMap(
  * @since 0.1.0
  * @category constructors
  */
-export const unlimited: Service = { take: () => Effect.void, pause: () => Effect.void, throttled: () => Effect.void }
+export const unlimited: Service = {
+  take: () => Effect.void,
+  admit: () => Effect.void,
+  pause: () => Effect.void,
+  throttled: () => Effect.void
+}
 
 /**
  * The in-process governor as a layer.

@@ -118,3 +118,56 @@ describe("UpstreamGovernor (in memory)", () => {
       }
     }))
 })
+
+/** One caller's way through the governor, as an adapter goes: admitted, then the key's token. */
+const call = (governor: UpstreamGovernor.Service, key: string, policy: UpstreamGovernor.Policy) =>
+  Effect.zipRight(
+    Effect.zipRight(governor.admit(key, policy), governor.take(key, policy)),
+    Clock.currentTimeMillis
+  )
+
+describe("UpstreamGovernor priority: background callers (the sync) leave room for interactive ones", () => {
+  it.effect("an interactive call behind 50 queued background calls waits about one spacing, not behind them all", () =>
+    Effect.gen(function*() {
+      const governor = yield* UpstreamGovernor.makeMemory
+      const policy = { requestsPerSecond: 10 }
+      const backlog = yield* Effect.fork(
+        Effect.forEach(Array.from({ length: 50 }), () => call(governor, "k", policy), { concurrency: "unbounded" })
+          .pipe(UpstreamGovernor.background)
+      )
+      yield* TestClock.adjust("1 second")
+      const interactive = yield* Effect.fork(call(governor, "k", policy))
+      yield* TestClock.adjust("300 millis")
+      const done = interactive.unsafePoll()
+      assert.isNotNull(done, "the interactive call went within 300 ms (behind all 50 it would wait about 4 s)")
+      yield* TestClock.adjust("10 seconds")
+      const times = (yield* Fiber.join(backlog)).slice().sort((a, b) => a - b)
+      // the background calls run at the background share of the rate, never above the key's rate
+      assert.strictEqual(times.length, 50)
+      for (let i = 1; i < times.length; i++) assert.isAtLeast(times[i]! - times[i - 1]!, 100)
+      assert.isAtMost(times.at(-1)!, Math.ceil(49 * 1000 / (10 * UpstreamGovernor.BACKGROUND_SHARE)) + 200)
+    }))
+
+  it.effect("an interactive caller is admitted at once; a background one is paced at the background share", () =>
+    Effect.gen(function*() {
+      const governor = yield* UpstreamGovernor.makeMemory
+      const admitted = (n: number) =>
+        Effect.forEach(
+          Array.from({ length: n }),
+          () => Effect.zipRight(governor.admit("k", { requestsPerSecond: 10 }), Clock.currentTimeMillis),
+          { concurrency: "unbounded" }
+        )
+      const interactive = yield* Effect.fork(admitted(5))
+      const background = yield* Effect.fork(UpstreamGovernor.background(admitted(3)))
+      yield* TestClock.adjust("1 second")
+      assert.deepStrictEqual(yield* Fiber.join(interactive), [0, 0, 0, 0, 0])
+      const spacing = 1000 / (10 * UpstreamGovernor.BACKGROUND_SHARE)
+      assert.deepStrictEqual((yield* Fiber.join(background)).slice().sort((a, b) => a - b), [0, spacing, 2 * spacing])
+    }))
+
+  it.effect("a background caller is told so; an interactive one is the default", () =>
+    Effect.gen(function*() {
+      assert.isFalse(yield* UpstreamGovernor.isBackground)
+      assert.isTrue(yield* UpstreamGovernor.background(UpstreamGovernor.isBackground))
+    }))
+})

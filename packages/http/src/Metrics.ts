@@ -13,7 +13,8 @@
  */
 import type { HttpApp } from "@effect/platform"
 import { HttpMiddleware, HttpServerError, HttpServerRequest } from "@effect/platform"
-import type { ProviderPort, UpstreamGovernor } from "@tracebridge/core"
+import type { ProviderPort } from "@tracebridge/core"
+import { UpstreamGovernor } from "@tracebridge/core"
 import type { SyncStore } from "@tracebridge/sync"
 import { Effect, FiberRef, Metric, MetricBoundaries, MetricLabel } from "effect"
 import { monitorEventLoopDelay } from "node:perf_hooks"
@@ -287,12 +288,13 @@ const providerOfKey = (key: string) => key.split("|")[0] ?? "unknown"
  * @since 0.1.0
  * @category wrappers
  */
-export const governor = (self: UpstreamGovernor.Service, timed = true): UpstreamGovernor.Service => ({
-  take: (key, policy) =>
-    !on || !timed ? self.take(key, policy) : Effect.suspend(() => {
+export const governor = (self: UpstreamGovernor.Service, timed = true): UpstreamGovernor.Service => {
+  /** A wait of the governor's, observed in the wait histogram. */
+  const observed = (key: string, wait: Effect.Effect<void>): Effect.Effect<void> =>
+    !on || !timed ? wait : Effect.suspend(() => {
       const started = performance.now()
       return Effect.ensuring(
-        self.take(key, policy),
+        wait,
         Effect.sync(() =>
           metrics.upstreamGovernorWait.unsafeUpdate(
             (performance.now() - started) / 1000,
@@ -300,22 +302,31 @@ export const governor = (self: UpstreamGovernor.Service, timed = true): Upstream
           )
         )
       )
-    }),
-  pause: self.pause,
-  throttled: (key, retryAfter) =>
-    Effect.zipRight(
-      on
-        ? Effect.flatMap(FiberRef.get(PortCalls.current), (context) =>
-          Effect.sync(() =>
-            metrics.upstreamRateLimited.unsafeUpdate(
-              1,
-              labels({ provider: context?.provider ?? providerOfKey(key), state: context?.state ?? "unknown" })
-            )
-          ))
-        : Effect.void,
-      self.throttled(key, retryAfter)
-    )
-})
+    })
+  return {
+    take: (key, policy) => observed(key, self.take(key, policy)),
+    // an interactive caller's admission is no wait: it is not observed
+    admit: (key, policy) =>
+      Effect.flatMap(
+        UpstreamGovernor.isBackground,
+        (background) => background ? observed(key, self.admit(key, policy)) : Effect.void
+      ),
+    pause: self.pause,
+    throttled: (key, retryAfter) =>
+      Effect.zipRight(
+        on
+          ? Effect.flatMap(FiberRef.get(PortCalls.current), (context) =>
+            Effect.sync(() =>
+              metrics.upstreamRateLimited.unsafeUpdate(
+                1,
+                labels({ provider: context?.provider ?? providerOfKey(key), state: context?.state ?? "unknown" })
+              )
+            ))
+          : Effect.void,
+        self.throttled(key, retryAfter)
+      )
+  }
+}
 
 /**
  * Counts a provider call that failed with `ProviderTimeout`: the request's upstream deadline

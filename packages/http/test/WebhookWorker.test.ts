@@ -4,7 +4,7 @@
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { WebhookSignature } from "@tracebridge/core"
+import { UpstreamGovernor, WebhookSignature } from "@tracebridge/core"
 import { Http } from "@tracebridge/http"
 import type { Scenario } from "@tracebridge/sandbox"
 import { Duration, Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
@@ -338,13 +338,14 @@ describe("Production poller, incremental (issue #35)", () => {
         const production = { ...stored, is_sandbox: false }
         const real = Option.getOrThrow(yield* providers.port(stored.provider, true))
         // every whole-list read the poller asks of the port: the resource and its query
-        const reads: Array<{ readonly resource: string; readonly query: unknown }> = []
+        const reads: Array<{ readonly resource: string; readonly query: unknown; readonly background: boolean }> = []
         const port = {
           ...real,
-          listAll: ((resource, session, facilityId, query) => {
-            reads.push({ resource, query })
-            return real.listAll(resource, session, facilityId, query)
-          }) as typeof real.listAll
+          listAll: ((resource, session, facilityId, query) =>
+            Effect.flatMap(UpstreamGovernor.isBackground, (background) => {
+              reads.push({ resource, query, background })
+              return real.listAll(resource, session, facilityId, query)
+            })) as typeof real.listAll
         }
         const session = yield* providers.session(stored)
         const world = providers.state.world(stored)
@@ -352,6 +353,13 @@ describe("Production poller, incremental (issue #35)", () => {
         assert.deepStrictEqual(yield* poller.reconcile(production, port, session), [], "the first poll is a baseline")
         assert.isAbove(reads.length, 0)
         assert.isTrue(reads.every((r) => JSON.stringify(r.query) === "{}"), "the baseline reads the whole lists")
+        // the poller is background work: the governor keeps room for interactive calls beside it
+        assert.isTrue(
+          reads.every((r) =>
+            r.background
+          ),
+          "the poller's reads run as background work"
+        )
 
         yield* TestClock.adjust(Duration.minutes(15))
         const arrived = providers.sandbox.apply<Scenario.Outcome, Scenario.Failure>(world, {

@@ -18,7 +18,7 @@
  */
 import { Activity, Workflow, WorkflowEngine } from "@effect/workflow"
 import type { ProviderError } from "@tracebridge/core"
-import { Resource } from "@tracebridge/core"
+import { Resource, UpstreamGovernor } from "@tracebridge/core"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import * as Sync from "./Sync.js"
 import { SyncStore } from "./SyncStore.js"
@@ -64,7 +64,9 @@ export const workflowsLayer = Layer.mergeAll(
       if (Option.isNone(state) || state.value.generation !== generation || state.value.status !== "backfilling") return
       const opened = yield* host.open(cid)
       if (Option.isNone(opened)) return
-      const found = yield* Effect.either(Sync.retryTransient(opened.value.port.getFacility(opened.value.session, fid)))
+      const found = yield* Effect.either(
+        Sync.retryTransient(UpstreamGovernor.background(opened.value.port.getFacility(opened.value.session, fid)))
+      )
       if (found._tag === "Left" && found.left._tag === "ResourceNotFound") {
         // not one of the connection's facilities: nothing to sync, and nothing to restart
         yield* Activity.make({ name: "unknown", execute: store.dropFacility(cid, fid) })

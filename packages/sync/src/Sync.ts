@@ -14,6 +14,10 @@
  *   windowed one reports what left its lists in the same window (`ProviderPort.departures`:
  *   Metrc's inactive lists), and that is removed.
  *
+ * Every upstream call of the sync runs as background work (`UpstreamGovernor.background`): the
+ * governor admits it at its background share of the vendor key's rate, so that a `/v1` read or a
+ * Connect login check never queues behind a backfill.
+ *
  * Errors are the sync's own business: a refused login puts the facility in `error` and reports
  * `loginRequired`; other upstream failures are recorded, and after 15 minutes without a success
  * reported once as `degraded`.
@@ -21,7 +25,7 @@
  * @since 0.1.0
  */
 import type { Facility, Page, ProviderError, ProviderPort, Session } from "@tracebridge/core"
-import { Resource } from "@tracebridge/core"
+import { Resource, UpstreamGovernor } from "@tracebridge/core"
 import { Clock, Context, Effect, Fiber, Option, Schedule } from "effect"
 import * as Plan from "./Plan.js"
 import type { ResourceState } from "./SyncStore.js"
@@ -204,7 +208,7 @@ const incoming = (items: ReadonlyArray<unknown>) =>
  */
 export const resourcesOf = (opened: Opened): Effect.Effect<ReadonlyArray<Resource.Name>, ProviderError.ProviderError> =>
   Effect.map(
-    opened.port.capabilities(opened.session.state),
+    UpstreamGovernor.background(opened.port.capabilities(opened.session.state)),
     (capabilities) => Resource.names.filter((name) => Resource.resources[name].enabled(capabilities))
   )
 
@@ -364,7 +368,8 @@ export const backfillResource = (
         resource,
         generation
       }
-    })
+    }),
+    UpstreamGovernor.background
   )
 
 /**
@@ -513,5 +518,6 @@ export const pollFacility = (
         connection_id: connectionId,
         facility_id: facilityId
       }
-    })
+    }),
+    UpstreamGovernor.background
   )

@@ -4,7 +4,8 @@
  * after 15 minutes without a success, and a success (a poll) clears them.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ProviderError } from "@tracebridge/core"
+import type { Facility } from "@tracebridge/core"
+import { Page, ProviderError, UpstreamGovernor } from "@tracebridge/core"
 import { Effect, Layer, Option, TestClock, Tracer } from "effect"
 import * as Sync from "../src/Sync.js"
 import * as SyncStore from "../src/SyncStore.js"
@@ -115,5 +116,36 @@ describe("Sync spans (issue #32)", () => {
         "tracebridge.changes": 0
       })
     }).pipe(Effect.withTracer(tracer), Effect.provide(layer))
+  })
+})
+
+describe("Sync and the upstream governor's priority (issue #35)", () => {
+  it.effect("the sync's upstream calls (capabilities, a backfill's pages) run as background work", () => {
+    const { layer } = setup()
+    const seen: Array<string> = []
+    const record = (call: string) =>
+      Effect.flatMap(
+        UpstreamGovernor.isBackground,
+        (background) => Effect.sync(() => void seen.push(`${call} ${background ? "background" : "interactive"}`))
+      )
+    const port = {
+      descriptor: { syncWindowHours: 24 },
+      capabilities: () => Effect.as(record("capabilities"), { packages: true }),
+      changes: (_resource: string, _session: unknown, _facility: string, _range: unknown, page: Page.PageRequest) =>
+        Effect.as(record("changes"), Page.fromSlice(page, { items: [], total: 0 }))
+    }
+    const opened = { port, session: { provider: "provider_a", state: "CO" } } as unknown as Sync.Opened
+    const facility = { id: "fac_1", license_start_date: null } as unknown as Facility.Facility
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(Date.parse("2026-11-29T00:00:00Z"))
+      const store = yield* SyncStore.SyncStore
+      const stored = yield* store.ensureFacility("con_1", "fac_1", Date.parse("2026-11-29T00:00:00Z"))
+      yield* Sync.resourcesOf(opened)
+      yield* Sync.backfillResource(opened, facility, "con_1", stored.generation, "packages")
+      assert.isAbove(seen.length, 1)
+      assert.deepStrictEqual(seen.filter((s) => !s.endsWith(" background")).slice(0, 3), [])
+      // and the caller's own calls stay interactive
+      assert.isFalse(yield* UpstreamGovernor.isBackground)
+    }).pipe(Effect.provide(layer))
   })
 })

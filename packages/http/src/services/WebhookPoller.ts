@@ -12,13 +12,14 @@
  *
  * It is gentle with providers: one connection at a time, one request at a time, each connection at
  * most once per interval (`TRACEBRIDGE_POLL_INTERVAL_SECONDS`, default 900), on top of the
- * adapters' own pacing and `Retry-After` handling. A connection whose provider fails is skipped
+ * adapters' own pacing and `Retry-After` handling, as background work (`UpstreamGovernor.background`:
+ * admitted at the background share of the vendor key's rate, beside interactive calls). A connection whose provider fails is skipped
  * until the next interval with its snapshot unchanged, so nothing is missed, only late.
  *
  * @since 0.1.0
  */
 import type { LabResult, ProviderError, ProviderPort, Session, Transfer, WebhookEvent } from "@tracebridge/core"
-import { Ids, LabResult as LabResults, WebhookEvent as WebhookEvents } from "@tracebridge/core"
+import { Ids, LabResult as LabResults, UpstreamGovernor, WebhookEvent as WebhookEvents } from "@tracebridge/core"
 import { Clock, Context, Data, Duration, Effect, Layer, Option } from "effect"
 import { Accounts } from "../persistence/Accounts.js"
 import type { Connection } from "../persistence/ConnectionStore.js"
@@ -184,7 +185,11 @@ export const layer = Layer.effect(
           if (!kept) return yield* Effect.fail(new PollRaced())
         })).pipe(Effect.as(true), Effect.catchTag("PollRaced", () => Effect.succeed(false)))
         return recorded ? events : []
-      }).pipe(Effect.withSpan("WebhookPoller.reconcile", { attributes: { connection: connection.id } }))
+      }).pipe(
+        Effect.withSpan("WebhookPoller.reconcile", { attributes: { connection: connection.id } }),
+        // background work: the governor keeps room beside it for interactive calls
+        UpstreamGovernor.background
+      )
 
     const runDue: Service["runDue"] = (interval) =>
       Effect.gen(function*() {
