@@ -157,11 +157,11 @@ describe("DatabaseGovernor", () => {
             const fingerprint = keys[0]!.split("|")[1]!
             assert.match(fingerprint, /^[0-9a-f]{32}$/)
             assert.includeMembers(keys, [`provider_a|${fingerprint}|${licence}`])
-            // (the managed sync's backfill of every facility runs beside the read: each by its licence)
+            // (the managed sync's backfill of every facility runs beside the read: each by its
+            // licence, and admitted first by the key's background bucket, ADR 0032)
             const licences = world.facilities.map((d) => `provider_a|${fingerprint}|${d.facility.license_number}`)
-            assert.includeMembers([...licences, `provider_a|${fingerprint}|`, `provider_a|${fingerprint}|*`], [
-              ...new Set(keys)
-            ])
+            const known = [...licences, `provider_a|${fingerprint}|`, `provider_a|${fingerprint}|*`]
+            assert.includeMembers([...known, ...known.map((k) => `${k}|background`)], [...new Set(keys)])
             // and every request also takes a token of the vendor key's own bucket (Metrc's per-integrator limit)
             assert.includeMembers(keys, [`provider_a|${fingerprint}|*`])
             assert.isTrue(reserved.every((key) => !key.includes(vendorKey) && !key.includes("user_good")))
