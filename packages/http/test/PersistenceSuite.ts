@@ -462,6 +462,29 @@ export const persistenceSuite = (
         })
       }))
 
+    it.effect("unsyncedProduction: pending or active production connections made before a time, with no facility in the sync", () =>
+      Effect.gen(function*() {
+        const connectionStore = yield* ConnectionStore
+        const sync = yield* SyncStore.SyncStore
+        const production = { is_sandbox: false, organisation_id: id("org-unsynced") }
+        const pending = connection("unsynced-pending", { ...production, status: "pending", created_at: T0 + 1 })
+        const active = connection("unsynced-active", { ...production, status: "active", created_at: T0 + 2 })
+        const synced = connection("unsynced-synced", { ...production, status: "pending", created_at: T0 })
+        const failed = connection("unsynced-error", { ...production, status: "error", created_at: T0 })
+        const gone = connection("unsynced-inactive", { ...production, status: "inactive", created_at: T0 })
+        const sandbox = connection("unsynced-sandbox", { organisation_id: id("org-unsynced"), created_at: T0 })
+        const recent = connection("unsynced-recent", { ...production, status: "pending", created_at: T0 + 60_000 })
+        for (const c of [pending, active, synced, failed, gone, sandbox, recent]) {
+          yield* connectionStore.insertConnection(c)
+        }
+        yield* sync.ensureFacility(synced.id, "fac_1", T0)
+        const mine = new Set([pending, active, synced, failed, gone, sandbox, recent].map((c) => c.id))
+        const found = (yield* connectionStore.unsyncedProduction(T0 + 1_000, 1_000)).filter((c) => mine.has(c.id))
+        assert.deepStrictEqual(found, [pending, active], "oldest first; not synced, error, inactive, sandbox or recent")
+        const first = yield* connectionStore.unsyncedProduction(T0 + 1_000, 1)
+        assert.strictEqual(first.length, 1)
+      }))
+
     it.effect("updateConnection changes the patched fields only", () =>
       Effect.gen(function*() {
         const connectionStore = yield* ConnectionStore

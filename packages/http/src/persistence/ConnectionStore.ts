@@ -80,6 +80,11 @@ export interface Service {
     offset: number,
     limit: number
   ) => Effect.Effect<{ readonly items: ReadonlyArray<Connection>; readonly total: number }>
+  /**
+   * Production connections that should sync (`pending` or `active`), made before `createdBefore`,
+   * with no facility in the sync at all: their first sync did not start at the link. Oldest first.
+   */
+  readonly unsyncedProduction: (createdBefore: number, limit: number) => Effect.Effect<ReadonlyArray<Connection>>
   readonly updateConnection: (
     id: string,
     patch: Partial<Pick<Connection, "status" | "credentials" | "key_id" | "token_issued" | "updated_at">>
@@ -138,6 +143,15 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
         }`
       ),
     getConnection: (id) => one(sql`SELECT * FROM connections WHERE id = ${id}`, toConnection),
+    unsyncedProduction: (createdBefore, limit) =>
+      all(
+        sql`SELECT * FROM connections c
+            WHERE c.is_sandbox = ${flag(false)} AND c.status IN ('pending', 'active')
+              AND c.created_at < ${createdBefore}
+              AND NOT EXISTS (SELECT 1 FROM sync_facilities s WHERE s.connection_id = c.id)
+            ORDER BY c.created_at, c.id LIMIT ${Math.max(0, limit)}`,
+        toConnection
+      ),
     listConnections: (organisationId, offset, limit) =>
       Effect.all({
         items: all(

@@ -17,9 +17,9 @@
  */
 import { WorkflowEngine } from "@effect/workflow"
 import type { ProviderPort } from "@tracebridge/core"
-import { Ids, WebhookEvent as WebhookEvents } from "@tracebridge/core"
+import { Deadline, Ids, UpstreamGovernor, WebhookEvent as WebhookEvents } from "@tracebridge/core"
 import { Jobs, Polls, Sync, SyncStore } from "@tracebridge/sync"
-import { Clock, Config, Duration, Effect, Layer, Option } from "effect"
+import { Clock, Config, Duration, Effect, Either, Layer, Option } from "effect"
 import type { Connection } from "../persistence/ConnectionStore.js"
 import { ConnectionStore } from "../persistence/ConnectionStore.js"
 import { Connections } from "./Connections.js"
@@ -184,17 +184,98 @@ export const PollsLive = Polls.layer.pipe(Layer.provide(HostLive), Layer.provide
 
 /**
  * The scheduler: every few seconds, due polls and stalled backfills (on the nodes that run the
- * workers).
+ * workers), and once a minute the production connections whose sync never started
+ * (`startUnsynced`).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const scheduler = (every: Duration.DurationInput) =>
-  Effect.flatMap(Polls.Polls, (polls) =>
-    Effect.forever(Effect.zipRight(
+  Effect.flatMap(Polls.Polls, (polls) => {
+    const backoff: StartBackoff = new Map()
+    let nextStartCheck = 0
+    /** At most once a minute: the production connections whose sync never started. */
+    const startCheck = Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      if (now < nextStartCheck) return Effect.void
+      nextStartCheck = now + START_CHECK_EVERY_MS
+      return Effect.asVoid(startUnsynced(now - START_CHECK_EVERY_MS, backoff))
+    })
+    return Effect.forever(Effect.zipRight(
       Effect.sleep(every),
-      Effect.catchAllCause(polls.tick, (cause) => Effect.logError("sync scheduler", cause))
-    )))
+      Effect.catchAllCause(
+        Effect.zipRight(polls.tick, startCheck),
+        (cause) => Effect.logError("sync scheduler", cause)
+      )
+    ))
+  })
+
+/** How often a node looks for production connections whose sync never started (ms). */
+const START_CHECK_EVERY_MS = 60_000
+
+/** The first and the longest wait before a node tries a failed start again (ms). */
+const START_RETRY_FIRST_MS = 30_000
+const START_RETRY_MAX_MS = 3_600_000
+
+/**
+ * A node's waits before it tries a connection's start again: the tries made, and when the next
+ * may be (epoch ms). Each failure doubles the wait, from 30 s up to an hour.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type StartBackoff = Map<string, { readonly tries: number; readonly next: number }>
+
+/**
+ * Starts the sync of the production connections (`pending` or `active`, made before
+ * `createdBefore`) that have no facility in it at all: the link's first facility list failed (the
+ * state system did not answer in time, or the sync could not say which facilities the connection
+ * has), so no backfill began, and nothing else would start one. Their facilities are listed again
+ * (as background work, within the upstream deadline) and every one's backfill starts; the
+ * connection becomes `active` when they are done. A connection whose list fails again waits
+ * (`backoff`, per node) before its next try. Several nodes may start one connection together: a
+ * start is idempotent (one row and one job per facility and generation). Answers how many
+ * connections were started.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const startUnsynced = (createdBefore: number, backoff: StartBackoff) =>
+  Effect.gen(function*() {
+    const connections = yield* ConnectionStore
+    const providers = yield* Providers
+    const jobs = yield* Jobs.Jobs
+    const now = yield* Clock.currentTimeMillis
+    const found = yield* connections.unsyncedProduction(createdBefore, 20)
+    const present = new Set(found.map((c) => c.id))
+    for (const id of backoff.keys()) if (!present.has(id)) backoff.delete(id)
+    let started = 0
+    for (const connection of found) {
+      const waiting = backoff.get(connection.id)
+      if (waiting !== undefined && waiting.next > now) continue
+      const listed = yield* Effect.either(
+        UpstreamGovernor.background(Deadline.withBudget(providers.deadline)(providers.facilityIds(connection)))
+      )
+      if (Either.isRight(listed) && listed.right.size > 0) {
+        yield* jobs.start(connection.id, [...listed.right])
+        backoff.delete(connection.id)
+        started++
+        continue
+      }
+      const tries = (waiting?.tries ?? 0) + 1
+      backoff.set(connection.id, {
+        tries,
+        next: now + Math.min(START_RETRY_MAX_MS, START_RETRY_FIRST_MS * 2 ** (tries - 1))
+      })
+      if (Either.isLeft(listed)) {
+        yield* Effect.logWarning("sync: the start of a connection's sync failed; tried again later", {
+          connectionId: connection.id,
+          error: listed.left._tag,
+          tries
+        })
+      }
+    }
+    return started
+  })
 
 /**
  * Polls every live facility of a sandbox connection after a change, in the background: the feed has the change shortly after the write answers, and
