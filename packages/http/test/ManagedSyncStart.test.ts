@@ -8,20 +8,13 @@
  * behind a proxy that answers 503 to the facility list while the test says so.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Http, Server } from "@tracebridge/http"
-import { Standalone } from "@tracebridge/sandbox"
 import { SyncStore } from "@tracebridge/sync"
-import { ConfigProvider, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import * as os from "node:os"
-import * as path from "node:path"
-import * as Database from "../src/persistence/Database.js"
-import * as Crypto from "../src/services/Crypto.js"
 import * as ManagedSync from "../src/services/ManagedSync.js"
+import { appAt, standalone } from "./support/StandaloneUpstream.js"
 import { call, productionSignIn, submitLogin } from "./support/TestApp.js"
-
-const file = path.join(os.tmpdir(), `tracebridge-sync-start-${process.pid}.db`)
 
 const pause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
 
@@ -77,29 +70,12 @@ const proxyTo = (origin: string) =>
     ({ server }) => Effect.promise(() => new Promise((resolve) => server.close(resolve)))
   )
 
-const appFor = (origin: string) =>
-  Http.makeHttpLive({ worker: false }).pipe(
-    Layer.provideMerge(Server.layerTest),
-    Layer.provideMerge(Crypto.layerTest),
-    Layer.provideMerge(Layer.orDie(Database.layerSqlite(file))),
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(
-      new Map([
-        ["TRACEBRIDGE_PROVIDER_A_BASE_URL", `${origin}/provider_a/{state}`],
-        ["PROVIDER_A_VENDOR_KEY", "integrator-vendor-key"],
-        ["TRACEBRIDGE_SYNC_HORIZON_DAYS", "1"]
-      ])
-    )))
-  )
-
 describe("ManagedSync.startUnsynced", () => {
   it.live(
     "a production connection whose sync did not start at its link is started once the state system answers",
     () =>
       Effect.gen(function*() {
-        const running = yield* Effect.acquireRelease(
-          Effect.promise(() => Standalone.start({ port: 0, host: "127.0.0.1", seed: "42" })),
-          (r) => Effect.promise(() => r.close())
-        )
+        const running = yield* standalone
         const proxy = yield* proxyTo(running.origin)
         yield* Effect.provide(
           Effect.gen(function*() {
@@ -145,7 +121,7 @@ describe("ManagedSync.startUnsynced", () => {
             // a connection with its sync is not started again
             assert.strictEqual(yield* ManagedSync.startUnsynced(Date.now() + 1, new Map()), 0)
           }),
-          appFor(proxy.origin)
+          appAt(proxy.origin, { TRACEBRIDGE_SYNC_HORIZON_DAYS: "1" })
         )
       }).pipe(Effect.scoped),
     120_000

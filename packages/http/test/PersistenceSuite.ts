@@ -837,6 +837,21 @@ export const persistenceSuite = (
         }).pipe(Effect.provide(Layer.orDie(options.isolated)))
     )
 
+    it.effect("claims a connection's poll once until the claim lapses, also under concurrency (issue #35)", () =>
+      Effect.gen(function*() {
+        const webhookStore = yield* WebhookStore
+        const c = id("conn-poll-claim")
+        const first = yield* Effect.all(
+          Array.from({ length: 4 }, () => webhookStore.claimPoll(c, T0, T0 + 900_000)),
+          { concurrency: "unbounded" }
+        )
+        assert.deepStrictEqual(first.filter(Boolean).length, 1, "one of four concurrent claims wins")
+        assert.isFalse(yield* webhookStore.claimPoll(c, T0 + 899_999, T0 + 1_800_000), "in force until it lapses")
+        assert.isTrue(yield* webhookStore.claimPoll(c, T0 + 900_000, T0 + 1_800_000), "claimed again once it lapsed")
+        assert.isFalse(yield* webhookStore.claimPoll(c, T0 + 900_001, T0 + 1_800_001))
+        assert.isTrue(yield* webhookStore.claimPoll(id("conn-poll-claim-other"), T0, T0 + 1), "per connection")
+      }))
+
     it.effect("keeps one poll snapshot per connection, stored compare-and-set on the one a poll started from", () =>
       Effect.gen(function*() {
         const webhookStore = yield* WebhookStore

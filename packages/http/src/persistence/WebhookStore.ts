@@ -305,6 +305,11 @@ export interface Service {
    * stored a poll of the connection meanwhile (compare-and-set, so each change is reported once).
    */
   readonly putPollSnapshot: (s: PollSnapshot, previous: number | null) => Effect.Effect<boolean>
+  /**
+   * Claims the poll of a connection until `until` when no claim is in force at `now`: true for the
+   * one node that got it, false for every other (one statement, atomic across nodes).
+   */
+  readonly claimPoll: (connectionId: string, now: number, until: number) => Effect.Effect<boolean>
 }
 
 /**
@@ -643,6 +648,16 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
                     ON CONFLICT (connection_id) DO NOTHING RETURNING connection_id`
               : sql`UPDATE poll_snapshots SET snapshot = ${s.snapshot}, polled_at = ${s.polled_at}
                     WHERE connection_id = ${s.connection_id} AND polled_at = ${previous} RETURNING connection_id`
+          ),
+          (rs) => rs.length > 0
+        ),
+      claimPoll: (connectionId, now, until) =>
+        Effect.map(
+          rows(
+            sql`INSERT INTO poll_claims (connection_id, claimed_until) VALUES (${connectionId}, ${until})
+                ON CONFLICT (connection_id) DO UPDATE SET claimed_until = excluded.claimed_until
+                WHERE poll_claims.claimed_until <= ${now}
+                RETURNING connection_id`
           ),
           (rs) => rs.length > 0
         )

@@ -497,6 +497,18 @@ const connectDefaults = Effect.gen(function*() {
 })
 
 /**
+ * The webhook poller's claims (issue #35): a node polls a production connection only after it
+ * claimed it until the end of the poll interval, so several nodes do not read the same lists.
+ */
+const pollClaims = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE poll_claims (
+    connection_id TEXT PRIMARY KEY,
+    claimed_until BIGINT NOT NULL
+  )`
+})
+
+/**
  * The row generation on Postgres (issue #35, `RowCache.wrapChecked`, ADR 0030): a one-row table
  * `row_generation` whose `generation` a statement trigger on each table whose rows `RowCache` keeps
  * (`tokens`, `organisations`, `api_clients`, `connections`) moves on before every update, delete or
@@ -564,5 +576,6 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "0017_webhook_attempt_preview": webhookAttemptPreview,
   "0018_sso_sign_in": ssoSignIn,
   "0019_connect_defaults": connectDefaults,
-  "0020_row_generation": rowGeneration
+  "0020_row_generation": rowGeneration,
+  "0021_poll_claims": pollClaims
 })

@@ -7,8 +7,11 @@
  * The first poll of a connection records a baseline and emits nothing; the next ones read only
  * what changed since the last poll (`updated_since`, with a margin) and lay it over the snapshot.
  *
- * Several API processes may poll the same connection in one interval; the snapshot is stored with
- * compare-and-set, so only the first poll to finish queues the events of a change.
+ * Several API processes run the poller: each connection due is claimed in the database
+ * (`poll_claims`) until the end of the interval, so one node polls it and the others skip it. A
+ * node that stops mid-poll leaves its claim to lapse; the next interval's claimant polls from the
+ * stored snapshot. The snapshot is also stored with compare-and-set, so only the first poll to
+ * finish queues the events of a change, whatever happens.
  *
  * It is gentle with providers: one connection at a time, one request at a time, each connection at
  * most once per interval (`TRACEBRIDGE_POLL_INTERVAL_SECONDS`, default 900), on top of the
@@ -201,6 +204,8 @@ export const layer = Layer.effect(
             if (connection.is_sandbox || connection.status !== "active") continue
             const last = yield* webhookStore.getPollSnapshot(connection.id)
             if (Option.isSome(last) && last.value.polled_at + Duration.toMillis(interval) > now) continue
+            // one node polls it this interval: the one that claims it (the others skip it)
+            if (!(yield* webhookStore.claimPoll(connection.id, now, now + Duration.toMillis(interval)))) continue
             const port = yield* providers.port(connection.provider, false)
             if (Option.isNone(port)) continue
             const session = yield* providers.session(connection)

@@ -17,16 +17,30 @@ export const appWith = (settings: Record<string, string>) =>
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))))
   )
 
-/** The standalone sandbox on a free loopback port (seed 42), closed with the scope. */
-export const standalone = Effect.acquireRelease(
-  Effect.promise(() => Standalone.start({ port: 0, host: "127.0.0.1", seed: "42" })),
-  (running) => Effect.promise(() => running.close())
-)
+/** The standalone sandbox on a free loopback port (seed 42, and `options`), closed with the scope. */
+export const standaloneWith = (options: Omit<Standalone.Options, "port" | "host" | "seed"> = {}) =>
+  Effect.acquireRelease(
+    Effect.promise(() => Standalone.start({ port: 0, host: "127.0.0.1", seed: "42", ...options })),
+    (running) => Effect.promise(() => running.close())
+  )
 
-/** The API whose production provider_a is `running`'s emulator, with a vendor key, and `extra`. */
-export const appAgainst = (running: Standalone.Running, extra: Record<string, string> = {}) =>
+/** The standalone sandbox on a free loopback port (seed 42), closed with the scope. */
+export const standalone = standaloneWith()
+
+/**
+ * Settings for tests whose subject is not pacing: the adapter's governor far above Metrc's limits
+ * (pair it with `standaloneWith({ requestsPerSecond: 0 })`, an emulator with no limit).
+ */
+export const unpaced: Record<string, string> = { PROVIDER_A_FACILITY_RPS: "5000", PROVIDER_A_VENDOR_RPS: "15000" }
+
+/** The API whose production provider_a is the emulator at `origin`, with a vendor key, and `extra`. */
+export const appAt = (origin: string, extra: Record<string, string> = {}) =>
   appWith({
-    TRACEBRIDGE_PROVIDER_A_BASE_URL: `${running.origin}/provider_a/{state}`,
+    TRACEBRIDGE_PROVIDER_A_BASE_URL: `${origin}/provider_a/{state}`,
     PROVIDER_A_VENDOR_KEY: "integrator-vendor-key",
     ...extra
   })
+
+/** The API whose production provider_a is `running`'s emulator, with a vendor key, and `extra`. */
+export const appAgainst = (running: Standalone.Running, extra: Record<string, string> = {}) =>
+  appAt(running.origin, extra)

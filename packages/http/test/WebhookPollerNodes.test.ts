@@ -1,0 +1,71 @@
+/**
+ * The production webhook poller on several nodes (`WebhookPoller.runDue`): a connection due for a
+ * poll is claimed in the database, so two nodes' passes at once poll it once, not once each (the
+ * snapshot's compare-and-set kept the events single, but every upstream read was made twice).
+ * Against the strict provider_a emulator as a production state system.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Duration, Effect } from "effect"
+import { WebhookStore } from "../src/persistence/WebhookStore.js"
+import { WebhookPoller } from "../src/services/WebhookPoller.js"
+import { appAgainst, standaloneWith, unpaced } from "./support/StandaloneUpstream.js"
+import { call, productionSignIn, submitLogin } from "./support/TestApp.js"
+
+const pause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+
+describe("WebhookPoller.runDue on several nodes", () => {
+  it.live(
+    "two passes at once (two nodes) poll a due connection once, and the next pass waits an interval",
+    () =>
+      Effect.gen(function*() {
+        // pacing is not the subject: no limit upstream, none in the adapter
+        const running = yield* standaloneWith({ requestsPerSecond: 0 })
+        const transfers: Array<string> = []
+        running.server.on("request", (request: { url?: string }) => {
+          if ((request.url ?? "").includes("/transfers/")) transfers.push(request.url ?? "")
+        })
+        yield* Effect.provide(
+          Effect.gen(function*() {
+            const { access } = yield* productionSignIn
+            const submitted = yield* submitLogin(access, {
+              provider: "provider_a",
+              state: "CO",
+              credentials: { user_key: "user_good" }
+            })
+            assert.strictEqual(submitted.status, 200, JSON.stringify(submitted.body))
+            const exchanged = yield* call("POST", "/v1/link/token/exchange", {
+              token: access,
+              json: { public_token: submitted.body.data.public_token }
+            })
+            const connectionId = exchanged.body.data.connection_id as string
+            // the poller polls active connections: the first backfill done
+            let status = ""
+            for (let i = 0; i < 600 && status !== "active"; i++) {
+              yield* pause(100)
+              status = (yield* call("GET", `/v1/connections/${connectionId}`, { token: access })).body.data.status
+            }
+            assert.strictEqual(status, "active")
+
+            const poller = yield* WebhookPoller
+            const interval = Duration.minutes(15)
+            const before = transfers.length
+            const passes = yield* Effect.all([poller.runDue(interval), poller.runDue(interval)], {
+              concurrency: "unbounded"
+            })
+            assert.strictEqual(passes[0] + passes[1], 1, `one of the two polled it: ${JSON.stringify(passes)}`)
+            const read = transfers.length - before
+            assert.isAbove(read, 0, "the poll read the transfers")
+            assert.isTrue(
+              (yield* (yield* WebhookStore).getPollSnapshot(connectionId))._tag === "Some",
+              "its baseline is stored"
+            )
+            // within the interval, neither node polls it again
+            assert.strictEqual(yield* poller.runDue(interval), 0)
+            assert.strictEqual(transfers.length - before, read, "no read more")
+          }),
+          appAgainst(running, { TRACEBRIDGE_SYNC_HORIZON_DAYS: "1", ...unpaced })
+        )
+      }).pipe(Effect.scoped),
+    120_000
+  )
+})
