@@ -12,7 +12,7 @@ import { Standalone } from "@tracebridge/sandbox"
 import { Clock, ConfigProvider, Effect, Fiber, Layer, Logger, Option, TestClock } from "effect"
 import { UpstreamBuckets } from "../src/persistence/UpstreamBuckets.js"
 import * as Crypto from "../src/services/Crypto.js"
-import { call, linkSandbox, productionSignIn, signIn, submitLogin } from "./support/TestApp.js"
+import { call, linkProduction, linkSandbox, productionSignIn, signIn } from "./support/TestApp.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
 /** Real time for the database to answer. */
@@ -131,17 +131,7 @@ describe("DatabaseGovernor", () => {
             assert.deepStrictEqual(reserved, [])
             // a production connection's reads take a token each, per licence
             const { access } = yield* productionSignIn
-            const submitted = yield* submitLogin(access, {
-              provider: "provider_a",
-              state: "CO",
-              credentials: { user_key: "user_good" }
-            })
-            assert.strictEqual(submitted.status, 200, JSON.stringify(submitted.body))
-            const exchanged = yield* call("POST", "/v1/link/token/exchange", {
-              token: access,
-              json: { public_token: submitted.body.data.public_token }
-            })
-            const connection = exchanged.body.data.connection_id as string
+            const { connectionId: connection } = yield* linkProduction(access)
             const world = running.sandbox.world("provider_a", "CO", "user_good")
             const cultivator = world.facilities.find((d) => d.role === "cultivation")!
             const before = reserved.length

@@ -20,7 +20,7 @@ import { ConnectionStore } from "../src/persistence/ConnectionStore.js"
 import * as Database from "../src/persistence/Database.js"
 import * as Crypto from "../src/services/Crypto.js"
 import { Providers } from "../src/services/Providers.js"
-import { call, productionSignIn, submitLogin } from "./support/TestApp.js"
+import { call, linkProduction, productionSignIn } from "./support/TestApp.js"
 
 /** The database, in a file: the test reads the queued events beside the API. */
 const file = path.join(os.tmpdir(), `tracebridge-sync-production-${process.pid}.db`)
@@ -76,18 +76,8 @@ describe("managed sync (production, provider_a emulator)", () => {
       yield* Effect.provide(
         Effect.gen(function*() {
           const { access } = yield* productionSignIn
-          const submitted = yield* submitLogin(access, {
-            provider: "provider_a",
-            state: "CO",
-            credentials: { user_key: "user_good" }
-          })
-          assert.strictEqual(submitted.status, 200, JSON.stringify(submitted.body))
-          const exchanged = yield* call("POST", "/v1/link/token/exchange", {
-            token: access,
-            json: { public_token: submitted.body.data.public_token }
-          })
-          const connectionId = exchanged.body.data.connection_id as string
-          assert.strictEqual(exchanged.body.data.status, "pending", "pending until the first backfill is done")
+          const { connectionId, status: linked } = yield* linkProduction(access)
+          assert.strictEqual(linked, "pending", "pending until the first backfill is done")
 
           let status: any
           for (let i = 0; i < 1200; i++) {

@@ -14,9 +14,7 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as ManagedSync from "../src/services/ManagedSync.js"
 import { appAt, standalone } from "./support/StandaloneUpstream.js"
-import { call, productionSignIn, submitLogin } from "./support/TestApp.js"
-
-const pause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+import { awaitStatus, linkProduction, productionSignIn } from "./support/TestApp.js"
 
 /**
  * A proxy to `origin` that answers 503 to every facility list after the first (the login check)
@@ -82,19 +80,9 @@ describe("ManagedSync.startUnsynced", () => {
             const { access } = yield* productionSignIn
             // the login check answers; the facility list of the link's first sync does not
             proxy.state.failing = true
-            const submitted = yield* submitLogin(access, {
-              provider: "provider_a",
-              state: "CO",
-              credentials: { user_key: "user_good" }
-            })
-            assert.strictEqual(submitted.status, 200, JSON.stringify(submitted.body))
+            const { connectionId, status: linked } = yield* linkProduction(access)
             assert.isAbove(proxy.state.refused, 0, "the link's facility list was refused")
-            const exchanged = yield* call("POST", "/v1/link/token/exchange", {
-              token: access,
-              json: { public_token: submitted.body.data.public_token }
-            })
-            const connectionId = exchanged.body.data.connection_id as string
-            assert.strictEqual(exchanged.body.data.status, "pending")
+            assert.strictEqual(linked, "pending")
             const store = yield* SyncStore.SyncStore
             assert.deepStrictEqual(yield* store.facilities(connectionId), [], "no sync was started at the link")
 
@@ -112,12 +100,11 @@ describe("ManagedSync.startUnsynced", () => {
             const started = yield* ManagedSync.startUnsynced(Date.now() + 1, new Map())
             assert.strictEqual(started, 1, "one connection started")
             assert.isAbove((yield* store.facilities(connectionId)).length, 0, "its facilities are in the sync")
-            let status = ""
-            for (let i = 0; i < 600 && status !== "active"; i++) {
-              yield* pause(100)
-              status = (yield* call("GET", `/v1/connections/${connectionId}`, { token: access })).body.data.status
-            }
-            assert.strictEqual(status, "active", "every facility backfilled: the connection is active")
+            assert.strictEqual(
+              yield* awaitStatus(access, connectionId, "active"),
+              "active",
+              "every facility backfilled: the connection is active"
+            )
             // a connection with its sync is not started again
             assert.strictEqual(yield* ManagedSync.startUnsynced(Date.now() + 1, new Map()), 0)
           }),

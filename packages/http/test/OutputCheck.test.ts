@@ -17,7 +17,7 @@ import { Cause, Effect, Exit, Layer } from "effect"
 import { Providers } from "../src/services/Providers.js"
 import { appAgainst, appWith, standalone } from "./support/StandaloneUpstream.js"
 import type { Json } from "./support/TestApp.js"
-import { call, linkSandbox, productionSignIn, signIn, submitLogin } from "./support/TestApp.js"
+import { call, linkProduction, linkSandbox, productionSignIn, signIn } from "./support/TestApp.js"
 
 const NO_SUCH_DAY = "2026-02-30"
 
@@ -37,23 +37,13 @@ const isInvalidResponse = (answer: Json, what: string) => {
 }
 
 /** A production connection of the standalone sandbox's good login, and its cultivator's packages path. */
-const linkProduction = (running: Standalone.Running) =>
+const linkCultivator = (running: Standalone.Running) =>
   Effect.gen(function*() {
     const { access } = yield* productionSignIn
-    const submitted = yield* submitLogin(access, {
-      provider: "provider_a",
-      state: "CO",
-      credentials: { user_key: "user_good" }
-    })
-    assert.strictEqual(submitted.status, 200, JSON.stringify(submitted.body))
-    const exchanged = yield* call("POST", "/v1/link/token/exchange", {
-      token: access,
-      json: { public_token: submitted.body.data.public_token }
-    })
-    assert.strictEqual(exchanged.status, 200, JSON.stringify(exchanged.body))
+    const { connectionId } = yield* linkProduction(access)
     const world = running.sandbox.world("provider_a", "CO", "user_good")
     const cultivator = world.facilities.find((d) => d.role === "cultivation")!.facility.id
-    const path = `/v1/connections/${exchanged.body.data.connection_id}/facilities/${cultivator}/packages?per_page=5`
+    const path = `/v1/connections/${connectionId}/facilities/${cultivator}/packages?per_page=5`
     return { access, world, cultivator, path }
   })
 
@@ -64,7 +54,7 @@ describe("output checks (ADR 0031)", () => {
       Effect.gen(function*() {
         const running = yield* standalone
         const flow = Effect.gen(function*() {
-          const { access, cultivator, path, world } = yield* linkProduction(running)
+          const { access, cultivator, path, world } = yield* linkCultivator(running)
           const before = yield* call("GET", path, { token: access })
           assert.strictEqual(before.status, 200, JSON.stringify(before.body))
           const [firstId, secondId] = (before.body.data as Array<{ id: string }>).map((p) => p.id)
@@ -93,7 +83,7 @@ describe("output checks (ADR 0031)", () => {
       Effect.gen(function*() {
         const running = yield* standalone
         const flow = Effect.gen(function*() {
-          const { access, cultivator, path, world } = yield* linkProduction(running)
+          const { access, cultivator, path, world } = yield* linkCultivator(running)
           const before = yield* call("GET", path, { token: access })
           assert.strictEqual(before.status, 200, JSON.stringify(before.body))
           packageIn(world, cultivator, before.body.data[1].id).packaged_date = NO_SUCH_DAY

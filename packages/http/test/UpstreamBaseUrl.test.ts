@@ -9,7 +9,7 @@ import { ConfigProvider, Effect } from "effect"
 import * as Errors from "../src/Errors.js"
 import { AppConfig } from "../src/index.js"
 import { appAgainst, appWith, standalone } from "./support/StandaloneUpstream.js"
-import { call, productionSignIn, submitLogin } from "./support/TestApp.js"
+import { call, linkProduction, productionSignIn, submitLogin } from "./support/TestApp.js"
 
 describe("upstream base URLs from configuration", () => {
   it.effect("the per-provider and per-state variables resolve, with {state} filled in", () =>
@@ -43,18 +43,7 @@ describe("upstream base URLs from configuration", () => {
         const running = yield* standalone
         const flow = Effect.gen(function*() {
           const { access } = yield* productionSignIn
-          const submitted = yield* submitLogin(access, {
-            provider: "provider_a",
-            state: "CO",
-            credentials: { user_key: "user_good" }
-          })
-          assert.strictEqual(submitted.status, 200, JSON.stringify(submitted.body))
-          const exchanged = yield* call("POST", "/v1/link/token/exchange", {
-            token: access,
-            json: { public_token: submitted.body.data.public_token }
-          })
-          assert.strictEqual(exchanged.status, 200, JSON.stringify(exchanged.body))
-          const connection = exchanged.body.data.connection_id as string
+          const { connectionId: connection } = yield* linkProduction(access)
           const facilities = yield* call("GET", `/v1/connections/${connection}/facilities`, { token: access })
           assert.strictEqual(facilities.status, 200, JSON.stringify(facilities.body))
           const world = running.sandbox.world("provider_a", "CO", "user_good")

@@ -9,9 +9,7 @@ import { Duration, Effect } from "effect"
 import { WebhookStore } from "../src/persistence/WebhookStore.js"
 import { WebhookPoller } from "../src/services/WebhookPoller.js"
 import { appAgainst, standaloneWith, unpaced } from "./support/StandaloneUpstream.js"
-import { call, productionSignIn, submitLogin } from "./support/TestApp.js"
-
-const pause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+import { awaitStatus, linkProduction, productionSignIn } from "./support/TestApp.js"
 
 describe("WebhookPoller.runDue on several nodes", () => {
   it.live(
@@ -27,24 +25,9 @@ describe("WebhookPoller.runDue on several nodes", () => {
         yield* Effect.provide(
           Effect.gen(function*() {
             const { access } = yield* productionSignIn
-            const submitted = yield* submitLogin(access, {
-              provider: "provider_a",
-              state: "CO",
-              credentials: { user_key: "user_good" }
-            })
-            assert.strictEqual(submitted.status, 200, JSON.stringify(submitted.body))
-            const exchanged = yield* call("POST", "/v1/link/token/exchange", {
-              token: access,
-              json: { public_token: submitted.body.data.public_token }
-            })
-            const connectionId = exchanged.body.data.connection_id as string
+            const { connectionId } = yield* linkProduction(access)
             // the poller polls active connections: the first backfill done
-            let status = ""
-            for (let i = 0; i < 600 && status !== "active"; i++) {
-              yield* pause(100)
-              status = (yield* call("GET", `/v1/connections/${connectionId}`, { token: access })).body.data.status
-            }
-            assert.strictEqual(status, "active")
+            assert.strictEqual(yield* awaitStatus(access, connectionId, "active"), "active")
 
             const poller = yield* WebhookPoller
             const interval = Duration.minutes(15)

@@ -15,7 +15,7 @@ import type { Persistence } from "../../src/persistence/Database.js"
 import * as Crypto from "../../src/services/Crypto.js"
 import { Providers } from "../../src/services/Providers.js"
 import { agree, exempt, readAll } from "./FilterAgreement.js"
-import { call, productionSignIn, submitLogin } from "./TestApp.js"
+import { call, linkProduction, productionSignIn } from "./TestApp.js"
 
 const HORIZON_DAYS = 8
 const KINDS = ["administrative", "investigation", "recall"] as const
@@ -86,17 +86,7 @@ export const syncReadsSuite = <E, E2>(
         yield* Effect.provide(
           Effect.gen(function*() {
             const { access } = yield* productionSignIn
-            const submitted = yield* submitLogin(access, {
-              provider: "provider_a",
-              state: "CO",
-              credentials: { user_key: "user_good" }
-            })
-            assert.strictEqual(submitted.status, 200, JSON.stringify(submitted.body))
-            const exchanged = yield* call("POST", "/v1/link/token/exchange", {
-              token: access,
-              json: { public_token: submitted.body.data.public_token }
-            })
-            const connectionId = exchanged.body.data.connection_id as string
+            const { connectionId } = yield* linkProduction(access)
             let status: any
             for (let i = 0; i < 1200; i++) {
               status = (yield* call("GET", `/v1/connections/${connectionId}/sync`, { token: access })).body.data

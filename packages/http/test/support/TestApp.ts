@@ -119,6 +119,37 @@ export const linkSandbox = (
     return exchanged.body.data as { connection_id: string; connection_token?: string; status: string }
   })
 
+/**
+ * A production provider_a login (CO, `user_key`) linked through Connect and exchanged, as an end
+ * user and the integrator do: the connection's id and status as the exchange answers them. Dies
+ * with the answer when the submit or the exchange is not 200.
+ */
+export const linkProduction = (access: string, user_key = "user_good") =>
+  Effect.gen(function*() {
+    const submitted = yield* submitLogin(access, { provider: "provider_a", state: "CO", credentials: { user_key } })
+    if (submitted.status !== 200) return yield* Effect.dieMessage(`submit: ${JSON.stringify(submitted.body)}`)
+    const exchanged = yield* call("POST", "/v1/link/token/exchange", {
+      token: access,
+      json: { public_token: submitted.body.data.public_token }
+    })
+    if (exchanged.status !== 200) return yield* Effect.dieMessage(`exchange: ${JSON.stringify(exchanged.body)}`)
+    return {
+      connectionId: exchanged.body.data.connection_id as string,
+      status: exchanged.body.data.status as string
+    }
+  })
+
+/** Waits (up to `seconds`, real time) until the connection's status is `status`: the last one seen. */
+export const awaitStatus = (access: string, connectionId: string, status: string, seconds = 60) =>
+  Effect.gen(function*() {
+    let seen = ""
+    for (let i = 0; i < seconds * 10 && seen !== status; i++) {
+      if (i > 0) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
+      seen = (yield* call("GET", `/v1/connections/${connectionId}`, { token: access })).body.data.status
+    }
+    return seen
+  })
+
 /** The organisations' store, for tests that read or change organisations directly. */
 export { Accounts }
 
