@@ -61,4 +61,31 @@ describe("Database (Postgres)", () => {
         Array.from({ length: 6 }, () => "ok")
       )
     }))
+
+  it.effect("the rate buckets and poll claims are unlogged: a request's bucket write waits for no WAL flush (issue #35)", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const rows = yield* sql<{ relname: string; relpersistence: string }>`
+        SELECT c.relname, c.relpersistence FROM pg_class c
+        WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r'
+          AND c.relname IN ('rate_limit_buckets', 'upstream_rate_buckets', 'poll_claims', 'request_log', 'tokens')`
+      const persistence = Object.fromEntries(rows.map((r) => [r.relname, r.relpersistence]))
+      assert.deepStrictEqual(persistence, {
+        rate_limit_buckets: "u",
+        upstream_rate_buckets: "u",
+        poll_claims: "u",
+        // what must survive a crash stays logged
+        request_log: "p",
+        tokens: "p"
+      })
+    }).pipe(
+      Effect.provide(Layer.unwrapScoped(
+        Effect.map(freshSchema(url, "unlogged"), (scoped) =>
+          // migrated by the stores' layer, then read with a client of its own
+          Layer.merge(
+            Layer.discard(Database.layerPg(Redacted.make(scoped))),
+            PgClient.layer({ url: Redacted.make(scoped) })
+          ))
+      ))
+    ))
 })

@@ -509,6 +509,28 @@ const pollClaims = Effect.gen(function*() {
 })
 
 /**
+ * On Postgres, the tables a request or a poll writes only to pace or to claim are `UNLOGGED`
+ * (issue #35): the API's rate buckets (one upsert a request), the upstream governor's buckets (one
+ * a provider request) and the webhook poller's claims. A transaction that writes only to them
+ * commits without waiting for a WAL flush to disk. What is given up: after a crash of Postgres
+ * (not a clean restart), and on a standby promoted after a failover, they are empty: every bucket
+ * is full again and every claim gone, so callers may get one burst more and a connection may be
+ * polled twice once. Nothing else is unlogged. SQLite has no such setting: nothing changes there.
+ */
+const unloggedBuckets = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.onDialectOrElse({
+    pg: () =>
+      Effect.gen(function*() {
+        yield* sql`ALTER TABLE rate_limit_buckets SET UNLOGGED`
+        yield* sql`ALTER TABLE upstream_rate_buckets SET UNLOGGED`
+        yield* sql`ALTER TABLE poll_claims SET UNLOGGED`
+      }),
+    orElse: () => Effect.void
+  })
+})
+
+/**
  * The row generation on Postgres (issue #35, `RowCache.wrapChecked`, ADR 0030): a one-row table
  * `row_generation` whose `generation` a statement trigger on each table whose rows `RowCache` keeps
  * (`tokens`, `organisations`, `api_clients`, `connections`) moves on before every update, delete or
@@ -577,5 +599,6 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "0018_sso_sign_in": ssoSignIn,
   "0019_connect_defaults": connectDefaults,
   "0020_row_generation": rowGeneration,
-  "0021_poll_claims": pollClaims
+  "0021_poll_claims": pollClaims,
+  "0022_unlogged_buckets": unloggedBuckets
 })
