@@ -41,7 +41,10 @@ const ready = (connectionId: string, facilityId: string, resource: string) =>
   })
 
 /**
- * A page of a list from the store, or none when the store cannot answer it.
+ * A page of a list from the store, or none when the store cannot answer it. The page's items are
+ * the stored objects' JSON text, as stored: each already is the JSON its GET answers (normalised
+ * and checked when the sync stored it), so an answer splices them into its envelope unparsed. A
+ * filtered list parses the objects to match them, and still answers their stored text.
  *
  * @since 0.1.0
  * @category reads
@@ -65,17 +68,10 @@ export const list = (
       // no filter: the page's rows only, and the count
       const window = Page.toWindow(page)
       const slice = yield* store.listWindow(connectionId, facilityId, resource, window.offset, window.limit)
-      return Option.some({
-        page: Page.fromSlice(page, {
-          items: slice.items.map((body) => JSON.parse(body) as unknown),
-          total: slice.total
-        }),
-        sync
-      })
+      return Option.some({ page: Page.fromSlice(page, { items: slice.items, total: slice.total }), sync })
     }
     const matches = Query.matcher(resource, query, license)
-    const all = (yield* store.list(connectionId, facilityId, resource)).map((body) => JSON.parse(body) as unknown)
-      .filter(matches)
+    const all = (yield* store.list(connectionId, facilityId, resource)).filter((body) => matches(JSON.parse(body)))
     return Option.some({ page: Page.paginate(all, page), sync })
   })
 
