@@ -7,6 +7,7 @@
  */
 import type { Schema } from "effect"
 import type { Capabilities } from "./Capabilities.js"
+import type { CapabilityTag } from "./Facility.js"
 import { Harvest } from "./Harvest.js"
 import type { Kind } from "./Ids.js"
 import { Item as ItemSchema } from "./Item.js"
@@ -40,6 +41,12 @@ export interface Definition<A, Q> {
   readonly enabled: (c: Capabilities) => boolean
   /** The capability named in a `CapabilityNotEnabled`. */
   readonly capability: keyof Capabilities
+  /**
+   * The facility capability tag a facility's licence needs to have any of the resource (Metrc's
+   * FacilityType flags, BioTrack's licence tiers): a licence without it has none, so the managed
+   * sync does not read it there. None: every facility may have it.
+   */
+  readonly facilityTag?: CapabilityTag | undefined
 }
 
 const define = <A, Q>(d: Definition<A, Q>): Definition<A, Q> => d
@@ -62,6 +69,7 @@ export const resources = {
   }),
   plants: define({
     name: "plants",
+    facilityTag: "cultivation",
     kind: "plant",
     schema: Plant,
     query: Query.Plants,
@@ -71,6 +79,7 @@ export const resources = {
   }),
   harvests: define({
     name: "harvests",
+    facilityTag: "harvests",
     kind: "harvest",
     schema: Harvest,
     query: Query.Harvests,
@@ -98,6 +107,7 @@ export const resources = {
   }),
   sales: define({
     name: "sales",
+    facilityTag: "sales",
     kind: "sale",
     schema: Sale,
     query: Query.Sales,
@@ -107,6 +117,7 @@ export const resources = {
   }),
   sales_deliveries: define({
     name: "sales_deliveries",
+    facilityTag: "sales_deliveries",
     kind: "sales_delivery",
     schema: SalesDelivery,
     query: Query.SalesDeliveries,
@@ -143,6 +154,7 @@ export const resources = {
   }),
   patients: define({
     name: "patients",
+    facilityTag: "patients",
     kind: "patient",
     schema: Patient,
     query: Query.Patients,

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ChainOfCustody } from "@tracebridge/core"
+import { ChainOfCustody, Resource } from "@tracebridge/core"
 import { Generate, Registry, World } from "@tracebridge/sandbox"
 import { Either } from "effect"
 import { createHash } from "node:crypto"
@@ -29,6 +29,38 @@ describe("Generate", () => {
       const late = [...world.modified.entries()].filter(([, at]) => at > Date.parse(REFERENCE))
       assert.deepStrictEqual(late, [], provider)
     }
+  })
+
+  it("gives a facility none of a resource its licence cannot have (the sync reads none there: Resource.facilityTag)", () => {
+    const held: Record<string, (d: World.FacilityData) => ReadonlyArray<unknown>> = {
+      plants: (d) => d.plants,
+      harvests: (d) => d.harvests,
+      sales: (d) => d.sales,
+      sales_deliveries: (d) => d.salesDeliveries,
+      patients: (d) => d.patients
+    }
+    let checked = 0
+    for (const provider of ["provider_a", "provider_b"] as const) {
+      for (const seed of ["42", "7"]) {
+        const world = Generate.generate({
+          ...options,
+          provider,
+          seed,
+          state: provider === "provider_a" ? "CO" : "HI",
+          ...Registry.seedingOf(provider)
+        })
+        for (const d of world.facilities) {
+          for (const name of Resource.names) {
+            const definition = Resource.resources[name]
+            const tag = "facilityTag" in definition ? definition.facilityTag : undefined
+            if (tag === undefined || d.facility.capabilities.includes(tag)) continue
+            assert.deepStrictEqual(held[name]!(d), [], `${provider} ${d.role} ${name}`)
+            checked++
+          }
+        }
+      }
+    }
+    assert.isAbove(checked, 0)
   })
 
   it("gives a byte-identical world for the same seed, login and reference date", () => {

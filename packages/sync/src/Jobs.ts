@@ -74,7 +74,7 @@ export const workflowsLayer = Layer.mergeAll(
       }
       const outcome = yield* Effect.gen(function*() {
         const facility = yield* found
-        const resources = yield* Sync.resourcesOf(opened.value)
+        const resources = yield* Sync.resourcesOf(opened.value, facility)
         // a few lists at a time: the governor paces the licence, and waits on one list's round
         // trips leave room for another's requests
         const steps = yield* Effect.forEach(resources, (resource) =>

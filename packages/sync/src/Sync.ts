@@ -201,15 +201,27 @@ const incoming = (items: ReadonlyArray<unknown>) =>
   items.map((item) => ({ object_id: (item as { readonly id: string }).id, body: JSON.stringify(item) }))
 
 /**
- * The resources a connection's state offers.
+ * The resources a connection's state offers; with a facility, only those its licence can have
+ * (`Resource.Definition.facilityTag`): a dispensary's sync reads no plants, a grower's no sales, so
+ * every poll makes fewer upstream requests.
  *
  * @since 0.1.0
  * @category getters
  */
-export const resourcesOf = (opened: Opened): Effect.Effect<ReadonlyArray<Resource.Name>, ProviderError.ProviderError> =>
+export const resourcesOf = (
+  opened: Opened,
+  facility?: Pick<Facility.Facility, "capabilities">
+): Effect.Effect<ReadonlyArray<Resource.Name>, ProviderError.ProviderError> =>
   Effect.map(
     UpstreamGovernor.background(opened.port.capabilities(opened.session.state)),
-    (capabilities) => Resource.names.filter((name) => Resource.resources[name].enabled(capabilities))
+    (capabilities) =>
+      Resource.names.filter((name) => {
+        const definition = Resource.resources[name]
+        if (!definition.enabled(capabilities)) return false
+        // a licence without the resource's tag has none of it (a dispensary grows no plants)
+        const tag = "facilityTag" in definition ? definition.facilityTag : undefined
+        return facility === undefined || tag === undefined || facility.capabilities.includes(tag)
+      })
   )
 
 /**

@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { Facility } from "@tracebridge/core"
-import { Page, ProviderError, UpstreamGovernor } from "@tracebridge/core"
+import { Page, ProviderError, Resource, UpstreamGovernor } from "@tracebridge/core"
 import { Effect, Layer, Option, TestClock, Tracer } from "effect"
 import * as Sync from "../src/Sync.js"
 import * as SyncStore from "../src/SyncStore.js"
@@ -148,4 +148,30 @@ describe("Sync and the upstream governor's priority (issue #35)", () => {
       assert.isFalse(yield* UpstreamGovernor.isBackground)
     }).pipe(Effect.provide(layer))
   })
+})
+
+describe("Sync.resourcesOf a facility (issue #35: fewer reads per poll)", () => {
+  const everything = Object.fromEntries(
+    Resource.names.map((name) => [Resource.resources[name].capability, true])
+  )
+  const opened = {
+    port: { capabilities: () => Effect.succeed(everything) },
+    session: { provider: "provider_a", state: "CO" }
+  } as unknown as Sync.Opened
+  const facility = (capabilities: ReadonlyArray<string>) =>
+    ({ id: "fac_1", capabilities }) as unknown as Facility.Facility
+
+  it.effect("a dispensary's sync reads no plants or harvests; a grower's no sales, deliveries or patients", () =>
+    Effect.gen(function*() {
+      const dispensary = yield* Sync.resourcesOf(opened, facility(["packages", "transfers", "sales", "patients"]))
+      for (const name of ["plants", "harvests"]) assert.notInclude(dispensary, name)
+      for (const name of ["packages", "lab_results", "transfers", "sales", "patients", "items", "locations"]) {
+        assert.include(dispensary, name)
+      }
+      const grower = yield* Sync.resourcesOf(opened, facility(["cultivation", "harvests", "packages", "transfers"]))
+      for (const name of ["sales", "sales_deliveries", "patients"]) assert.notInclude(grower, name)
+      for (const name of ["plants", "harvests", "packages", "lab_results", "transfers"]) assert.include(grower, name)
+      // without a facility: what the state offers
+      assert.deepStrictEqual(yield* Sync.resourcesOf(opened), Resource.names)
+    }))
 })
