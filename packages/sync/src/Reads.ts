@@ -77,7 +77,7 @@ export const list = (
 
 /**
  * One object from the store: some(none) when the store knows it has no such object, none when
- * the store cannot answer.
+ * the store cannot answer. The object is its stored JSON text, which is the JSON its GET answers.
  *
  * @since 0.1.0
  * @category reads
@@ -87,9 +87,7 @@ export const get = (connectionId: string, facilityId: string, resource: string, 
     const facility = yield* ready(connectionId, facilityId, resource)
     if (Option.isNone(facility)) return Option.none()
     const store = yield* SyncStore
-    const body = yield* store.get(connectionId, facilityId, resource, id)
-    return Option.some({
-      object: Option.map(body, (b) => JSON.parse(b) as unknown),
-      sync: freshness(facility.value)
-    })
+    // the stored JSON text, as stored: the answer splices it in unparsed (as `list` does)
+    const object = yield* store.get(connectionId, facilityId, resource, id)
+    return Option.some({ object, sync: freshness(facility.value) })
   })

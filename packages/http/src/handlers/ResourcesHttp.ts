@@ -174,9 +174,10 @@ const get = (resource: Resource.Name) => ({ path }: { path: ObjectPath }) =>
             `No ${Resource.resources[resource].kind.replaceAll("_", " ")} with id ${path.id}`
           )
         }
-        return responders[resource].one(
-          yield* Envelope.one(stored.value.object.value, { ...context, sync: stored.value.sync })
-        )
+        const meta = yield* Envelope.meta({ ...context, sync: stored.value.sync })
+        return HttpServerResponse.text(`{"data":${stored.value.object.value},"meta":${JSON.stringify(meta)}}`, {
+          contentType: "application/json"
+        })
       }
     }
     const { value } = yield* callOn(
