@@ -308,12 +308,6 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient | Provider
         // share of both buckets' rates, and holds at most that share of the vendor key's cap: an
         // interactive call (a /v1 read, a Connect login check) finds room, not a backfill's queue.
         const background = yield* UpstreamGovernor.isBackground
-        const admitted = background
-          ? Effect.zipRight(
-            governor.admit(bucket, settings.perFacility),
-            governor.admit(vendorBucket, settings.perVendorKey)
-          )
-          : Effect.void
         // The governor's tokens (the licence's, then the vendor key's) are taken inside the
         // concurrency caps, so that a request starts at its tokens' time rather than bunching up
         // behind a cap.
@@ -337,7 +331,10 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient | Provider
               vendor.limit(cap.withPermits(1)(governed(admittedAfter))))
         const paced = background
           ? Effect.flatMap(
-            Effect.timed(admitted),
+            Effect.timed(Effect.zipRight(
+              governor.admit(bucket, settings.perFacility),
+              governor.admit(vendorBucket, settings.perVendorKey)
+            )),
             ([admittedAfter]) =>
               Effect.flatMap(
                 limiterFor(`vendor|background`, { concurrency: backgroundConcurrency(settings.perVendorKey) }),

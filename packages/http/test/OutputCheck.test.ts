@@ -15,7 +15,7 @@ import type { Sandbox } from "@tracebridge/sandbox"
 import type { Standalone } from "@tracebridge/sandbox"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { Providers } from "../src/services/Providers.js"
-import { appAgainst, appWith, standalone } from "./support/StandaloneUpstream.js"
+import { againstStandalone, appAgainst, appWith } from "./support/StandaloneUpstream.js"
 import type { Json } from "./support/TestApp.js"
 import { call, linkProduction, linkSandbox, productionSignIn, signIn } from "./support/TestApp.js"
 
@@ -51,9 +51,8 @@ describe("output checks (ADR 0031)", () => {
   it.live(
     "production samples each page: a bad item past the first is served as mapped, a bad first item is 502",
     () =>
-      Effect.gen(function*() {
-        const running = yield* standalone
-        const flow = Effect.gen(function*() {
+      againstStandalone((running) => appAgainst(running), (running) =>
+        Effect.gen(function*() {
           const { access, cultivator, path, world } = yield* linkCultivator(running)
           const before = yield* call("GET", path, { token: access })
           assert.strictEqual(before.status, 200, JSON.stringify(before.body))
@@ -68,32 +67,24 @@ describe("output checks (ADR 0031)", () => {
           isInvalidResponse(got, "the get of the bad package")
           packageIn(world, cultivator, firstId!).packaged_date = NO_SUCH_DAY
           isInvalidResponse(yield* call("GET", path, { token: access }), "a page whose first item is bad")
-        })
-        yield* Effect.provide(
-          flow,
-          appAgainst(running)
-        )
-      }).pipe(Effect.scoped),
+        })),
     60_000
   )
 
   it.live(
     "TRACEBRIDGE_PRODUCTION_OUTPUT_CHECK=all checks every item of production's pages",
     () =>
-      Effect.gen(function*() {
-        const running = yield* standalone
-        const flow = Effect.gen(function*() {
-          const { access, cultivator, path, world } = yield* linkCultivator(running)
-          const before = yield* call("GET", path, { token: access })
-          assert.strictEqual(before.status, 200, JSON.stringify(before.body))
-          packageIn(world, cultivator, before.body.data[1].id).packaged_date = NO_SUCH_DAY
-          isInvalidResponse(yield* call("GET", path, { token: access }), "a page whose second item is bad")
-        })
-        yield* Effect.provide(
-          flow,
-          appAgainst(running, { TRACEBRIDGE_PRODUCTION_OUTPUT_CHECK: "all" })
-        )
-      }).pipe(Effect.scoped),
+      againstStandalone(
+        (running) => appAgainst(running, { TRACEBRIDGE_PRODUCTION_OUTPUT_CHECK: "all" }),
+        (running) =>
+          Effect.gen(function*() {
+            const { access, cultivator, path, world } = yield* linkCultivator(running)
+            const before = yield* call("GET", path, { token: access })
+            assert.strictEqual(before.status, 200, JSON.stringify(before.body))
+            packageIn(world, cultivator, before.body.data[1].id).packaged_date = NO_SUCH_DAY
+            isInvalidResponse(yield* call("GET", path, { token: access }), "a page whose second item is bad")
+          })
+      ),
     60_000
   )
 

@@ -8,7 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect } from "effect"
 import * as Errors from "../src/Errors.js"
 import { AppConfig } from "../src/index.js"
-import { appAgainst, appWith, standalone } from "./support/StandaloneUpstream.js"
+import { againstStandalone, appAgainst, appWith } from "./support/StandaloneUpstream.js"
 import { call, linkProduction, productionSignIn, submitLogin } from "./support/TestApp.js"
 
 describe("upstream base URLs from configuration", () => {
@@ -39,9 +39,8 @@ describe("upstream base URLs from configuration", () => {
   it.live(
     "a production connection reads the standalone sandbox on a real port through /v1",
     () =>
-      Effect.gen(function*() {
-        const running = yield* standalone
-        const flow = Effect.gen(function*() {
+      againstStandalone((running) => appAgainst(running), (running) =>
+        Effect.gen(function*() {
           const { access } = yield* productionSignIn
           const { connectionId: connection } = yield* linkProduction(access)
           const facilities = yield* call("GET", `/v1/connections/${connection}/facilities`, { token: access })
@@ -68,38 +67,30 @@ describe("upstream base URLs from configuration", () => {
           })
           assert.strictEqual(refused.status, 400, JSON.stringify(refused.body))
           assert.strictEqual(refused.body.error.code, "invalid_credentials")
-        })
-        yield* Effect.provide(
-          flow,
-          appAgainst(running)
-        )
-      }).pipe(Effect.scoped),
+        })),
     60_000
   )
 
   it.live(
     "without the vendor key, linking a production login is the operator's provider_error, not a refused login",
     () =>
-      Effect.gen(function*() {
-        const running = yield* standalone
-        const flow = Effect.gen(function*() {
-          const { access } = yield* productionSignIn
-          const submitted = yield* submitLogin(access, {
-            provider: "provider_a",
-            state: "CO",
-            credentials: { user_key: "user_good" }
+      againstStandalone(
+        (running) => appWith({ TRACEBRIDGE_PROVIDER_A_BASE_URL: `${running.origin}/provider_a/{state}` }),
+        () =>
+          Effect.gen(function*() {
+            const { access } = yield* productionSignIn
+            const submitted = yield* submitLogin(access, {
+              provider: "provider_a",
+              state: "CO",
+              credentials: { user_key: "user_good" }
+            })
+            assert.strictEqual(submitted.status, 503, JSON.stringify(submitted.body))
+            assert.strictEqual(submitted.body.error.type, "provider_error")
+            assert.strictEqual(submitted.body.error.code, "provider_unavailable")
+            // a fixed message per code (issue #28); the missing key is in the log and the startup warning
+            assert.strictEqual(submitted.body.error.message, Errors.upstreamMessages.ProviderUnavailable)
           })
-          assert.strictEqual(submitted.status, 503, JSON.stringify(submitted.body))
-          assert.strictEqual(submitted.body.error.type, "provider_error")
-          assert.strictEqual(submitted.body.error.code, "provider_unavailable")
-          // a fixed message per code (issue #28); the missing key is in the log and the startup warning
-          assert.strictEqual(submitted.body.error.message, Errors.upstreamMessages.ProviderUnavailable)
-        })
-        yield* Effect.provide(
-          flow,
-          appWith({ TRACEBRIDGE_PROVIDER_A_BASE_URL: `${running.origin}/provider_a/{state}` })
-        )
-      }).pipe(Effect.scoped),
+      ),
     60_000
   )
 })

@@ -8,22 +8,21 @@ import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect } from "effect"
 import { WebhookStore } from "../src/persistence/WebhookStore.js"
 import { WebhookPoller } from "../src/services/WebhookPoller.js"
-import { appAgainst, standaloneWith, unpaced } from "./support/StandaloneUpstream.js"
+import { againstStandalone, appAgainst, unpaced } from "./support/StandaloneUpstream.js"
 import { awaitStatus, linkProduction, productionSignIn } from "./support/TestApp.js"
 
 describe("WebhookPoller.runDue on several nodes", () => {
   it.live(
     "two passes at once (two nodes) poll a due connection once, and the next pass waits an interval",
     () =>
-      Effect.gen(function*() {
-        // pacing is not the subject: no limit upstream, none in the adapter
-        const running = yield* standaloneWith({ requestsPerSecond: 0 })
-        const transfers: Array<string> = []
-        running.server.on("request", (request: { url?: string }) => {
-          if ((request.url ?? "").includes("/transfers/")) transfers.push(request.url ?? "")
-        })
-        yield* Effect.provide(
+      againstStandalone(
+        (running) => appAgainst(running, { TRACEBRIDGE_SYNC_HORIZON_DAYS: "1", ...unpaced }),
+        (running) =>
           Effect.gen(function*() {
+            const transfers: Array<string> = []
+            running.server.on("request", (request: { url?: string }) => {
+              if ((request.url ?? "").includes("/transfers/")) transfers.push(request.url ?? "")
+            })
             const { access } = yield* productionSignIn
             const { connectionId } = yield* linkProduction(access)
             // the poller polls active connections: the first backfill done
@@ -46,9 +45,9 @@ describe("WebhookPoller.runDue on several nodes", () => {
             assert.strictEqual(yield* poller.runDue(interval), 0)
             assert.strictEqual(transfers.length - before, read, "no read more")
           }),
-          appAgainst(running, { TRACEBRIDGE_SYNC_HORIZON_DAYS: "1", ...unpaced })
-        )
-      }).pipe(Effect.scoped),
+        // pacing is not the subject: no limit upstream, none in the adapter
+        { requestsPerSecond: 0 }
+      ),
     120_000
   )
 })

@@ -4,6 +4,7 @@
  */
 import { Http, Server } from "@tracebridge/http"
 import { Standalone } from "@tracebridge/sandbox"
+import type { Scope } from "effect"
 import { ConfigProvider, Effect, Layer } from "effect"
 import * as Crypto from "../../src/services/Crypto.js"
 import * as TestDatabase from "./TestDatabase.js"
@@ -44,3 +45,16 @@ export const appAt = (origin: string, extra: Record<string, string> = {}) =>
 /** The API whose production provider_a is `running`'s emulator, with a vendor key, and `extra`. */
 export const appAgainst = (running: Standalone.Running, extra: Record<string, string> = {}) =>
   appAt(running.origin, extra)
+
+/** The API as `appWith` makes it. */
+type App = ReturnType<typeof appWith>
+
+/**
+ * Runs `flow` in the API `app` makes against a standalone sandbox of its own (`options`), which is
+ * closed after: what a test of a production connection against the strict emulator does.
+ */
+export const againstStandalone = <A, E>(
+  app: (running: Standalone.Running) => App,
+  flow: (running: Standalone.Running) => Effect.Effect<A, E, Layer.Layer.Success<App> | Scope.Scope>,
+  options: Omit<Standalone.Options, "port" | "host" | "seed"> = {}
+) => Effect.scoped(Effect.flatMap(standaloneWith(options), (running) => Effect.provide(flow(running), app(running))))
