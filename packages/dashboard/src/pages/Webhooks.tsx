@@ -307,6 +307,7 @@ const ResendFailed = (
         Every delivery that failed for good, made in this range (UTC), is sent again: at most {MAX_RESEND_FAILED}{" "}
         per press.
       </p>
+      <p id="r-range-hint" className="muted full">Leave "To" empty to include everything up to the moment you press.</p>
       <div className="field">
         <label htmlFor="r-from">From (UTC)</label>
         <input id="r-from" type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} />
@@ -317,10 +318,9 @@ const ResendFailed = (
           id="r-to"
           type="datetime-local"
           value={to}
-          aria-describedby="r-to-hint"
+          aria-describedby="r-range-hint"
           onChange={(e) => setTo(e.target.value)}
         />
-        <small id="r-to-hint" className="muted">Empty: up to the moment you press.</small>
       </div>
       <div className="field">
         <label htmlFor="r-endpoint">Endpoint</label>
