@@ -2,16 +2,25 @@
 import autocannon from "autocannon"
 
 /**
- * @param {{ url: string, headers?: Record<string,string>, connections: number, duration: number, warmup: number }} o
+ * @param {{ url: string, headers?: Record<string,string>, connections: number, duration: number, warmup: number,
+ *   rate?: number }} o  `rate`: requests a second over all connections (autocannon's `overallRate`); none: as fast as
+ *   the server answers
  * @returns {Promise<{ rps: number, p50: number, p99: number, requests: number, non2xx: number, errors: number,
  *   timeouts: number, bytesPerRequest: number }>}
  */
-export const load = async ({ connections, duration, headers = {}, url, warmup }) => {
+export const load = async ({ connections, duration, headers = {}, url, warmup, rate }) => {
   const errorCodes = new Map()
   const once = (seconds) =>
     new Promise((resolve, reject) => {
       const instance = autocannon(
-        { url, connections, duration: seconds, headers, pipelining: 1 },
+        {
+          url,
+          connections,
+          duration: seconds,
+          headers,
+          pipelining: 1,
+          ...(rate === undefined ? {} : { overallRate: rate })
+        },
         (error, result) => (error ? reject(error) : resolve(result))
       )
       instance.on("error", reject)
