@@ -89,6 +89,56 @@ describe("RowCache", () => {
       assert.strictEqual(Option.getOrThrow(yield* a.connections.getConnection("conn_1")).sandbox_version, 1)
     }))
 
+  it.effect("reads the data version once per request, not once per cached row (issue #35)", () =>
+    Effect.gen(function*() {
+      let checks = 0
+      const org = { id: "org_1" } as unknown as Organisation
+      const stores = RowCache.wrap({
+        accounts: {
+          getOrganisation: (_id: string) => Effect.succeed(Option.some(org)),
+          getClient: (_id: string) => Effect.succeed(Option.none<ApiClient>())
+        },
+        tokens: { getToken: (hash: string) => Effect.succeed(Option.some(token(hash))) },
+        connections: { getConnection: (id: string) => Effect.succeed(Option.some(connection(id))) }
+      }, () => {
+        checks++
+        return 1
+      })
+      // a request's three cached reads (token, organisation, connection): one check
+      yield* RowCache.perRequest(Effect.all([
+        stores.tokens.getToken("tok_1"),
+        stores.accounts.getOrganisation("org_1"),
+        stores.connections.getConnection("conn_1")
+      ]))
+      assert.strictEqual(checks, 1)
+      // the next request checks again
+      yield* RowCache.perRequest(stores.tokens.getToken("tok_1"))
+      assert.strictEqual(checks, 2)
+      // outside a request, every cached read checks
+      yield* stores.tokens.getToken("tok_1")
+      yield* stores.tokens.getToken("tok_1")
+      assert.strictEqual(checks, 4)
+    }))
+
+  it.scoped("a request sees its own write, and another process's write at its next request", () =>
+    Effect.gen(function*() {
+      const { a, b } = yield* twoProcesses("own-write")
+      yield* a.tokens.insertToken(token("tok_ow"))
+      yield* a.connections.insertConnection(connection("conn_ow"))
+      yield* RowCache.perRequest(Effect.gen(function*() {
+        assert.isNull(Option.getOrThrow(yield* a.tokens.getToken("tok_ow")).revoked_at)
+        // this request's own writes are seen by its next reads
+        yield* a.tokens.revokeFamily("fam_1", 7)
+        assert.strictEqual(Option.getOrThrow(yield* a.tokens.getToken("tok_ow")).revoked_at, 7)
+        yield* a.connections.updateConnection("conn_ow", { status: "inactive", updated_at: 7 })
+        assert.strictEqual(Option.getOrThrow(yield* a.connections.getConnection("conn_ow")).status, "inactive")
+      }))
+      // another process's write: seen by the next request
+      yield* b.connections.updateConnection("conn_ow", { status: "active", updated_at: 8 })
+      const seen = yield* RowCache.perRequest(a.connections.getConnection("conn_ow"))
+      assert.strictEqual(Option.getOrThrow(seen).status, "active")
+    }))
+
   it.scoped("a row read inside a transaction that rolls back is never served afterwards", () =>
     Effect.gen(function*() {
       const { a } = yield* twoProcesses("rollback")

@@ -101,57 +101,50 @@ export const layerSql: Layer.Layer<Persistence, never, SqlClient.SqlClient> = La
   otherStores
 )
 
-/** `layerSql` with the token, organisation and connection reads behind `RowCache`. */
-const layerSqlCached = (dataVersion: () => number): Layer.Layer<Persistence, never, SqlClient.SqlClient> =>
+/**
+ * `layerSql` with the token, organisation and connection reads behind `RowCache`, checked once per
+ * request against `check` (SQLite's `PRAGMA data_version` on a connection of its own, or Postgres's
+ * `row_generation`, migration `0020_row_generation`), and every write to the four cached tables
+ * (through `Accounts`, `Tokens`, `ConnectionStore`, `SandboxLog`, `Ciphertexts`, and transactions
+ * around them) making the request read it again, so that it sees its own writes.
+ */
+const layerSqlCached = (
+  check: (sql: SqlClient.SqlClient) => Effect.Effect<unknown>
+): Layer.Layer<Persistence, never, SqlClient.SqlClient> =>
   Layer.merge(
     Layer.effectContext(Effect.gen(function*() {
-      const { accounts, connections, tokens } = RowCache.wrap({
-        accounts: yield* Accounts.Accounts,
-        tokens: yield* Tokens.Tokens,
-        connections: yield* ConnectionStore.ConnectionStore
-      }, dataVersion)
+      const sql = yield* SqlClient.SqlClient
+      const { accounts, connections, tokens } = RowCache.wrapChecked({
+        accounts: RowCache.forgetting(
+          yield* Accounts.Accounts,
+          ["getOrganisation", "getClient", "listOrganisations", "listClients"]
+        ),
+        tokens: RowCache.forgetting(yield* Tokens.Tokens, ["getToken"]),
+        connections: RowCache.forgetting(
+          yield* ConnectionStore.ConnectionStore,
+          ["getConnection", "listConnections", "searchConnections"]
+        )
+      }, check(sql))
       return Context.make(Accounts.Accounts, accounts).pipe(
         Context.add(Tokens.Tokens, tokens),
-        Context.add(ConnectionStore.ConnectionStore, connections)
+        Context.add(ConnectionStore.ConnectionStore, connections),
+        Context.add(SandboxLog.SandboxLog, RowCache.forgetting(yield* SandboxLog.SandboxLog, ["sandboxLog"])),
+        Context.add(
+          Ciphertexts.Ciphertexts,
+          RowCache.forgetting(yield* Ciphertexts.Ciphertexts, ["listCiphertexts"])
+        ),
+        Context.add(Transactions.Transactions, RowCache.forgettingTransactions(yield* Transactions.Transactions))
       )
-    })).pipe(Layer.provide(cacheableStores)),
+    })).pipe(Layer.provide(Layer.mergeAll(cacheableStores, SandboxLog.layer, Ciphertexts.layer, Transactions.layer))),
     otherStores
   )
 
-/**
- * `layerSql` on Postgres with the same reads behind `RowCache`, checked against the generation of
- * `row_generation` (migration `0020_row_generation`) once per request, and every write to the four
- * cached tables (through `Accounts`, `Tokens`, `ConnectionStore`, `SandboxLog`, `Ciphertexts`, and
- * transactions around them) making the request read it again.
- */
-const layerSqlPgCached: Layer.Layer<Persistence, never, SqlClient.SqlClient> = Layer.merge(
-  Layer.effectContext(Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const generation = SqlRow.first(
-      sql`SELECT generation FROM row_generation`,
-      (row) => String((row as { readonly generation: unknown }).generation)
-    )
-    const { accounts, connections, tokens } = RowCache.wrapChecked({
-      accounts: RowCache.forgetting(
-        yield* Accounts.Accounts,
-        ["getOrganisation", "getClient", "listOrganisations", "listClients"]
-      ),
-      tokens: RowCache.forgetting(yield* Tokens.Tokens, ["getToken"]),
-      connections: RowCache.forgetting(
-        yield* ConnectionStore.ConnectionStore,
-        ["getConnection", "listConnections", "searchConnections"]
-      )
-    }, generation)
-    return Context.make(Accounts.Accounts, accounts).pipe(
-      Context.add(Tokens.Tokens, tokens),
-      Context.add(ConnectionStore.ConnectionStore, connections),
-      Context.add(SandboxLog.SandboxLog, RowCache.forgetting(yield* SandboxLog.SandboxLog, ["sandboxLog"])),
-      Context.add(Ciphertexts.Ciphertexts, RowCache.forgetting(yield* Ciphertexts.Ciphertexts, ["listCiphertexts"])),
-      Context.add(Transactions.Transactions, RowCache.forgettingTransactions(yield* Transactions.Transactions))
-    )
-  })).pipe(Layer.provide(Layer.mergeAll(cacheableStores, SandboxLog.layer, Ciphertexts.layer, Transactions.layer))),
-  otherStores
-)
+/** The generation of `row_generation` on Postgres (ADR 0030). */
+const pgGeneration = (sql: SqlClient.SqlClient): Effect.Effect<unknown> =>
+  SqlRow.first(
+    sql`SELECT generation FROM row_generation`,
+    (row) => String((row as { readonly generation: unknown }).generation)
+  )
 
 /**
  * What building a database layer can fail with: a bad configuration, an unreachable database,
@@ -341,7 +334,7 @@ export const layerSqlite = (file: string): Layer.Layer<Persistence, DatabaseErro
       const url = yield* sqliteFile(file === ":memory:" ? yield* temporaryFile : file)
       const { busyTimeout, wait } = yield* waits
       const dataVersion = yield* changeCounter(url)
-      return layerSqlCached(dataVersion).pipe(
+      return layerSqlCached(() => Effect.sync(dataVersion)).pipe(
         Layer.provide(LibsqlMigrator.layer({ loader })),
         Layer.provide(writeAheadLog),
         Layer.provide(Sqlite.layer({ url, busyTimeout, wait }))
@@ -397,7 +390,7 @@ const withLockTimeout = (url: string, wait: Duration.Duration): string => {
  */
 export const layerPg = (url: Redacted.Redacted | string): Layer.Layer<Persistence, DatabaseError> =>
   Layer.unwrapEffect(Effect.map(waits, ({ wait }) =>
-    layerSqlPgCached.pipe(
+    layerSqlCached(pgGeneration).pipe(
       Layer.provide(pgMigrations),
       // A pooled connection within the wait (node-postgres otherwise waits for one forever).
       Layer.provide(PgClient.layer({

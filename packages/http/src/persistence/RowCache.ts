@@ -94,8 +94,11 @@ const forget = Effect.map(FiberRef.get(requestGeneration), (box) => {
 /**
  * Wraps the three stores with one cache (a commit empties every table). `dataVersion` reads
  * the database's change counter on a connection of its own (synchronously: a prepared
- * `PRAGMA data_version`, a few microseconds), so that every commit of every other connection,
- * this process's included, changes it.
+ * `PRAGMA data_version`, about 20 µs through libsql), so that every commit of every other
+ * connection, this process's included, changes it. As on Postgres ({@link wrapChecked}), it is read
+ * once per request inside `perRequest` (a request's token, organisation and connection reads share
+ * it), otherwise once per cached read; wrap the stores that write with {@link forgetting} so that a
+ * request sees its own writes.
  *
  * @since 0.1.0
  * @category constructors
@@ -104,8 +107,7 @@ export const wrap = <
   A extends Pick<Accounts.Service, "getOrganisation" | "getClient">,
   T extends Pick<Tokens.Service, "getToken">,
   C extends Pick<ConnectionStore.Service, "getConnection">
->(stores: Stores<A, T, C>, dataVersion: () => number): Stores<A, T, C> =>
-  wrapWith(stores, () => Effect.sync(dataVersion))
+>(stores: Stores<A, T, C>, dataVersion: () => number): Stores<A, T, C> => wrapChecked(stores, Effect.sync(dataVersion))
 
 /**
  * Wraps the three stores with one cache checked against `generation` (on Postgres: `SELECT
