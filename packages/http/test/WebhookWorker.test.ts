@@ -7,6 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { UpstreamGovernor, WebhookSignature } from "@tracebridge/core"
 import { Http } from "@tracebridge/http"
 import type { Scenario } from "@tracebridge/sandbox"
+import { SyncStore } from "@tracebridge/sync"
 import { Duration, Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
@@ -376,6 +377,102 @@ describe("Production poller, incremental (issue #35)", () => {
           assert.isDefined(since, `${r.resource}: read since the last poll, not whole`)
           assert.isAtMost(Date.parse(since!), T0)
           assert.isAtLeast(Date.parse(since!), T0 - 15 * 60_000)
+        }
+        assert.deepStrictEqual(events.map((e) => e.type), ["transfer.arrived"])
+        assert.deepStrictEqual(yield* poller.reconcile(production, port, session), [], "nothing new, nothing sent")
+      }).pipe(
+        (program) => Effect.zipRight(TestClock.setTime(T0), Effect.provide(program, webhookApp()))
+      ),
+    60_000
+  )
+})
+
+describe("Production poller, baseline from the synced store (issue #35)", () => {
+  it.effect(
+    "a connection the sync holds live takes its baseline from the store, with no list read upstream, and still reports a later change once",
+    () =>
+      Effect.gen(function*() {
+        const { access } = yield* signIn
+        const linked = yield* linkSandbox(access)
+        const connectionStore = yield* ConnectionStore
+        const providers = yield* Providers
+        const poller = yield* WebhookPoller
+        const store = yield* SyncStore.SyncStore
+        const stored = Option.getOrThrow(yield* connectionStore.getConnection(linked.connection_id))
+        const production = { ...stored, is_sandbox: false }
+        const real = Option.getOrThrow(yield* providers.port(stored.provider, true))
+        const reads: Array<{ readonly resource: string; readonly query: unknown }> = []
+        const port = {
+          ...real,
+          listAll: ((resource, session, facilityId, query) =>
+            Effect.suspend(() => {
+              reads.push({ resource, query })
+              return real.listAll(resource, session, facilityId, query)
+            })) as typeof real.listAll
+        }
+        const session = yield* providers.session(stored)
+        const world = providers.state.world(stored)
+        // What a live sync holds: each facility's transfers and lab results, stored up to T0 − 1 min
+        const syncedThrough = T0 - 60_000
+        const facilities = (yield* real.listFacilities(session, { page: 1, per_page: 100 })).items
+        let transfersStored = 0
+        for (const facility of facilities) {
+          yield* store.ensureFacility(stored.id, facility.id, syncedThrough)
+          for (const resource of ["transfers", "lab_results"] as const) {
+            const items: ReadonlyArray<{ readonly id: string }> = resource === "transfers"
+              ? yield* real.listAll("transfers", session, facility.id, {})
+              : yield* real.listAll("lab_results", session, facility.id, {})
+            if (resource === "transfers") transfersStored += items.length
+            yield* store.putResource({
+              connection_id: stored.id,
+              facility_id: facility.id,
+              resource,
+              generation: 0,
+              status: "live",
+              target: null,
+              window_from: null,
+              page: 1,
+              backfilled_through: syncedThrough,
+              synced_through: syncedThrough,
+              last_synced_at: syncedThrough,
+              count: 0,
+              last_error: null
+            })
+            yield* store.apply({
+              connection_id: stored.id,
+              facility_id: facility.id,
+              resource,
+              generation: 0,
+              objects: items.map((o) => ({ object_id: o.id, body: JSON.stringify(o) })),
+              cursor: {},
+              now: syncedThrough
+            })
+          }
+        }
+        assert.isAbove(transfersStored, 0, "the world has transfers to baseline")
+
+        assert.deepStrictEqual(yield* poller.reconcile(production, port, session), [], "the first poll is a baseline")
+        assert.deepStrictEqual(reads, [], "the baseline read no list upstream")
+        const snapshot = Option.getOrThrow(yield* (yield* WebhookStore).getPollSnapshot(stored.id))
+        assert.strictEqual(snapshot.polled_at, syncedThrough, "stamped with the time the store holds changes up to")
+        assert.strictEqual(
+          Object.keys((JSON.parse(snapshot.snapshot) as { transfers: object }).transfers).length > 0,
+          true
+        )
+
+        yield* TestClock.adjust(Duration.minutes(2))
+        const arrived = providers.sandbox.apply<Scenario.Outcome, Scenario.Failure>(world, {
+          _tag: "Scenario",
+          input: { name: "transfer_arrived", params: {}, at: T0 + 60_000 }
+        })
+        assert.isTrue(Either.isRight(arrived), JSON.stringify(arrived))
+        const events = yield* poller.reconcile(production, port, session)
+        assert.isAbove(reads.length, 0)
+        for (const r of reads) {
+          const since = (r.query as { readonly updated_since?: string }).updated_since
+          assert.isDefined(since, `${r.resource}: read since the store's time, not whole`)
+          // from before what the store held (its time, less the margin)
+          assert.isAtMost(Date.parse(since!), syncedThrough)
         }
         assert.deepStrictEqual(events.map((e) => e.type), ["transfer.arrived"])
         assert.deepStrictEqual(yield* poller.reconcile(production, port, session), [], "nothing new, nothing sent")

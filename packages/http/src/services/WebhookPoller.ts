@@ -23,6 +23,7 @@
  */
 import type { LabResult, ProviderError, ProviderPort, Session, Transfer, WebhookEvent } from "@tracebridge/core"
 import { Ids, LabResult as LabResults, UpstreamGovernor, WebhookEvent as WebhookEvents } from "@tracebridge/core"
+import { SyncStore } from "@tracebridge/sync"
 import { Clock, Context, Data, Duration, Effect, Layer, Option } from "effect"
 import { Accounts } from "../persistence/Accounts.js"
 import type { Connection } from "../persistence/ConnectionStore.js"
@@ -42,6 +43,9 @@ const OVERLAP_MS = 10 * 60_000
 
 /** A snapshot older than this (a connection paused, a long outage) is replaced by a whole read. */
 const INCREMENTAL_FOR_MS = 7 * 86_400_000
+
+/** A facility of the connection, as the poller reads it. */
+type FacilityOf = { readonly id: Ids.FacilityId; readonly license_number: string }
 
 /** Another process stored a poll of the connection while this one ran: its events are dropped. */
 class PollRaced extends Data.TaggedError("PollRaced")<{}> {}
@@ -95,6 +99,42 @@ export const layer = Layer.effect(
     const webhookStore = yield* WebhookStore
     const webhooks = yield* Webhooks
     const providers = yield* Providers
+    const syncStore = yield* SyncStore.SyncStore
+
+    /**
+     * A baseline from the synced store: the transfers and lab results of every facility, when each
+     * facility has both lists live there, and the time up to which the store holds every change
+     * of them (the earliest `synced_through`). The baseline's own reads of those lists upstream,
+     * whole from the licence start (hundreds of GETs a connection), are then not needed: the sync
+     * made them already (issue #35, bench row 14).
+     */
+    const baselineFromStore = (
+      connectionId: string,
+      facilities: ReadonlyArray<FacilityOf>
+    ) =>
+      Effect.gen(function*() {
+        let asOf = Number.POSITIVE_INFINITY
+        for (const facility of facilities) {
+          const states = yield* syncStore.resources(connectionId, facility.id)
+          for (const resource of ["transfers", "lab_results"]) {
+            const state = states.find((r) => r.resource === resource)
+            if (state === undefined || state.status !== "live" || state.synced_through === null) return Option.none()
+            asOf = Math.min(asOf, state.synced_through)
+          }
+        }
+        if (!Number.isFinite(asOf)) return Option.none()
+        const transfers: Array<{ readonly transfer: Transfer.Transfer; readonly facility: FacilityOf }> = []
+        const results: Array<{ readonly result: LabResult.LabResult; readonly facility: FacilityOf }> = []
+        for (const facility of facilities) {
+          for (const body of yield* syncStore.list(connectionId, facility.id, "transfers")) {
+            transfers.push({ transfer: JSON.parse(body) as Transfer.Transfer, facility })
+          }
+          for (const body of yield* syncStore.list(connectionId, facility.id, "lab_results")) {
+            results.push({ result: JSON.parse(body) as LabResult.LabResult, facility })
+          }
+        }
+        return Option.some({ asOf, transfers, results })
+      })
 
     const reconcile: Service["reconcile"] = (connection, port, session) =>
       Effect.gen(function*() {
@@ -118,16 +158,29 @@ export const layer = Layer.effect(
         const query = since === undefined ? {} : { updated_since: since }
         const transfers = new Map<string, { readonly transfer: Transfer.Transfer; readonly facility: Ids.FacilityId }>()
         const results = new Map<string, { readonly result: LabResult.LabResult; readonly facility: Ids.FacilityId }>()
-        for (const facility of facilities) {
-          for (const t of yield* port.listAll("transfers", session, facility.id, query)) {
-            // A transfer between two of the connection's facilities is reported once, for its recipient.
-            const known = transfers.get(t.id)
-            if (known === undefined || t.recipient_facility === facility.license_number) {
-              transfers.set(t.id, { transfer: t, facility: facility.id })
-            }
+        const addTransfer = (t: Transfer.Transfer, facility: FacilityOf) => {
+          // A transfer between two of the connection's facilities is reported once, for its recipient.
+          const known = transfers.get(t.id)
+          if (known === undefined || t.recipient_facility === facility.license_number) {
+            transfers.set(t.id, { transfer: t, facility: facility.id })
           }
-          for (const r of yield* port.listAll("lab_results", session, facility.id, query)) {
-            if (!results.has(r.id)) results.set(r.id, { result: r, facility: facility.id })
+        }
+        const addResult = (r: LabResult.LabResult, facility: FacilityOf) => {
+          if (!results.has(r.id)) results.set(r.id, { result: r, facility: facility.id })
+        }
+        // A baseline of a connection the sync holds live is read from the store, and stamped with
+        // the time the store holds every change up to: the next poll reads from 10 minutes before
+        // it, so a change the store had not seen yet is reported then.
+        const stocked = since === undefined ? yield* baselineFromStore(connection.id, facilities) : Option.none()
+        let polledAt = now
+        if (Option.isSome(stocked)) {
+          polledAt = Math.min(now, stocked.value.asOf)
+          for (const { facility, transfer } of stocked.value.transfers) addTransfer(transfer, facility)
+          for (const { facility, result } of stocked.value.results) addResult(result, facility)
+        } else {
+          for (const facility of facilities) {
+            for (const t of yield* port.listAll("transfers", session, facility.id, query)) addTransfer(t, facility)
+            for (const r of yield* port.listAll("lab_results", session, facility.id, query)) addResult(r, facility)
           }
         }
         const previous = Option.map(stored, (s) => JSON.parse(s.snapshot) as Snapshot)
@@ -182,7 +235,7 @@ export const layer = Layer.effect(
         const recorded = yield* transactions.transaction(Effect.gen(function*() {
           for (const event of events) yield* webhooks.enqueue(connection.organisation_id, connection.id, event)
           const kept = yield* webhookStore.putPollSnapshot(
-            { connection_id: connection.id, snapshot: JSON.stringify(next), polled_at: now },
+            { connection_id: connection.id, snapshot: JSON.stringify(next), polled_at: polledAt },
             Option.match(stored, { onNone: () => null, onSome: (s) => s.polled_at })
           )
           if (!kept) return yield* Effect.fail(new PollRaced())
