@@ -587,7 +587,12 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
           toFacilityKey
         )
         for (const row of due) {
-          yield* exec(sql`UPDATE sync_facilities SET next_poll_at = ${bigint(now + interval)}
+          // The next poll is an interval after this one was due, not after it was claimed: a
+          // claim's delay then does not push every later poll back. A claim more than an interval
+          // late starts again from now (no burst to catch up).
+          yield* exec(sql`UPDATE sync_facilities SET next_poll_at = CASE
+              WHEN next_poll_at + ${bigint(interval)} > ${bigint(now)} THEN next_poll_at + ${bigint(interval)}
+              ELSE ${bigint(now + interval)} END
             WHERE connection_id = ${row.connection_id} AND facility_id = ${row.facility_id}`)
         }
         return due
