@@ -325,40 +325,46 @@ describe("Production poller", () => {
   )
 })
 
+/**
+ * A sandbox connection read as a production one by the poller, through the real port with every
+ * whole-list read it asks for counted (the resource, its query, and whether it ran as background work).
+ */
+const countedPoller = Effect.gen(function*() {
+  const { access } = yield* signIn
+  const linked = yield* linkSandbox(access)
+  const connectionStore = yield* ConnectionStore
+  const providers = yield* Providers
+  const poller = yield* WebhookPoller
+  const stored = Option.getOrThrow(yield* connectionStore.getConnection(linked.connection_id))
+  const production = { ...stored, is_sandbox: false }
+  const real = Option.getOrThrow(yield* providers.port(stored.provider, true))
+  const reads: Array<{ readonly resource: string; readonly query: unknown; readonly background: boolean }> = []
+  const port = {
+    ...real,
+    listAll: ((resource, session, facilityId, query) =>
+      Effect.flatMap(UpstreamGovernor.isBackground, (background) => {
+        reads.push({ resource, query, background })
+        return real.listAll(resource, session, facilityId, query)
+      })) as typeof real.listAll
+  }
+  const session = yield* providers.session(stored)
+  const world = providers.state.world(stored)
+  return { poller, port, production, providers, reads, real, session, stored, world }
+})
+
 describe("Production poller, incremental (issue #35)", () => {
   it.effect(
     "after its baseline, a poll reads only what changed since the last one, and still reports a change",
     () =>
       Effect.gen(function*() {
-        const { access } = yield* signIn
-        const linked = yield* linkSandbox(access)
-        const connectionStore = yield* ConnectionStore
-        const providers = yield* Providers
-        const poller = yield* WebhookPoller
-        const stored = Option.getOrThrow(yield* connectionStore.getConnection(linked.connection_id))
-        const production = { ...stored, is_sandbox: false }
-        const real = Option.getOrThrow(yield* providers.port(stored.provider, true))
-        // every whole-list read the poller asks of the port: the resource and its query
-        const reads: Array<{ readonly resource: string; readonly query: unknown; readonly background: boolean }> = []
-        const port = {
-          ...real,
-          listAll: ((resource, session, facilityId, query) =>
-            Effect.flatMap(UpstreamGovernor.isBackground, (background) => {
-              reads.push({ resource, query, background })
-              return real.listAll(resource, session, facilityId, query)
-            })) as typeof real.listAll
-        }
-        const session = yield* providers.session(stored)
-        const world = providers.state.world(stored)
+        const { poller, port, production, providers, reads, session, world } = yield* countedPoller
 
         assert.deepStrictEqual(yield* poller.reconcile(production, port, session), [], "the first poll is a baseline")
         assert.isAbove(reads.length, 0)
         assert.isTrue(reads.every((r) => JSON.stringify(r.query) === "{}"), "the baseline reads the whole lists")
         // the poller is background work: the governor keeps room for interactive calls beside it
         assert.isTrue(
-          reads.every((r) =>
-            r.background
-          ),
+          reads.every((r) => r.background),
           "the poller's reads run as background work"
         )
 
@@ -392,26 +398,8 @@ describe("Production poller, baseline from the synced store (issue #35)", () => 
     "a connection the sync holds live takes its baseline from the store, with no list read upstream, and still reports a later change once",
     () =>
       Effect.gen(function*() {
-        const { access } = yield* signIn
-        const linked = yield* linkSandbox(access)
-        const connectionStore = yield* ConnectionStore
-        const providers = yield* Providers
-        const poller = yield* WebhookPoller
+        const { poller, port, production, providers, reads, real, session, stored, world } = yield* countedPoller
         const store = yield* SyncStore.SyncStore
-        const stored = Option.getOrThrow(yield* connectionStore.getConnection(linked.connection_id))
-        const production = { ...stored, is_sandbox: false }
-        const real = Option.getOrThrow(yield* providers.port(stored.provider, true))
-        const reads: Array<{ readonly resource: string; readonly query: unknown }> = []
-        const port = {
-          ...real,
-          listAll: ((resource, session, facilityId, query) =>
-            Effect.suspend(() => {
-              reads.push({ resource, query })
-              return real.listAll(resource, session, facilityId, query)
-            })) as typeof real.listAll
-        }
-        const session = yield* providers.session(stored)
-        const world = providers.state.world(stored)
         // What a live sync holds: each facility's transfers and lab results, stored up to T0 − 1 min
         const syncedThrough = T0 - 60_000
         const facilities = (yield* real.listFacilities(session, { page: 1, per_page: 100 })).items
