@@ -93,17 +93,20 @@ describe("RowCache", () => {
     Effect.gen(function*() {
       let checks = 0
       const org = { id: "org_1" } as unknown as Organisation
-      const stores = RowCache.wrap({
-        accounts: {
-          getOrganisation: (_id: string) => Effect.succeed(Option.some(org)),
-          getClient: (_id: string) => Effect.succeed(Option.none<ApiClient>())
+      const stores = RowCache.wrapChecked(
+        {
+          accounts: {
+            getOrganisation: (_id: string) => Effect.succeed(Option.some(org)),
+            getClient: (_id: string) => Effect.succeed(Option.none<ApiClient>())
+          },
+          tokens: { getToken: (hash: string) => Effect.succeed(Option.some(token(hash))) },
+          connections: { getConnection: (id: string) => Effect.succeed(Option.some(connection(id))) }
         },
-        tokens: { getToken: (hash: string) => Effect.succeed(Option.some(token(hash))) },
-        connections: { getConnection: (id: string) => Effect.succeed(Option.some(connection(id))) }
-      }, () => {
-        checks++
-        return 1
-      })
+        Effect.sync(() => {
+          checks++
+          return 1
+        })
+      )
       // a request's three cached reads (token, organisation, connection): one check
       yield* RowCache.perRequest(Effect.all([
         stores.tokens.getToken("tok_1"),
@@ -157,7 +160,7 @@ describe("RowCache", () => {
       const rows = new Map<string, Token>([["tok_1", token("tok_1")]])
       let reads = 0
       let version = 1
-      const { tokens: cached } = RowCache.wrap({
+      const { tokens: cached } = RowCache.wrapChecked({
         accounts: {
           getOrganisation: (_id: string) => Effect.succeed(Option.none<Organisation>()),
           getClient: (_id: string) => Effect.succeed(Option.none<ApiClient>())
@@ -170,7 +173,7 @@ describe("RowCache", () => {
             })
         },
         connections: { getConnection: (_id: string) => Effect.succeed(Option.none<Connection>()) }
-      }, () => version)
+      }, Effect.sync(() => version))
       yield* cached.getToken("tok_1")
       yield* cached.getToken("tok_1")
       assert.strictEqual(reads, 1)

@@ -244,28 +244,46 @@ describe("Worker fast path, late", () => {
     }).pipe(Effect.provide(webhookApp())))
 })
 
+/**
+ * A sandbox connection read as a production one by the poller, through the real port with every
+ * whole-list read it asks for counted (the resource, its query, and whether it ran as background work).
+ */
+const countedPoller = Effect.gen(function*() {
+  const { access } = yield* signIn
+  const linked = yield* linkSandbox(access)
+  const connectionStore = yield* ConnectionStore
+  const providers = yield* Providers
+  const poller = yield* WebhookPoller
+  const stored = Option.getOrThrow(yield* connectionStore.getConnection(linked.connection_id))
+  const production = { ...stored, is_sandbox: false }
+  const real = Option.getOrThrow(yield* providers.port(stored.provider, true))
+  const reads: Array<{ readonly resource: string; readonly query: unknown; readonly background: boolean }> = []
+  const port = {
+    ...real,
+    listAll: ((resource, session, facilityId, query) =>
+      Effect.flatMap(UpstreamGovernor.isBackground, (background) => {
+        reads.push({ resource, query, background })
+        return real.listAll(resource, session, facilityId, query)
+      })) as typeof real.listAll
+  }
+  const session = yield* providers.session(stored)
+  const world = providers.state.world(stored)
+  return { access, poller, port, production, providers, reads, real, session, stored, world }
+})
+
 describe("Production poller", () => {
   it.effect(
     "reconciles transfer and lab-result lists against the last snapshot and emits the same events",
     () =>
       Effect.gen(function*() {
-        const { access } = yield* signIn
-        const linked = yield* linkSandbox(access)
+        // The emulator, read through the real adapter, as if this were a production connection.
+        const { access, poller, port, production, providers, session, stored, world } = yield* countedPoller
         const hook = yield* subscribe(access, "http://127.0.0.1:9/hooks", [
           "transfer.arrived",
           "transfer.completed",
           "lab_result.received"
         ])
-        const connectionStore = yield* ConnectionStore
         const webhookStore = yield* WebhookStore
-        const providers = yield* Providers
-        const poller = yield* WebhookPoller
-        const stored = Option.getOrThrow(yield* connectionStore.getConnection(linked.connection_id))
-        // The emulator, read through the real adapter, as if this were a production connection.
-        const production = { ...stored, is_sandbox: false }
-        const port = Option.getOrThrow(yield* providers.port(stored.provider, true))
-        const session = yield* providers.session(stored)
-        const world = providers.state.world(stored)
         const run = (name: string, params: unknown = {}) => {
           const result = providers.sandbox.apply<Scenario.Outcome, Scenario.Failure>(world, {
             _tag: "Scenario",
@@ -323,33 +341,6 @@ describe("Production poller", () => {
       ),
     60_000
   )
-})
-
-/**
- * A sandbox connection read as a production one by the poller, through the real port with every
- * whole-list read it asks for counted (the resource, its query, and whether it ran as background work).
- */
-const countedPoller = Effect.gen(function*() {
-  const { access } = yield* signIn
-  const linked = yield* linkSandbox(access)
-  const connectionStore = yield* ConnectionStore
-  const providers = yield* Providers
-  const poller = yield* WebhookPoller
-  const stored = Option.getOrThrow(yield* connectionStore.getConnection(linked.connection_id))
-  const production = { ...stored, is_sandbox: false }
-  const real = Option.getOrThrow(yield* providers.port(stored.provider, true))
-  const reads: Array<{ readonly resource: string; readonly query: unknown; readonly background: boolean }> = []
-  const port = {
-    ...real,
-    listAll: ((resource, session, facilityId, query) =>
-      Effect.flatMap(UpstreamGovernor.isBackground, (background) => {
-        reads.push({ resource, query, background })
-        return real.listAll(resource, session, facilityId, query)
-      })) as typeof real.listAll
-  }
-  const session = yield* providers.session(stored)
-  const world = providers.state.world(stored)
-  return { poller, port, production, providers, reads, real, session, stored, world }
 })
 
 describe("Production poller, incremental (issue #35)", () => {

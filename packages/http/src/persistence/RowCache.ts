@@ -92,26 +92,10 @@ const forget = Effect.map(FiberRef.get(requestGeneration), (box) => {
 })
 
 /**
- * Wraps the three stores with one cache (a commit empties every table). `dataVersion` reads
- * the database's change counter on a connection of its own (synchronously: a prepared
- * `PRAGMA data_version`, about 20 µs through libsql), so that every commit of every other
- * connection, this process's included, changes it. As on Postgres ({@link wrapChecked}), it is read
- * once per request inside `perRequest` (a request's token, organisation and connection reads share
- * it), otherwise once per cached read; wrap the stores that write with {@link forgetting} so that a
- * request sees its own writes.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const wrap = <
-  A extends Pick<Accounts.Service, "getOrganisation" | "getClient">,
-  T extends Pick<Tokens.Service, "getToken">,
-  C extends Pick<ConnectionStore.Service, "getConnection">
->(stores: Stores<A, T, C>, dataVersion: () => number): Stores<A, T, C> => wrapChecked(stores, Effect.sync(dataVersion))
-
-/**
- * Wraps the three stores with one cache checked against `generation` (on Postgres: `SELECT
- * generation FROM row_generation`), read once per request inside `perRequest`, otherwise once per
+ * Wraps the three stores with one cache checked against `generation` (on SQLite: `PRAGMA
+ * data_version` on a connection of its own, about 20 µs through libsql, which every commit of every
+ * connection changes, this process's included; on Postgres: `SELECT generation FROM
+ * row_generation`), read once per request inside `perRequest`, otherwise once per
  * cached read, and never inside a transaction (there every read goes to the database). The kept
  * rows are used only while the generation read equals the one they were kept under; any other value
  * empties the cache. A row is kept under the generation read before it, so a change committed

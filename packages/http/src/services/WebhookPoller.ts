@@ -102,16 +102,13 @@ export const layer = Layer.effect(
     const syncStore = yield* SyncStore.SyncStore
 
     /**
-     * A baseline from the synced store: the transfers and lab results of every facility, when each
-     * facility has both lists live there, and the time up to which the store holds every change
-     * of them (the earliest `synced_through`). The baseline's own reads of those lists upstream,
-     * whole from the licence start (hundreds of GETs a connection), are then not needed: the sync
-     * made them already (issue #35, bench row 14).
+     * When the synced store can give a connection's baseline: every facility has its transfers and
+     * lab results live there. Then the time up to which the store holds every change of them (the
+     * earliest `synced_through`). The baseline's own reads of those lists upstream, whole from the
+     * licence start (hundreds of GETs a connection), are then not needed: the sync made them
+     * already (issue #35, bench row 14).
      */
-    const baselineFromStore = (
-      connectionId: string,
-      facilities: ReadonlyArray<FacilityOf>
-    ) =>
+    const storedThrough = (connectionId: string, facilities: ReadonlyArray<FacilityOf>) =>
       Effect.gen(function*() {
         let asOf = Number.POSITIVE_INFINITY
         for (const facility of facilities) {
@@ -122,24 +119,17 @@ export const layer = Layer.effect(
             asOf = Math.min(asOf, state.synced_through)
           }
         }
-        if (!Number.isFinite(asOf)) return Option.none()
-        const transfers: Array<{ readonly transfer: Transfer.Transfer; readonly facility: FacilityOf }> = []
-        const results: Array<{ readonly result: LabResult.LabResult; readonly facility: FacilityOf }> = []
-        for (const facility of facilities) {
-          for (const body of yield* syncStore.list(connectionId, facility.id, "transfers")) {
-            transfers.push({ transfer: JSON.parse(body) as Transfer.Transfer, facility })
-          }
-          for (const body of yield* syncStore.list(connectionId, facility.id, "lab_results")) {
-            results.push({ result: JSON.parse(body) as LabResult.LabResult, facility })
-          }
-        }
-        return Option.some({ asOf, transfers, results })
+        return Number.isFinite(asOf) ? Option.some(asOf) : Option.none()
       })
+
+    /** A list of a facility as the sync stored it (each body the object its GET answers). */
+    const storedList = <A>(connectionId: string, facilityId: string, resource: string) =>
+      Effect.map(syncStore.list(connectionId, facilityId, resource), (bodies) => bodies.map((b) => JSON.parse(b) as A))
 
     const reconcile: Service["reconcile"] = (connection, port, session) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
-        const facilities: Array<{ readonly id: Ids.FacilityId; readonly license_number: string }> = []
+        const facilities: Array<FacilityOf> = []
         for (let page = 1;; page++) {
           const p = yield* port.listFacilities(session, { page, per_page: 100 })
           facilities.push(...p.items)
@@ -158,29 +148,30 @@ export const layer = Layer.effect(
         const query = since === undefined ? {} : { updated_since: since }
         const transfers = new Map<string, { readonly transfer: Transfer.Transfer; readonly facility: Ids.FacilityId }>()
         const results = new Map<string, { readonly result: LabResult.LabResult; readonly facility: Ids.FacilityId }>()
-        const addTransfer = (t: Transfer.Transfer, facility: FacilityOf) => {
-          // A transfer between two of the connection's facilities is reported once, for its recipient.
-          const known = transfers.get(t.id)
-          if (known === undefined || t.recipient_facility === facility.license_number) {
-            transfers.set(t.id, { transfer: t, facility: facility.id })
-          }
-        }
-        const addResult = (r: LabResult.LabResult, facility: FacilityOf) => {
-          if (!results.has(r.id)) results.set(r.id, { result: r, facility: facility.id })
-        }
         // A baseline of a connection the sync holds live is read from the store, and stamped with
         // the time the store holds every change up to: the next poll reads from 10 minutes before
         // it, so a change the store had not seen yet is reported then.
-        const stocked = since === undefined ? yield* baselineFromStore(connection.id, facilities) : Option.none()
-        let polledAt = now
-        if (Option.isSome(stocked)) {
-          polledAt = Math.min(now, stocked.value.asOf)
-          for (const { facility, transfer } of stocked.value.transfers) addTransfer(transfer, facility)
-          for (const { facility, result } of stocked.value.results) addResult(result, facility)
-        } else {
-          for (const facility of facilities) {
-            for (const t of yield* port.listAll("transfers", session, facility.id, query)) addTransfer(t, facility)
-            for (const r of yield* port.listAll("lab_results", session, facility.id, query)) addResult(r, facility)
+        const fromStore = since === undefined ? yield* storedThrough(connection.id, facilities) : Option.none()
+        const polledAt = Option.match(fromStore, { onNone: () => now, onSome: (asOf) => Math.min(now, asOf) })
+        for (const facility of facilities) {
+          const [listed, tested] = Option.isSome(fromStore)
+            ? [
+              yield* storedList<Transfer.Transfer>(connection.id, facility.id, "transfers"),
+              yield* storedList<LabResult.LabResult>(connection.id, facility.id, "lab_results")
+            ]
+            : [
+              yield* port.listAll("transfers", session, facility.id, query),
+              yield* port.listAll("lab_results", session, facility.id, query)
+            ]
+          for (const t of listed) {
+            // A transfer between two of the connection's facilities is reported once, for its recipient.
+            const known = transfers.get(t.id)
+            if (known === undefined || t.recipient_facility === facility.license_number) {
+              transfers.set(t.id, { transfer: t, facility: facility.id })
+            }
+          }
+          for (const r of tested) {
+            if (!results.has(r.id)) results.set(r.id, { result: r, facility: facility.id })
           }
         }
         const previous = Option.map(stored, (s) => JSON.parse(s.snapshot) as Snapshot)
