@@ -279,6 +279,11 @@ export interface Service {
     fair?: ClaimFairness
   ) => Effect.Effect<ReadonlyArray<WebhookDelivery>>
   /**
+   * Whether a pending delivery is due at `now` that no lease holds: what a claim would find, had
+   * no other claim locked it at that moment (a Postgres claim skips rows being claimed elsewhere).
+   */
+  readonly anyDueWebhookDelivery: (now: number) => Effect.Effect<boolean>
+  /**
    * Gives back a claim whose attempt never started: `claims - 1`, and, with `due`, no lease and
    * due at `due` (claimable at once); without it the lease stays (it lapses on its own). Only if
    * the delivery is still as claimed (same lease and count): false otherwise, nothing written.
@@ -604,6 +609,16 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
           (rs) => [...rs].sort((a, b) => a.next_attempt_at! - b.next_attempt_at! || a.id.localeCompare(b.id))
         )
       },
+      anyDueWebhookDelivery: (now) =>
+        Effect.map(
+          rows(
+            sql`SELECT id FROM webhook_deliveries
+                WHERE status = 'pending' AND next_attempt_at <= ${now}
+                  AND (locked_until IS NULL OR locked_until <= ${now})
+                LIMIT 1`
+          ),
+          (rs) => rs.length > 0
+        ),
       recordWebhookAttempt: (attempt, next) =>
         inTransaction(Effect.gen(function*() {
           const moved = yield* rows(

@@ -105,6 +105,9 @@ export const PER_ORGANISATION = 8
 /** Attempts to one endpoint in flight in one process, at most. @since 0.1.0 @category constants */
 export const PER_ENDPOINT = 4
 
+/** How long `runDue` waits before looking again when another process's claim held every due row. */
+const CONTENDED_RETRY = Duration.millis(10)
+
 /**
  * A delivery with this many started attempts that never finished (the process died or hung in
  * them) is dead-lettered instead of sent again.
@@ -685,8 +688,15 @@ export const layer = Layer.effect(
         const { claimed } = yield* claimInto(scheduler)
         total += claimed
         if (claimed === 0) {
-          if (scheduler.size() === 0) return total
-          yield* scheduler.ended
+          if (scheduler.size() > 0) {
+            yield* scheduler.ended
+            continue
+          }
+          // Nothing came back and nothing runs: done, unless a delivery is due that another
+          // process was claiming at that moment (skipped, not leased). Look again once its claim
+          // has committed: it either took the delivery (leased) or let it go.
+          if (!(yield* webhookStore.anyDueWebhookDelivery(yield* Clock.currentTimeMillis))) return total
+          yield* Effect.sleep(CONTENDED_RETRY)
         }
       }
     }).pipe(Effect.scoped)
