@@ -220,11 +220,16 @@ export const agree = (token: string, connectionId: string, exempt: Readonly<Reco
       .data as Array<any>
     const discriminating = new Set<string>()
     const full = new Map<string, Map<string, ReadonlyArray<any>>>()
-    for (const facility of facilities) {
-      const at = yield* agreeAt(token, connectionId, facility, operations, exempt)
-      for (const key of at.discriminating) discriminating.add(key)
-      full.set(facility.id, new Map(at.full))
-    }
+    // facilities side by side: their `updated_since` reads go upstream and wait for the governor
+    const each = yield* Effect.forEach(
+      facilities,
+      (facility) => agreeAt(token, connectionId, facility, operations, exempt),
+      { concurrency: 4 }
+    )
+    facilities.forEach((facility, i) => {
+      for (const key of each[i]!.discriminating) discriminating.add(key)
+      full.set(facility.id, new Map(each[i]!.full))
+    })
     const served = new Set([...full.values()].flatMap((lists) => [...lists.keys()]))
     assert.include([...served], "packages")
     const untold = operations.filter((op) => served.has(op.resource))
