@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
@@ -36,6 +37,10 @@ export default defineConfig({
     ...shared.test,
     // each project names its files (a project's `include` is added to this one)
     include: [],
+    // As the root run: two files at once on a two-core machine (vitest's default is one fewer
+    // than the CPUs). The browser groups and the suite that stops the cluster still run alone.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    minWorkers: 1,
     reporters: ["default", new SummaryReporter()],
     projects: [
       {
