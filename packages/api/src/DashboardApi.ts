@@ -855,7 +855,17 @@ export const Overview = Schema.Struct({
     "2xx": Schema.Int,
     "3xx": Schema.Int,
     "4xx": Schema.Int,
-    "5xx": Schema.Int
+    "5xx": Schema.Int,
+    error_rate: Schema.NullOr(Schema.Number.pipe(Schema.between(0, 1))).annotations({
+      description: "The share of the requests that failed on Tracebridge's or the state system's side (5xx: " +
+        "500, and 502, 503 or 504 when the upstream failed), from 0 to 1, rounded to 4 places; null when " +
+        "there was no request"
+    }),
+    client_error_rate: Schema.NullOr(Schema.Number.pipe(Schema.between(0, 1))).annotations({
+      description: "The share of the requests refused as sent (4xx: bad input, authentication, not found, a " +
+        "connection that needs a relink, a rate limit), from 0 to 1, rounded to 4 places; null when there was " +
+        "no request"
+    })
   }),
   deliveries_24h: DeliveryCounts,
   open_issues: Schema.Int,

@@ -1,6 +1,7 @@
 /**
  * The dashboard's Overview (issue #33): the plan, the connections by status, the last 24 hours'
- * requests by status class (from the request log) and deliveries by outcome, the open issues, the
+ * requests by status class (from the request log) with their error rate (5xx) and client error
+ * rate (4xx), null with no request, and deliveries by outcome, the open issues, the
  * webhook backlog and the sync lag (the gauges' reads, narrowed: `support/OverviewFigures.ts`, also
  * run on Postgres); only the member's organisation's; every role reads it.
  */
@@ -46,7 +47,7 @@ describe("Dashboard overview", () => {
         const viewer = yield* invited(owner, "viewer@example.com", "viewer")
         const a = yield* linkSandbox(access)
         const b = yield* linkSandbox(access)
-        yield* linkSandbox(access, "provider_b")
+        const c = yield* linkSandbox(access, "provider_b")
         yield* dashboard.connections.remove({ path: { connection_id: b.connection_id } })
         yield* call("POST", `/v1/sandbox/${a.connection_id}/simulate`, {
           token: access,
@@ -63,6 +64,11 @@ describe("Dashboard overview", () => {
         })
         yield* Effect.flatMap(WebhookDispatcher, (d) => d.runDue)
         assert.strictEqual((yield* call("GET", "/v1/connections/conn_nope", { token: access })).status, 404)
+        // a read the state system answers with garbage: a 5xx
+        yield* call("PUT", `/v1/sandbox/${c.connection_id}/faults`, { token: access, json: { kind: "malformed" } })
+        const failed = yield* call("GET", `/v1/connections/${c.connection_id}/facilities`, { token: access })
+        assert.isAtLeast(failed.status, 500, JSON.stringify(failed.body))
+        yield* call("DELETE", `/v1/sandbox/${c.connection_id}/faults`, { token: access })
         yield* flush
 
         const answer = yield* raw("GET", "/dashboard/api/overview", { cookie: viewer.cookie })
@@ -74,7 +80,14 @@ describe("Dashboard overview", () => {
         const requests = overview.requests_24h
         assert.isAtLeast(requests["2xx"], 5)
         assert.isAtLeast(requests["4xx"], 1)
+        assert.isAtLeast(requests["5xx"], 1)
         assert.strictEqual(requests.total, requests["2xx"] + requests["3xx"] + requests["4xx"] + requests["5xx"])
+        // the error rate: the share of 5xx; the client error rate: the share of 4xx (4 places)
+        assert.strictEqual(requests.error_rate, Math.round((requests["5xx"] / requests.total) * 10_000) / 10_000)
+        assert.strictEqual(requests.client_error_rate, Math.round((requests["4xx"] / requests.total) * 10_000) / 10_000)
+        assert.isAbove(requests.error_rate, 0)
+        assert.isBelow(requests.error_rate, 1)
+        assert.isAbove(requests.client_error_rate, 0)
         const issues = yield* dashboard.issues.list()
         assert.strictEqual(overview.open_issues, issues.data.length)
         assert.isAtLeast(overview.open_issues, 1, "the connection in error")
@@ -86,7 +99,15 @@ describe("Dashboard overview", () => {
         assert.deepStrictEqual(theirs.body, {
           plan: "production",
           connections: { active: 0, pending: 0, error: 0, inactive: 0 },
-          requests_24h: { total: 0, "2xx": 0, "3xx": 0, "4xx": 0, "5xx": 0 },
+          requests_24h: {
+            total: 0,
+            "2xx": 0,
+            "3xx": 0,
+            "4xx": 0,
+            "5xx": 0,
+            error_rate: null,
+            client_error_rate: null
+          },
           deliveries_24h: { succeeded: 0, failed: 0, retrying: 0, pending: 0 },
           open_issues: 0,
           webhook_backlog: { pending: 0, oldest_pending_seconds: null, dead_lettered: 0 },
@@ -98,6 +119,9 @@ describe("Dashboard overview", () => {
         const later = yield* clientFor(yield* signInAgain(owner))
         const dayAfter = yield* later.overview.get()
         assert.strictEqual(dayAfter.requests_24h.total, 0)
+        // no request: no rate (null, not 0)
+        assert.isNull(dayAfter.requests_24h.error_rate)
+        assert.isNull(dayAfter.requests_24h.client_error_rate)
         assert.deepStrictEqual(dayAfter.deliveries_24h, { succeeded: 0, failed: 0, retrying: 0, pending: 0 })
         assert.deepStrictEqual(dayAfter.connections, { active: 1, pending: 0, error: 1, inactive: 1 })
         assert.strictEqual((yield* raw("GET", "/dashboard/api/overview")).status, 401)

@@ -1,17 +1,25 @@
 /**
  * The dashboard's role matrix (issue #33, `docs/dashboard.md`): every call of the internal API,
  * by each of the four roles, against the member's own organisation and against another
- * organisation's members, API keys, connections, webhooks and deliveries, which are never reachable
- * (404 where the role may act, 403 where it may not), never listed, and never changed.
+ * organisation's members, API keys, connections, webhooks, deliveries, request logs, Connect
+ * settings and sandbox connections, which are never reachable (404 where the role may act, 403
+ * where it may not), never listed, and never changed. The list of calls is checked against
+ * `DashboardApi` itself: an endpoint with no row (or, when its path names a record, no row naming
+ * another organisation's) fails the test.
  */
+import { HttpApi } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
+import { DashboardApi } from "@tracebridge/api"
 import { Bootstrap, Http } from "@tracebridge/http"
-import { Duration, Effect, Layer, Option, TestClock } from "effect"
+import { Clock, Duration, Effect, Layer, Option, TestClock } from "effect"
+import * as OTPAuth from "otpauth"
 import { ConnectionStore } from "../src/persistence/ConnectionStore.js"
 import { WebhookStore } from "../src/persistence/WebhookStore.js"
+import * as RequestLogCapture from "../src/RequestLogCapture.js"
 import * as Server from "../src/Server.js"
 import * as Crypto from "../src/services/Crypto.js"
-import { accept, firstOwner, invited, type Member, raw, tokenFor } from "./support/Dashboard.js"
+import { accept, type Answer, firstOwner, invited, type Member, raw, tokenFor } from "./support/Dashboard.js"
+import { call } from "./support/TestApp.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
 const app = Http.makeHttpLive({ worker: false }).pipe(
@@ -95,7 +103,85 @@ const failedDeliveryOf = (organisationId: string, connectionId: string, endpoint
       }]
     ))
 
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
+
+/** Every endpoint of the dashboard's API, read from its definition, with a pattern of its path. */
+const endpoints = (() => {
+  const all: Array<
+    {
+      readonly name: string
+      readonly method: Method
+      readonly session: boolean
+      readonly pattern: RegExp
+      readonly params: number
+    }
+  > = []
+  HttpApi.reflect(DashboardApi.DashboardApi, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, middleware }) => {
+      const segments = endpoint.path.split("/")
+      all.push({
+        name: `${endpoint.method} ${endpoint.path}`,
+        method: endpoint.method as Method,
+        session: [...middleware].some((tag) => tag.key === DashboardApi.DashboardSession.key),
+        pattern: new RegExp(`^${segments.map((s) => s.startsWith(":") ? "[^/]+" : s).join("/")}$`),
+        params: segments.filter((s) => s.startsWith(":")).length
+      })
+    }
+  })
+  return all
+})()
+
+/** The endpoint a call reaches: of those whose method and path match, the one with fewest parameters. */
+const endpointOf = (method: Method, url: string) => {
+  const path = url.split("?")[0]!
+  const matching = endpoints.filter((e) => e.method === method && e.pattern.test(path)).sort((a, b) =>
+    a.params - b.params
+  )
+  assert.isAbove(matching.length, 0, `${method} ${url} is no endpoint of DashboardApi`)
+  return matching[0]!
+}
+
+/**
+ * The endpoints outside the matrix: they need no session, so no role and no organisation applies
+ * (sign-in and accepting an invitation run here for every member; `Dashboard.test.ts` and
+ * `DashboardSso.test.ts` test them all).
+ */
+const open = [
+  "POST /dashboard/api/session",
+  "POST /dashboard/api/invitations/accept",
+  "GET /dashboard/api/sso",
+  "GET /dashboard/api/sso/start",
+  "POST /dashboard/api/sso/callback"
+]
+
+const flush = Effect.flatMap(
+  Effect.serviceOption(RequestLogCapture.Capture),
+  (capture) => Option.isSome(capture) ? capture.value.flush : Effect.dieMessage("the request log is off")
+)
+
+/** A TOTP code now, for the secret of an enrolment's answer. */
+const totpNow = (enrolment: Answer | undefined) =>
+  Effect.map(
+    Clock.currentTimeMillis,
+    (timestamp) => (OTPAuth.URI.parse(enrolment!.body.otpauth_uri) as OTPAuth.TOTP).generate({ timestamp })
+  )
+
+/** `id` as a whole word of `text` (not the start of a longer id). */
+const mentions = (text: string, id: string) =>
+  new RegExp(`(?<![\\w-])${id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w-])`).test(text)
+
 describe("Dashboard roles", () => {
+  it("the API's endpoints are read from its definition", () => {
+    assert.isAbove(endpoints.length, 50)
+    assert.sameMembers(endpoints.filter((e) => !e.session).map((e) => e.name), open)
+    assert.strictEqual(
+      endpointOf("POST", "/dashboard/api/deliveries/resend_failed").name,
+      "POST /dashboard/api/deliveries/resend_failed"
+    )
+    assert.strictEqual(endpointOf("GET", "/dashboard/api/logs/req_1").name, "GET /dashboard/api/logs/:request_id")
+  })
+
   it.scoped("every call, four roles, and another organisation's data never reachable", () =>
     Effect.gen(function*() {
       // organisation A: its first owner, and one member of each other role
@@ -123,8 +209,49 @@ describe("Dashboard roles", () => {
         json: { domain: "b.example" }
       })
       assert.strictEqual(domainB.status, 201)
+      const connectB = yield* raw("PUT", "/dashboard/api/connect/settings", {
+        cookie: ownerB.cookie,
+        csrf: ownerB.csrf,
+        json: { client_name: "Brand of B", logo_url: null }
+      })
+      assert.strictEqual(connectB.status, 200)
       yield* connectionOf(owner.organisationId, "conn_a_hooks")
       yield* webhookOf(owner.organisationId, "wh_a")
+      // a /v1 call of each organisation's, in the request log
+      const accessOf = (answer: Answer) =>
+        Effect.map(tokenFor(answer.body.client_id, answer.body.client_secret), (t) => t.body.access_token as string)
+      const keyLogA = yield* raw("POST", "/dashboard/api/keys", { cookie: owner.cookie, csrf: owner.csrf })
+      const requestA = (yield* call("GET", "/v1/connections", { token: yield* accessOf(keyLogA) })).headers[
+        "x-request-id"
+      ]!
+      const requestB = (yield* call("GET", "/v1/connections", { token: yield* accessOf(keyB) })).headers[
+        "x-request-id"
+      ]!
+      yield* flush
+      // what of B's must never be in an answer to A's members (B's ids, its domain, its Connect name)
+      const foreign = [
+        clientB,
+        "b.example",
+        "Brand of B",
+        orgB.id,
+        ownerB.userId,
+        memberB.userId,
+        "conn_b",
+        "wh_b",
+        "whd_b",
+        "evt_whd_b",
+        requestB
+      ]
+      /** Per endpoint of the API: a row on A's data, a row naming B's. */
+      const covered = new Map<string, { own: boolean; other: boolean }>()
+      const cover = (method: Method, url: string, json: unknown) => {
+        const endpoint = endpointOf(method, url)
+        const request = `${url} ${JSON.stringify(json ?? null)}`
+        const seen = covered.get(endpoint.name) ?? { own: false, other: false }
+        if (foreign.some((id) => mentions(request, id))) seen.other = true
+        else seen.own = true
+        covered.set(endpoint.name, seen)
+      }
 
       for (const role of roles) {
         // the per-address rate limit's bucket (200) refills: every call here comes from one address
@@ -144,9 +271,18 @@ describe("Dashboard roles", () => {
           csrf: owner.csrf,
           json: { url: "http://127.0.0.1:9/hooks", events: ["lab_result.received"] }
         })).body.webhook.id as string
+        // a sandbox connection of A's made on the page
+        const sandboxA = (yield* raw("POST", "/dashboard/api/sandbox/connections", {
+          cookie: owner.cookie,
+          csrf: owner.csrf,
+          json: { provider: "provider_a", state: "CO" }
+        })).body.id as string
+        /** This round's answers by row, for the rows that need an earlier one's (TOTP codes). */
+        const answers = new Map<string, Answer>()
 
+        /** A row: what, method, URL, body (or an effect making it, run just before the call), status. */
         const calls: ReadonlyArray<
-          readonly [string, "GET" | "POST" | "PATCH" | "DELETE", string, unknown, Expected]
+          readonly [string, Method, string, unknown, Expected]
         > = [
           ["me", "GET", "/dashboard/api/session", undefined, 200],
           ["members", "GET", "/dashboard/api/members", undefined, 200],
@@ -212,6 +348,106 @@ describe("Dashboard roles", () => {
           ],
           ["revoke a key", "POST", `/dashboard/api/keys/${keyA}/revoke`, undefined, by(200, 200, 200, 403)],
           ["enrol TOTP", "POST", "/dashboard/api/totp/enrol", undefined, 200],
+          [
+            "confirm TOTP",
+            "POST",
+            "/dashboard/api/totp/confirm",
+            Effect.map(Effect.suspend(() => totpNow(answers.get("enrol TOTP"))), (code) => ({ code })),
+            200
+          ],
+          [
+            "disable TOTP (with the next window's code: a code works once)",
+            "POST",
+            "/dashboard/api/totp/disable",
+            Effect.zipRight(
+              TestClock.adjust(Duration.seconds(30)),
+              Effect.map(Effect.suspend(() => totpNow(answers.get("enrol TOTP"))), (code) => ({ code }))
+            ),
+            200
+          ],
+          // the request log: A's request, B's never (not listed, not found, not by filter)
+          ["logs", "GET", "/dashboard/api/logs?limit=100", undefined, 200],
+          ["a request's log", "GET", `/dashboard/api/logs/${requestA}`, undefined, 200],
+          ["B's request's log", "GET", `/dashboard/api/logs/${requestB}`, undefined, 404],
+          ["logs filtered by B's request", "GET", `/dashboard/api/logs?request_id=${requestB}`, undefined, 200],
+          ["logs filtered by B's connection", "GET", "/dashboard/api/logs?connection_id=conn_b", undefined, 200],
+          // Connect defaults: A's own (B's name never shown)
+          ["Connect settings", "GET", "/dashboard/api/connect/settings", undefined, 200],
+          [
+            "change Connect settings",
+            "PUT",
+            "/dashboard/api/connect/settings",
+            { client_name: `Brand of A by ${role}`, logo_url: null },
+            by(200, 200, 403, 403)
+          ],
+          ["Connect preview", "POST", "/dashboard/api/connect/preview", undefined, by(200, 200, 200, 403)],
+          // sandbox tools, on A's sandbox connection and on B's
+          ["sandbox options", "GET", "/dashboard/api/sandbox", undefined, 200],
+          [
+            "make a sandbox connection",
+            "POST",
+            "/dashboard/api/sandbox/connections",
+            { provider: "provider_a", state: "CO" },
+            by(201, 201, 201, 403)
+          ],
+          [
+            "simulate a scenario",
+            "POST",
+            `/dashboard/api/sandbox/connections/${sandboxA}/simulate`,
+            { scenario: "transfer_arrived" },
+            by(200, 200, 200, 403)
+          ],
+          [
+            "simulate on B's connection",
+            "POST",
+            "/dashboard/api/sandbox/connections/conn_b/simulate",
+            { scenario: "transfer_arrived" },
+            by(404, 404, 404, 403)
+          ],
+          [
+            "set a fault",
+            "PUT",
+            `/dashboard/api/sandbox/connections/${sandboxA}/fault`,
+            { kind: "outage" },
+            by(200, 200, 200, 403)
+          ],
+          [
+            "set a fault on B's connection",
+            "PUT",
+            "/dashboard/api/sandbox/connections/conn_b/fault",
+            { kind: "outage" },
+            by(404, 404, 404, 403)
+          ],
+          ["read a fault", "GET", `/dashboard/api/sandbox/connections/${sandboxA}/fault`, undefined, 200],
+          ["read B's fault", "GET", "/dashboard/api/sandbox/connections/conn_b/fault", undefined, 404],
+          [
+            "clear a fault",
+            "DELETE",
+            `/dashboard/api/sandbox/connections/${sandboxA}/fault`,
+            undefined,
+            by(200, 200, 200, 403)
+          ],
+          [
+            "clear B's fault",
+            "DELETE",
+            "/dashboard/api/sandbox/connections/conn_b/fault",
+            undefined,
+            by(404, 404, 404, 403)
+          ],
+          [
+            "reset a sandbox connection",
+            "POST",
+            `/dashboard/api/sandbox/connections/${sandboxA}/reset`,
+            undefined,
+            by(200, 200, 200, 403)
+          ],
+          [
+            "reset B's sandbox connection",
+            "POST",
+            "/dashboard/api/sandbox/connections/conn_b/reset",
+            undefined,
+            by(404, 404, 404, 403)
+          ],
           ["connections", "GET", "/dashboard/api/connections", undefined, 200],
           [
             "delete a connection",
@@ -379,15 +615,25 @@ describe("Dashboard roles", () => {
             undefined,
             by(404, 404, 403, 403)
           ],
+          [
+            "switch to A (its own: nothing changes)",
+            "POST",
+            "/dashboard/api/session/organisation",
+            { organisation_id: owner.organisationId },
+            200
+          ],
           ["switch to B", "POST", "/dashboard/api/session/organisation", { organisation_id: orgB.id }, 404]
         ]
-        for (const [what, method, url, json, expected] of calls) {
+        for (const [what, method, url, body, expected] of calls) {
           const status = typeof expected === "number" ? expected : expected[role]
+          const json = Effect.isEffect(body) ? yield* (body as Effect.Effect<unknown>) : body
+          cover(method, url, json)
           const answer = yield* raw(method, url, {
             cookie: me.cookie,
             csrf: me.csrf,
             ...(json === undefined ? {} : { json })
           })
+          answers.set(what, answer)
           assert.strictEqual(answer.status, status, `${role}: ${what} answered ${answer.text}`)
           if (status >= 400) {
             assert.containsAllKeys(answer.body.error, ["type", "code", "message", "request_id"])
@@ -397,11 +643,16 @@ describe("Dashboard roles", () => {
           if (!/^(create a webhook|rotate a webhook's secret)$/.test(what)) {
             assert.notInclude(answer.text, "whsec_", `${role}: ${what}`)
           }
-          // B's data is never in an answer to A's members
-          assert.notInclude(answer.text, clientB, `${role}: ${what}`)
-          assert.notInclude(answer.text, "b.example", `${role}: ${what}`)
+          // B's data is never in an answer to A's members (a refusal may name the id it was asked for)
+          const asked = `${url} ${JSON.stringify(json ?? null)}`
+          for (const id of foreign) {
+            if (status >= 400 && mentions(asked, id)) continue
+            assert.isFalse(mentions(answer.text, id), `${role}: ${what} answered ${id} of B's: ${answer.text}`)
+          }
+          if (what.startsWith("logs filtered by B's")) assert.deepStrictEqual(answer.body.data, [], `${role}: ${what}`)
         }
         // sign-out, for every role
+        cover("DELETE", "/dashboard/api/session", undefined)
         assert.strictEqual(
           (yield* raw("DELETE", "/dashboard/api/session", { cookie: me.cookie, csrf: me.csrf })).status,
           204,
@@ -437,28 +688,30 @@ describe("Dashboard roles", () => {
       assert.strictEqual(Option.getOrThrow(endpointB).events, JSON.stringify(["lab_result.received"]))
       assert.strictEqual(Option.getOrThrow(endpointB).status, "enabled")
       assert.strictEqual(Option.getOrThrow(endpointB).secret, "sealed")
+      // B's Connect name and its sandbox connection's fault are as B left them
+      const settingsB = yield* raw("GET", "/dashboard/api/connect/settings", { cookie: ownerB.cookie })
+      assert.strictEqual(settingsB.body.client_name, "Brand of B")
+      assert.deepStrictEqual(
+        (yield* raw("GET", "/dashboard/api/sandbox/connections/conn_b/fault", { cookie: ownerB.cookie })).body,
+        { connection_id: "conn_b", fault: null }
+      )
+      assert.notInclude(auditB.text, "sandbox.")
+
+      // every endpoint of the API is in the matrix: on A's data, and, when its path names a record,
+      // on B's too; the open ones only are left out
+      for (const endpoint of endpoints.filter((e) => e.session)) {
+        const seen = covered.get(endpoint.name)
+        assert.isTrue(seen?.own === true, `${endpoint.name} has no row in the role matrix`)
+        if (endpoint.params > 0) {
+          assert.isTrue(seen?.other === true, `${endpoint.name} has no row on another organisation's data`)
+        }
+      }
+
       yield* TestClock.adjust(Duration.seconds(3))
-      // an unauthenticated call is refused 401 everywhere but sign-in and accepting an invitation
-      for (
-        const [method, url] of [
-          ["GET", "/dashboard/api/session"],
-          ["GET", "/dashboard/api/members"],
-          ["GET", "/dashboard/api/sso/domains"],
-          ["POST", "/dashboard/api/sso/domains"],
-          ["POST", "/dashboard/api/session/organisation"],
-          ["GET", "/dashboard/api/audit"],
-          ["GET", "/dashboard/api/keys"],
-          ["POST", "/dashboard/api/keys"],
-          ["POST", "/dashboard/api/totp/enrol"],
-          ["GET", "/dashboard/api/issues"],
-          ["GET", "/dashboard/api/overview"],
-          ["GET", "/dashboard/api/webhooks"],
-          ["GET", "/dashboard/api/deliveries/whd_b"],
-          ["POST", "/dashboard/api/deliveries/whd_b/resend"],
-          ["GET", "/dashboard/api/connections/conn_b"],
-          ["POST", "/dashboard/api/connections/conn_b/relink"]
-        ] as const
-      ) {
+      // an unauthenticated call is refused 401 everywhere but the open endpoints (read from the API)
+      for (const endpoint of endpoints.filter((e) => e.session)) {
+        const [method, path] = endpoint.name.split(" ") as [Method, string]
+        const url = path.replace(/:[a-z_]+/g, "x_unknown")
         const answer = yield* raw(method, url)
         assert.strictEqual(answer.status, 401, `${method} ${url}`)
         assert.strictEqual(answer.body.error.type, "authentication_error")

@@ -364,6 +364,20 @@ describe("Dashboard webhook management", () => {
           ["an edit of nothing", "PATCH", `/dashboard/api/webhooks/${id}`, {}, undefined],
           ["an edit of the status", "PATCH", `/dashboard/api/webhooks/${id}`, { status: "disabled" }, "status"],
           ["an edit with a bad URL", "PATCH", `/dashboard/api/webhooks/${id}`, { url: "not a url" }, "url"],
+          // a script, data or file URL (the page shows the URL; a receiver is http(s) only)
+          ...[
+            "javascript:alert(1)",
+            " JavaScript:alert(1)",
+            "java\tscript:alert(1)",
+            "data:text/html,<script>alert(1)</script>",
+            "file:///etc/passwd"
+          ]
+            .flatMap((url) =>
+              [
+                [`a ${url} URL`, "POST", "/dashboard/api/webhooks", { url, events: ["transfer.arrived"] }, "url"],
+                [`an edit to a ${url} URL`, "PATCH", `/dashboard/api/webhooks/${id}`, { url }, "url"]
+              ] as const
+            ),
           ["a status that is not one", "GET", "/dashboard/api/deliveries?status=bogus", undefined, "status"],
           ["an outcome that is not one", "GET", "/dashboard/api/deliveries?outcome=late", undefined, "outcome"],
           [
@@ -438,6 +452,9 @@ describe("Dashboard webhook management", () => {
         assert.deepStrictEqual(listB.body, { data: [], next_cursor: null })
         const stillA = yield* raw("GET", "/dashboard/api/webhooks", { cookie: owner.cookie })
         assert.deepStrictEqual(stillA.body.data[0].events, ["transfer.arrived"])
+        // no refused URL was stored: one endpoint, at the receiver's URL
+        assert.strictEqual(stillA.body.data.length, 1)
+        assert.strictEqual(stillA.body.data[0].url, hook.url)
         assert.strictEqual(stillA.body.data[0].status, "enabled")
       }).pipe(Effect.provide(app)),
     { timeout: 60_000 }

@@ -135,6 +135,10 @@ describe("Dashboard health pages (Postgres)", () => {
         assert.deepStrictEqual(overview.deliveries_24h, { succeeded: 1, failed: 0, retrying: 2, pending: 0 })
         assert.isAtLeast(overview.requests_24h["4xx"], 1)
         assert.isAtLeast(overview.requests_24h["2xx"], 1)
+        const { client_error_rate, error_rate, total } = overview.requests_24h
+        assert.strictEqual(error_rate, Math.round((overview.requests_24h["5xx"] / total) * 10_000) / 10_000)
+        assert.strictEqual(client_error_rate, Math.round((overview.requests_24h["4xx"] / total) * 10_000) / 10_000)
+        assert.isAbove(client_error_rate!, 0)
         assert.strictEqual(overview.open_issues, 3)
       }).pipe(onFreshApp(url, "dashboard_health")),
     { timeout: 120_000 }

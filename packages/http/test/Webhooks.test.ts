@@ -40,6 +40,18 @@ const patch = (path: string, token: string, json: unknown) =>
     return { status: response.status, body: text === "" ? null : JSON.parse(text) }
   }).pipe(Effect.scoped)
 
+/** Receiver URLs of a scheme other than http(s): each is refused with 400 naming `url`. */
+const nonHttpUrls = [
+  "javascript:alert(1)",
+  "JavaScript:alert(document.cookie)//https://example.com/",
+  " javascript:alert(1)",
+  "java\tscript:alert(1)",
+  "data:text/html,<script>alert(1)</script>",
+  "file:///etc/passwd",
+  "ws://127.0.0.1:8080/hooks",
+  "mailto:ops@example.com"
+]
+
 /** An organisation on the production plan, with its access token. */
 const productionOrganisation = Effect.gen(function*() {
   const organisation = yield* Bootstrap.createOrganisation("Production org", "production")
@@ -159,6 +171,21 @@ describe("Webhook subscriptions", () => {
       assert.strictEqual(yield* status(access, "http://10.0.0.8/hooks"), "400 url")
       assert.strictEqual(yield* status(access, "http://169.254.169.254/latest/meta-data"), "400 url")
       assert.strictEqual(yield* status(access, "ftp://example.com/hooks"), "400 url")
+      // a scheme other than http(s) is refused on either plan (a script or data URL, a file)
+      for (const url of nonHttpUrls) {
+        assert.strictEqual(yield* status(access, url), "400 url", url)
+        assert.strictEqual(yield* status(prod.access, url), "400 url", url)
+      }
+      const made = yield* subscribe(access, "http://127.0.0.1:8080/edited")
+      for (const url of nonHttpUrls) {
+        const edited = yield* patch(`/v1/webhooks/${made.id}`, access, { url })
+        assert.strictEqual(edited.status, 400, `${url}: ${JSON.stringify(edited.body)}`)
+        assert.strictEqual(edited.body.error.param, "url", url)
+      }
+      assert.strictEqual(
+        (yield* call("GET", `/v1/webhooks/${made.id}`, { token: access })).body.data.url,
+        "http://127.0.0.1:8080/edited"
+      )
       // Production: https only, never loopback, private, link-local, mapped or shared addresses.
       for (
         const url of [

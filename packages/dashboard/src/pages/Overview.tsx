@@ -1,6 +1,7 @@
 /**
  * The Overview page, where the dashboard opens: the organisation's plan, its connections by
- * status, the last day's requests by status class and webhook deliveries by outcome, the webhook
+ * status, the last day's requests by status class with their error rate (5xx) and client error
+ * rate (4xx) as percentages, and webhook deliveries by outcome, the webhook
  * backlog and the sync lag now (from `GET /dashboard/api/overview`), and the Issues feed (`GET /dashboard/api/issues`): what needs a
  * person, newest first, each with what to do (its message names the connection, facility or webhook).
  */
@@ -38,6 +39,16 @@ export const formatSeconds = (seconds: number | null): string => {
   return hours % 24 === 0 ? `${days} d` : `${days} d ${hours % 24} h`
 }
 
+/**
+ * A share from 0 to 1 as a percentage: `0%`, `1.25%`, `100%` (at most 2 places), `< 0.01%` for a
+ * share too small to show but not none; `no requests` for null.
+ */
+export const formatRate = (rate: number | null): string => {
+  if (rate === null) return "no requests"
+  const percent = Math.round(rate * 10_000) / 100
+  return percent === 0 && rate > 0 ? "< 0.01%" : `${percent}%`
+}
+
 export const Overview = () => {
   const overview = useLoad(() => call((c) => c.overview.get()), [])
   const issues = useLoad(() => call((c) => c.issues.list()), [])
@@ -66,7 +77,9 @@ export const Overview = () => {
                 ["all", o.requests_24h.total],
                 ["2xx", o.requests_24h["2xx"]],
                 ["4xx", o.requests_24h["4xx"]],
-                ["5xx", o.requests_24h["5xx"]]
+                ["5xx", o.requests_24h["5xx"]],
+                ["error rate (5xx)", formatRate(o.requests_24h.error_rate)],
+                ["client error rate (4xx)", formatRate(o.requests_24h.client_error_rate)]
               ]}
             />
             <Figures

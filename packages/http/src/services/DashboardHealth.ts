@@ -85,6 +85,16 @@ export const FAILED_DELIVERY_WINDOW_MS = 7 * 86_400_000
 const DAY_MS = 86_400_000
 
 /**
+ * The Overview's error rates: `part` of `total` as a share from 0 to 1, rounded to 4 places (a
+ * percentage to 2); null when `total` is 0 (no request: no rate, rather than a rate of 0).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const shareOf = (part: number, total: number): number | null =>
+  total === 0 ? null : Math.round((part / total) * 10_000) / 10_000
+
+/**
  * What a health call may fail with: the dashboard's own errors and those of `/v1`'s code it runs.
  *
  * @since 0.1.0
@@ -780,15 +790,20 @@ export const layer = Layer.effect(
             count("error"),
             count("inactive")
           ])
-          const requests = { total: 0, "2xx": 0, "3xx": 0, "4xx": 0, "5xx": 0 }
+          const counts = { total: 0, "2xx": 0, "3xx": 0, "4xx": 0, "5xx": 0 }
           for (const row of yield* requestLogStore.countsSince(session.organisation_id, now - DAY_MS)) {
-            requests.total += row.n
+            counts.total += row.n
             if (
               row.status_class === "2xx" || row.status_class === "3xx" || row.status_class === "4xx" ||
               row.status_class === "5xx"
             ) {
-              requests[row.status_class] += row.n
+              counts[row.status_class] += row.n
             }
+          }
+          const requests = {
+            ...counts,
+            error_rate: shareOf(counts["5xx"], counts.total),
+            client_error_rate: shareOf(counts["4xx"], counts.total)
           }
           const endpoints = yield* webhookStore.listWebhookEndpoints(session.organisation_id)
           const { total } = yield* countsOf(endpoints.map((e) => e.id), now - DAY_MS)
