@@ -2,8 +2,10 @@
  * The stores' suite (`PersistenceSuite.ts`) against SQLite (libsql, in a temporary file), and how `Database` picks its backend from Config. The Postgres
  * run is `Persistence.pg.test.ts` (`npm run test:pg`).
  */
+import { SqlClient } from "@effect/sql"
+import { LibsqlClient } from "@effect/sql-libsql"
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Either, Option, Redacted } from "effect"
+import { ConfigProvider, Effect, Either, Layer, Option, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -117,4 +119,24 @@ describe("Database", () => {
       }).pipe(Effect.provide(Database.layerSqlite(":memory:")))
       assert.deepStrictEqual(got, Option.some({ ...o, plan: "sandbox" as const }))
     }))
+})
+
+describe("indexes", () => {
+  // The dashboard Overview reads one organisation's webhook backlog on every load
+  // (`MetricsStore.organisationSnapshot`): from an index, not by scanning every organisation's
+  // deliveries.
+  it.effect("an organisation's delivery backlog is read from an index", () => {
+    const file = path.join(dir, "indexes.db")
+    return Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const plan = yield* sql<{ readonly detail: string }>`EXPLAIN QUERY PLAN
+        SELECT status, COUNT(*) AS n, MIN(created_at) AS oldest FROM webhook_deliveries
+        WHERE organisation_id = ${"org_x"} GROUP BY status`
+      const details = plan.map((row) => row.detail).join("; ")
+      assert.match(details, /USING (COVERING )?INDEX webhook_deliveries_organisation/, details)
+    }).pipe(
+      Effect.provide(LibsqlClient.layer({ url: `file:${file}` })),
+      (explain) => Effect.zipRight(Layer.build(Database.layerSqlite(file)).pipe(Effect.scoped), explain)
+    )
+  })
 })

@@ -571,6 +571,16 @@ $$`)
 })
 
 /**
+ * One organisation's deliveries by status, with their times: the dashboard Overview reads its
+ * webhook backlog from here on every load (`MetricsStore.organisationSnapshot`), instead of
+ * scanning every organisation's deliveries.
+ */
+const deliveriesByOrganisation = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE INDEX webhook_deliveries_organisation ON webhook_deliveries (organisation_id, status, created_at)`
+})
+
+/**
  * Every migration, for the driver's migrator layer (`LibsqlMigrator.layer({ loader })`,
  * `PgMigrator.layer({ loader })`).
  *
@@ -600,5 +610,6 @@ export const loader: Migrator.Loader = Migrator.fromRecord({
   "0019_connect_defaults": connectDefaults,
   "0020_row_generation": rowGeneration,
   "0021_poll_claims": pollClaims,
-  "0022_unlogged_buckets": unloggedBuckets
+  "0022_unlogged_buckets": unloggedBuckets,
+  "0023_deliveries_by_organisation": deliveriesByOrganisation
 })
