@@ -21,8 +21,15 @@
  * The served page has no inline script or style, under the strict CSP, for every client route;
  * `/dashboard/api/…` stays the API's (JSON 404, 405).
  *
+ * - markup and `javascript:` in a logged body and path are text in Logs and on the request page;
+ * - a roll with the shortest overlap: the old secret answers 401 at once, the new one 200;
+ * - a member invited by keyboard joins, has their role changed and is removed (both audited);
+ * - a new organisation (the CLI's create-org and invite) whose developer accepts the link, makes a
+ *   key and a sandbox connection on the pages, and reads a facility's packages with that key.
+ *
  * Keyboard: a new page focuses its heading, and Tab and Shift+Tab reach the page's button, the
- * navigation and the skip link.
+ * navigation and the skip link; `check` asserts every control is reachable by Tab (`reachable`);
+ * the Logs filter, a roll, the invitation and a new key are driven by keyboard.
  *
  * On every page: no sideways scrolling, no axe-core violation of impact serious or critical, and
  * no CSP refusal (the pages run under `script-src 'self'; style-src 'self'`). Screenshots go to

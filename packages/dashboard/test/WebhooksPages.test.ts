@@ -13,6 +13,8 @@
  *   the login while the fault holds (the page says so); clearing the fault brings it back and closes
  *   the issue; then the `connection_login_required` scenario refuses the login once more, and a
  *   relink through the widget (the login entered again) is what makes it active;
+ * - Edit events (by keyboard) adds an event type, and `/v1/webhooks/{id}` agrees;
+ * - an endpoint whose URL holds `<script>` and `javascript:` is shown as text;
  * - a viewer sees both pages with no button that changes anything, and never a secret.
  *
  * On every page: no sideways scrolling, no serious or critical axe-core violation, no CSP refusal,
