@@ -21,8 +21,15 @@
  * The served page has no inline script or style, under the strict CSP, for every client route;
  * `/dashboard/api/…` stays the API's (JSON 404, 405).
  *
+ * - markup and `javascript:` in a logged body and path are text in Logs and on the request page;
+ * - a roll with the shortest overlap: the old secret answers 401 at once, the new one 200;
+ * - a member invited by keyboard joins, has their role changed and is removed (both audited);
+ * - a new organisation (the CLI's create-org and invite) whose developer accepts the link, makes a
+ *   key and a sandbox connection on the pages, and reads a facility's packages with that key.
+ *
  * Keyboard: a new page focuses its heading, and Tab and Shift+Tab reach the page's button, the
- * navigation and the skip link.
+ * navigation and the skip link; `check` asserts every control is reachable by Tab (`reachable`);
+ * the Logs filter, a roll, the invitation and a new key are driven by keyboard.
  *
  * On every page: no sideways scrolling, no axe-core violation of impact serious or critical, and
  * no CSP refusal (the pages run under `script-src 'self'; style-src 'self'`). Screenshots go to
@@ -36,6 +43,7 @@ import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import {
   accept,
+  admin,
   check,
   CSP,
   heading,
@@ -44,6 +52,7 @@ import {
   origin,
   ownerLink,
   PASSWORD,
+  reachable,
   shoot,
   shots,
   signIn,
@@ -136,6 +145,11 @@ describe.sequential("dashboard pages", () => {
 
         // --- API keys: create; the secret is shown once and works
         await check(page, "keys")
+        // the keyboard check finds a control that Tab skips
+        await page.getByRole("button", { name: "Create API key" }).evaluate((b) => b.setAttribute("tabindex", "-1"))
+        await expect(reachable(page, "keys, a skipped button")).rejects.toThrow(/not reachable by Tab/)
+        await page.getByRole("button", { name: "Create API key" }).evaluate((b) => b.removeAttribute("tabindex"))
+        await page.getByRole("heading", { level: 1 }).focus()
         // by keyboard: a new page focuses its heading; Tab goes on to the page's button, and back
         // (Shift+Tab) through the navigation to the skip link
         const focused = () => page.evaluate(() => document.activeElement?.textContent ?? "")
@@ -205,12 +219,23 @@ describe.sequential("dashboard pages", () => {
         await nav(page, "Logs")
         await page.getByLabel("Status", { exact: true }).selectOption("4xx")
         await page.getByLabel("Connection", { exact: true }).fill(connectionId)
-        const row = page.getByRole("link", { name: /\/v1\/connections\/:connection_id\/facilities 409$/ })
+        // the row of this connection's failed read (the list names each request's connection; the
+        // other width's connection failed the same way)
+        const entry = page.getByRole("region", { name: "Requests" }).getByRole("row").filter({ hasText: connectionId })
+          .filter({ has: page.getByRole("link", { name: /\/v1\/connections\/:connection_id\/facilities 409$/ }) })
+          .first()
+        const row = entry.getByRole("link", { name: /\/v1\/connections\/:connection_id\/facilities 409$/ })
         for (let i = 0; i < 40 && (await row.count()) === 0; i++) {
           await page.getByRole("button", { name: "Filter" }).click()
           await page.waitForTimeout(250)
         }
         await row.first().waitFor()
+        // the list's principal (the key that called) and connection (linked to its page)
+        const cells = await entry.getByRole("cell").allInnerTexts()
+        expect(cells.map((c) => c.trim())).toEqual(expect.arrayContaining([clientId, connectionId]))
+        expect(await entry.getByRole("link", { name: `Connection ${connectionId}` }).getAttribute("href")).toBe(
+          `/dashboard/connections/${connectionId}`
+        )
         await check(page, "logs")
         await shoot(page, "logs", viewport)
         await row.first().click()
@@ -227,6 +252,54 @@ describe.sequential("dashboard pages", () => {
         await check(page, "a request's page")
         await page.getByRole("heading", { name: "Error answer" }).evaluate((h) => h.scrollIntoView({ block: "start" }))
         await shoot(page, "log-detail", viewport)
+
+        // --- markup in a log entry is text: a refused body, and a path naming no connection
+        const markup = "<script>alert(1)</script>"
+        const refusedBody = await v1("POST", "/v1/sandbox/public_token/create", access, {
+          provider: markup,
+          state: "javascript:alert(1)",
+          external_id: `${markup} javascript:alert(1)`
+        })
+        expect(refusedBody.status).toBe(400)
+        const unknownPath = await v1("GET", "/v1/connections/javascript:alert(1)", access)
+        expect(unknownPath.status).toBe(404)
+        // by keyboard: the Logs filter (the route typed, Enter), then the request opened with Enter
+        await nav(page, "Logs")
+        await page.getByRole("button", { name: "Clear" }).click()
+        await page.getByLabel("Route", { exact: true }).focus()
+        await page.keyboard.type("/v1/sandbox/public_token/create")
+        const markupRow = page.getByRole("link", { name: /\/v1\/sandbox\/public_token\/create 400$/ })
+        for (let i = 0; i < 40 && (await markupRow.count()) === 0; i++) {
+          await page.getByLabel("Route", { exact: true }).focus()
+          await page.keyboard.press("Enter")
+          await page.waitForTimeout(250)
+        }
+        await markupRow.first().focus()
+        await page.keyboard.press("Enter")
+        await heading(page, /^Request req_/)
+        await page.getByRole("heading", { name: "Error answer" }).waitFor()
+        const bodies = await page.locator("pre.body").allInnerTexts()
+        expect(bodies[0]).toContain(markup)
+        expect(bodies[0]).toContain("javascript:alert(1)")
+        expect(await page.locator("main script").count()).toBe(0)
+        expect(await page.locator("a[href^=\"javascript:\"]").count()).toBe(0)
+        await check(page, "a request's page, its body markup")
+        // the 404 whose path holds javascript: (its path shown as text, no link made of it)
+        await nav(page, "Logs")
+        await page.getByLabel("Route", { exact: true }).fill("/v1/connections/:connection_id")
+        await page.getByLabel("Status", { exact: true }).selectOption("4xx")
+        const notFound = page.getByRole("link", { name: /\/v1\/connections\/:connection_id 404$/ })
+        for (let i = 0; i < 40 && (await notFound.count()) === 0; i++) {
+          await page.getByRole("button", { name: "Filter" }).click()
+          await page.waitForTimeout(250)
+        }
+        expect(await page.locator("main script").count()).toBe(0)
+        expect(await page.locator("a[href^=\"javascript:\"]").count()).toBe(0)
+        await notFound.first().click()
+        await heading(page, /^Request req_/)
+        await page.locator("main code").filter({ hasText: "GET /v1/connections/javascript:alert(1)" }).waitFor()
+        expect(await page.locator("main script").count()).toBe(0)
+        expect(await page.locator("a[href^=\"javascript:\"]").count()).toBe(0)
 
         // --- Overview: the last day's requests count the failed read; the Issues feed is there
         await nav(page, "Overview")
@@ -305,9 +378,22 @@ describe.sequential("dashboard pages", () => {
         expect((await token(clientId, secret)).status).toBe(200)
         expect((await token(clientId, rolled)).status).toBe(200)
         await page.getByRole("button", { name: "I have copied it" }).click()
+        // rolled again with the shortest overlap (by keyboard): the old secret answers 401 at once
+        await keyRow.getByRole("button", { name: "Roll…" }).focus()
+        await page.keyboard.press("Enter")
+        await keyRow.getByLabel("Old secret keeps working").selectOption({ label: "Stops now" })
+        await keyRow.getByRole("button", { name: "Roll secret" }).focus()
+        await page.keyboard.press("Enter")
+        await page.locator("#revealed-secret").waitFor()
+        const rolledNow = (await page.locator("#revealed-secret").innerText()).trim()
+        expect(rolledNow).not.toBe(rolled)
+        expect((await token(clientId, rolled)).status).toBe(401)
+        expect((await token(clientId, rolledNow)).status).toBe(200)
+        await page.getByRole("button", { name: "I have copied it" }).click()
         await keyRow.getByRole("button", { name: "Revoke" }).click()
         await keyRow.getByRole("button", { name: "Yes, revoke" }).click()
         await page.getByRole("status").filter({ hasText: "is revoked" }).waitFor()
+        expect((await token(clientId, rolledNow)).status).toBe(401)
         expect((await token(clientId, rolled)).status).toBe(401)
         expect((await token(clientId, secret)).status).toBe(401)
         expect((await v1("GET", "/v1/connections", access)).status).toBe(401)
@@ -325,6 +411,48 @@ describe.sequential("dashboard pages", () => {
           expect(text).toMatch(new RegExp(`^${origin}/dashboard/accept\\?token=tbi_`))
           return text
         }
+        // by keyboard: a member invited (the e-mail typed, the role picked, Enter on the button),
+        // who joins; then their role is changed (viewer to developer) and they are removed
+        const member = `member-${viewport.name}@example.test`
+        await page.getByLabel("E-mail").focus()
+        await page.keyboard.type(member)
+        await page.keyboard.press("Tab")
+        await page.keyboard.type("viewer")
+        expect(await page.getByLabel("Role", { exact: true }).inputValue()).toBe("viewer")
+        await page.keyboard.press("Tab")
+        await page.keyboard.press("Enter")
+        await page.locator("#invitation-link").waitFor()
+        const memberLink = (await page.locator("#invitation-link").innerText()).trim()
+        await page.getByRole("button", { name: "Done" }).click()
+        const joining = await open(viewport)
+        try {
+          await accept(joining.page, memberLink, member)
+          expect(joining.problems).toEqual([])
+        } finally {
+          await joining.context.close()
+        }
+        await page.reload()
+        await heading(page, "Team")
+        const memberRow = page.getByRole("region", { name: "Members" }).getByRole("row").filter({ hasText: member })
+        await memberRow.getByRole("cell", { name: "viewer", exact: true }).waitFor()
+        await memberRow.getByRole("combobox", { name: `Role of ${member}` }).selectOption("developer")
+        await memberRow.getByRole("button", { name: "Change role" }).click()
+        await page.getByRole("status").filter({ hasText: `${member} is now developer.` }).waitFor()
+        await memberRow.getByRole("cell", { name: "developer", exact: true }).waitFor()
+        await memberRow.getByRole("button", { name: "Remove" }).click()
+        await memberRow.getByRole("group", { name: `Remove ${member} from the organisation?` }).waitFor()
+        await memberRow.getByRole("button", { name: "Yes, remove" }).click()
+        await page.getByRole("status").filter({ hasText: `${member} was removed.` }).waitFor()
+        await memberRow.waitFor({ state: "detached" })
+        await page.reload()
+        await heading(page, "Team")
+        const audit = page.getByRole("region", { name: "Audit log" })
+        await audit.getByRole("cell", { name: "member.role_changed" }).first().waitFor()
+        await audit.getByRole("cell", { name: "member.removed" }).first().waitFor()
+        expect(await audit.getByRole("row").filter({ hasText: "member.role_changed" }).first().innerText()).toMatch(
+          new RegExp(`${member}[\\s\\S]*developer`)
+        )
+        expect(await audit.getByRole("row").filter({ hasText: "member.removed" }).first().innerText()).toContain(member)
         const viewerLink = await invite(viewer, "viewer")
         await check(page, "team with a link")
         await shoot(page, "team", viewport, [page.locator("#invitation-link")])
@@ -388,6 +516,68 @@ describe.sequential("dashboard pages", () => {
         expect(problems).toEqual([])
       } catch (error) {
         await page.screenshot({ path: join(shots, `failure-${viewport.name}.png`) }).catch(() => {})
+        throw new Error(
+          `${String(error)}\n--- the page said:\n${await page.locator("main").innerText().catch(() => "?")}`
+        )
+      } finally {
+        await context.close()
+      }
+    })
+  }
+  for (const viewport of viewports) {
+    it(`at ${viewport.width} px: a new organisation's developer, invited by the CLI, makes a key and a sandbox connection and reads its packages`, async () => {
+      const { context, page, problems } = await open(viewport)
+      const name = `Fresh Farms ${viewport.name}`
+      const developer = `dev-${viewport.name}@fresh.example.test`
+      try {
+        // the operator makes the organisation and invites its developer (the CLI prints the link)
+        const organisationId = admin("create-org", name).trim().split("\t")[0]!
+        expect(organisationId).toMatch(/^org_/)
+        const printed = admin("invite", organisationId, developer, "--role", "developer")
+        const link = new RegExp(`${origin}/dashboard/accept\\?token=tbi_[A-Za-z0-9_-]+`).exec(printed)![0]
+        await accept(page, link, developer)
+        expect(await page.locator("header .who").innerText()).toContain(`${name} · ${developer} (developer)`)
+
+        // a key, on the API Keys page (by keyboard: focus the button, Enter)
+        await page.getByRole("button", { name: "Create API key" }).focus()
+        await page.keyboard.press("Enter")
+        await page.locator("#revealed-secret").waitFor()
+        const secret = (await page.locator("#revealed-secret").innerText()).trim()
+        const clientId = (await page.getByRole("region", { name: "New secret" }).locator("code").first().innerText())
+          .trim()
+        await page.getByRole("button", { name: "I have copied it" }).click()
+
+        // a sandbox connection, on the Sandbox page (by keyboard: the login picked, Enter on the button)
+        await nav(page, "Sandbox")
+        await page.getByLabel("Sandbox login").selectOption("good")
+        await page.getByRole("button", { name: "Make connection" }).focus()
+        await page.keyboard.press("Enter")
+        const made = page.getByRole("status").filter({ hasText: /^conn_\w+ was made/ })
+        await made.waitFor()
+        const connectionId = /^(conn_\w+)/.exec(await made.innerText())![1]!
+        await check(page, "sandbox, a new organisation's connection")
+
+        // with that key: a token, the connection's facilities, and a facility's packages
+        const issued = await token(clientId, secret)
+        expect(issued.status).toBe(200)
+        const facilities = await v1("GET", `/v1/connections/${connectionId}/facilities`, issued.access!)
+        expect(facilities.status, JSON.stringify(facilities.body)).toBe(200)
+        expect(facilities.body.data.length).toBeGreaterThan(0)
+        const packages = await v1(
+          "GET",
+          `/v1/connections/${connectionId}/facilities/${facilities.body.data[0].id}/packages`,
+          issued.access!
+        )
+        expect(packages.status, JSON.stringify(packages.body)).toBe(200)
+        expect(packages.body.data.length).toBeGreaterThan(0)
+        // the key sees its own organisation's connections only: this one
+        const listed = await v1("GET", "/v1/connections", issued.access!)
+        expect(listed.status).toBe(200)
+        expect(listed.body.data).toHaveLength(1)
+        expect(JSON.stringify(listed.body.data[0])).toContain(connectionId)
+        expect(problems).toEqual([])
+      } catch (error) {
+        await page.screenshot({ path: join(shots, `failure-new-org-${viewport.name}.png`) }).catch(() => {})
         throw new Error(
           `${String(error)}\n--- the page said:\n${await page.locator("main").innerText().catch(() => "?")}`
         )

@@ -108,8 +108,11 @@ describe.sequential("Connect and Sandbox pages", () => {
         await page.getByLabel("Logo URL").fill("http://logo.example.test/leaf.png")
         await page.getByRole("button", { name: "Save" }).click()
         await page.getByRole("alert").filter({ hasText: "logo_url must be an https URL" }).waitFor()
-        await page.getByLabel("Logo URL").fill(LOGO)
-        await page.getByRole("button", { name: "Save" }).click()
+        // by keyboard: the logo typed over, and Enter saves
+        await page.getByLabel("Logo URL").focus()
+        await page.keyboard.press("ControlOrMeta+A")
+        await page.keyboard.type(LOGO)
+        await page.keyboard.press("Enter")
         await page.getByRole("status").filter({ hasText: "Saved." }).waitFor()
         expect(await page.getByRole("alert").count()).toBe(0)
 
@@ -156,8 +159,12 @@ describe.sequential("Connect and Sandbox pages", () => {
         await expect.poll(() => status.innerText()).toBe("active")
 
         // --- a scenario: its event is shown
-        await page.getByLabel("Scenario", { exact: true }).selectOption("transfer_arrived")
-        await page.getByRole("button", { name: "Run scenario" }).click()
+        // by keyboard: the scenario picked by typing its name, Enter on Run scenario
+        await page.getByLabel("Scenario", { exact: true }).focus()
+        await page.keyboard.type("transfer_arrived")
+        expect(await page.getByLabel("Scenario", { exact: true }).inputValue()).toBe("transfer_arrived")
+        await page.getByRole("button", { name: "Run scenario" }).focus()
+        await page.keyboard.press("Enter")
         await page.getByRole("status").filter({ hasText: /^transfer_arrived ran: event \S+ \(transfer\.arrived\)/ })
           .waitFor()
         expect(await page.locator("pre.body").innerText()).toContain(connectionId)

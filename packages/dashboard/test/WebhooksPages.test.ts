@@ -13,6 +13,8 @@
  *   the login while the fault holds (the page says so); clearing the fault brings it back and closes
  *   the issue; then the `connection_login_required` scenario refuses the login once more, and a
  *   relink through the widget (the login entered again) is what makes it active;
+ * - Edit events (by keyboard) adds an event type, and `/v1/webhooks/{id}` agrees;
+ * - an endpoint whose URL holds `<script>` and `javascript:` is shown as text;
  * - a viewer sees both pages with no button that changes anything, and never a secret.
  *
  * On every page: no sideways scrolling, no serious or critical axe-core violation, no CSP refusal,
@@ -158,6 +160,24 @@ describe.sequential("the Webhooks page and a connection's page", () => {
         expect(await endpoint.innerText()).toContain(`<img src=x onerror=alert(1)> ${viewport.name}`)
         expect(await page.locator("img[src=x]").count()).toBe(0)
 
+        // --- Edit events, by keyboard: a second event type added (Space), saved (Enter); /v1 agrees
+        const webhookId = (await endpoint.locator("code").filter({ hasText: /^wh_/ }).innerText()).trim()
+        await endpoint.getByRole("button", { name: "Edit events" }).focus()
+        await page.keyboard.press("Enter")
+        const editing = page.getByRole("form", { name: `Events of ${hook.url}` })
+        await editing.getByLabel("transfer.completed").focus()
+        await page.keyboard.press("Space")
+        expect(await editing.getByLabel("transfer.completed").isChecked()).toBe(true)
+        await check(page, "webhooks, editing events")
+        await editing.getByRole("button", { name: "Save events" }).focus()
+        await page.keyboard.press("Enter")
+        await editing.waitFor({ state: "detached" })
+        await endpoint.filter({ hasText: "transfer.completed" }).waitFor()
+        expect([...(await v1("GET", `/v1/webhooks/${webhookId}`, access)).body.data.events].sort()).toEqual([
+          "lab_result.received",
+          "transfer.completed"
+        ])
+
         // --- a test event: received, signed with the secret
         await endpoint.getByRole("button", { name: "Send test event" }).click()
         await page.getByRole("status").filter({ hasText: /Test event evt_test_\w+ delivered/ }).waitFor()
@@ -236,7 +256,6 @@ describe.sequential("the Webhooks page and a connection's page", () => {
         await page.getByRole("status").filter({ hasText: "is disabled" }).waitFor()
         await endpoint.getByText("disabled", { exact: true }).waitFor()
         expect(await endpoint.getByRole("button", { name: "Send test event" }).isDisabled()).toBe(true)
-        const webhookId = (await endpoint.locator("code").filter({ hasText: /^wh_/ }).innerText()).trim()
         expect((await v1("GET", `/v1/webhooks/${webhookId}`, access)).body.data.status).toBe("disabled")
         await delivery.getByRole("button", { name: "Resend" }).click()
         await eventually("the delivery failed for good", async () => {
@@ -359,6 +378,34 @@ describe.sequential("the Webhooks page and a connection's page", () => {
         expect(
           await page.getByRole("region", { name: "Issues" }).getByRole("row").filter({ hasText: connectionId }).count()
         ).toBe(0)
+
+        // --- a webhook URL holding markup is shown as text (made on the page, then disabled)
+        const markupUrl = `${hook.url.replace(/\/hooks$/, "/markup")}?x=<script>alert(1)</script>&y=javascript:alert(1)`
+        await nav(page, "Webhooks")
+        await page.getByRole("button", { name: "Create endpoint" }).click()
+        const markupForm = page.getByRole("form", { name: "New webhook endpoint" })
+        await markupForm.getByLabel("URL").fill(markupUrl)
+        await markupForm.getByLabel("transfer.completed").check()
+        await markupForm.getByRole("button", { name: "Create endpoint" }).click()
+        await page.locator("#revealed-secret").waitFor()
+        await page.getByRole("button", { name: "I have copied it" }).click()
+        const stored = (await v1("GET", "/v1/webhooks", access)).body.data.find((w: { url: string }) =>
+          w.url.startsWith(`${hook.url.replace(/\/hooks$/, "/markup")}?`)
+        ) as { id: string; url: string }
+        expect(stored.url).toContain("alert(1)")
+        const markupRow = page.getByRole("region", { name: "Endpoints" }).getByRole("row").filter({
+          hasText: stored.id
+        })
+        await markupRow.waitFor()
+        expect((await markupRow.locator("td.url").innerText()).replace(/\s/g, "")).toContain(
+          stored.url.replace(/\s/g, "")
+        )
+        expect(await page.locator("main script").count()).toBe(0)
+        expect(await page.locator("a[href^=\"javascript:\"]").count()).toBe(0)
+        await check(page, "webhooks, a URL holding markup")
+        await markupRow.getByRole("button", { name: "Disable" }).click()
+        await markupRow.getByRole("button", { name: "Yes, disable" }).click()
+        await markupRow.getByText("disabled", { exact: true }).waitFor()
 
         // --- a viewer: both pages, no button that changes anything, never a secret
         const invitation = await dashboardCall(page, "POST", "/dashboard/api/invitations", {

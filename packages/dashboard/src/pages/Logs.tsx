@@ -1,6 +1,7 @@
 /**
- * The Logs page: the organisation's `/v1` requests, newest first, filtered by status class, route,
- * connection and request id, paged by cursor; and one request's page: its redacted request body,
+ * The Logs page: the organisation's `/v1` requests, newest first (time, method and route, status,
+ * duration, error code, upstream calls, principal, connection linked to its page, request id),
+ * filtered by status class, route, connection and request id, paged by cursor; and one request's page: its redacted request body,
  * its error answer, and each upstream call it made to the state system.
  */
 import type { LogsQuery } from "@tracebridge/api/DashboardApi"
@@ -86,6 +87,8 @@ export const Logs = () => {
                   <th scope="col">Duration</th>
                   <th scope="col">Error</th>
                   <th scope="col">Upstream</th>
+                  <th scope="col">Principal</th>
+                  <th scope="col">Connection</th>
                   <th scope="col">Request ID</th>
                 </tr>
               </thead>
@@ -102,6 +105,19 @@ export const Logs = () => {
                     <td>{Math.round(entry.duration_ms)} ms</td>
                     <td>{entry.error_code ?? "—"}</td>
                     <td>{entry.upstream_calls}</td>
+                    <td>
+                      {entry.principal === null ? "—" : <code>{entry.principal}</code>}
+                    </td>
+                    <td>
+                      {entry.connection_id === null ? "—" : (
+                        <Link
+                          to={`${BASE}/connections/${encodeURIComponent(entry.connection_id)}`}
+                          aria-label={`Connection ${entry.connection_id}`}
+                        >
+                          {entry.connection_id}
+                        </Link>
+                      )}
+                    </td>
                     <td>
                       <Link
                         to={`${BASE}/logs/${encodeURIComponent(entry.request_id)}`}

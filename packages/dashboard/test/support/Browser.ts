@@ -282,6 +282,85 @@ export const check = async (page: Page, where: string) => {
       .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n: any) => n.target.join(" ")).join(", ")}`)
   })
   expect(violations, `${where}: axe`).toEqual([])
+  await reachable(page, where)
+}
+
+/**
+ * Keyboard reachability: Tab goes round the page (at most twice as many presses as there are
+ * controls, and 20 more), and every visible, enabled control (link, button, input, select,
+ * textarea) of the header (skip link, organisation switch, navigation) and of the main content
+ * receives focus. A group of radio buttons counts once (Tab enters it once). A frame's own
+ * controls (the Connect widget) are its own; the frame is passed through. The focus and the
+ * scroll positions are put back where they were, so a screenshot after it is the same.
+ */
+export const reachable = async (page: Page, where: string) => {
+  const total = await page.evaluate(() => {
+    const w = window as any
+    const selector = ":is(header.top, main) :is(a[href], button, input, select, textarea)"
+    const controls = [...document.querySelectorAll<HTMLElement>(selector)].filter((el) =>
+      !(el as HTMLButtonElement).disabled && !el.matches(":disabled") &&
+      !(el instanceof HTMLInputElement && el.type === "hidden") &&
+      el.getClientRects().length > 0 && el.checkVisibility({ visibilityProperty: true })
+    )
+    const radios = new Set<string>()
+    const expected = controls.filter((el) => {
+      if (!(el instanceof HTMLInputElement) || el.type !== "radio" || el.name === "") return true
+      if (radios.has(el.name)) return false
+      radios.add(el.name)
+      return true
+    })
+    const reached = new Set<Element>()
+    const listener = (event: FocusEvent) => {
+      if (event.target instanceof Element) reached.add(event.target)
+    }
+    document.addEventListener("focusin", listener, true)
+    const scrolled = [document.scrollingElement!, ...document.querySelectorAll(".table-box")].map((
+      el
+    ) => [el, el.scrollLeft, el.scrollTop] as const)
+    w.__reach = { expected, reached, listener, start: document.activeElement, scrolled }
+    return expected.length
+  })
+  const missing = async () =>
+    page.evaluate(() => {
+      const { expected, reached } = (window as any).__reach as {
+        expected: Array<HTMLElement>
+        reached: Set<Element>
+      }
+      return expected.filter((el) =>
+        !reached.has(el) &&
+        !(el instanceof HTMLInputElement && el.type === "radio" &&
+          [...reached].some((r) => r instanceof HTMLInputElement && r.type === "radio" && r.name === el.name))
+      ).map((el) =>
+        `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""} "${
+          (el.getAttribute("aria-label") ?? el.textContent ?? (el as HTMLInputElement).value ?? "").trim().slice(0, 40)
+        }"`
+      )
+    })
+  let left: Array<string> = []
+  try {
+    for (let pressed = 0; pressed < total * 2 + 20; pressed++) {
+      await page.keyboard.press("Tab")
+      if (pressed % 10 === 9) {
+        left = await missing()
+        if (left.length === 0) break
+      }
+    }
+    left = await missing()
+  } finally {
+    await page.evaluate(() => {
+      const { listener, scrolled, start } = (window as any).__reach as {
+        listener: (event: FocusEvent) => void
+        start: Element | null
+        scrolled: Array<readonly [Element, number, number]>
+      }
+      document.removeEventListener("focusin", listener, true)
+      if (start instanceof HTMLElement && start !== document.body) start.focus({ preventScroll: true })
+      else (document.activeElement as HTMLElement | null)?.blur()
+      for (const [el, x, y] of scrolled) el.scrollTo({ left: x, top: y, behavior: "instant" })
+      delete (window as any).__reach
+    })
+  }
+  expect(left, `${where}: not reachable by Tab`).toEqual([])
 }
 
 export const shoot = async (page: Page, name: string, viewport: Viewport, mask: ReadonlyArray<Locator> = []) => {
