@@ -5,6 +5,7 @@
  * its error answer, and each upstream call it made to the state system.
  */
 import type { LogsQuery } from "@tracebridge/api/DashboardApi"
+import { Fragment } from "react"
 import { call } from "../Client.js"
 import { BASE, Link } from "../Router.js"
 import type { FilterField } from "../Ui.js"
@@ -53,6 +54,16 @@ const queryOf = (f: Filters, cursor: string | undefined): Query => ({
 
 const statusClass = (status: number) => status >= 500 ? "status-error" : status >= 400 ? "status-warn" : "status-ok"
 
+/** A route that may wrap after each `/`, never inside a segment. */
+const breakable = (route: string) =>
+  route.split("/").map((part, i) => (
+    <Fragment key={i}>
+      {i > 0 && <wbr />}
+      {i > 0 && "/"}
+      {part}
+    </Fragment>
+  ))
+
 export const Logs = () => {
   const filters = useFilters(none)
   const pages = useCursorPages()
@@ -95,9 +106,14 @@ export const Logs = () => {
               <tbody>
                 {list.data.data.map((entry) => (
                   <tr key={entry.request_id}>
-                    <td>{formatTime(entry.at)}</td>
-                    <td>
-                      <code>{entry.method} {entry.route}</code>
+                    <td className="nowrap">
+                      {/* the day over the time: the list fits 1280 px */}
+                      {formatTime(entry.at).slice(0, 10)}
+                      <br />
+                      {formatTime(entry.at).slice(11)}
+                    </td>
+                    <td className="wrap">
+                      <code>{entry.method} {breakable(entry.route)}</code>
                     </td>
                     <td>
                       <span className={`status ${statusClass(entry.status)}`}>{entry.status}</span>
@@ -106,13 +122,17 @@ export const Logs = () => {
                     <td>{entry.error_code ?? "—"}</td>
                     <td>{entry.upstream_calls}</td>
                     <td>
-                      {entry.principal === null ? "—" : <code>{entry.principal}</code>}
+                      {entry.principal === null
+                        ? "—"
+                        : <code className="id" title={entry.principal}>{entry.principal}</code>}
                     </td>
                     <td>
                       {entry.connection_id === null ? "—" : (
                         <Link
                           to={`${BASE}/connections/${encodeURIComponent(entry.connection_id)}`}
                           aria-label={`Connection ${entry.connection_id}`}
+                          title={entry.connection_id}
+                          className="id"
                         >
                           {entry.connection_id}
                         </Link>
@@ -122,6 +142,8 @@ export const Logs = () => {
                       <Link
                         to={`${BASE}/logs/${encodeURIComponent(entry.request_id)}`}
                         aria-label={`Request ${entry.request_id}: ${entry.method} ${entry.route} ${entry.status}`}
+                        title={entry.request_id}
+                        className="id"
                       >
                         {entry.request_id}
                       </Link>

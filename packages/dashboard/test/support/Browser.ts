@@ -365,6 +365,8 @@ export const reachable = async (page: Page, where: string) => {
 
 export const shoot = async (page: Page, name: string, viewport: Viewport, mask: ReadonlyArray<Locator> = []) => {
   const file = `${name}-${viewport.name}.png`
+  // no focus ring of the last control a check tabbed to (`reachable`)
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
   await page.screenshot({ path: join(shots, file), mask: [...mask], maskColor: "#334155" })
   if (toDocs) copyFileSync(join(shots, file), join(docs, file))
 }
