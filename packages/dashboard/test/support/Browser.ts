@@ -314,7 +314,7 @@ export const reachable = async (page: Page, where: string) => {
       if (event.target instanceof Element) reached.add(event.target)
     }
     document.addEventListener("focusin", listener, true)
-    const scrolled = [document.scrollingElement!, ...document.querySelectorAll(".table-box")].map((
+    const scrolled = [document.scrollingElement!, ...document.querySelectorAll(".table-box, input")].map((
       el
     ) => [el, el.scrollLeft, el.scrollTop] as const)
     w.__reach = { expected, reached, listener, start: document.activeElement, scrolled }
