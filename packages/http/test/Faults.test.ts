@@ -120,6 +120,50 @@ describe("sandbox faults end to end", () => {
       assert.strictEqual(yield* statusOf(flagged.connection_id), "active")
     }).pipe(Effect.provide(TestApp)))
 
+  // The fault is the stored login expiring: the user entering the login again (a relink) replaces
+  // it, as a fresh key does on Metrc and BioTrack (issue #33: "shows up under Issues, and clears
+  // after a relink"). A login the state system refuses replaces nothing, and the fault stays.
+  for (const provider of ["provider_a", "provider_b"] as const) {
+    it.effect(`${provider}: a relink lifts an expired_login fault; a refused login leaves it`, () =>
+      Effect.gen(function*() {
+        const me = yield* signIn
+        const conn = yield* linkSandbox(me.access, provider)
+        const packages = yield* packagesOf(me.access, conn.connection_id)
+        const statusOf = Effect.map(
+          call("GET", `/v1/connections/${conn.connection_id}`, { token: me.access }),
+          (r) => r.body.data.status as string
+        )
+        const faultOf = Effect.map(
+          call("GET", `/v1/sandbox/${conn.connection_id}/faults`, { token: me.access }),
+          (r) => r.body.data.fault
+        )
+        yield* setFault(me.access, conn.connection_id, { kind: "expired_login" })
+        expectError(yield* settle(call("GET", packages, { token: me.access })), 409, "connection_login_required")
+        assert.strictEqual(yield* statusOf, "error")
+
+        const bad = provider === "provider_a"
+          ? { user_key: "user_bad" }
+          : { ubi: "000000000", username: "user_bad", password: "pass_good" }
+        const refused = yield* settle(call("POST", "/v1/sandbox/public_token/create", {
+          token: me.access,
+          json: { connection_id: conn.connection_id, credentials: bad }
+        }))
+        assert.isAtLeast(refused.status, 400, JSON.stringify(refused.body))
+        assert.deepStrictEqual(yield* faultOf, { kind: "expired_login" })
+        assert.strictEqual(yield* statusOf, "error")
+
+        const relinked = yield* settle(call("POST", "/v1/sandbox/public_token/create", {
+          token: me.access,
+          json: { connection_id: conn.connection_id }
+        }))
+        assert.strictEqual(relinked.status, 200, JSON.stringify(relinked.body))
+        assert.isNull(yield* faultOf)
+        assert.strictEqual(yield* statusOf, "active")
+        const read = yield* settle(call("GET", packages, { token: me.access }))
+        assert.strictEqual(read.status, 200, JSON.stringify(read.body))
+      }).pipe(Effect.provide(TestApp)))
+  }
+
   it.effect("provider_b: an outage and a throttle (Retry-After even when BioTrack gives none)", () =>
     Effect.gen(function*() {
       const me = yield* signIn

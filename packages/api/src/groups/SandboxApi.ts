@@ -93,7 +93,7 @@ export class SandboxApi extends HttpApiGroup.make("sandbox")
       .annotate(OpenApi.Summary, "Switch on an upstream fault")
       .annotate(
         OpenApi.Description,
-        "Makes the connection's sandbox state system answer as a real one does when it is down, slow, throttling, broken or refusing an expired login, until cleared or reset."
+        "Makes the connection's sandbox state system answer as a real one does when it is down, slow, throttling, broken or refusing an expired login, until cleared or reset; an expired login also ends when the connection is relinked (the login entered again replaces it)."
       )
       .setPath(ConnectionPath)
       .setPayload(Fault.Fault.annotations({

@@ -755,7 +755,7 @@ export interface paths {
         get: operations["getSandboxFault"];
         /**
          * Switch on an upstream fault
-         * @description Makes the connection's sandbox state system answer as a real one does when it is down, slow, throttling, broken or refusing an expired login, until cleared or reset.
+         * @description Makes the connection's sandbox state system answer as a real one does when it is down, slow, throttling, broken or refusing an expired login, until cleared or reset; an expired login also ends when the connection is relinked (the login entered again replaces it).
          */
         put: operations["setSandboxFault"];
         post?: never;

@@ -404,6 +404,12 @@ export const layer = Layer.effect(
             credentials
           })
           const check = providers.upstream(connection.provider, port.value.checkCredentials(session))
+          // A sandbox `expired_login` fault is the stored login expiring: the login entered again
+          // replaces it, as a fresh key does upstream (issue #33), so it is lifted for the check; a
+          // refused login replaces nothing, and the fault is put back.
+          const fault = connection.is_sandbox ? providers.state.faultOf(connection) : undefined
+          const expired = fault?.kind === "expired_login" ? fault : undefined
+          if (expired !== undefined) yield* providers.state.setFault(connection, null)
           yield* (connection.is_sandbox && connection.credentials !== null
             // Entering the login again is what a pending `connection_login_required` refusal waits
             // for: it is lifted, then the login is checked; a refused login lifts nothing (issue #30).
@@ -416,6 +422,9 @@ export const layer = Layer.effect(
                 check
               ))
             : check).pipe(
+              Effect.tapError(() =>
+                expired === undefined ? Effect.void : providers.state.setFault(connection, expired)
+              ),
               Effect.catchAll((e) =>
                 e._tag === "ConflictError"
                   ? Effect.fail(e)
