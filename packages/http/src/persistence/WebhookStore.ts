@@ -423,6 +423,9 @@ const toSnapshot: (row: unknown) => PollSnapshot = SqlRow.decoder(SnapshotRow)
 export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.map(
   SqlClient.SqlClient,
   (sql): Service => {
+    /** A pending delivery due at `now` that no live claim holds: what a claim may take. */
+    const dueUnleased = (now: number) =>
+      sql`status = 'pending' AND next_attempt_at <= ${now} AND (locked_until IS NULL OR locked_until <= ${now})`
     const inTransaction = transaction(sql)
     return {
       insertWebhookEndpoint: (e) => exec(sql`INSERT INTO webhook_endpoints ${sql.insert({ ...e })}`),
@@ -571,8 +574,7 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
         })
         const due = fair === undefined
           ? sql`SELECT id FROM webhook_deliveries
-                WHERE status = 'pending' AND next_attempt_at <= ${now}
-                  AND (locked_until IS NULL OR locked_until <= ${now})
+                WHERE ${dueUnleased(now)}
                 ORDER BY next_attempt_at, id
                 LIMIT ${Math.max(0, limit)}
                 ${lock}`
@@ -586,8 +588,7 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
                     ROW_NUMBER() OVER (PARTITION BY organisation_id ORDER BY next_attempt_at, id) AS org_rank,
                     ROW_NUMBER() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS endpoint_rank
                   FROM webhook_deliveries
-                  WHERE status = 'pending' AND next_attempt_at <= ${now}
-                    AND (locked_until IS NULL OR locked_until <= ${now})
+                  WHERE ${dueUnleased(now)}
                     ${
           fair.excludeOrganisations.length === 0
             ? sql``
@@ -613,8 +614,7 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
         Effect.map(
           rows(
             sql`SELECT id FROM webhook_deliveries
-                WHERE status = 'pending' AND next_attempt_at <= ${now}
-                  AND (locked_until IS NULL OR locked_until <= ${now})
+                WHERE ${dueUnleased(now)}
                 LIMIT 1`
           ),
           (rs) => rs.length > 0
