@@ -11,14 +11,15 @@ import { ErrorText, formatTime, Page, Table, useLoad } from "../Ui.js"
 const Figures = (
   { label, values }: {
     readonly label: string
-    readonly values: ReadonlyArray<readonly [string, number | string]>
+    /** Each figure's name and value; `"wide"` gives it two of the row's four places (a percentage). */
+    readonly values: ReadonlyArray<readonly [string, number | string, "wide"?]>
   }
 ) => (
   <section className="figures" aria-label={label}>
     <h2>{label}</h2>
     <dl>
-      {values.map(([name, value]) => (
-        <div key={name}>
+      {values.map(([name, value, wide]) => (
+        <div key={name} className={wide === undefined ? undefined : "wide"}>
           <dt>{name}</dt>
           <dd>{value}</dd>
         </div>
@@ -78,8 +79,8 @@ export const Overview = () => {
                 ["2xx", o.requests_24h["2xx"]],
                 ["4xx", o.requests_24h["4xx"]],
                 ["5xx", o.requests_24h["5xx"]],
-                ["error rate (5xx)", formatRate(o.requests_24h.error_rate)],
-                ["client error rate (4xx)", formatRate(o.requests_24h.client_error_rate)]
+                ["error rate (5xx)", formatRate(o.requests_24h.error_rate), "wide"],
+                ["client error rate (4xx)", formatRate(o.requests_24h.client_error_rate), "wide"]
               ]}
             />
             <Figures
