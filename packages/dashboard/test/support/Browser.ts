@@ -296,19 +296,24 @@ export const check = async (page: Page, where: string) => {
 export const reachable = async (page: Page, where: string) => {
   const total = await page.evaluate(() => {
     const w = window as any
-    const selector = ":is(header.top, main) :is(a[href], button, input, select, textarea)"
-    const controls = [...document.querySelectorAll<HTMLElement>(selector)].filter((el) =>
-      !(el as HTMLButtonElement).disabled && !el.matches(":disabled") &&
-      !(el instanceof HTMLInputElement && el.type === "hidden") &&
-      el.getClientRects().length > 0 && el.checkVisibility({ visibilityProperty: true })
-    )
-    const radios = new Set<string>()
-    const expected = controls.filter((el) => {
-      if (!(el instanceof HTMLInputElement) || el.type !== "radio" || el.name === "") return true
-      if (radios.has(el.name)) return false
-      radios.add(el.name)
-      return true
-    })
+    // The controls on the page now (read again at every look: a list that loads or re-renders
+    // during the walk replaces its rows, and the walk must reach the ones on the page).
+    const controlsNow = () => {
+      const selector = ":is(header.top, main) :is(a[href], button, input, select, textarea)"
+      const controls = [...document.querySelectorAll<HTMLElement>(selector)].filter((el) =>
+        !(el as HTMLButtonElement).disabled && !el.matches(":disabled") &&
+        !(el instanceof HTMLInputElement && el.type === "hidden") &&
+        el.getClientRects().length > 0 && el.checkVisibility({ visibilityProperty: true })
+      )
+      const radios = new Set<string>()
+      return controls.filter((el) => {
+        if (!(el instanceof HTMLInputElement) || el.type !== "radio" || el.name === "") return true
+        if (radios.has(el.name)) return false
+        radios.add(el.name)
+        return true
+      })
+    }
+    const expected = controlsNow()
     const reached = new Set<Element>()
     const listener = (event: FocusEvent) => {
       if (event.target instanceof Element) reached.add(event.target)
@@ -317,16 +322,24 @@ export const reachable = async (page: Page, where: string) => {
     const scrolled = [document.scrollingElement!, ...document.querySelectorAll(".table-box, input")].map((
       el
     ) => [el, el.scrollLeft, el.scrollTop] as const)
-    w.__reach = { expected, reached, listener, start: document.activeElement, scrolled }
+    const start = document.activeElement
+    // Walk from the top of the page, not from wherever the focus was: one pass in document order
+    // (a walk that must wrap around the page's end depends on where the browser sends focus then).
+    const top = document.createElement("span")
+    top.tabIndex = -1
+    document.body.prepend(top)
+    top.focus({ preventScroll: true })
+    top.remove()
+    w.__reach = { controlsNow, reached, listener, start, scrolled }
     return expected.length
   })
   const missing = async () =>
     page.evaluate(() => {
-      const { expected, reached } = (window as any).__reach as {
-        expected: Array<HTMLElement>
+      const { controlsNow, reached } = (window as any).__reach as {
+        controlsNow: () => Array<HTMLElement>
         reached: Set<Element>
       }
-      return expected.filter((el) =>
+      return controlsNow().filter((el) =>
         !reached.has(el) &&
         !(el instanceof HTMLInputElement && el.type === "radio" &&
           [...reached].some((r) => r instanceof HTMLInputElement && r.type === "radio" && r.name === el.name))
@@ -360,7 +373,7 @@ export const reachable = async (page: Page, where: string) => {
       delete (window as any).__reach
     })
   }
-  expect(left, `${where}: not reachable by Tab`).toEqual([])
+  expect(left, `${where}: not reachable by Tab: ${left.join(", ")}`).toEqual([])
 }
 
 export const shoot = async (page: Page, name: string, viewport: Viewport, mask: ReadonlyArray<Locator> = []) => {
