@@ -286,10 +286,10 @@ export const check = async (page: Page, where: string) => {
 }
 
 /**
- * Keyboard reachability: Tab goes round the page (at most twice as many presses as there are
- * controls, and 20 more), and every visible, enabled control (link, button, input, select,
- * textarea) of the header (skip link, organisation switch, navigation) and of the main content
- * receives focus. A group of radio buttons counts once (Tab enters it once). A frame's own
+ * Keyboard reachability: Tab walks the page from its top (at most three times as many presses as
+ * there are controls, and 40 more, counted again at every look; a second pass if one missed),
+ * and every visible, enabled control (link, button, input, select, textarea) of the header (skip
+ * link, organisation switch, navigation) and of the main content receives focus. A group of radio buttons counts once (Tab enters it once). A frame's own
  * controls (the Connect widget) are its own; the frame is passed through. The focus and the
  * scroll positions are put back where they were, so a screenshot after it is the same.
  */
@@ -315,8 +315,14 @@ export const reachable = async (page: Page, where: string) => {
     }
     const expected = controlsNow()
     const reached = new Set<Element>()
+    // the last stops the walk made, for the message of a miss
+    const trail: Array<string> = []
     const listener = (event: FocusEvent) => {
-      if (event.target instanceof Element) reached.add(event.target)
+      if (!(event.target instanceof Element)) return
+      reached.add(event.target)
+      const el = event.target as HTMLElement
+      trail.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}`)
+      if (trail.length > 12) trail.shift()
     }
     document.addEventListener("focusin", listener, true)
     const scrolled = [document.scrollingElement!, ...document.querySelectorAll(".table-box, input")].map((
@@ -325,12 +331,15 @@ export const reachable = async (page: Page, where: string) => {
     const start = document.activeElement
     // Walk from the top of the page, not from wherever the focus was: one pass in document order
     // (a walk that must wrap around the page's end depends on where the browser sends focus then).
-    const top = document.createElement("span")
-    top.tabIndex = -1
-    document.body.prepend(top)
-    top.focus({ preventScroll: true })
-    top.remove()
-    w.__reach = { controlsNow, reached, listener, start, scrolled }
+    const fromTop = () => {
+      const top = document.createElement("span")
+      top.tabIndex = -1
+      document.body.prepend(top)
+      top.focus({ preventScroll: true })
+      top.remove()
+    }
+    fromTop()
+    w.__reach = { controlsNow, reached, listener, start, scrolled, fromTop, trail }
     return expected.length
   })
   const missing = async () =>
@@ -339,7 +348,8 @@ export const reachable = async (page: Page, where: string) => {
         controlsNow: () => Array<HTMLElement>
         reached: Set<Element>
       }
-      return controlsNow().filter((el) =>
+      const now = controlsNow()
+      const left = now.filter((el) =>
         !reached.has(el) &&
         !(el instanceof HTMLInputElement && el.type === "radio" &&
           [...reached].some((r) => r instanceof HTMLInputElement && r.type === "radio" && r.name === el.name))
@@ -348,17 +358,32 @@ export const reachable = async (page: Page, where: string) => {
           (el.getAttribute("aria-label") ?? el.textContent ?? (el as HTMLInputElement).value ?? "").trim().slice(0, 40)
         }"`
       )
+      return { left, count: now.length }
     })
   let left: Array<string> = []
+  let trail: Array<string> = []
   try {
-    for (let pressed = 0; pressed < total * 2 + 20; pressed++) {
-      await page.keyboard.press("Tab")
-      if (pressed % 10 === 9) {
-        left = await missing()
-        if (left.length === 0) break
+    // A second pass from the top, keeping what the first reached, takes in a control that a
+    // re-render replaced after the first pass had passed it; a control Tab never reaches is
+    // missed by both.
+    for (let pass = 0; pass < 2; pass++) {
+      if (pass > 0) await page.evaluate(() => (window as any).__reach.fromTop())
+      // The bound grows with the page (a list that loads during the walk adds controls), and
+      // leaves room for stops that are not controls: a date field's parts, a scrolling table.
+      let limit = total * 3 + 40
+      for (let pressed = 0; pressed < limit; pressed++) {
+        await page.keyboard.press("Tab")
+        if (pressed % 10 === 9) {
+          const look = await missing()
+          left = look.left
+          limit = Math.max(limit, look.count * 3 + 40)
+          if (left.length === 0) break
+        }
       }
+      left = (await missing()).left
+      if (left.length === 0) break
     }
-    left = await missing()
+    trail = await page.evaluate(() => [...(window as any).__reach.trail as Array<string>])
   } finally {
     await page.evaluate(() => {
       const { listener, scrolled, start } = (window as any).__reach as {
@@ -373,7 +398,9 @@ export const reachable = async (page: Page, where: string) => {
       delete (window as any).__reach
     })
   }
-  expect(left, `${where}: not reachable by Tab: ${left.join(", ")}`).toEqual([])
+  expect(left, `${where}: not reachable by Tab: ${left.join(", ")} (the last stops: ${trail.join(" ")})`).toEqual(
+    []
+  )
 }
 
 export const shoot = async (page: Page, name: string, viewport: Viewport, mask: ReadonlyArray<Locator> = []) => {
