@@ -1130,6 +1130,33 @@ export const persistenceSuite = (
         assert.deepStrictEqual(feed.map((x) => x.seq), Array.from({ length: 30 }, (_, i) => i + 1), "no sequence lost")
       }))
 
+    it.effect("sync store: a poll's empty page moves the cursor only, and a missing resource row is made", () =>
+      Effect.gen(function*() {
+        const store = yield* SyncStore.SyncStore
+        const c = id("sync-empty")
+        yield* store.ensureFacility(c, "fac_1", T0)
+        assert.strictEqual(yield* syncPage(store, c, 0), 5)
+        const empty = (resource: string, at: number) =>
+          store.apply({
+            connection_id: c,
+            facility_id: "fac_1",
+            resource,
+            generation: 0,
+            objects: [],
+            cursor: { status: "live", synced_through: at, last_synced_at: at, last_error: null },
+            now: at
+          })
+        assert.strictEqual(yield* empty("packages", T0 + 30_000), 0)
+        assert.strictEqual(yield* empty("plants", T0 + 30_000), 0)
+        const rows = yield* store.resources(c, "fac_1")
+        assert.deepStrictEqual(
+          rows.map((r) => [r.resource, r.status, r.synced_through, r.last_synced_at, r.count]),
+          [["packages", "live", T0 + 30_000, T0 + 30_000, 5], ["plants", "live", T0 + 30_000, T0 + 30_000, 0]]
+        )
+        assert.strictEqual((yield* store.feed(c, "fac_1", 0, 100, [])).length, 5)
+        yield* store.dropConnection(c)
+      }))
+
     it.effect("sync store: nodes claiming due polls at once get different facilities, each once", () =>
       Effect.gen(function*() {
         const store = yield* SyncStore.SyncStore

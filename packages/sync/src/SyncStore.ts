@@ -15,7 +15,7 @@
  *
  * @since 0.1.0
  */
-import type { SqlError } from "@effect/sql"
+import type { SqlError, Statement } from "@effect/sql"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import * as SqlRow from "./SqlRow.js"
@@ -266,6 +266,10 @@ const toStored = SqlRow.decoder(StoredRow)
 
 const ObjectIdRow = Schema.Struct({ object_id: Schema.String })
 const toObjectId = SqlRow.decoder(ObjectIdRow)
+const toResourceName = SqlRow.decoder(Schema.Struct({ resource: Schema.String }))
+
+/** The cursor's columns that hold times (BIGINT). */
+const BIGINT_COLUMNS = new Set(["target", "window_from", "backfilled_through", "synced_through", "last_synced_at"])
 
 /** A stored object's body (only rows not removed are read this way). */
 const BodyRow = Schema.Struct({ body: Schema.String })
@@ -425,7 +429,41 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
       (row) => row.seq - n + 1
     )
 
+  /**
+   * A poll's page that found nothing (no object, no removal, no sweep, the cursor `live`): only the
+   * resource's cursor moves, in one statement. It reads no stored object, so it needs neither the
+   * facility's row lock nor its heartbeat (which only a backfill's takeover reads), and the count
+   * stays. False when the resource has no row yet (the whole path makes it).
+   */
+  const moveCursor = (input: Apply): Effect.Effect<boolean> => {
+    const set: Array<Statement.Fragment> = []
+    for (const [column, value] of Object.entries(input.cursor)) {
+      if (value === undefined) continue
+      set.push(
+        BIGINT_COLUMNS.has(column)
+          ? sql`${sql(column)} = ${bigintOrNull(value as number | null)}`
+          : sql`${sql(column)} = ${value as string | number | null}`
+      )
+    }
+    return Effect.map(
+      all(
+        sql`UPDATE sync_resources SET ${sql.csv(set)}
+          WHERE connection_id = ${input.connection_id} AND facility_id = ${input.facility_id}
+            AND resource = ${input.resource}
+          RETURNING resource`,
+        toResourceName
+      ),
+      (rows) => rows.length > 0
+    )
+  }
+
   const apply: Service["apply"] = (input) =>
+    input.objects.length === 0 && (input.removed ?? []).length === 0 && input.sweep !== true &&
+      input.cursor.status === "live"
+      ? Effect.flatMap(moveCursor(input), (moved) => moved ? Effect.succeed(0) : applyPage(input))
+      : applyPage(input)
+
+  const applyPage: Service["apply"] = (input) =>
     sql.withTransaction(Effect.gen(function*() {
       const { connection_id: c, facility_id: f, generation: g, now, resource: r } = input
       // The facility's row lock first, before reading what is stored: two runners of one backfill

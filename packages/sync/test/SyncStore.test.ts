@@ -4,7 +4,7 @@
  * never skips or repeats a change while writers run beside a reader (a property test).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Option, Tracer } from "effect"
 import * as fc from "fast-check"
 import * as SyncStore from "../src/SyncStore.js"
 import * as TempStore from "./support/TempStore.js"
@@ -26,6 +26,22 @@ const put = (objects: ReadonlyArray<{ object_id: string; body: string }>, extra:
       ...extra
     }))
 
+/** What `self` returned, and how many SQL statements it ran (`@effect/sql`'s `sql.execute` spans). */
+const statements = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const base = yield* Effect.tracer
+    let n = 0
+    const counting = Tracer.make({
+      span: (name, ...rest) => {
+        if (name === "sql.execute") n++
+        return base.span(name, ...rest)
+      },
+      context: base.context
+    })
+    const a = yield* Effect.withTracer(self, counting)
+    return [a, n] as const
+  })
+
 describe("SyncStore", () => {
   it.effect("stores a page once: a repeat adds no change, a changed object moves to a new sequence", () =>
     Effect.gen(function*() {
@@ -38,6 +54,39 @@ describe("SyncStore", () => {
       assert.deepStrictEqual(feed.map((c) => [c.object_id, c.seq]), [["b", 2], ["a", 3]])
       assert.deepStrictEqual(JSON.parse(feed[1]!.body!), { id: "a", v: 2 })
       assert.deepStrictEqual((yield* store.resources("conn_1", "fac_1"))[0]!.count, 2)
+    }).pipe(Effect.provide(StoreLive())))
+
+  it.effect("a poll's empty page moves the resource's cursor in one statement, and changes nothing else", () =>
+    Effect.gen(function*() {
+      const store = yield* SyncStore.SyncStore
+      yield* store.ensureFacility("conn_1", "fac_1", 0)
+      // the first page makes the resource's row (the whole path)
+      assert.strictEqual(
+        yield* put([obj("a", 1), obj("b", 1)], { cursor: { status: "live", synced_through: 1000 } }),
+        2
+      )
+      const before = (yield* store.resources("conn_1", "fac_1"))[0]!
+      const [changes, count] = yield* statements(
+        put([], { now: 2000, cursor: { status: "live", synced_through: 2000, last_synced_at: 2000, last_error: null } })
+      )
+      assert.strictEqual(changes, 0)
+      assert.strictEqual(count, 1)
+      const after = (yield* store.resources("conn_1", "fac_1"))[0]!
+      assert.deepStrictEqual(after, { ...before, synced_through: 2000, last_synced_at: 2000 })
+      assert.deepStrictEqual((yield* store.feed("conn_1", "fac_1", 0, 100, [])).map((c) => c.seq), [1, 2])
+      // a resource with no row yet takes the whole path, which makes it
+      const [, made] = yield* statements(
+        put([], { resource: "plants", cursor: { status: "live", synced_through: 2000 } })
+      )
+      assert.isAbove(made, 1)
+      const plants = (yield* store.resources("conn_1", "fac_1")).find((r) => r.resource === "plants")!
+      assert.deepStrictEqual([plants.status, plants.synced_through, plants.count], ["live", 2000, 0])
+      // a backfill's empty page (not live) still takes the whole path: it beats the facility's heartbeat
+      const [, backfill] = yield* statements(
+        put([], { now: 3000, cursor: { status: "backfilling", window_from: 5000, page: 1 } })
+      )
+      assert.isAbove(backfill, 1)
+      assert.strictEqual(Option.getOrThrow(yield* store.facility("conn_1", "fac_1")).heartbeat_at, 3000)
     }).pipe(Effect.provide(StoreLive())))
 
   it.effect("a sweep at a new generation removes what it did not see", () =>
