@@ -7,7 +7,7 @@
 import { HttpClient } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { Bootstrap, Http, Server, Tracing } from "@tracebridge/http"
-import { ConfigProvider, Context, Effect, Either, Exit, Layer, Option, Tracer } from "effect"
+import { ConfigProvider, Context, Deferred, Effect, Either, Exit, FiberRef, Layer, Option, Tracer } from "effect"
 import * as Crypto from "../src/services/Crypto.js"
 import { decodeTraces } from "./support/OtlpProto.js"
 import { receiver } from "./support/Receiver.js"
@@ -238,6 +238,25 @@ describe("Tracing", () => {
       }),
     60_000
   )
+
+  it.effect("with traces off, the work it is provided to runs with Effect's tracer off: no span made to be dropped", () =>
+    Effect.gen(function*() {
+      // what a worker forked by a layer built under `Tracing.layer` sees, as main.ts builds them
+      const tracerOn = (env: Record<string, string>) =>
+        Effect.gen(function*() {
+          const seen = yield* Deferred.make<boolean>()
+          const worker = Layer.scopedDiscard(
+            Effect.forkScoped(
+              Effect.flatMap(FiberRef.get(FiberRef.currentTracerEnabled), (on) => Deferred.succeed(seen, on))
+            )
+          )
+          return yield* Effect.scoped(
+            Effect.zipRight(Layer.build(worker.pipe(Layer.provide(Tracing.layer))), Deferred.await(seen))
+          ).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
+        })
+      assert.isFalse(yield* tracerOn({}))
+      assert.isTrue(yield* tracerOn({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9/" }))
+    }))
 
   it("reads the OTEL_* variables: off without an endpoint, the traces URL, and a clear failure", () => {
     const read = (env: Record<string, string>) =>
