@@ -410,6 +410,7 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient | Provider
         }
         return yield* decodeWire(schema, options.operation)(json)
       }).pipe(Effect.withSpan(`ProviderAClient.${method}`, {
+        captureStackTrace: false,
         kind: "client",
         attributes: { provider: PROVIDER, state: session.state, path, operation: options.operation }
       }))

@@ -220,7 +220,7 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient> = Effect.
   const urlOf = (session: Session.Session, operation: string) =>
     ProviderDescriptor.baseUrl(descriptorStub, session.state, session.environment, session.baseUrl).pipe(
       Effect.mapError((e): ProviderError.ProviderError => e),
-      Effect.withSpan("ProviderBClient.url", { attributes: { operation } })
+      Effect.withSpan("ProviderBClient.url", { captureStackTrace: false, attributes: { operation } })
     )
 
   const keyOf = (session: Session.Session) => `${session.key}|${session.baseUrl ?? ""}|${session.state}`
@@ -324,7 +324,11 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient> = Effect.
         )
       ),
       // one upstream request (no URL: BioTrack's carries none of the body's login, but keep it out)
-      Effect.withSpan("ProviderBClient.post", { kind: "client", attributes: { provider: PROVIDER, operation } })
+      Effect.withSpan("ProviderBClient.post", {
+        captureStackTrace: false,
+        kind: "client",
+        attributes: { provider: PROVIDER, operation }
+      })
     )
 
   const invalid = (operation: string) => (error: ParseResult.ParseError) =>
@@ -383,7 +387,9 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient> = Effect.
       const sid = Redacted.make(ok.sessionid)
       sessions.set(keyOf(session), sid)
       return sid
-    }).pipe(Effect.withSpan("ProviderBClient.login", { attributes: { state: session.state } }))
+    }).pipe(
+      Effect.withSpan("ProviderBClient.login", { captureStackTrace: false, attributes: { state: session.state } })
+    )
 
   /**
    * Logs in for a connection, or joins the login already under way for it, so concurrent calls
@@ -472,7 +478,9 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient> = Effect.
         })
       }
       return yield* Schema.decodeUnknown(answer)(json).pipe(Effect.mapError(invalid(operation)))
-    }).pipe(Effect.withSpan(`ProviderBClient.${action}`, { attributes: { state: session.state } }))
+    }).pipe(
+      Effect.withSpan(`ProviderBClient.${action}`, { captureStackTrace: false, attributes: { state: session.state } })
+    )
 
   return {
     call,

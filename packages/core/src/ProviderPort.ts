@@ -429,6 +429,7 @@ export const make = (driver: Driver, options: Options = {}): Service => {
 
   const span = (operation: string, session: Session, facilityId?: string) =>
     Effect.withSpan(`${provider}.${operation}`, {
+      captureStackTrace: false,
       attributes: { provider, state: session.state, environment: session.environment, facility_id: facilityId }
     })
 

@@ -21,6 +21,7 @@ interface OtlpSpan {
   readonly parentSpanId?: string
   readonly name: string
   readonly kind: number
+  readonly status?: { readonly code?: number }
   readonly attributes: ReadonlyArray<{ readonly key: string; readonly value: Record<string, unknown> }>
   readonly links?: ReadonlyArray<{ readonly traceId: string; readonly spanId: string }>
   readonly events: ReadonlyArray<
@@ -110,6 +111,18 @@ describe("Tracing", () => {
           assert.strictEqual(read.status, 200, JSON.stringify(read.body))
           const unknown = yield* call("GET", "/v1/no/such/thing?key=secret-in-query", { token: access })
           assert.strictEqual(unknown.status, 404)
+          // an upstream answer that fails the read: its port and upstream spans end failed
+          const fault = yield* call("PUT", `/v1/sandbox/${connection}/faults`, {
+            token: access,
+            json: { kind: "malformed" }
+          })
+          assert.isBelow(fault.status, 300, JSON.stringify(fault.body))
+          const failed = yield* call(
+            "GET",
+            `/v1/connections/${connection}/facilities/${facilities.body.data[0].id}/packages?per_page=3`,
+            { token: connectionToken }
+          )
+          assert.strictEqual(failed.status, 502, JSON.stringify(failed.body))
           return {
             secrets: [client.client_secret, access, refresh, connectionToken, providerLogin, "secret-in-query"],
             requestId: read.headers["x-request-id"]!,
@@ -172,6 +185,14 @@ describe("Tracing", () => {
         assert.strictEqual(attr(wire!, "http.response.status_code"), 200)
         assert.notInclude(String(attr(wire!, "url.full")), "?", "no query string")
         assert.isTrue(spans.some((s) => s.name === "sql.execute"), "database spans")
+        // no span of ours carries a stack trace, not even a failed one (its name says where it
+        // was): the trace is an Error made at every port call and upstream request, traces on or off
+        assert.isTrue(
+          spans.some((s) => s.name === "provider_a.packages.list" && s.status?.code === 2),
+          "a failed port span"
+        )
+        const stacked = spans.filter((s) => attr(s, "code.stacktrace") !== undefined).map((s) => s.name)
+        assert.deepStrictEqual(stacked, [], "spans with code.stacktrace")
 
         // no secret, token or login in any attribute of any span of the session (events included)
         const values = spans.flatMap((s) => [

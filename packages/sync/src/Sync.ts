@@ -372,6 +372,7 @@ export const backfillResource = (
     ),
     // one span per backfill step: a resource of a facility (issue #32)
     Effect.withSpan("sync.backfill", {
+      captureStackTrace: false,
       attributes: {
         provider: opened.session.provider,
         state: opened.session.state,
@@ -524,6 +525,7 @@ export const pollFacility = (
     Effect.tap((changes) => Effect.annotateCurrentSpan("tracebridge.changes", changes)),
     // one span per poll (issue #32)
     Effect.withSpan("sync.poll", {
+      captureStackTrace: false,
       attributes: {
         provider: opened.session.provider,
         state: opened.session.state,

@@ -535,7 +535,10 @@ export const layer = Layer.effect(
         })
       ).pipe(
         Effect.catchAllDefect((defect) => Effect.logError("webhook delivery crashed", job.delivery.id, defect)),
-        Effect.withSpan("WebhookDispatcher.deliver", { attributes: { delivery: job.delivery.id } })
+        Effect.withSpan("WebhookDispatcher.deliver", {
+          captureStackTrace: false,
+          attributes: { delivery: job.delivery.id }
+        })
       )
 
     /** Hands a claim or hold back to the queue, due as it was; nothing if it is no longer ours. */
@@ -728,7 +731,12 @@ export const layer = Layer.effect(
             response_preview: result.preview ?? null,
             duration_ms: Math.max(0, ended - started)
           }
-        }).pipe(Effect.withSpan("WebhookDispatcher.sendTest", { attributes: { endpoint: endpoint.id } })),
+        }).pipe(
+          Effect.withSpan("WebhookDispatcher.sendTest", {
+            captureStackTrace: false,
+            attributes: { endpoint: endpoint.id }
+          })
+        ),
       holdUntil: Effect.map(
         Clock.currentTimeMillis,
         (now) => accepting ? now + Duration.toMillis(LEASE) : undefined

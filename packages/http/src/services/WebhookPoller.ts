@@ -233,7 +233,10 @@ export const layer = Layer.effect(
         })).pipe(Effect.as(true), Effect.catchTag("PollRaced", () => Effect.succeed(false)))
         return recorded ? events : []
       }).pipe(
-        Effect.withSpan("WebhookPoller.reconcile", { attributes: { connection: connection.id } }),
+        Effect.withSpan("WebhookPoller.reconcile", {
+          captureStackTrace: false,
+          attributes: { connection: connection.id }
+        }),
         // background work: the governor keeps room beside it for interactive calls
         UpstreamGovernor.background
       )
