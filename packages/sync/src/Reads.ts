@@ -29,15 +29,18 @@ const freshness = (f: FacilityState): Freshness => ({
   last_synced_at: f.last_synced_at === null ? null : new Date(f.last_synced_at).toISOString()
 })
 
-/** The facility and resource when the store can answer for them. */
+/**
+ * The facility and the resource's count of stored objects when the store can answer for them:
+ * the facility backfilled and the resource live. One statement.
+ */
 const ready = (connectionId: string, facilityId: string, resource: string) =>
   Effect.gen(function*() {
     const store = yield* SyncStore
-    const facility = yield* store.facility(connectionId, facilityId)
-    if (Option.isNone(facility) || facility.value.backfilled_through === null) return Option.none()
-    const state = (yield* store.resources(connectionId, facilityId)).find((r) => r.resource === resource)
-    if (state === undefined || state.status !== "live") return Option.none()
-    return Option.some(facility.value)
+    const state = yield* store.readState(connectionId, facilityId, resource)
+    if (Option.isNone(state) || state.value.facility.backfilled_through === null) return Option.none()
+    const { resource: stored } = state.value
+    if (Option.isNone(stored) || stored.value.status !== "live") return Option.none()
+    return Option.some({ facility: state.value.facility, count: stored.value.count })
   })
 
 /**
@@ -60,15 +63,15 @@ export const list = (
   Effect.gen(function*() {
     const query = filters as Readonly<Record<string, unknown>>
     if (query.updated_since !== undefined) return Option.none()
-    const facility = yield* ready(connectionId, facilityId, resource)
-    if (Option.isNone(facility)) return Option.none()
+    const state = yield* ready(connectionId, facilityId, resource)
+    if (Option.isNone(state)) return Option.none()
     const store = yield* SyncStore
-    const sync = freshness(facility.value)
+    const sync = freshness(state.value.facility)
     if (Object.values(query).every((v) => v === undefined)) {
-      // no filter: the page's rows only, and the count
+      // no filter: the page's rows only; the total is the resource's count, kept by every write
       const window = Page.toWindow(page)
-      const slice = yield* store.listWindow(connectionId, facilityId, resource, window.offset, window.limit)
-      return Option.some({ page: Page.fromSlice(page, { items: slice.items, total: slice.total }), sync })
+      const items = yield* store.listWindow(connectionId, facilityId, resource, window.offset, window.limit)
+      return Option.some({ page: Page.fromSlice(page, { items, total: state.value.count }), sync })
     }
     const matches = Query.matcher(resource, query, license)
     const all = (yield* store.list(connectionId, facilityId, resource)).filter((body) => matches(JSON.parse(body)))
@@ -84,10 +87,10 @@ export const list = (
  */
 export const get = (connectionId: string, facilityId: string, resource: string, id: string) =>
   Effect.gen(function*() {
-    const facility = yield* ready(connectionId, facilityId, resource)
-    if (Option.isNone(facility)) return Option.none()
+    const state = yield* ready(connectionId, facilityId, resource)
+    if (Option.isNone(state)) return Option.none()
     const store = yield* SyncStore
     // the stored JSON text, as stored: the answer splices it in unparsed (as `list` does)
     const object = yield* store.get(connectionId, facilityId, resource, id)
-    return Option.some({ object, sync: freshness(facility.value) })
+    return Option.some({ object, sync: freshness(state.value.facility) })
   })

@@ -173,13 +173,28 @@ export interface Service {
   /** The stored objects of a resource (not removed), in the order first seen. */
   readonly list: (connectionId: string, facilityId: string, resource: string) => Effect.Effect<ReadonlyArray<string>>
   /** A window of `list` and the total, without reading the rest. */
+  /**
+   * The facility's state with one resource's status and count (the objects stored and not
+   * removed, kept by `apply`), in one statement: what a read from the store checks first.
+   */
+  readonly readState: (
+    connectionId: string,
+    facilityId: string,
+    resource: string
+  ) => Effect.Effect<
+    Option.Option<{
+      readonly facility: FacilityState
+      readonly resource: Option.Option<{ readonly status: ResourceState["status"]; readonly count: number }>
+    }>
+  >
+  /** A window of a resource's stored objects (not removed), in the order they were first stored. */
   readonly listWindow: (
     connectionId: string,
     facilityId: string,
     resource: string,
     offset: number,
     limit: number
-  ) => Effect.Effect<{ readonly items: ReadonlyArray<string>; readonly total: number }>
+  ) => Effect.Effect<ReadonlyArray<string>>
   readonly get: (
     connectionId: string,
     facilityId: string,
@@ -244,6 +259,14 @@ const ResourceRow = Schema.Struct({
   last_error: Schema.NullOr(Schema.String)
 })
 const toResource: (row: unknown) => ResourceState = SqlRow.decoder(ResourceRow)
+
+/** A `sync_facilities` row with one resource's status and count (`readState`; null: no such row). */
+const ReadStateRow = Schema.Struct({
+  resource_status: Schema.NullOr(ResourceRow.fields.status),
+  resource_count: NumberOrNullFromColumn
+})
+const decodeReadState = SqlRow.decoder(ReadStateRow)
+const toReadState = (row: unknown) => ({ facility: toFacility(row), ...decodeReadState(row) })
 
 /** A feed row of `sync_objects`. */
 const ChangeRow = Schema.Struct({
@@ -595,18 +618,32 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
         ),
         (rows) => rows.map((row) => row.body)
       ),
+    readState: (connectionId, facilityId, resource) =>
+      Effect.map(
+        one(
+          sql`SELECT f.*, r.status AS resource_status, r.count AS resource_count
+          FROM sync_facilities f LEFT JOIN sync_resources r
+            ON r.connection_id = f.connection_id AND r.facility_id = f.facility_id AND r.resource = ${resource}
+          WHERE f.connection_id = ${connectionId} AND f.facility_id = ${facilityId}`,
+          toReadState
+        ),
+        Option.map((row) => ({
+          facility: row.facility,
+          resource: row.resource_status === null
+            ? Option.none()
+            : Option.some({ status: row.resource_status, count: row.resource_count ?? 0 })
+        }))
+      ),
     listWindow: (connectionId, facilityId, resource, offset, limit) =>
-      Effect.gen(function*() {
-        const total = yield* count(sql`SELECT COUNT(*) AS n FROM sync_objects WHERE connection_id = ${connectionId}
-          AND facility_id = ${facilityId} AND resource = ${resource} AND body IS NOT NULL`)
-        const rows = yield* all(
+      Effect.map(
+        all(
           sql`SELECT body FROM sync_objects WHERE connection_id = ${connectionId}
           AND facility_id = ${facilityId} AND resource = ${resource} AND body IS NOT NULL
           ORDER BY first_seq LIMIT ${limit} OFFSET ${offset}`,
           toBody
-        )
-        return { items: rows.map((row) => row.body), total }
-      }),
+        ),
+        (rows) => rows.map((row) => row.body)
+      ),
     get: (connectionId, facilityId, resource, objectId) =>
       Effect.map(
         one(
