@@ -420,7 +420,7 @@ export const layerWith = (s: Settings, exportInterval: Duration.DurationInput = 
  * Sets the OTLP tracer when configured ({@link settings}). Otherwise it turns Effect's tracer off
  * for what it is provided to (the workers: the sync, the webhook poller and dispatcher), as the
  * requests already run: a span that nothing exports is made, timed, given a stack trace and
- * dropped, at every SQL statement and port call (about a tenth of a sync poll's CPU, issue #35).
+ * dropped, at every SQL statement and port call (issue #35: docs/performance.md, row 14).
  * Fails on an unsupported `OTEL_EXPORTER_OTLP_PROTOCOL` or `OTEL_TRACES_SAMPLER`.
  *
  * @since 0.1.0
