@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
+import { SlowFirstSequencer } from "./scripts/SlowFirstSequencer.js"
 import { SummaryReporter } from "./scripts/SummaryReporter.js"
 
 /**
@@ -14,6 +15,8 @@ export default defineConfig({
     // suite from 24 to 17 minutes.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     minWorkers: 1,
+    // the longest suites first, so that the run does not end with one of them alone
+    sequence: { sequencer: SlowFirstSequencer },
     reporters: ["default", new SummaryReporter()]
   }
 })

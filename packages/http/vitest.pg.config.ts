@@ -2,6 +2,7 @@ import { availableParallelism } from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
+import { SlowFirstSequencer } from "../../scripts/SlowFirstSequencer.js"
 import { SummaryReporter } from "../../scripts/SummaryReporter.js"
 import { shared } from "../../vitest.shared.js"
 import dashboardProject from "../dashboard/vitest.config.js"
@@ -41,6 +42,8 @@ export default defineConfig({
     // than the CPUs). The browser groups and the suite that stops the cluster still run alone.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     minWorkers: 1,
+    // the longest suites first (within each group), so that a group does not end with one alone
+    sequence: { ...shared.test!.sequence, sequencer: SlowFirstSequencer },
     reporters: ["default", new SummaryReporter()],
     projects: [
       {
