@@ -331,7 +331,10 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient | Provider
               vendor.limit(cap.withPermits(1)(governed(admittedAfter))))
         const paced = background
           ? Effect.flatMap(
-            Effect.timed(governor.admit([[bucket, settings.perFacility], [vendorBucket, settings.perVendorKey]])),
+            Effect.timed(Effect.zipRight(
+              governor.admit(bucket, settings.perFacility),
+              governor.admit(vendorBucket, settings.perVendorKey)
+            )),
             ([admittedAfter]) =>
               Effect.flatMap(
                 limiterFor(`vendor|background`, { concurrency: backgroundConcurrency(settings.perVendorKey) }),

@@ -255,7 +255,7 @@ export const make: Effect.Effect<Client, never, HttpClient.HttpClient> = Effect.
         Effect.zipRight(
           Effect.flatMap(
             // a background caller (the sync) is admitted at its share of the rate first
-            Effect.timed(Effect.zipRight(governor.admit([[bucket, RATE_LIMIT]]), governor.take(bucket, RATE_LIMIT))),
+            Effect.timed(Effect.zipRight(governor.admit(bucket, RATE_LIMIT), governor.take(bucket, RATE_LIMIT))),
             ([waited]) => Effect.annotateCurrentSpan("tracebridge.governor_wait_ms", Duration.toMillis(waited))
           ),
           http.execute(request)

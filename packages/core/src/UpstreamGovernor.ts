@@ -73,14 +73,11 @@ export interface Service {
    */
   readonly take: (key: string, policy: Policy) => Effect.Effect<void>
   /**
-   * Admits a caller to its keys before their `take`s (and before any concurrency cap of the
-   * adapter's): an interactive caller at once; a background one (`background`) after a token of
-   * each key's background bucket, which refills at `BACKGROUND_SHARE` of the key's policy rate.
-   * The tokens of all the keys are reserved together (one store round trip) and the caller waits
-   * the longest of them: an admission only shares the keys out, and each key's `take` still
-   * paces the requests themselves.
+   * Admits a caller to the key before its `take` (and before any concurrency cap of the adapter's):
+   * an interactive caller at once; a background one (`background`) after a token of the key's
+   * background bucket, which refills at `BACKGROUND_SHARE` of `policy`'s rate.
    */
-  readonly admit: (buckets: ReadonlyArray<readonly [key: string, policy: Policy]>) => Effect.Effect<void>
+  readonly admit: (key: string, policy: Policy) => Effect.Effect<void>
   /** Pauses the bucket `key` for `duration` from now (an upstream 429's `Retry-After`). */
   readonly pause: (key: string, duration: Duration.DurationInput) => Effect.Effect<void>
   /**
@@ -172,14 +169,6 @@ export interface Store {
    * since it was last touched; a missing bucket is full): the milliseconds to wait before using it.
    */
   readonly reserve: (key: string, rate: Rate, now: number) => Effect.Effect<number>
-  /**
-   * Reserves the next token of each bucket at once (one round trip to a shared store): the longest
-   * of their waits. For admissions, whose tokens are taken together; each key at most once.
-   */
-  readonly reserveAll: (
-    buckets: ReadonlyArray<readonly [key: string, rate: Rate]>,
-    now: number
-  ) => Effect.Effect<number>
   /** No token of `key` before `until` (epoch ms); a later pause already in force stays. */
   readonly pauseUntil: (key: string, until: number, now: number) => Effect.Effect<void>
 }
@@ -208,34 +197,6 @@ const takeFrom = (store: Store, key: string, policy: Policy, retakes: number): E
     }))
 
 /**
- * `takeFrom` for several buckets reserved together: sleeps until the last of their tokens' time,
- * and reserves them all again if it woke later than the slowest bucket's spacing after it.
- */
-const admitFrom = (
-  store: Store,
-  buckets: ReadonlyArray<readonly [key: string, policy: Policy]>,
-  retakes: number
-): Effect.Effect<void> => {
-  if (buckets.length === 1) return takeFrom(store, buckets[0]![0], buckets[0]![1], retakes)
-  return Effect.flatMap(
-    Clock.currentTimeMillis,
-    (now) =>
-      Effect.flatMap(store.reserveAll(buckets.map(([key, policy]) => [key, rateOf(policy)] as const), now), (wait) => {
-        if (wait <= 0) return Effect.void
-        const due = now + wait
-        const spacing = Math.max(...buckets.map(([, policy]) => 1000 / policy.requestsPerSecond))
-        return Effect.zipRight(
-          Effect.sleep(Duration.millis(wait)),
-          Effect.flatMap(Clock.currentTimeMillis, (woke) =>
-            woke - due > spacing && retakes < MAX_LATE_RETAKES
-              ? admitFrom(store, buckets, retakes + 1)
-              : Effect.void)
-        )
-      })
-  )
-}
-
-/**
  * A governor over a store: `take` reserves, then sleeps until the token's time (again, if it woke
  * too late for it).
  *
@@ -248,16 +209,12 @@ export const fromStore = (store: Store): Service => {
       Clock.currentTimeMillis,
       (now) => store.pauseUntil(key, now + Math.max(0, Duration.toMillis(Duration.decode(duration))), now)
     )
-  const admit: Service["admit"] = (buckets) =>
+  const admit: Service["admit"] = (key, policy) =>
     FiberRef.getWith(currentPriority, (priority) =>
-      priority === "interactive" ? Effect.void : admitFrom(
+      priority === "interactive" ? Effect.void : takeFrom(
         store,
-        buckets.map(([key, policy]) =>
-          [
-            backgroundKey(key),
-            { requestsPerSecond: policy.requestsPerSecond * BACKGROUND_SHARE, burst: policy.burst }
-          ] as const
-        ),
+        backgroundKey(key),
+        { requestsPerSecond: policy.requestsPerSecond * BACKGROUND_SHARE, burst: policy.burst },
         0
       ))
   return { take: (key, policy) => takeFrom(store, key, policy, 0), admit, pause, throttled: throttledBy(pause) }
@@ -343,17 +300,6 @@ export const memoryStore = (): Store => {
         const { bucket, wait } = reserveIn(buckets.get(key), rate, now)
         buckets.set(key, bucket)
         return wait
-      }),
-    reserveAll: (entries, now) =>
-      Effect.sync(() => {
-        let longest = 0
-        for (const [key, rate] of entries) {
-          if (buckets.size >= PRUNE_ABOVE && !buckets.has(key)) prune(now)
-          const { bucket, wait } = reserveIn(buckets.get(key), rate, now)
-          buckets.set(key, bucket)
-          longest = Math.max(longest, wait)
-        }
-        return longest
       }),
     pauseUntil: (key, until, now) =>
       Effect.sync(() => {

@@ -122,7 +122,7 @@ describe("UpstreamGovernor (in memory)", () => {
 /** One caller's way through the governor, as an adapter goes: admitted, then the key's token. */
 const call = (governor: UpstreamGovernor.Service, key: string, policy: UpstreamGovernor.Policy) =>
   Effect.zipRight(
-    Effect.zipRight(governor.admit([[key, policy]]), governor.take(key, policy)),
+    Effect.zipRight(governor.admit(key, policy), governor.take(key, policy)),
     Clock.currentTimeMillis
   )
 
@@ -154,7 +154,7 @@ describe("UpstreamGovernor priority: background callers (the sync) leave room fo
       const admitted = (n: number) =>
         Effect.forEach(
           Array.from({ length: n }),
-          () => Effect.zipRight(governor.admit([["k", { requestsPerSecond: 10 }]]), Clock.currentTimeMillis),
+          () => Effect.zipRight(governor.admit("k", { requestsPerSecond: 10 }), Clock.currentTimeMillis),
           { concurrency: "unbounded" }
         )
       const interactive = yield* Effect.fork(admitted(5))

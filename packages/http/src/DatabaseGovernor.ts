@@ -5,9 +5,8 @@
  * caller (a pass-through read, a sync) sends the request. The production ports get it
  * (`Providers`); sandbox ports do not: the in-process emulator has no limit.
  *
- * - **One statement per bucket an upstream request takes**, a reservation: the caller waits on its
- *   `Clock` until its token's time. A background caller's admission reserves its keys' background
- *   buckets together, in one statement. Time comes from the caller's `Clock`, never the database's (keep the nodes'
+ * - **One statement per upstream request**, a reservation: the caller waits on its `Clock` until its
+ *   token's time. Time comes from the caller's `Clock`, never the database's (keep the nodes'
  *   clocks in sync, as for the API's own rate limit).
  * - **Idle buckets.** At most once a minute, one take also deletes the buckets that are full
  *   (a missing bucket is full).
@@ -59,8 +58,6 @@ export const make = (buckets: UpstreamBucketsStore.Service): UpstreamGovernor.Se
   return UpstreamGovernor.fromStore({
     reserve: (key, rate, now) =>
       Effect.zipLeft(failOpen(buckets.reserve(key, rate, now), fallback.reserve(key, rate, now)), drop(now)),
-    reserveAll: (entries, now) =>
-      Effect.zipLeft(failOpen(buckets.reserveAll(entries, now), fallback.reserveAll(entries, now)), drop(now)),
     pauseUntil: (key, until, now) => failOpen(buckets.pauseUntil(key, until, now), fallback.pauseUntil(key, until, now))
   })
 }

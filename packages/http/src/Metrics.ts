@@ -306,10 +306,10 @@ export const governor = (self: UpstreamGovernor.Service, timed = true): Upstream
   return {
     take: (key, policy) => observed(key, self.take(key, policy)),
     // an interactive caller's admission is no wait: it is not observed
-    admit: (buckets) =>
+    admit: (key, policy) =>
       Effect.flatMap(
         UpstreamGovernor.isBackground,
-        (background) => background && buckets.length > 0 ? observed(buckets[0]![0], self.admit(buckets)) : Effect.void
+        (background) => background ? observed(key, self.admit(key, policy)) : Effect.void
       ),
     pause: self.pause,
     throttled: (key, retryAfter) =>

@@ -7,11 +7,9 @@
  * store's statements run on Postgres too in the persistence suite (`npm run test:pg`).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { UpstreamGovernor } from "@tracebridge/core"
 import { DatabaseGovernor, Http, Server } from "@tracebridge/http"
 import { Standalone } from "@tracebridge/sandbox"
 import { Clock, ConfigProvider, Effect, Fiber, Layer, Logger, Option, TestClock } from "effect"
-import type * as UpstreamBucketsStore from "../src/persistence/UpstreamBuckets.js"
 import { UpstreamBuckets } from "../src/persistence/UpstreamBuckets.js"
 import * as Crypto from "../src/services/Crypto.js"
 import { call, linkProduction, linkSandbox, productionSignIn, signIn } from "./support/TestApp.js"
@@ -77,52 +75,6 @@ describe("DatabaseGovernor", () => {
       const [t] = yield* drive(fiber, 100)
       assert.isAtLeast(t! - start, 3_000)
       assert.isAtMost(t! - start, 3_100)
-    }).pipe(Effect.provide(TestDatabase.layer)))
-
-  it.effect("a background caller's admission to two keys is one statement, and paces each at its share", () =>
-    Effect.gen(function*() {
-      const buckets = yield* UpstreamBuckets
-      const calls: Array<string> = []
-      const counted: UpstreamBucketsStore.Service = {
-        ...buckets,
-        reserve: (key, rate, now) =>
-          Effect.zipRight(Effect.sync(() => calls.push(`reserve ${key}`)), buckets.reserve(key, rate, now)),
-        reserveAll: (entries, now) =>
-          Effect.zipRight(
-            Effect.sync(() => calls.push(`reserveAll ${entries.map(([key]) => key).join(" ")}`)),
-            buckets.reserveAll(entries, now)
-          )
-      }
-      const [a, b] = [DatabaseGovernor.make(counted), DatabaseGovernor.make(counted)]
-      const start = yield* TestClock.currentTimeMillis
-      const admitted = Effect.fork(
-        Effect.forEach(
-          Array.from({ length: 6 }, (_, i) => [a, b][i % 2]!),
-          (governor) =>
-            Effect.zipRight(
-              governor.admit([["provider_x|f|LIC-9", { requestsPerSecond: 10 }], ["provider_x|f|*", {
-                requestsPerSecond: 5
-              }]]),
-              Clock.currentTimeMillis
-            ),
-          { concurrency: "unbounded" }
-        ).pipe(UpstreamGovernor.background)
-      )
-      const times = (yield* drive(yield* admitted, 25)).slice().sort((x, y) => x - y)
-      // one statement per admission, for both keys
-      assert.deepStrictEqual(
-        calls.slice(0, 6),
-        Array.from({ length: 6 }, () => "reserveAll provider_x|f|LIC-9|background provider_x|f|*|background")
-      )
-      // the slower key's share sets the pace: 5 a second × 0.8 = one every 250 ms
-      const spacing = 1000 / (5 * UpstreamGovernor.BACKGROUND_SHARE)
-      assert.strictEqual(times[0]! - start, 0)
-      for (let i = 1; i < times.length; i++) assert.isAtLeast(times[i]! - times[i - 1]!, spacing - 1)
-      assert.isAtMost(times[5]! - start, 5 * spacing + 50)
-      // an interactive caller is admitted at once, with no statement
-      const before = calls.length
-      yield* a.admit([["provider_x|f|LIC-9", { requestsPerSecond: 10 }]])
-      assert.strictEqual(calls.length, before)
     }).pipe(Effect.provide(TestDatabase.layer)))
 
   it.effect("fails open: when the store fails, takes are paced in the process", () =>

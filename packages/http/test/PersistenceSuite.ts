@@ -1054,31 +1054,6 @@ export const persistenceSuite = (
         assert.deepStrictEqual(three.map(Math.round), [0, 0, 0, 500])
       }))
 
-    it.effect("upstream buckets: reserving several at once is each one's reservation, the longest wait, never a deadlock", () =>
-      Effect.gen(function*() {
-        const buckets = yield* UpstreamBuckets
-        const fast = id("upstream|all-fast")
-        const slow = id("upstream|all-slow")
-        // 20 callers reserving both at once, the keys in either order: the slower bucket paces them
-        const waits = yield* Effect.all(
-          Array.from({ length: 20 }, (_, i) =>
-            buckets.reserveAll(
-              i % 2 === 0
-                ? [[fast, { rate: 20, burst: 1 }], [slow, { rate: 10, burst: 1 }]]
-                : [[slow, { rate: 10, burst: 1 }], [fast, { rate: 20, burst: 1 }]],
-              T0
-            )),
-          { concurrency: "unbounded" }
-        )
-        assert.deepStrictEqual(
-          waits.slice().sort((a, b) => a - b).map(Math.round),
-          Array.from({ length: 20 }, (_, i) => i * 100)
-        )
-        // each bucket holds its own 20 reservations: the fast one's next token at T0 + 1 s
-        assert.strictEqual(Math.round(yield* buckets.reserve(fast, { rate: 20, burst: 1 }, T0)), 1_000)
-        assert.strictEqual(Math.round(yield* buckets.reserve(slow, { rate: 10, burst: 1 }, T0)), 2_000)
-      }))
-
     it.effect("upstream buckets: a pause holds the bucket until it ends; a shorter one never cuts it", () =>
       Effect.gen(function*() {
         const buckets = yield* UpstreamBuckets

@@ -15,7 +15,7 @@ import { UpstreamGovernor } from "@tracebridge/core"
 import { SqlRow } from "@tracebridge/sync"
 import { Context, Effect, Layer, Schema } from "effect"
 
-const { all, exec, first } = SqlRow
+const { exec, first } = SqlRow
 
 /**
  * The governor's store (`reserve`, `pauseUntil`: each atomic on its own), and the sweep of idle
@@ -81,38 +81,6 @@ export const make: Effect.Effect<Service, never, SqlClient.SqlClient> = Effect.m
           ),
           (bucket) => UpstreamGovernor.waitOf(bucket, now)
         ),
-      // The same arithmetic for several buckets in one statement, each row's rate and size read from
-      // EXCLUDED. The keys go in one order (sorted), so that two callers locking the same rows
-      // on Postgres lock them in the same order and never deadlock.
-      reserveAll: (entries, now) => {
-        const sorted = [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        if (sorted.some(([key], i) => i > 0 && sorted[i - 1]![0] === key)) {
-          return Effect.dieMessage("UpstreamBuckets.reserveAll: a key twice")
-        }
-        const rows = sql.csv(
-          sorted.map(([key, { burst, rate }]) =>
-            sql`(${key}, ${double(burst - 1)}, ${bigint(now)}, ${double(rate)}, ${double(burst)})`
-          )
-        )
-        return Effect.map(
-          all(
-            sql`INSERT INTO upstream_rate_buckets (key, tokens, updated_at, rate, burst)
-                VALUES ${rows}
-                ON CONFLICT (key) DO UPDATE SET
-                  tokens = ${least}(
-                    excluded.burst,
-                    upstream_rate_buckets.tokens
-                      + ${greatest}(0, ${bigint(now)} - upstream_rate_buckets.updated_at) * excluded.rate / 1000.0
-                  ) - 1,
-                  updated_at = ${greatest}(upstream_rate_buckets.updated_at, ${bigint(now)}),
-                  rate = excluded.rate,
-                  burst = excluded.burst
-                RETURNING tokens, updated_at AS at, rate, burst`,
-            toBucket
-          ),
-          (buckets) => Math.max(0, ...buckets.map((bucket) => UpstreamGovernor.waitOf(bucket, now)))
-        )
-      },
       pauseUntil: (key, until, now) => {
         const refilled = sql`${least}(
           upstream_rate_buckets.burst,
