@@ -5,23 +5,12 @@
  * answered from the store.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Option, Tracer } from "effect"
+import { Effect, Option } from "effect"
 import * as Reads from "../src/Reads.js"
 import * as SyncStore from "../src/SyncStore.js"
+import { statements } from "./support/Statements.js"
 import * as TempStore from "./support/TempStore.js"
 
-/** What `self` returned, and how many SQL statements it ran (`@effect/sql`'s `sql.execute` spans). */
-const statements = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const base = yield* Effect.tracer
-    let n = 0
-    const counting = Tracer.make({
-      span: (name, ...rest) => {
-        if (name === "sql.execute") n++
-        return base.span(name, ...rest)
-      },
-      context: base.context
-    })
     const a = yield* Effect.withTracer(self, counting)
     return [a, n] as const
   })

@@ -4,9 +4,10 @@
  * never skips or repeats a change while writers run beside a reader (a property test).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Option, Tracer } from "effect"
+import { Effect, Option } from "effect"
 import * as fc from "fast-check"
 import * as SyncStore from "../src/SyncStore.js"
+import { statements } from "./support/Statements.js"
 import * as TempStore from "./support/TempStore.js"
 
 const StoreLive = TempStore.layer
@@ -26,18 +27,6 @@ const put = (objects: ReadonlyArray<{ object_id: string; body: string }>, extra:
       ...extra
     }))
 
-/** What `self` returned, and how many SQL statements it ran (`@effect/sql`'s `sql.execute` spans). */
-const statements = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const base = yield* Effect.tracer
-    let n = 0
-    const counting = Tracer.make({
-      span: (name, ...rest) => {
-        if (name === "sql.execute") n++
-        return base.span(name, ...rest)
-      },
-      context: base.context
-    })
     const a = yield* Effect.withTracer(self, counting)
     return [a, n] as const
   })
