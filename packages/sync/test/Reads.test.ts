@@ -11,10 +11,6 @@ import * as SyncStore from "../src/SyncStore.js"
 import { statements } from "./support/Statements.js"
 import * as TempStore from "./support/TempStore.js"
 
-    const a = yield* Effect.withTracer(self, counting)
-    return [a, n] as const
-  })
-
 const packages = (n: number) =>
   Array.from({ length: n }, (_, i) => ({ object_id: `p${i}`, body: JSON.stringify({ id: `p${i}` }) }))
 

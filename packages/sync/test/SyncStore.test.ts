@@ -27,10 +27,6 @@ const put = (objects: ReadonlyArray<{ object_id: string; body: string }>, extra:
       ...extra
     }))
 
-    const a = yield* Effect.withTracer(self, counting)
-    return [a, n] as const
-  })
-
 describe("SyncStore", () => {
   it.effect("stores a page once: a repeat adds no change, a changed object moves to a new sequence", () =>
     Effect.gen(function*() {
