@@ -2,7 +2,8 @@
  * The overall deadline of a provider call: one instant on Effect's `Clock` by which the caller
  * needs an answer, every try and every wait between tries included.
  *
- * The caller sets it once (the HTTP service, once per `/v1` request, with `within`); adapters
+ * The caller sets it once (the HTTP service, once per `/v1` request, with `enforce`, and `cut`
+ * around each port call that reaches the state system; `within` is both for one effect); adapters
  * read it, so that no try's timeout and no retry's wait runs past it (`clamp`, `remaining`): a
  * client that could not get an answer in the budget left reports its last failure at once instead
  * of waiting. It travels with the fiber (a `FiberRef`), so a port's signature does not change; a
@@ -81,8 +82,55 @@ export const allows = (wait: Duration.DurationInput): Effect.Effect<boolean> =>
   )
 
 /**
+ * Whether the deadline in force is a hard stop ({@link enforce}): a call run with {@link cut} under
+ * it is interrupted at the deadline. Without one, a deadline only informs the adapters.
+ *
+ * @since 0.1.0
+ * @category fiber refs
+ */
+export const enforced: FiberRef.FiberRef<boolean> = GlobalValue.globalValue(
+  Symbol.for("@tracebridge/core/Deadline/enforced"),
+  () => FiberRef.unsafeMake(false)
+)
+
+/**
+ * {@link withBudget}, as a hard stop: each call run with {@link cut} under it is interrupted at the
+ * deadline and fails with its own `onTimeout`. Nothing else is raced, so what needs no upstream
+ * (an answer kept in a cache, the work between calls) pays for no timer and no fiber: put `cut`
+ * around the calls that reach the state system, under any cache.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const enforce = (budget: Duration.DurationInput) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  withBudget(budget)(Effect.locally(self, enforced, true))
+
+/**
+ * Runs `self` and, under a hard stop ({@link enforce}), interrupts it at the deadline and fails
+ * with `onTimeout()`. Outside one, `self` runs as it is.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const cut: {
+  <E2>(onTimeout: () => E2): <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | E2, R>
+  <A, E, R, E2>(self: Effect.Effect<A, E, R>, onTimeout: () => E2): Effect.Effect<A, E | E2, R>
+} = Function.dual(
+  2,
+  <A, E, R, E2>(self: Effect.Effect<A, E, R>, onTimeout: () => E2): Effect.Effect<A, E | E2, R> =>
+    Effect.flatMap(FiberRef.get(enforced), (hard) =>
+      hard
+        ? Effect.flatMap(
+          remaining,
+          (left) => Option.isNone(left) ? self : Effect.timeoutFail(self, { duration: left.value, onTimeout })
+        )
+        : self)
+)
+
+/**
  * Runs `self` within a deadline `budget` from now (or the earlier one in force), which the
- * adapters see, and fails with `onTimeout()` if it is still running then (it is interrupted).
+ * adapters see, and fails with `onTimeout()` if it is still running then (it is interrupted): a
+ * hard stop ({@link enforce}) with `self` {@link cut} at it.
  *
  * @since 0.1.0
  * @category combinators
@@ -98,10 +146,4 @@ export const within: {
 } = Function.dual(2, <A, E, R, E2>(
   self: Effect.Effect<A, E, R>,
   options: { readonly budget: Duration.DurationInput; readonly onTimeout: () => E2 }
-): Effect.Effect<A, E | E2, R> =>
-  Effect.flatMap(remaining, (left) =>
-    Effect.timeoutFail(self, {
-      // `remaining` is read inside the new budget, so it is the deadline in force.
-      duration: Option.getOrElse(left, () => Duration.decode(options.budget)),
-      onTimeout: options.onTimeout
-    })).pipe(withBudget(options.budget)))
+): Effect.Effect<A, E | E2, R> => enforce(options.budget)(cut(self, options.onTimeout)))

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deadline, ProviderError } from "@tracebridge/core"
-import { Duration, Effect, Fiber, Option, TestClock } from "effect"
+import { Duration, Effect, Fiber, FiberRef, Option, TestClock } from "effect"
 
 const timeout = () =>
   new ProviderError.ProviderTimeout({ provider: "provider_a", operation: "test", message: "too late" })
@@ -60,5 +60,31 @@ describe("Deadline", () => {
       )
       yield* TestClock.adjust("3 seconds")
       assert.isTrue(Option.isSome(yield* Fiber.poll(fiber)))
+    }))
+
+  it.effect("cut stops a call only under a hard stop (enforce): a budget alone informs, it does not cut", () =>
+    Effect.gen(function*() {
+      const informed = yield* Effect.fork(
+        Effect.never.pipe(Deadline.cut(timeout), Effect.flip, Deadline.withBudget("5 seconds"))
+      )
+      yield* TestClock.adjust("1 minute")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(informed)), "a budget alone cuts nothing")
+      yield* Fiber.interrupt(informed)
+
+      // under a hard stop, each call cut with the time left: the second starts 4 s in, stops at 10 s
+      const stopped = yield* Effect.fork(
+        Effect.gen(function*() {
+          yield* Effect.sleep("4 seconds").pipe(Deadline.cut(timeout))
+          return yield* Effect.flip(Effect.never.pipe(Deadline.cut(timeout)))
+        }).pipe(Deadline.enforce("10 seconds"))
+      )
+      yield* TestClock.adjust("9 seconds")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(stopped)))
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual((yield* Fiber.join(stopped))._tag, "ProviderTimeout")
+
+      // and outside one, nothing is raced
+      assert.strictEqual(yield* Effect.succeed(2).pipe(Deadline.cut(timeout)), 2)
+      assert.isFalse(yield* FiberRef.get(Deadline.enforced))
     }))
 })

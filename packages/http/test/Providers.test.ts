@@ -2,10 +2,12 @@
  * `Providers`' per-connection work (issue #35): a connection's session, and the world its sandbox
  * login opens, are made once and kept while the connection row the request read names the same
  * login; a relink (another node's included: the row is read on every request) makes them again.
+ * A read the sandbox's read cache answers needs no race against the upstream deadline.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Http, Server } from "@tracebridge/http"
-import { Effect, Layer, Option, Redacted } from "effect"
+import type { Context, Exit, Fiber } from "effect"
+import { Effect, Layer, Option, Redacted, Supervisor } from "effect"
 import { ConnectionStore } from "../src/persistence/ConnectionStore.js"
 import * as Crypto from "../src/services/Crypto.js"
 import { Providers } from "../src/services/Providers.js"
@@ -60,4 +62,49 @@ describe("Providers", () => {
       assert.notStrictEqual(erased, second)
       assert.notInclude(JSON.stringify(Redacted.value(erased.credentials)), "user_good_relinked")
     }).pipe(Effect.provide(TestAppWithServices)))
+
+  it.effect("a read the sandbox read cache answers starts no fiber: the upstream deadline races only a call that reaches the emulator (issue #35)", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const { connection_id } = yield* linkSandbox(me.access)
+      const store = yield* ConnectionStore
+      const providers = yield* Providers
+      const row = Option.getOrThrow(yield* store.getConnection(connection_id))
+      const port = Option.getOrThrow(yield* providers.port(row.provider, true))
+      const session = yield* providers.session(row)
+      const facility = (yield* port.listFacilities(session, { page: 1, per_page: 1 })).items[0]!.id
+      const read = providers.upstream(
+        row.provider,
+        port.list("packages", session, facility, {}, { page: 1, per_page: 100 })
+      )
+      const first = yield* startsOf(read)
+      // the first read reaches the emulator under the deadline: a timer races it
+      assert.isAbove(first.started, 0)
+      const again = yield* startsOf(read)
+      assert.deepStrictEqual(again.value, first.value)
+      assert.strictEqual(again.started, 0, "a kept answer is returned on the request's own fiber")
+    }).pipe(Effect.provide(TestAppWithServices)))
 })
+
+/** Counts the fibers started while `self` runs. */
+class Starts extends Supervisor.AbstractSupervisor<number> {
+  started = 0
+  get value() {
+    return Effect.sync(() => this.started)
+  }
+  override onStart<A, E, R>(
+    _context: Context.Context<R>,
+    _effect: Effect.Effect<A, E, R>,
+    _parent: Option.Option<Fiber.RuntimeFiber<any, any>>,
+    _fiber: Fiber.RuntimeFiber<A, E>
+  ) {
+    this.started++
+  }
+  override onEnd<A, E>(_value: Exit.Exit<A, E>, _fiber: Fiber.RuntimeFiber<A, E>) {}
+}
+
+const startsOf = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.suspend(() => {
+    const starts = new Starts()
+    return Effect.map(Effect.supervised(self, starts), (value) => ({ value, started: starts.started }))
+  })

@@ -18,7 +18,10 @@
  * Every provider call of a `/v1` request runs through `upstream`: one deadline for the request
  * (`TRACEBRIDGE_UPSTREAM_DEADLINE_SECONDS`, 30 s), every try and retry included. The adapters see
  * it (`Deadline`) and do not retry past it; a call still running then is cut with
- * `ProviderTimeout` (504 `provider_timeout` with `Retry-After`, `Errors.fromProviderError`).
+ * `ProviderTimeout` (504 `provider_timeout` with `Retry-After`, `Errors.fromProviderError`). The
+ * cut is made at each port call, under the sandbox's read cache (`Deadline.cut`): an answer the
+ * cache keeps reaches no state system, so it runs on the request's fiber with no timer raced
+ * against it (the race forked two fibers a read, a quarter of a cached read's CPU).
  *
  * A connection's session (its login decrypted) and the world its sandbox login opens are made once
  * and kept while the connection row each request reads names the same stored login; a relink, a
@@ -86,8 +89,9 @@ export interface Service {
   /**
    * Runs a provider call within the request's upstream deadline (`deadline` from now, or the
    * earlier one in force: wrap a request that makes several calls in `Deadline.withBudget(deadline)`
-   * so that they share one). The adapters see it; a call still running then fails with
-   * `ProviderTimeout`.
+   * so that they share one). The adapters see it; a port call still running then fails with
+   * `ProviderTimeout` (each call of this service's ports is cut at it; one the sandbox's read cache
+   * answers is not raced).
    */
   readonly upstream: <A, E>(
     provider: string,
@@ -201,6 +205,21 @@ export const layer = Layer.scoped(
     const readCache = new Lru<unknown>(yield* AppConfig.sandboxCacheEntries)
     const cached = (ports: ReadonlyArray<ProviderPort.Service>) =>
       ports.map((port) => ReadCache.wrap(port, sandbox, readCache, (s) => worldOfSession.get(s)))
+    // Each call is cut at the request's deadline (`upstream`), under the read cache: a kept answer
+    // is not raced. Outside a request (the sync's calls) nothing is cut.
+    const timeoutOf = (provider: string, operation: string) =>
+      new ProviderError.ProviderTimeout({
+        provider: provider as ProviderName.ProviderName,
+        operation,
+        timeout: deadline,
+        message: `The state system (${provider}) did not answer within ${
+          Duration.format(deadline)
+        }, retries included; try again later`
+      })
+    const cutAtDeadline = (ports: ReadonlyArray<ProviderPort.Service>) =>
+      ports.map((port) =>
+        PortCalls.wrap(port, (call, effect) => Deadline.cut(effect, () => timeoutOf(call.provider, call.operation)))
+      )
     // Counted when the metrics are on (`Metrics.ts`): port calls, 429s, governor waits, skipped rows.
     const counted = Metrics.isOn()
     const measured = (ports: ReadonlyArray<ProviderPort.Service>) => {
@@ -209,7 +228,7 @@ export const layer = Layer.scoped(
       return counted || logged ? counting.map(PortCalls.track) : counting
     }
     const sandboxPorts = ProviderPorts.make(
-      measured(cached(
+      measured(cached(cutAtDeadline(
         checking("all")(
           yield* portsWith(
             inProcess,
@@ -217,10 +236,10 @@ export const layer = Layer.scoped(
             (module) => module.sandbox
           )
         )
-      ))
+      )))
     )
     const productionPorts = ProviderPorts.make(
-      measured(
+      measured(cutAtDeadline(
         checking(productionCheck)(
           yield* Effect.orDie(
             portsWith(
@@ -230,7 +249,7 @@ export const layer = Layer.scoped(
             )
           )
         )
-      )
+      ))
     )
 
     // The world a stored sandbox login opens (as its emulator keys it).
@@ -351,19 +370,9 @@ export const layer = Layer.scoped(
         loginOf: (connection) => bind(connection).login!
       }),
       deadline,
+      // the deadline, as a hard stop for the port calls made under it (`cutAtDeadline`)
       upstream: (provider, call) =>
-        Deadline.within(call, {
-          budget: deadline,
-          onTimeout: () =>
-            new ProviderError.ProviderTimeout({
-              provider: provider as ProviderName.ProviderName,
-              operation: "request",
-              timeout: deadline,
-              message: `The state system (${provider}) did not answer within ${
-                Duration.format(deadline)
-              }, retries included; try again later`
-            })
-        }).pipe(
+        Deadline.enforce(deadline)(call).pipe(
           // the adapter, seeing the deadline, may time out first: either way a ProviderTimeout
           counted ? Effect.tapError(Metrics.recordDeadlineExceeded(provider)) : identity
         )
