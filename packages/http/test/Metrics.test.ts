@@ -241,6 +241,38 @@ describe.sequential("Metrics", () => {
       }
     }).pipe(Effect.provide(withToken)))
 
+  it.effect("a read the sandbox read cache answers reached no state system: it is no upstream request", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const conn = yield* linkSandbox(me.access)
+      const facilities = yield* call("GET", `/v1/connections/${conn.connection_id}/facilities`, { token: me.access })
+      const facility = facilities.body.data[0].id as string
+      const path = `/v1/connections/${conn.connection_id}/facilities/${facility}/packages?per_page=7`
+      const upstream = (text: string) =>
+        samples(text).filter((x) =>
+          x.name === "tracebridge_upstream_requests_total" && x.labels.provider === "provider_a" &&
+          x.labels.outcome === "ok"
+        ).reduce((n, x) => n + x.value, 0)
+      const before = upstream((yield* scrape(TOKEN)).text)
+      assert.strictEqual((yield* call("GET", path, { token: me.access })).status, 200)
+      const missed = upstream((yield* scrape(TOKEN)).text)
+      assert.isAtLeast(missed - before, 1, "the first read reaches the emulator")
+      for (let i = 0; i < 3; i++) assert.strictEqual((yield* call("GET", path, { token: me.access })).status, 200)
+      assert.strictEqual(upstream((yield* scrape(TOKEN)).text), missed, "the cache's answers are not counted")
+    }).pipe(
+      Effect.provide(
+        Http.makeHttpLive({
+          worker: false,
+          metrics: { ...MetricsServer.off, token: Option.some(Redacted.make(TOKEN)) }
+        })
+          .pipe(
+            Layer.provideMerge(Server.layerTest),
+            Layer.provideMerge(Crypto.layerTest),
+            Layer.provideMerge(TestDatabase.layer)
+          )
+      )
+    ))
+
   it.scopedLive("with traces on too, the server span's end counts and times each request once", () =>
     Effect.gen(function*() {
       const collector = yield* receiver([200])

@@ -195,7 +195,7 @@ export const layer = Layer.scoped(
       )
     // How much of each port's output is validated (ADR 0031): a sandbox connection's answers whole,
     // a production connection's on a sample unless configured otherwise. Set on the port's own calls,
-    // under the read cache, the metrics and the request log.
+    // under the deadline's cut, the metrics, the request log and the read cache.
     const productionCheck = yield* Effect.orDie(AppConfig.productionOutputCheck)
     const checking = (check: ProviderPort.OutputCheck) => (ports: ReadonlyArray<ProviderPort.Service>) =>
       ports.map((port) => PortCalls.wrap(port, (_call, effect) => ProviderPort.withOutputCheck(effect, check)))
@@ -227,8 +227,10 @@ export const layer = Layer.scoped(
       // the call running, which the governor's 429 count and the request log's upstream calls read
       return counted || logged ? counting.map(PortCalls.track) : counting
     }
+    // The read cache outermost: an answer it keeps reached no state system, so it is neither
+    // counted as an upstream request, nor tracked as a port call, nor raced against the deadline.
     const sandboxPorts = ProviderPorts.make(
-      measured(cached(cutAtDeadline(
+      cached(measured(cutAtDeadline(
         checking("all")(
           yield* portsWith(
             inProcess,
