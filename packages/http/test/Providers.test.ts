@@ -21,14 +21,20 @@ const TestAppWithServices = Http.makeHttpLive({ worker: false }).pipe(
   Layer.provideMerge(TestDatabase.layer)
 )
 
+/** A linked sandbox connection, its stored row and the services. */
+const linked = Effect.gen(function*() {
+  const me = yield* signIn
+  const { connection_id } = yield* linkSandbox(me.access)
+  const store = yield* ConnectionStore
+  const providers = yield* Providers
+  const row = Option.getOrThrow(yield* store.getConnection(connection_id))
+  return { connection_id, me, providers, row, store }
+})
+
 describe("Providers", () => {
   it.effect("a connection's session is made once while its row names the same login, and again after a relink", () =>
     Effect.gen(function*() {
-      const me = yield* signIn
-      const { connection_id } = yield* linkSandbox(me.access)
-      const store = yield* ConnectionStore
-      const providers = yield* Providers
-      const row = Option.getOrThrow(yield* store.getConnection(connection_id))
+      const { connection_id, me, providers, row, store } = yield* linked
       // each request reads its own copy of the row
       const first = yield* providers.session({ ...row })
       assert.strictEqual(yield* providers.session({ ...row }), first)
@@ -65,11 +71,7 @@ describe("Providers", () => {
 
   it.effect("a read the sandbox read cache answers starts no fiber: the upstream deadline races only a call that reaches the emulator (issue #35)", () =>
     Effect.gen(function*() {
-      const me = yield* signIn
-      const { connection_id } = yield* linkSandbox(me.access)
-      const store = yield* ConnectionStore
-      const providers = yield* Providers
-      const row = Option.getOrThrow(yield* store.getConnection(connection_id))
+      const { providers, row } = yield* linked
       const port = Option.getOrThrow(yield* providers.port(row.provider, true))
       const session = yield* providers.session(row)
       const facility = (yield* port.listFacilities(session, { page: 1, per_page: 1 })).items[0]!.id
