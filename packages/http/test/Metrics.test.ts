@@ -24,13 +24,18 @@ import { tracesTo } from "./support/TraceCollector.js"
 
 const TOKEN = "metrics-token-0123456789abcdef"
 
-const withToken = Http.makeHttpLive({
-  metrics: { ...MetricsServer.off, token: Option.some(Redacted.make(TOKEN)) }
-}).pipe(
-  Layer.provideMerge(Server.layerTest),
-  Layer.provideMerge(Crypto.layerTest),
-  Layer.provideMerge(TestDatabase.layer)
-)
+/** The served API on a test server and database, with `options`. */
+const appWith = (options: Http.Options) =>
+  Http.makeHttpLive(options).pipe(
+    Layer.provideMerge(Server.layerTest),
+    Layer.provideMerge(Crypto.layerTest),
+    Layer.provideMerge(TestDatabase.layer)
+  )
+
+/** The metrics on the main port, behind {@link TOKEN}. */
+const tokenMetrics = { ...MetricsServer.off, token: Option.some(Redacted.make(TOKEN)) }
+
+const withToken = appWith({ metrics: tokenMetrics })
 
 const scrape = (token: string | undefined) =>
   Effect.gen(function*() {
@@ -52,6 +57,14 @@ const samples = (text: string) =>
     }
     return { name: match![1]!, labels, value: Number(match![3]) }
   })
+
+/** A signed-in caller, a linked sandbox connection and its first facility. */
+const linkedFacility = Effect.gen(function*() {
+  const me = yield* signIn
+  const conn = yield* linkSandbox(me.access)
+  const facilities = yield* call("GET", `/v1/connections/${conn.connection_id}/facilities`, { token: me.access })
+  return { conn, facility: facilities.body.data[0].id as string, me }
+})
 
 // One after another: recording is on while any metrics layer is up, for the whole process.
 describe.sequential("Metrics", () => {
@@ -243,10 +256,7 @@ describe.sequential("Metrics", () => {
 
   it.effect("a read the sandbox read cache answers reached no state system: it is no upstream request", () =>
     Effect.gen(function*() {
-      const me = yield* signIn
-      const conn = yield* linkSandbox(me.access)
-      const facilities = yield* call("GET", `/v1/connections/${conn.connection_id}/facilities`, { token: me.access })
-      const facility = facilities.body.data[0].id as string
+      const { conn, facility, me } = yield* linkedFacility
       const path = `/v1/connections/${conn.connection_id}/facilities/${facility}/packages?per_page=7`
       const upstream = (text: string) =>
         samples(text).filter((x) =>
@@ -260,17 +270,7 @@ describe.sequential("Metrics", () => {
       for (let i = 0; i < 3; i++) assert.strictEqual((yield* call("GET", path, { token: me.access })).status, 200)
       assert.strictEqual(upstream((yield* scrape(TOKEN)).text), missed, "the cache's answers are not counted")
     }).pipe(
-      Effect.provide(
-        Http.makeHttpLive({
-          worker: false,
-          metrics: { ...MetricsServer.off, token: Option.some(Redacted.make(TOKEN)) }
-        })
-          .pipe(
-            Layer.provideMerge(Server.layerTest),
-            Layer.provideMerge(Crypto.layerTest),
-            Layer.provideMerge(TestDatabase.layer)
-          )
-      )
+      Effect.provide(appWith({ worker: false, metrics: tokenMetrics }))
     ))
 
   it.scopedLive("with traces on too, the server span's end counts and times each request once", () =>
@@ -299,15 +299,7 @@ describe.sequential("Metrics", () => {
         )
       }).pipe(
         Effect.provide(
-          Http.makeHttpLive({
-            tracing: true,
-            metrics: { ...MetricsServer.off, token: Option.some(Redacted.make(TOKEN)) }
-          }).pipe(
-            Layer.provideMerge(Server.layerTest),
-            Layer.provideMerge(Crypto.layerTest),
-            Layer.provideMerge(TestDatabase.layer),
-            Layer.provide(tracesTo(collector))
-          )
+          appWith({ tracing: true, metrics: tokenMetrics }).pipe(Layer.provide(tracesTo(collector)))
         )
       )
       // the layer is closed: every span was exported, the three reads' server spans among them
@@ -321,10 +313,7 @@ describe.sequential("Metrics", () => {
 
   it.effect("a row the adapter cannot read counts as a skipped row of its provider and resource", () =>
     Effect.gen(function*() {
-      const me = yield* signIn
-      const conn = yield* linkSandbox(me.access)
-      const facilities = yield* call("GET", `/v1/connections/${conn.connection_id}/facilities`, { token: me.access })
-      const facility = facilities.body.data[0].id as string
+      const { conn, facility, me } = yield* linkedFacility
       // one package of the connection's world made unreadable (as TolerantReads.test.ts does)
       const { sandbox } = yield* Providers
       const key = sandbox.keys().find((k) => k.includes(conn.connection_id))!
@@ -421,11 +410,7 @@ describe.sequential("Metrics", () => {
         )
         assert.deepStrictEqual(settings.otlp, Option.some(`http://127.0.0.1:${port}/v1/metrics`))
         assert.isTrue(MetricsServer.isEnabled(settings))
-        const app = Http.makeHttpLive({ metrics: settings }).pipe(
-          Layer.provideMerge(Server.layerTest),
-          Layer.provideMerge(Crypto.layerTest),
-          Layer.provideMerge(TestDatabase.layer)
-        )
+        const app = appWith({ metrics: settings })
         yield* Effect.gen(function*() {
           assert.strictEqual((yield* call("GET", "/v1/openapi.json")).status, 200)
           assert.strictEqual((yield* call("GET", "/metrics", { token: TOKEN })).status, 404)
