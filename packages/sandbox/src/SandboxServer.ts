@@ -87,30 +87,48 @@ export const baseUrl = (origin: string, provider: ProviderName.ProviderName, sta
 export const IN_PROCESS_ORIGIN = "http://sandbox.tracebridge.internal"
 
 /**
+ * One turn of the event loop (`setImmediate`): what was waiting (sockets, timers, other requests)
+ * runs first. Interrupting the wait cancels it.
+ */
+const nextTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const turn = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(turn))
+})
+
+/**
  * An `HttpClient` that answers every request with the handler, with no sockets.
+ *
+ * Each call first waits one turn of the event loop, as an answer over a socket would. The
+ * emulators answer from memory, so without it a run of calls (a sync's backfill makes thousands)
+ * chains from one answer to the next without ever giving the event loop back: the server that
+ * hosts the sandbox stopped answering anything, its health checks included, for seconds while a
+ * sandbox connection's first sync ran.
  *
  * @since 0.1.0
  * @category layers
  */
 export const httpClient = (handler: Handler): HttpClient.HttpClient =>
   HttpClient.make((request, url, signal) =>
-    Effect.tryPromise({
-      try: async () => {
-        const body: BodyInit | undefined = request.body._tag === "Uint8Array"
-          ? (request.body.body as unknown as BodyInit)
-          : request.body._tag === "Raw"
-          ? (request.body.body as BodyInit)
-          : undefined
-        const web = new Request(url.toString(), {
-          method: request.method,
-          headers: request.headers as Record<string, string>,
-          signal,
-          ...(body !== undefined ? { body } : {})
-        })
-        return handler(web)
-      },
-      catch: (cause) => new HttpClientError.RequestError({ request, reason: "Transport", cause })
-    }).pipe(
+    Effect.zipRight(
+      nextTurn,
+      Effect.tryPromise({
+        try: async () => {
+          const body: BodyInit | undefined = request.body._tag === "Uint8Array"
+            ? (request.body.body as unknown as BodyInit)
+            : request.body._tag === "Raw"
+            ? (request.body.body as BodyInit)
+            : undefined
+          const web = new Request(url.toString(), {
+            method: request.method,
+            headers: request.headers as Record<string, string>,
+            signal,
+            ...(body !== undefined ? { body } : {})
+          })
+          return handler(web)
+        },
+        catch: (cause) => new HttpClientError.RequestError({ request, reason: "Transport", cause })
+      })
+    ).pipe(
       // A `slow` fault's answer is held back on Effect's Clock (so TestClock drives it, and the
       // caller's timeout interrupts the wait).
       Effect.tap((response) => Faults.delayOf(response) > 0 ? Effect.sleep(Faults.delayOf(response)) : Effect.void),

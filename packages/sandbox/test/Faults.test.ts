@@ -212,7 +212,8 @@ for (const target of targets) {
   })
 }
 
-describe("faults through the control API", () => {
+// one sandbox and its one fault list for every test here, each test listing and resetting it whole: one at a time
+describe.sequential("faults through the control API", () => {
   const sandbox = makeSandbox()
   const handler = SandboxServer.makeHandler(sandbox)
   const control = (method: string, path: string, body?: unknown) =>
