@@ -180,6 +180,8 @@ export class Pending {
   /** The body was longer than {@link BODY_KEEP_LIMIT}: not kept. */
   bodyTooLong = false
   readonly calls: Array<PendingCall> = []
+  /** The failed calls so far by request (method, URL, query, body): the next one's attempt. */
+  readonly failures = new Map<string, number>()
   /** Set once the answer is ready: calls made later (by work it forked) are not its own. */
   closed = false
   status = 0
@@ -209,6 +211,17 @@ export class Pending {
  * @category fiber refs
  */
 export const current: FiberRef.FiberRef<Pending | undefined> = FiberRef.unsafeMake<Pending | undefined>(undefined)
+
+/**
+ * Runs `self` outside the current request's record. What it forks to run on after the answer (a
+ * sync's backfills, started by `GET …/sync`) inherits no record: its upstream calls are not the
+ * request's, and the record is not kept alive, and growing, for as long as that work runs.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const detached = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.locally(self, current, undefined)
 
 /** The provider, state and port method of the port call running. */
 const decoder = new TextDecoder()
@@ -247,8 +260,7 @@ export const recording = (
         const key = `${request.method} ${request.url}?${
           request.urlParams.length === 0 ? "" : JSON.stringify(request.urlParams)
         } ${bodyKey(request.body)}`
-        let attempt = 1
-        for (const earlier of pending.calls) if (earlier.key === key && failed(earlier)) attempt++
+        const attempt = 1 + (pending.failures.get(key) ?? 0)
         const params = request.urlParams.length === 0
           ? ""
           : `${request.url.includes("?") ? "&" : "?"}${UrlParams.toString(request.urlParams)}`
@@ -284,6 +296,7 @@ export const recording = (
             call.durationMs = performance.now() - started
             if (exit._tag === "Success") call.status = exit.value.status
             else call.failure = Cause.isInterruptedOnly(exit.cause) ? "timeout" : "transport"
+            if (failed(call)) pending.failures.set(key, (pending.failures.get(key) ?? 0) + 1)
           }))
       })
     }))

@@ -9,6 +9,7 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { Http, Server } from "@tracebridge/http"
+import { Jobs } from "@tracebridge/sync"
 import { ConfigProvider, Deferred, Duration, Effect, Either, Fiber, Layer, Option, Redacted } from "effect"
 import * as TestClock from "effect/TestClock"
 import * as fs from "node:fs"
@@ -373,6 +374,31 @@ describe("request log", () => {
       }),
     { timeout: 90_000 }
   )
+
+  it.live("a sync a request starts is not the request's: its upstream calls are not in the request's entry", () =>
+    Effect.gen(function*() {
+      const me = yield* signIn
+      const conn = yield* linkSandbox(me.access)
+      const facilities = yield* call("GET", `/v1/connections/${conn.connection_id}/facilities`, { token: me.access })
+      assert.strictEqual(facilities.status, 200)
+      const ids = (facilities.body.data as Array<{ id: string }>).map((f) => f.id)
+      // a request's record, still open (its answer not ready), while it starts the backfills
+      const record = new RequestLogCapture.Pending(0, 0, "GET", `/v1/connections/${conn.connection_id}/sync`, undefined)
+      const jobs = yield* Jobs.Jobs
+      yield* Effect.locally(jobs.start(conn.connection_id, ids), RequestLogCapture.current, record)
+      // the backfills run in the background, through the in-process emulator: wait until they have stored objects
+      let stored = 0
+      for (let i = 0; i < 600 && stored === 0; i++) {
+        const status = yield* call("GET", `/v1/connections/${conn.connection_id}/sync`, { token: me.access })
+        assert.strictEqual(status.status, 200, JSON.stringify(status.body))
+        for (const f of status.body.data.facilities as Array<{ resources: Array<{ count: number }> }>) {
+          for (const r of f.resources) stored += r.count
+        }
+        if (stored === 0) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+      }
+      assert.isAbove(stored, 0, "the backfill stored nothing")
+      assert.deepStrictEqual(record.calls.map((c) => c.url), [])
+    }).pipe(Effect.provide(TestApp)))
 
   it.effect("TRACEBRIDGE_REQUEST_LOG=off captures nothing; the settings are validated", () =>
     Effect.gen(function*() {

@@ -22,6 +22,7 @@ import { Jobs, Polls, Sync, SyncStore } from "@tracebridge/sync"
 import { Clock, Config, Duration, Effect, Either, Layer, Option } from "effect"
 import type { Connection } from "../persistence/ConnectionStore.js"
 import { ConnectionStore } from "../persistence/ConnectionStore.js"
+import * as RequestLogCapture from "../RequestLogCapture.js"
 import { Connections } from "./Connections.js"
 import * as Crypto from "./Crypto.js"
 import { Providers } from "./Providers.js"
@@ -160,7 +161,17 @@ export const RosterLive = Layer.effect(
  * @since 0.1.0
  * @category layers
  */
-export const JobsLive = Jobs.layer.pipe(
+export const JobsLive = Layer.effect(
+  Jobs.Jobs,
+  // the backfills a request starts run on after its answer, in the background: not in its log entry
+  Effect.map(Jobs.Jobs, (jobs) =>
+    Jobs.Jobs.of({
+      ...jobs,
+      start: (connectionId, facilityIds, options) =>
+        RequestLogCapture.detached(jobs.start(connectionId, facilityIds, options))
+    }))
+).pipe(
+  Layer.provide(Jobs.layer),
   Layer.provideMerge(Layer.effect(Sync.SyncSettings, Effect.orDie(settings))),
   Layer.provideMerge(WorkflowEngine.layerMemory),
   Layer.provide(RosterLive)
