@@ -227,10 +227,13 @@ for (const provider of ["provider_a", "provider_b"] as const) {
           assert.strictEqual(done.status, 200, JSON.stringify(done.body))
           const of = (changes: Array<any>) =>
             changes.filter((c) => c.type === "packages" && moved.includes(c.object_id))
+          // each facility's sync takes the change in on its own: wait for both feeds
           let left: Array<any> = []
-          for (let i = 0; i < 200 && left.length < moved.length; i++) {
+          let there: Array<any> = []
+          for (let i = 0; i < 400 && (left.length < moved.length || there.length < moved.length); i++) {
             yield* pause(25)
             left = of((yield* drain(me.access, from, before.from)).changes)
+            there = of((yield* drain(me.access, to, before.to)).changes)
           }
           yield* pause(100)
           left = of((yield* drain(me.access, from, before.from)).changes)
