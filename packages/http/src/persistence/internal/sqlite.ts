@@ -15,14 +15,18 @@
  *   leaves such a statement in progress, and until the garbage collector finalizes it every
  *   `COMMIT` on that connection fails (tursodatabase/libsql-client-ts#352);
  * - when the database cannot be had within `wait`, the statement fails with a `SqlError` whose
- *   cause is `Unavailable` (`isUnavailable`), which the API answers 503 `service_unavailable`.
+ *   cause is `Unavailable` (`isUnavailable`), which the API answers 503 `service_unavailable`;
+ * - each connection keeps its statements prepared, by their text (`Kept`), through libsql's native
+ *   binding rather than `@libsql/client`, which prepared every statement again on every call.
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient, SqlError, Statement } from "@effect/sql"
 import type { SqlConnection } from "@effect/sql"
-import type { Client as SdkClient, InStatement, InValue, ResultSet } from "@libsql/client"
-import { createClient } from "@libsql/client"
 import { Cause, Clock, Data, Duration, Effect, Exit, Layer, Schedule, Scope } from "effect"
+import NativeDatabase from "libsql"
+import { Buffer } from "node:buffer"
+import { fileURLToPath } from "node:url"
+import { Lru } from "../../Lru.js"
 import * as Permit from "./Permit.js"
 
 /**
@@ -55,39 +59,126 @@ export interface Options {
   readonly wait: Duration.Duration
 }
 
-/** One kept libsql connection, opened with the busy timeout, replaced after a busy failure. */
+/** What one statement gave: its rows (objects by column name, or arrays by position), or what it changed. */
+export interface Result {
+  readonly rows: ReadonlyArray<unknown>
+  readonly rowsAffected: number
+  readonly lastInsertRowid: number | bigint | undefined
+}
+
+/** The statements kept prepared per connection (by their text, least recently used out first). */
+export const STATEMENTS_KEPT = 256
+
+/** A prepared statement and whether it returns rows (asked of SQLite once). */
+interface Prepared {
+  readonly statement: NativeStatement
+  readonly reader: boolean
+}
+
+type NativeStatement = ReturnType<InstanceType<typeof NativeDatabase>["prepare"]>
+
+/**
+ * A parameter as the native binding takes it, converted as `@libsql/client` did: a boolean is 1 or
+ * 0 (the binding aborts the process on a boolean), a date its milliseconds, bytes a `Buffer`;
+ * `undefined`, a number that is not finite and any other object are refused (a `TypeError`).
+ */
+const toArg = (value: unknown): unknown => {
+  switch (typeof value) {
+    case "string":
+    case "bigint":
+      return value
+    case "number":
+      if (!Number.isFinite(value)) throw new RangeError(`Only finite numbers can be bound, not ${value}`)
+      return value
+    case "boolean":
+      return value ? 1 : 0
+    case "object":
+      if (value === null || Buffer.isBuffer(value)) return value
+      if (value instanceof Date) return value.valueOf()
+      if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength)
+      if (value instanceof ArrayBuffer) return Buffer.from(value)
+  }
+  throw new TypeError(`${value === undefined ? "undefined" : typeof value} cannot be bound as a SQL parameter`)
+}
+
+const toArgs = (params: ReadonlyArray<unknown>): Array<unknown> => {
+  for (let i = 0; i < params.length; i++) {
+    const value = params[i]
+    if (typeof value !== "string" && typeof value !== "number" && value !== null) return params.map(toArg)
+    if (typeof value === "number" && !Number.isFinite(value)) return params.map(toArg)
+  }
+  return params as Array<unknown>
+}
+
+/** A `file:` URL's path (`file:///abs`, `file:/abs` or `file:relative`, any query left out). */
+export const pathOf = (url: string): string => {
+  if (url.startsWith("file://")) return fileURLToPath(url.split("?")[0]!)
+  const rest = url.startsWith("file:") ? url.slice(5) : url
+  return decodeURIComponent(rest.split("?")[0]!)
+}
+
+/**
+ * One kept connection through libsql's native binding (the one `@libsql/client` wraps), opened
+ * with the busy timeout, replaced after a busy failure. Its statements stay prepared, by their
+ * text: `@libsql/client` prepared each statement again on every call and rebuilt every row as an
+ * object with a property per column and per position, about a third of a store read's CPU (issue
+ * #35, bench row 9). Rows come as plain objects, integers as numbers (those past 2^53 lose
+ * precision: no column here comes near), and a failed statement leaves no lock behind (SQLite
+ * resets it), so it stays kept.
+ */
 class Kept {
-  private client: SdkClient | undefined
+  private db: InstanceType<typeof NativeDatabase> | undefined
+  private statements = new Lru<Prepared>(STATEMENTS_KEPT)
   /** A transaction is open on the current connection. */
   open = false
-  constructor(private readonly url: string, private readonly busyTimeoutMs: number) {}
+  constructor(private readonly path: string, private readonly busyTimeoutMs: number) {}
 
-  private connection(): SdkClient {
-    if (this.client === undefined) {
-      const client = createClient({ url: this.url })
-      // Synchronous under the promise (the `file:` client runs on the calling thread).
-      void client.execute(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`)
-      this.client = client
+  private connection(): InstanceType<typeof NativeDatabase> {
+    if (this.db === undefined) {
+      const db = new NativeDatabase(this.path)
+      db.exec(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`)
+      this.db = db
     }
-    return this.client
+    return this.db
+  }
+
+  private prepared(sql: string): Prepared {
+    let prepared = this.statements.get(sql)
+    if (prepared === undefined) {
+      const statement = this.connection().prepare(sql)
+      prepared = { statement, reader: statement.reader }
+      this.statements.set(sql, prepared)
+    }
+    return prepared
   }
 
   /** Closes the connection (which rolls back a transaction open on it); the next statement opens another. */
   drop() {
-    const client = this.client
-    this.client = undefined
+    const db = this.db
+    this.db = undefined
+    this.statements = new Lru<Prepared>(STATEMENTS_KEPT)
     this.open = false
     try {
-      client?.close()
+      db?.close()
     } catch {
       // already closed
     }
   }
 
-  async execute(stmt: InStatement): Promise<ResultSet> {
+  /** Runs one statement: its rows as objects, or as arrays with `arrays`. Synchronous. */
+  execute(sql: string, params: ReadonlyArray<unknown> = [], arrays = false): Result {
     try {
-      return await this.connection().execute(stmt)
+      const { reader, statement } = this.prepared(sql)
+      const args = toArgs(params)
+      if (reader) {
+        statement.raw(arrays)
+        return { rows: statement.all(args), rowsAffected: 0, lastInsertRowid: undefined }
+      }
+      const info = statement.run(args)
+      return { rows: [], rowsAffected: info.changes, lastInsertRowid: info.lastInsertRowid }
     } catch (error) {
+      // libsql leaves a statement that failed busy or locked in progress, and until it is
+      // finalized every COMMIT on its connection fails (tursodatabase/libsql-client-ts#352)
       if (isBusy(error)) this.drop()
       throw error
     }
@@ -132,9 +223,9 @@ class Connection implements SqlConnection.Connection {
     private readonly retry: Schedule.Schedule<unknown, unknown> | undefined
   ) {}
 
-  private run(sql: string, params: ReadonlyArray<unknown> = []) {
-    const once = Effect.tryPromise({
-      try: () => this.kept.execute({ sql, args: params as Array<InValue> }),
+  private run(sql: string, params: ReadonlyArray<unknown> = [], arrays = false) {
+    const once = Effect.try({
+      try: () => this.kept.execute(sql, params, arrays),
       catch: sqlError("Failed to execute statement")
     })
     return this.retry === undefined
@@ -153,7 +244,7 @@ class Connection implements SqlConnection.Connection {
   ) {
     const rows = Effect.map(
       this.run(sql, params),
-      (result) => result.rows as unknown as ReadonlyArray<Record<string, unknown>>
+      (result) => result.rows as ReadonlyArray<Record<string, unknown>>
     )
     return transformRows ? Effect.map(rows, transformRows) : rows
   }
@@ -161,7 +252,7 @@ class Connection implements SqlConnection.Connection {
     return this.run(sql, params)
   }
   executeValues(sql: string, params: ReadonlyArray<unknown>) {
-    return Effect.map(this.run(sql, params), (result) => result.rows.map((row) => Array.from(row) as Array<unknown>))
+    return Effect.map(this.run(sql, params, true), (result) => result.rows as ReadonlyArray<ReadonlyArray<unknown>>)
   }
   executeUnprepared(
     sql: string,
@@ -184,12 +275,13 @@ export const make = (
 ): Effect.Effect<SqlClient.SqlClient, never, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function*() {
     const busyTimeoutMs = Math.max(0, Math.round(Duration.toMillis(options.busyTimeout)))
+    const file = pathOf(options.url)
     const single = yield* Effect.acquireRelease(
-      Effect.sync(() => new Kept(options.url, busyTimeoutMs)),
+      Effect.sync(() => new Kept(file, busyTimeoutMs)),
       (kept) => Effect.sync(() => kept.close())
     )
     const txs = yield* Effect.acquireRelease(
-      Effect.sync(() => new Kept(options.url, busyTimeoutMs)),
+      Effect.sync(() => new Kept(file, busyTimeoutMs)),
       (kept) => Effect.sync(() => kept.close())
     )
     const retry = busyRetry(options.wait)
@@ -198,9 +290,9 @@ export const make = (
     const permit = Permit.make(1)
     const spanAttributes: Array<[string, unknown]> = [["db.system.name", "sqlite"]]
 
-    const begin = Effect.tryPromise({
-      try: async () => {
-        await txs.execute("BEGIN IMMEDIATE")
+    const begin = Effect.try({
+      try: () => {
+        txs.execute("BEGIN IMMEDIATE")
         txs.open = true
       },
       catch: sqlError("Failed to begin transaction")
@@ -210,15 +302,15 @@ export const make = (
       Effect.mapError(unavailableAfterRetries("the transaction waited for the database's write lock"))
     )
     const end = (statement: "COMMIT" | "ROLLBACK") =>
-      Effect.tryPromise({
-        try: async () => {
+      Effect.try({
+        try: () => {
           // A connection dropped after a busy failure has rolled back already.
           if (!txs.open) {
             if (statement === "COMMIT") throw new Unavailable({ reason: "the transaction's connection was lost" })
             return
           }
           try {
-            await txs.execute(statement)
+            txs.execute(statement)
             txs.open = false
           } catch (error) {
             // SQLite may have ended the transaction already (some errors roll it back); a
