@@ -16,6 +16,9 @@ import { ownFacility, reachable, refused } from "./provider.js"
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
+/** Each change type's JSON text (a fixed set of names), made once. */
+const quotedTypes = new Map<string, string>(CoreChange.ChangeType.literals.map((t) => [t, JSON.stringify(t)]))
+
 const isChangeType = Schema.is(CoreChange.ChangeType)
 
 /**
@@ -94,13 +97,18 @@ export const HttpSyncLive = HttpApiBuilder.group(Api, "sync", (handlers) =>
           })
         }
         // The stored objects are already the JSON their GET answers: spliced in, not parsed again.
-        const data = page.map((c) =>
-          `{"id":"chg_${c.seq}","type":${JSON.stringify(c.resource)},"action":"${
+        let lastAt = Number.NaN
+        let lastIso = ""
+        const data = page.map((c) => {
+          // a page's changes mostly share their instant (one stored page of a list)
+          if (c.changed_at !== lastAt) {
+            lastAt = c.changed_at
+            lastIso = new Date(c.changed_at).toISOString()
+          }
+          return `{"id":"chg_${c.seq}","type":${quotedTypes.get(c.resource) ?? JSON.stringify(c.resource)},"action":"${
             c.body === null ? "removed" : "upserted"
-          }","object_id":${JSON.stringify(c.object_id)},"object":${c.body ?? "null"},"changed_at":"${
-            new Date(c.changed_at).toISOString()
-          }"}`
-        )
+          }","object_id":${JSON.stringify(c.object_id)},"object":${c.body ?? "null"},"changed_at":"${lastIso}"}`
+        })
         const response = HttpServerResponse.text(`{"data":[${data.join(",")}],"meta":${JSON.stringify(meta)}}`, {
           contentType: "application/json"
         })
