@@ -120,8 +120,8 @@ const settingsFrom = (vendorKey: Config.Config<Redacted.Redacted<string>>) =>
     vendorRps: Config.number("PROVIDER_A_VENDOR_RPS").pipe(Config.withDefault(defaults.perVendorKey.requestsPerSecond)),
     lookback: Config.integer("PROVIDER_A_SALES_LOOKBACK_DAYS").pipe(Config.withDefault(defaults.salesLookbackDays)),
     history: Config.integer("PROVIDER_A_HISTORY_DAYS").pipe(
-      Config.withDefault(defaults.maxLookbackDays),
-      Config.validate({ message: "PROVIDER_A_HISTORY_DAYS must be 1 or more", validation: (n) => n >= 1 })
+      Config.validate({ message: "PROVIDER_A_HISTORY_DAYS must be 1 or more", validation: (n) => n >= 1 }),
+      Config.withDefault(defaults.maxLookbackDays)
     )
   }).pipe(Config.map((c): Settings => ({
     ...defaults,

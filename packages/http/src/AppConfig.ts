@@ -47,12 +47,12 @@ import { Config, ConfigError, Duration, Either, Option } from "effect"
 
 const seconds = (name: string, defaultSeconds: number, zeroAllowed = false) =>
   Config.number(name).pipe(
-    Config.withDefault(defaultSeconds),
     Config.validate(
       zeroAllowed
         ? { message: `${name} must be >= 0`, validation: (n) => n >= 0 }
         : { message: `${name} must be > 0`, validation: (n) => n > 0 }
-    )
+    ),
+    Config.withDefault(defaultSeconds)
   )
 
 /**
@@ -88,8 +88,8 @@ export const server = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(4000)),
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
   shutdownGrace: Config.number("TRACEBRIDGE_SHUTDOWN_GRACE_SECONDS").pipe(
-    Config.withDefault(30),
     Config.validate({ message: "must be >= 0", validation: (n) => n >= 0 }),
+    Config.withDefault(30),
     Config.map((seconds) => Duration.seconds(seconds))
   ),
   timeouts: serverTimeouts
@@ -138,8 +138,8 @@ export const sandboxSeed = Config.string("TRACEBRIDGE_SANDBOX_SEED").pipe(Config
  * @category config
  */
 export const sandboxCacheEntries = Config.integer("TRACEBRIDGE_SANDBOX_CACHE_ENTRIES").pipe(
-  Config.withDefault(500),
-  Config.validate({ message: "must be >= 0", validation: (n) => n >= 0 })
+  Config.validate({ message: "must be >= 0", validation: (n) => n >= 0 }),
+  Config.withDefault(500)
 )
 
 /**
@@ -151,11 +151,11 @@ export const sandboxCacheEntries = Config.integer("TRACEBRIDGE_SANDBOX_CACHE_ENT
 export const sandboxSize: Config.Config<"small" | "large" | { readonly packages: number }> = Config.string(
   "TRACEBRIDGE_SANDBOX_SIZE"
 ).pipe(
-  Config.withDefault("small"),
   Config.validate({
     message: "must be small, large or a whole number of packages (1 or more)",
     validation: (s) => s === "small" || s === "large" || (/^[0-9]+$/.test(s) && Number(s) >= 1)
   }),
+  Config.withDefault("small"),
   Config.map((s) => (s === "small" || s === "large" ? s : { packages: Number(s) }))
 )
 
@@ -190,8 +190,8 @@ export const productionOutputCheck: Config.Config<"sample" | "all"> = Config.str
 export const upstreamDeadline: Config.Config<Duration.Duration> = Config.number(
   "TRACEBRIDGE_UPSTREAM_DEADLINE_SECONDS"
 ).pipe(
-  Config.withDefault(30),
   Config.validate({ message: "must be more than 0 and at most 300", validation: (n) => n > 0 && n <= 300 }),
+  Config.withDefault(30),
   Config.map((seconds) => Duration.seconds(seconds))
 )
 

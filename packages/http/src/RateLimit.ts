@@ -45,12 +45,12 @@ export interface Settings {
  */
 export const config: Config.Config<Settings> = Config.all({
   rate: Config.number("TRACEBRIDGE_RATE_LIMIT_RATE").pipe(
-    Config.withDefault(100),
-    Config.validate({ message: "must be > 0", validation: (n) => n > 0 })
+    Config.validate({ message: "must be > 0", validation: (n) => n > 0 }),
+    Config.withDefault(100)
   ),
   burst: Config.integer("TRACEBRIDGE_RATE_LIMIT_BURST").pipe(
-    Config.withDefault(200),
-    Config.validate({ message: "must be >= 1", validation: (n) => n >= 1 })
+    Config.validate({ message: "must be >= 1", validation: (n) => n >= 1 }),
+    Config.withDefault(200)
   ),
   enabled: Config.boolean("TRACEBRIDGE_RATE_LIMIT_ENABLED").pipe(Config.withDefault(true))
 })

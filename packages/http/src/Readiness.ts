@@ -172,8 +172,8 @@ export const routes = HttpApiBuilder.Router.use((router) =>
  * @category config
  */
 export const drainDelay: Config.Config<Duration.Duration> = Config.number("TRACEBRIDGE_DRAIN_SECONDS").pipe(
-  Config.withDefault(0),
   Config.validate({ message: "must be >= 0", validation: (n) => n >= 0 }),
+  Config.withDefault(0),
   Config.map(Duration.seconds)
 )
 

@@ -60,8 +60,8 @@ const redactCause = (cause: Cause.Cause<unknown>): unknown => {
  * @category config
  */
 export const every: Config.Config<number> = Config.integer("TRACEBRIDGE_ACCESS_LOG_EVERY").pipe(
-  Config.withDefault(100),
-  Config.validate({ message: "must be >= 0", validation: (n) => n >= 0 })
+  Config.validate({ message: "must be >= 0", validation: (n) => n >= 0 }),
+  Config.withDefault(100)
 )
 
 /**

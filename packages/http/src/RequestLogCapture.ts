@@ -82,18 +82,18 @@ export const config: Config.Config<Settings> = Config.all({
     Config.map((v) => v === "on")
   ),
   days: Config.integer("TRACEBRIDGE_REQUEST_LOG_DAYS").pipe(
-    Config.withDefault(14),
     Config.validate({
       message: "TRACEBRIDGE_REQUEST_LOG_DAYS must be a whole number of days from 1 to 365",
       validation: (n) => n >= 1 && n <= 365
-    })
+    }),
+    Config.withDefault(14)
   ),
   queueSize: Config.integer("TRACEBRIDGE_REQUEST_LOG_QUEUE_SIZE").pipe(
-    Config.withDefault(10_000),
     Config.validate({
       message: "TRACEBRIDGE_REQUEST_LOG_QUEUE_SIZE must be from 1 to 1000000",
       validation: (n) => n >= 1 && n <= 1_000_000
-    })
+    }),
+    Config.withDefault(10_000)
   )
 })
 

@@ -135,8 +135,11 @@ export const settings: Effect.Effect<Option.Option<Settings>, ConfigError.Config
     ))
   }
   const ratio = yield* Config.number("OTEL_TRACES_SAMPLER_ARG").pipe(
-    Config.withDefault(1),
-    Config.validate({ message: "OTEL_TRACES_SAMPLER_ARG must be between 0 and 1", validation: (n) => n >= 0 && n <= 1 })
+    Config.validate({
+      message: "OTEL_TRACES_SAMPLER_ARG must be between 0 and 1",
+      validation: (n) => n >= 0 && n <= 1
+    }),
+    Config.withDefault(1)
   )
   return Option.some<Settings>({
     url,

@@ -25,8 +25,8 @@ export const worker = Config.all({
   ),
   // The server's shutdown grace (`AppConfig.server`), which the worker's attempts in flight get too.
   shutdownGrace: Config.number("TRACEBRIDGE_SHUTDOWN_GRACE_SECONDS").pipe(
-    Config.withDefault(30),
     Config.validate({ message: "must be >= 0", validation: (n) => n >= 0 }),
+    Config.withDefault(30),
     Config.map(Duration.seconds)
   )
 })

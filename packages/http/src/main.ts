@@ -36,13 +36,20 @@ const ServerLive = Layer.unwrapEffect(
         Effect.forkDaemon(Effect.delay(Effect.sync(() => server.closeAllConnections()), shutdownGrace))
       )
     )
-    return Layer.mergeAll(
-      grace,
-      Layer.effectDiscard(
-        Effect.logInfo(`Tracebridge API on http://${host}:${port} (docs at /docs, OpenAPI at /v1/openapi.json)`)
-      )
-    ).pipe(Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host })))
+    return grace.pipe(Layer.provideMerge(NodeHttpServer.layer(() => server, { port, host })))
   })
+)
+
+/**
+ * The line that says the API serves, once everything is built: a setting out of range (read as its
+ * service is built) stops the start, with its name, before the line says it serves.
+ */
+const ServingLine = Layer.effectDiscard(
+  Effect.flatMap(
+    AppConfig.server,
+    ({ host, port }) =>
+      Effect.logInfo(`Tracebridge API on http://${host}:${port} (docs at /docs, OpenAPI at /v1/openapi.json)`)
+  )
 )
 
 const BootstrapLive = Layer.effectDiscard(
@@ -61,7 +68,8 @@ const BootstrapLive = Layer.effectDiscard(
 // Built last, so released first: on SIGTERM `/readyz` turns 503 before anything else closes.
 // Traces over OTLP only when `OTEL_EXPORTER_OTLP_*ENDPOINT` is set (`Tracing.ts`): then the server
 // span per request is on too.
-const AppLive = Readiness.drainOnShutdown.pipe(
+const AppLive = ServingLine.pipe(
+  Layer.provide(Readiness.drainOnShutdown),
   Layer.provide(Layer.unwrapEffect(Effect.map(Tracing.enabled, (tracing) => makeHttpLive({ tracing })))),
   Layer.provide(ServerLive),
   Layer.provide(BootstrapLive),

@@ -3,8 +3,19 @@
  * server's timeouts and the dashboard's single sign-on.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { ProviderAConfig } from "@tracebridge/adapter-provider-a"
 import { ConfigProvider, Duration, Effect, Either, Option, Redacted } from "effect"
+import type { Config } from "effect"
 import * as AppConfig from "../src/AppConfig.js"
+import * as Database from "../src/persistence/Database.js"
+import * as RateLimit from "../src/RateLimit.js"
+import * as Readiness from "../src/Readiness.js"
+import * as RequestLog from "../src/RequestLog.js"
+import * as RequestLogCapture from "../src/RequestLogCapture.js"
+import * as Events from "../src/services/Events.js"
+import * as ManagedSync from "../src/services/ManagedSync.js"
+import * as Tracing from "../src/Tracing.js"
+import * as WebhookConfig from "../src/WebhookConfig.js"
 
 const sizeOf = (env: Record<string, string>) =>
   Effect.runSync(
@@ -13,7 +24,51 @@ const sizeOf = (env: Record<string, string>) =>
     )
   )
 
+/** The message of the error a config fails with under `env`. */
+const failureOf = (config: Config.Config<unknown> | Effect.Effect<unknown, unknown>, env: Record<string, string>) => {
+  const effect = Effect.isEffect(config) ? config : (config as Effect.Effect<unknown, unknown>)
+  const result = Effect.runSync(
+    Effect.either(Effect.withConfigProvider(effect, ConfigProvider.fromMap(new Map(Object.entries(env)))))
+  )
+  assert.isTrue(Either.isLeft(result), `accepted ${JSON.stringify(env)}`)
+  return String(Either.isLeft(result) ? result.left : "")
+}
+
 describe("AppConfig", () => {
+  // A value out of range once failed as "Invalid data at : must be …", naming no variable: the
+  // check ran after the default, where the variable's name is lost.
+  it("a value out of range fails naming its variable, for every checked setting", () => {
+    const cases: ReadonlyArray<readonly [Config.Config<unknown> | Effect.Effect<unknown, unknown>, string, string]> = [
+      [AppConfig.sandboxSize, "TRACEBRIDGE_SANDBOX_SIZE", "default"],
+      [AppConfig.sandboxCacheEntries, "TRACEBRIDGE_SANDBOX_CACHE_ENTRIES", "-1"],
+      [AppConfig.upstreamDeadline, "TRACEBRIDGE_UPSTREAM_DEADLINE_SECONDS", "301"],
+      [AppConfig.server, "TRACEBRIDGE_SHUTDOWN_GRACE_SECONDS", "-1"],
+      [AppConfig.server, "TRACEBRIDGE_HEADERS_TIMEOUT_SECONDS", "0"],
+      [WebhookConfig.worker, "TRACEBRIDGE_SHUTDOWN_GRACE_SECONDS", "-1"],
+      [RateLimit.config, "TRACEBRIDGE_RATE_LIMIT_BURST", "0"],
+      [RateLimit.config, "TRACEBRIDGE_RATE_LIMIT_RATE", "0"],
+      [Readiness.drainDelay, "TRACEBRIDGE_DRAIN_SECONDS", "-1"],
+      [RequestLog.every, "TRACEBRIDGE_ACCESS_LOG_EVERY", "-1"],
+      [RequestLogCapture.config, "TRACEBRIDGE_REQUEST_LOG_DAYS", "0"],
+      [RequestLogCapture.config, "TRACEBRIDGE_REQUEST_LOG_QUEUE_SIZE", "0"],
+      [Database.waits, "TRACEBRIDGE_DATABASE_WAIT_MS", "1"],
+      [Database.waits, "TRACEBRIDGE_SQLITE_BUSY_TIMEOUT_MS", "5000"],
+      [Events.heartbeat, "TRACEBRIDGE_EVENT_STREAM_HEARTBEAT_SECONDS", "0"],
+      [Events.retentionDays, "TRACEBRIDGE_EVENT_RETENTION_DAYS", "0"],
+      [ManagedSync.settings, "TRACEBRIDGE_SYNC_HORIZON_DAYS", "0"],
+      [ManagedSync.settings, "TRACEBRIDGE_SYNC_POLL_INTERVAL_SECONDS", "5"],
+      [ManagedSync.settings, "TRACEBRIDGE_SYNC_TAKEOVER_SECONDS", "0"],
+      [ProviderAConfig.fromEnvironment, "PROVIDER_A_HISTORY_DAYS", "0"]
+    ]
+    for (const [config, name, bad] of cases) {
+      const env: Record<string, string> = { [name]: bad }
+      if (name.startsWith("PROVIDER_A_")) env["PROVIDER_A_VENDOR_KEY"] = "vendor-key-for-tests"
+      assert.include(failureOf(config, env), name, `${name}=${bad}`)
+    }
+    const traced = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318", OTEL_TRACES_SAMPLER_ARG: "2" }
+    assert.include(failureOf(Tracing.settings, traced), "OTEL_TRACES_SAMPLER_ARG")
+  })
+
   it("TRACEBRIDGE_SANDBOX_SIZE: small by default, small, large or a number of packages per facility", () => {
     assert.deepStrictEqual(sizeOf({}), Either.right("small"))
     assert.deepStrictEqual(sizeOf({ TRACEBRIDGE_SANDBOX_SIZE: "small" }), Either.right("small"))

@@ -141,6 +141,29 @@ describe("main", () => {
     }
   }, 60_000)
 
+  it("a setting out of range stops the start naming it, before the line that says it serves", async () => {
+    const port = await freePort()
+    const child = spawn(process.execPath, [main], {
+      env: {
+        ...process.env,
+        DATABASE_URL: "",
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        TRACEBRIDGE_DATA_DIR: mkdtempSync(join(tmpdir(), "tb-main-config-")),
+        TRACEBRIDGE_SANDBOX_SIZE: "default"
+      },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
+    const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)))
+    assert.strictEqual(code, 1, output)
+    assert.include(output, "TRACEBRIDGE_SANDBOX_SIZE", output)
+    assert.include(output, "must be small, large or a whole number of packages")
+    assert.notInclude(output, "Tracebridge API on", "it never said it served")
+  }, 60_000)
+
   it("a port already in use is one line naming PORT, not a stack trace, and exit code 1", async () => {
     const port = await freePort()
     const holder = net.createServer()

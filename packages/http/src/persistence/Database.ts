@@ -246,19 +246,19 @@ const writeAheadLog = Layer.effectDiscard(
 export const waits: Config.Config<{ readonly wait: Duration.Duration; readonly busyTimeout: Duration.Duration }> =
   Config.all({
     wait: Config.integer("TRACEBRIDGE_DATABASE_WAIT_MS").pipe(
-      Config.withDefault(5_000),
       Config.validate({
         message: "must be between 50 and 60000 (milliseconds)",
         validation: (n) => n >= 50 && n <= 60_000
       }),
+      Config.withDefault(5_000),
       Config.map(Duration.millis)
     ),
     busyTimeout: Config.integer("TRACEBRIDGE_SQLITE_BUSY_TIMEOUT_MS").pipe(
-      Config.withDefault(100),
       Config.validate({
         message: "must be between 0 and 1000 (milliseconds)",
         validation: (n) => n >= 0 && n <= 1_000
       }),
+      Config.withDefault(100),
       Config.map(Duration.millis)
     )
   })

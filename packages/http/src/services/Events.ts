@@ -117,8 +117,8 @@ export const STREAM_POLL = Duration.millis(500)
 export const heartbeat: Config.Config<Duration.Duration> = Config.integer(
   "TRACEBRIDGE_EVENT_STREAM_HEARTBEAT_SECONDS"
 ).pipe(
-  Config.withDefault(15),
   Config.validate({ message: "must be a whole number of seconds from 1 to 60", validation: (n) => n >= 1 && n <= 60 }),
+  Config.withDefault(15),
   Config.map(Duration.seconds)
 )
 
@@ -327,8 +327,8 @@ export const layer = Layer.effect(
  * @category config
  */
 export const retentionDays: Config.Config<number> = Config.integer("TRACEBRIDGE_EVENT_RETENTION_DAYS").pipe(
-  Config.withDefault(30),
-  Config.validate({ message: "must be a whole number of days from 1 to 3650", validation: (n) => n >= 1 && n <= 3650 })
+  Config.validate({ message: "must be a whole number of days from 1 to 3650", validation: (n) => n >= 1 && n <= 3650 }),
+  Config.withDefault(30)
 )
 
 /** Events deleted per statement: a large backlog goes in several short transactions. */

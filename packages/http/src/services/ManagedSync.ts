@@ -37,16 +37,16 @@ import { Webhooks } from "./Webhooks.js"
  */
 export const settings: Config.Config<Sync.Settings> = Config.all({
   horizonDays: Config.integer("TRACEBRIDGE_SYNC_HORIZON_DAYS").pipe(
-    Config.withDefault(Sync.defaults.horizonDays),
-    Config.validate({ message: "must be between 1 and 3650", validation: (n) => n >= 1 && n <= 3650 })
+    Config.validate({ message: "must be between 1 and 3650", validation: (n) => n >= 1 && n <= 3650 }),
+    Config.withDefault(Sync.defaults.horizonDays)
   ),
   pollSeconds: Config.integer("TRACEBRIDGE_SYNC_POLL_INTERVAL_SECONDS").pipe(
-    Config.withDefault(Sync.defaults.pollIntervalMs / 1000),
-    Config.validate({ message: "must be at least 10", validation: (n) => n >= 10 })
+    Config.validate({ message: "must be at least 10", validation: (n) => n >= 10 }),
+    Config.withDefault(Sync.defaults.pollIntervalMs / 1000)
   ),
   takeoverSeconds: Config.integer("TRACEBRIDGE_SYNC_TAKEOVER_SECONDS").pipe(
-    Config.withDefault(Sync.defaults.takeoverMs / 1000),
-    Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 })
+    Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 }),
+    Config.withDefault(Sync.defaults.takeoverMs / 1000)
   )
 }).pipe(Config.map(({ horizonDays, pollSeconds, takeoverSeconds }) => ({
   ...Sync.defaults,
