@@ -125,6 +125,9 @@ let output = {
   loadAverage: { start: loadAtStart, end: loadavg().map((x) => Math.round(x * 100) / 100) },
   rows: results
 }
+// Each row keeps the run it was measured in, so that a table merged from several runs says which is which.
+const thisRun = { at: output.finishedAt, cpu: output.machine.cpuModel, loadAverage: output.loadAverage, quick }
+for (const r of results) r.run = thisRun
 console.log("")
 console.log(printTable(results))
 console.log("")
@@ -132,7 +135,13 @@ console.log("")
 if (write) {
   if (only !== undefined && existsSync(resultsFile)) {
     const previous = JSON.parse(readFileSync(resultsFile, "utf8"))
-    const merged = new Map(previous.rows.map((r) => [r.id, r]))
+    const previousRun = {
+      at: previous.finishedAt,
+      cpu: previous.machine?.cpuModel,
+      loadAverage: previous.loadAverage,
+      quick: previous.quick
+    }
+    const merged = new Map(previous.rows.map((r) => [r.id, { ...r, run: r.run ?? previousRun }]))
     for (const r of results) merged.set(r.id, r)
     output = { ...output, startedAt: previous.startedAt, rows: [...merged.values()].sort((a, b) => a.id - b.id) }
   }

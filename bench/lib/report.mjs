@@ -42,13 +42,43 @@ export const printTable = (rows) => {
 
 const escape = (text) => text.replaceAll("|", "\\|")
 
-export const markdown = (results) => {
+/** "rows 1, 7 and 13" */
+const rowList = (ids) =>
+  `${ids.length === 1 ? "row" : "rows"} ${
+    ids.length === 1 ? ids[0] : `${ids.slice(0, -1).join(", ")} and ${ids.at(-1)}`
+  }`
+
+const load = (run) => `1-minute load average ${run.loadAverage?.start?.[0] ?? "?"} at the start and ${
+  run.loadAverage?.end?.[0] ?? "?"
+} at the end`
+
+/**
+ * The header: the run, or, for a table merged from several runs (`--only … --write`), which rows
+ * each run measured, newest first.
+ */
+const header = (results) => {
   const m = results.machine
+  const runs = new Map()
+  for (const row of results.rows) {
+    const run = row.run ?? { at: results.finishedAt, cpu: m.cpuModel, loadAverage: results.loadAverage }
+    const entry = runs.get(run.at) ?? { run, ids: [] }
+    entry.ids.push(row.id)
+    runs.set(run.at, entry)
+  }
+  if (runs.size <= 1) {
+    return `Last full run: ${results.finishedAt} on ${m.cpus}× ${m.cpuModel}, ${m.memGb} GB, Node ${m.node}` +
+      `${results.quick ? " (**--quick**: shorter durations)" : ""}; ${load(results)}. `
+  }
+  const parts = [...runs.values()].sort((a, b) => (a.run.at < b.run.at ? 1 : -1)).map(({ ids, run }) =>
+    `${rowList(ids)} on ${run.at} (${run.cpu ?? "?"}${run.quick ? ", **--quick**" : ""}; ${load(run)})`
+  )
+  return `Rows from ${runs.size} runs (\`--only … --write\` merges): ${parts.join("; ")}. ` +
+    `Node ${m.node}, ${m.cpus} cores, ${m.memGb} GB. `
+}
+
+export const markdown = (results) => {
   const lines = [
-    `Last full run: ${results.finishedAt} on ${m.cpus}× ${m.cpuModel}, ${m.memGb} GB, Node ${m.node}` +
-    `${results.quick ? " (**--quick**: shorter durations)" : ""}; 1-minute load average ` +
-    `${results.loadAverage?.start?.[0] ?? "?"} at the start and ${results.loadAverage?.end?.[0] ?? "?"} at the end. ` +
-    `Raw figures: [\`bench/results.json\`](../bench/results.json).`,
+    `${header(results)}Raw figures: [\`bench/results.json\`](../bench/results.json).`,
     "",
     `| ${HEAD.join(" | ")} |`,
     `|${HEAD.map(() => "---").join("|")}|`,
