@@ -48,9 +48,10 @@ const rowList = (ids) =>
     ids.length === 1 ? ids[0] : `${ids.slice(0, -1).join(", ")} and ${ids.at(-1)}`
   }`
 
-const load = (run) => `1-minute load average ${run.loadAverage?.start?.[0] ?? "?"} at the start and ${
-  run.loadAverage?.end?.[0] ?? "?"
-} at the end`
+const load = (run) =>
+  `1-minute load average ${run.loadAverage?.start?.[0] ?? "?"} at the start and ${
+    run.loadAverage?.end?.[0] ?? "?"
+  } at the end`
 
 /**
  * The header: the run, or, for a table merged from several runs (`--only … --write`), which rows
