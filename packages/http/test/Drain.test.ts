@@ -4,12 +4,8 @@
  * request completes with 200, and the process exits 0 within the drain delay and the grace period.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { freePort, main, sleep, until } from "./support/Process.js"
+import { freePort, sleep, startMain, until } from "./support/Process.js"
 
 const json = async (api: string, method: string, path: string, token?: string, body?: unknown) => {
   const response = await fetch(`${api}${path}`, {
@@ -27,34 +23,23 @@ const json = async (api: string, method: string, path: string, token?: string, b
 describe("Drain", () => {
   it("turns /readyz 503 on SIGTERM while a slow request in flight completes with 200", async () => {
     const port = await freePort()
-    const child = spawn(process.execPath, [main], {
-      env: {
-        ...process.env,
-        DATABASE_URL: "",
-        HOST: "127.0.0.1",
-        PORT: String(port),
-        TRACEBRIDGE_DATA_DIR: mkdtempSync(join(tmpdir(), "tb-drain-")),
-        TRACEBRIDGE_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
-        TRACEBRIDGE_DRAIN_SECONDS: "2",
-        TRACEBRIDGE_SHUTDOWN_GRACE_SECONDS: "10"
-      },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let output = ""
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+    const { child, exited, output } = startMain({
+      PORT: String(port),
+      TRACEBRIDGE_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+      TRACEBRIDGE_DRAIN_SECONDS: "2",
+      TRACEBRIDGE_SHUTDOWN_GRACE_SECONDS: "10"
+    }, "tb-drain-")
     const api = `http://127.0.0.1:${port}`
     try {
       await until("the server to be ready", async () => {
-        if (child.exitCode !== null) throw new Error(`the server exited early:\n${output}`)
+        if (child.exitCode !== null) throw new Error(`the server exited early:\n${output()}`)
         return fetch(`${api}/readyz`).then((r) => r.ok, () => false)
       }, 20_000)
-      await until("the printed credentials", () => /TRACEBRIDGE_CLIENT_SECRET=\S+/.test(output))
+      await until("the printed credentials", () => /TRACEBRIDGE_CLIENT_SECRET=\S+/.test(output()))
       const token = await json(api, "POST", "/v1/oauth/token", undefined, {
         grant_type: "client_credentials",
-        client_id: /TRACEBRIDGE_CLIENT_ID=(\S+)/.exec(output)![1]!,
-        client_secret: /TRACEBRIDGE_CLIENT_SECRET=(\S+)/.exec(output)![1]!
+        client_id: /TRACEBRIDGE_CLIENT_ID=(\S+)/.exec(output())![1]!,
+        client_secret: /TRACEBRIDGE_CLIENT_SECRET=(\S+)/.exec(output())![1]!
       })
       assert.strictEqual(token.status, 200, JSON.stringify(token.body))
       const access = token.body.access_token as string
@@ -84,11 +69,11 @@ describe("Drain", () => {
       const answer = await inFlight
       assert.strictEqual(answer.status, 200, JSON.stringify(answer.body))
       assert.isAbove(answer.body.data.length, 0)
-      assert.strictEqual(await exited, 0, output)
+      assert.strictEqual(await exited, 0, output())
       // the drain delay (2 s), then the rest closes; well within the grace period
       assert.isAtLeast(Date.now() - signalled, 1_900)
       assert.isBelow(Date.now() - signalled, 10_000)
-      assert.include(output, "draining")
+      assert.include(output(), "draining")
     } finally {
       child.kill("SIGKILL")
     }

@@ -6,14 +6,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Logger } from "effect"
-import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import * as LogFormat from "../src/LogFormat.js"
 import * as Redact from "../src/Redact.js"
-import { freePort, main, until } from "./support/Process.js"
+import { freePort, startMain, until } from "./support/Process.js"
 
 const secret = "configured-vendor-key-0123456789"
 const token = "tb_at_Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA"
@@ -101,24 +97,13 @@ describe("TRACEBRIDGE_LOG_FORMAT=json", () => {
 describe("the server with TRACEBRIDGE_LOG_FORMAT", () => {
   const run = async (format: string) => {
     const port = await freePort()
-    const child = spawn(process.execPath, [main], {
-      env: {
-        ...process.env,
-        DATABASE_URL: "",
-        HOST: "127.0.0.1",
-        PORT: String(port),
-        TRACEBRIDGE_DATA_DIR: mkdtempSync(join(tmpdir(), "tb-logformat-")),
-        TRACEBRIDGE_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
-        TRACEBRIDGE_ACCESS_LOG_EVERY: "1",
-        TRACEBRIDGE_LOG_FORMAT: format
-      },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let output = ""
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-    return { port, child, output: () => output, exited }
+    const server = startMain({
+      PORT: String(port),
+      TRACEBRIDGE_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+      TRACEBRIDGE_ACCESS_LOG_EVERY: "1",
+      TRACEBRIDGE_LOG_FORMAT: format
+    }, "tb-logformat-")
+    return { port, ...server }
   }
 
   it("json: the server's own lines are JSON objects", async () => {

@@ -6,13 +6,8 @@
  * within the configured headers timeout while a keep-alive client pausing between requests is served.
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { ChildProcess } from "node:child_process"
-import { spawn } from "node:child_process"
-import { mkdtempSync } from "node:fs"
 import * as net from "node:net"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { freePort, main, until } from "./support/Process.js"
+import { freePort, startMain, until } from "./support/Process.js"
 
 /** Sends `requests` on one connection, `pauseMs` apart, and returns the status of each answer. */
 const keepAlive = (port: number, requests: ReadonlyArray<string>, pauseMs: number) =>
@@ -47,38 +42,27 @@ describe("main", () => {
     const secret = "operator-chosen-secret-8d3f21c7"
     const linkSecret = "TWFpblRlc3RMaW5rVG9rZW5TZWNyZXRQYXJ0"
     const port = await freePort()
-    const child: ChildProcess = spawn(process.execPath, [main], {
-      env: {
-        ...process.env,
-        DATABASE_URL: "",
-        HOST: "127.0.0.1",
-        PORT: String(port),
-        TRACEBRIDGE_DATA_DIR: mkdtempSync(join(tmpdir(), "tb-main-")),
-        TRACEBRIDGE_CLIENT_ID: "tb_client_main_test",
-        TRACEBRIDGE_CLIENT_SECRET: secret,
-        TRACEBRIDGE_ACCESS_LOG_EVERY: "1",
-        TRACEBRIDGE_HEADERS_TIMEOUT_SECONDS: "1",
-        TRACEBRIDGE_REQUEST_TIMEOUT_SECONDS: "2"
-      },
-      stdio: ["ignore", "pipe", "pipe"]
+    const { child, exited, output } = startMain({
+      PORT: String(port),
+      TRACEBRIDGE_CLIENT_ID: "tb_client_main_test",
+      TRACEBRIDGE_CLIENT_SECRET: secret,
+      TRACEBRIDGE_ACCESS_LOG_EVERY: "1",
+      TRACEBRIDGE_HEADERS_TIMEOUT_SECONDS: "1",
+      TRACEBRIDGE_REQUEST_TIMEOUT_SECONDS: "2"
     })
-    let output = ""
-    child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
-    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
     const api = `http://127.0.0.1:${port}`
     try {
       await until("the server to answer", async () => {
-        if (child.exitCode !== null) throw new Error(`the server exited early:\n${output}`)
+        if (child.exitCode !== null) throw new Error(`the server exited early:\n${output()}`)
         return fetch(`${api}/healthz`).then((r) => r.ok, () => false)
       }, 20_000)
 
       // the banner names the secret from the environment, and the client accepts it
-      assert.include(output, "TRACEBRIDGE_CLIENT_ID=tb_client_main_test")
-      assert.include(output, "the secret from TRACEBRIDGE_CLIENT_SECRET")
+      assert.include(output(), "TRACEBRIDGE_CLIENT_ID=tb_client_main_test")
+      assert.include(output(), "the secret from TRACEBRIDGE_CLIENT_SECRET")
       // and a one-time link that makes the dashboard's first owner (issue #33)
-      const ownerLink = new RegExp(`${api}/dashboard/accept\\?token=(tbi_[A-Za-z0-9_-]{43})`).exec(output)
-      assert.isNotNull(ownerLink, output)
+      const ownerLink = new RegExp(`${api}/dashboard/accept\\?token=(tbi_[A-Za-z0-9_-]{43})`).exec(output())
+      assert.isNotNull(ownerLink, output())
       const accepted = await fetch(`${api}/dashboard/api/invitations/accept`, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -106,7 +90,7 @@ describe("main", () => {
       // tokens in odd places of a URL, and the configured secret in a query string
       await fetch(`${api}/v1/nothing/${access}?lt=link-sandbox-${linkSecret}&note=${encodeURIComponent(secret)}`)
       await fetch(`${api}/connect/session?lt=link-sandbox-${linkSecret}`)
-      await until("the access-log lines", () => (output.match(/link-sandbox-\[REDACTED\]/g) ?? []).length >= 2, 5_000)
+      await until("the access-log lines", () => (output().match(/link-sandbox-\[REDACTED\]/g) ?? []).length >= 2, 5_000)
 
       // a client trickling its headers is closed within the headers timeout (1 s, checked every 1 s)
       const slow = net.connect({ port, host: "127.0.0.1", allowHalfOpen: true })
@@ -131,11 +115,11 @@ describe("main", () => {
 
       child.kill("SIGTERM")
       assert.strictEqual(await exited, 0)
-      assert.notInclude(output, secret)
-      assert.notInclude(output, encodeURIComponent(secret))
-      assert.notInclude(output, linkSecret.slice(0, 10))
-      assert.notInclude(output, access.slice("tb_at_".length, "tb_at_".length + 10))
-      assert.include(output, "tb_at_[REDACTED]")
+      assert.notInclude(output(), secret)
+      assert.notInclude(output(), encodeURIComponent(secret))
+      assert.notInclude(output(), linkSecret.slice(0, 10))
+      assert.notInclude(output(), access.slice("tb_at_".length, "tb_at_".length + 10))
+      assert.include(output(), "tb_at_[REDACTED]")
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL")
     }
@@ -143,25 +127,15 @@ describe("main", () => {
 
   it("a setting out of range stops the start naming it, before the line that says it serves", async () => {
     const port = await freePort()
-    const child = spawn(process.execPath, [main], {
-      env: {
-        ...process.env,
-        DATABASE_URL: "",
-        HOST: "127.0.0.1",
-        PORT: String(port),
-        TRACEBRIDGE_DATA_DIR: mkdtempSync(join(tmpdir(), "tb-main-config-")),
-        TRACEBRIDGE_SANDBOX_SIZE: "default"
-      },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let output = ""
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
-    const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)))
-    assert.strictEqual(code, 1, output)
-    assert.include(output, "TRACEBRIDGE_SANDBOX_SIZE", output)
-    assert.include(output, "must be small, large or a whole number of packages")
-    assert.notInclude(output, "Tracebridge API on", "it never said it served")
+    const { exited, output } = startMain(
+      { PORT: String(port), TRACEBRIDGE_SANDBOX_SIZE: "default" },
+      "tb-main-config-"
+    )
+    const code = await exited
+    assert.strictEqual(code, 1, output())
+    assert.include(output(), "TRACEBRIDGE_SANDBOX_SIZE", output())
+    assert.include(output(), "must be small, large or a whole number of packages")
+    assert.notInclude(output(), "Tracebridge API on", "it never said it served")
   }, 60_000)
 
   it("a port already in use is one line naming PORT, not a stack trace, and exit code 1", async () => {
@@ -169,26 +143,14 @@ describe("main", () => {
     const holder = net.createServer()
     await new Promise<void>((resolve) => holder.listen(port, "127.0.0.1", resolve))
     try {
-      const child = spawn(process.execPath, [main], {
-        env: {
-          ...process.env,
-          DATABASE_URL: "",
-          HOST: "127.0.0.1",
-          PORT: String(port),
-          TRACEBRIDGE_DATA_DIR: mkdtempSync(join(tmpdir(), "tb-main-busy-"))
-        },
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-      let output = ""
-      child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
-      child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
-      const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)))
-      assert.strictEqual(code, 1, output)
-      const lines = output.split("\n").filter((line) => /in use/i.test(line))
-      assert.strictEqual(lines.length, 1, output)
+      const { exited, output } = startMain({ PORT: String(port) }, "tb-main-busy-")
+      const code = await exited
+      assert.strictEqual(code, 1, output())
+      const lines = output().split("\n").filter((line) => /in use/i.test(line))
+      assert.strictEqual(lines.length, 1, output())
       assert.include(lines[0], `PORT`)
       assert.include(lines[0], String(port))
-      assert.notMatch(output, /^\s+at /m, "no stack trace")
+      assert.notMatch(output(), /^\s+at /m, "no stack trace")
     } finally {
       holder.close()
     }
