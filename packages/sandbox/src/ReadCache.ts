@@ -11,7 +11,11 @@
  *   answer that depends on the clock, such as a default date range, lives at most a minute);
  * - a world with a fault switched on is never read from or written to the cache, so outages, slow
  *   answers, 429s, broken bodies and expired logins always reach the adapter;
- * - only successes are kept; writes pass straight through (and change the version).
+ * - only successes are kept; writes pass straight through (and change the version);
+ * - the reads that miss the same key while one of them runs wait for that one and share its answer
+ *   (one read, not one each: when the answers expire at the minute, every request in flight misses
+ *   at once, and a page of provider_a packages is about a hundred emulator calls). If that read
+ *   fails or its request goes away, they do not share its failure: they read again, one for all.
  *
  * The host chooses which sessions are cached (`worldKeyOf`: production sessions never are, their
  * state system changes outside our view) and how many answers are kept (the `Cache` it passes: the
@@ -20,7 +24,7 @@
  * @since 0.1.0
  */
 import type { ProviderPort, Session } from "@tracebridge/core"
-import { Clock, Effect } from "effect"
+import { Clock, Deferred, Effect, Exit, FiberId, Option } from "effect"
 import type { Sandbox } from "./Sandbox.js"
 
 /**
@@ -49,6 +53,8 @@ export const wrap = (
   worldKeyOf: (session: Session.Session) => string | undefined
 ): ProviderPort.Service => {
   if (cache.capacity === 0) return port
+  // the reads running, by key: their answer, or none when it failed (those who waited read again)
+  const running = new Map<string, Deferred.Deferred<Option.Option<unknown>>>()
   const kept = <A, E>(
     session: Session.Session,
     operation: string,
@@ -69,11 +75,31 @@ export const wrap = (
       ])
       const hit = cache.get(key)
       if (hit !== undefined) return Effect.succeed(hit as A)
-      return Effect.tap(read(), (value) =>
-        Effect.sync(() => {
-          // Kept only if nothing changed the world while the read ran.
-          if (sandbox.version(world) === version) cache.set(key, value)
-        }))
+      // Checked and registered in one step, and the registration always undone: a read left
+      // registered would hold every later miss of its key.
+      return Effect.uninterruptibleMask((restore) => {
+        const pending = running.get(key)
+        if (pending !== undefined) {
+          return restore(Effect.flatMap(Deferred.await(pending), (answer) =>
+            Option.isSome(answer) ? Effect.succeed(answer.value as A) : kept(session, operation, args, read)))
+        }
+        const done = Deferred.unsafeMake<Option.Option<unknown>>(FiberId.none)
+        running.set(key, done)
+        return Effect.onExit(
+          restore(Effect.tap(read(), (value) =>
+            Effect.sync(() => {
+              // Kept only if nothing changed the world while the read ran.
+              if (sandbox.version(world) === version) {
+                cache.set(key, value)
+              }
+            }))),
+          (exit) =>
+            Effect.sync(() => {
+              running.delete(key)
+              Deferred.unsafeDone(done, Exit.succeed(Exit.isSuccess(exit) ? Option.some(exit.value) : Option.none()))
+            })
+        )
+      })
     })
   return {
     ...port,
