@@ -25,9 +25,10 @@
  */
 import { OtlpSerialization, OtlpTracer } from "@effect/opentelemetry"
 import type { HttpApp } from "@effect/platform"
+import type { HttpServerResponse } from "@effect/platform"
 import { FetchHttpClient, HttpServerError, HttpServerRequest, HttpTraceContext } from "@effect/platform"
 import type { Duration } from "effect"
-import { Cause, Config, ConfigError, Effect, Either, Exit, FiberRef, Layer, Option, Tracer } from "effect"
+import { Cause, Config, ConfigError, Context, Effect, Either, Exit, FiberRef, Layer, Option, Tracer } from "effect"
 import * as OtlpProtobuf from "./OtlpProtobuf.js"
 import * as Redact from "./Redact.js"
 
@@ -468,9 +469,7 @@ export const serverSpan = <E, R>(app: HttpApp.Default<E, R>, onResponse?: OnResp
       (span) => {
         const started = onResponse === undefined ? 0 : performance.now()
         span.attribute("http.request.method", request.method)
-        // A request that is not sampled records nothing below it: its spans are Effect's no-op spans.
-        const traced = span.sampled ? Effect.withParentSpan(app, span) : Effect.withTracerEnabled(app, false)
-        return Effect.onExit(traced, (exit) =>
+        const end = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, E>) =>
           Effect.clockWith((clock) =>
             Effect.sync(() => {
               const response = HttpServerError.exitResponse(exit)
@@ -486,6 +485,16 @@ export const serverSpan = <E, R>(app: HttpApp.Default<E, R>, onResponse?: OnResp
                 onResponse(request.method, request.url, response.status, (performance.now() - started) / 1000)
               }
             })
-          ))
+          )
+        // A request that is not sampled records nothing below it: its spans are Effect's no-op spans.
+        if (!span.sampled) return Effect.onExit(Effect.withTracerEnabled(app, false), end)
+        // The span is the parent of the request's spans: set in the request fiber's context, and the
+        // context put back at the end. (`Effect.withParentSpan` does the same through
+        // `acquireUseRelease`, whose steps cost about 5% of a cached read: bench row 10.)
+        return Effect.flatMap(
+          FiberRef.getAndUpdate(FiberRef.currentContext, (context) => Context.add(context, Tracer.ParentSpan, span)),
+          (outer) =>
+            Effect.onExit(app, (exit) => Effect.zipRight(FiberRef.set(FiberRef.currentContext, outer), end(exit)))
+        )
       }
     ))

@@ -4,7 +4,7 @@
  * packages, from the server span through the port call to the upstream HTTP request, in one trace
  * that continues the caller's `traceparent`; no attribute of the session's spans holds a secret.
  */
-import { HttpClient } from "@effect/platform"
+import { HttpClient, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { Bootstrap, Http, Server, Tracing } from "@tracebridge/http"
 import { ConfigProvider, Context, Deferred, Effect, Either, Exit, FiberRef, Layer, Option, Tracer } from "effect"
@@ -277,6 +277,29 @@ describe("Tracing", () => {
         })
       assert.isFalse(yield* tracerOn({}))
       assert.isTrue(yield* tracerOn({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9/" }))
+    }))
+
+  it.effect("the server span is the parent of the request's spans, and leaves the context with the request", () =>
+    Effect.gen(function*() {
+      const seen: Array<Option.Option<Tracer.AnySpan>> = []
+      const app = Effect.map(Effect.option(Effect.currentSpan), (span) => {
+        seen.push(span)
+        return HttpServerResponse.empty({ headers: { "x-request-id": "req_test" } })
+      })
+      const request = HttpServerRequest.fromWeb(new Request("http://localhost/v1/things?x=1"))
+      const outer = yield* Effect.makeSpan("outer")
+      const after = yield* Effect.provideService(
+        Effect.zipRight(Tracing.serverSpan(app), Effect.option(Effect.currentSpan)),
+        HttpServerRequest.HttpServerRequest,
+        request
+      ).pipe(Effect.withParentSpan(outer))
+      assert.strictEqual(seen.length, 1)
+      const server = Option.getOrThrow(seen[0]!) as Tracer.Span
+      assert.strictEqual(server.kind, "server")
+      assert.strictEqual(server.attributes.get("tracebridge.request_id"), "req_test")
+      assert.strictEqual(server.status._tag, "Ended")
+      assert.strictEqual(Option.getOrThrow(server.parent).spanId, outer.spanId, "a child of the span around it")
+      assert.strictEqual(Option.getOrThrow(after).spanId, outer.spanId, "the context is put back after the request")
     }))
 
   it("reads the OTEL_* variables: off without an endpoint, the traces URL, and a clear failure", () => {
