@@ -1,7 +1,8 @@
 /**
  * Sandbox reads kept by world version: the same read is answered once per version and minute, a
  * change to the world, a fault, another session or another query reads again, failures are never
- * kept, and a cache of capacity 0 is no cache. The API's bound (an LRU) and the end-to-end check
+ * kept, reads that miss together make one call (and share no failure), and a cache of capacity 0
+ * is no cache. The API's bound (an LRU) and the end-to-end check
  * are http's `SandboxReadCache.test.ts`.
  */
 import { assert, describe, it } from "@effect/vitest"
