@@ -24,8 +24,7 @@
  * @since 0.1.0
  */
 import { OtlpSerialization, OtlpTracer } from "@effect/opentelemetry"
-import type { HttpApp } from "@effect/platform"
-import type { HttpServerResponse } from "@effect/platform"
+import type { HttpApp, HttpServerResponse } from "@effect/platform"
 import { FetchHttpClient, HttpServerError, HttpServerRequest, HttpTraceContext } from "@effect/platform"
 import type { Duration } from "effect"
 import { Cause, Config, ConfigError, Context, Effect, Either, Exit, FiberRef, Layer, Option, Tracer } from "effect"
